@@ -1,0 +1,114 @@
+/*
+ * The on-disk trace format: the one contract between the in-process
+ * runtime (which writes it) and every analysis command (which reads it
+ * through trace.h).  Everything here is little-endian and fixed-size so
+ * the runtime can write records with plain stores into an mmap'd file:
+ * a crash of the traced program loses nothing already stored.
+ *
+ * A trace is a directory:
+ *   meta.json            written by `sibyl trace` (command, clock, wall time)
+ *   functions.tsv        "<id hex>\t<library>\t<function>\n", appended by
+ *                        each wrapper library when it loads (may repeat)
+ *   <pid>.<gen>.proc     one per process image (gen counts execs of a pid)
+ *   <pid>.<gen>-<tid>.events   one per thread: header + records
+ *
+ * Compatibility: a reader accepts a file when its own version is >=
+ * min_version of the file; it skips record kinds it does not know.
+ */
+#ifndef SIBYL_TRACE_FORMAT_H
+#define SIBYL_TRACE_FORMAT_H
+
+#include <stdint.h>
+
+#define SIBYL_TRACE_VERSION 1
+#define SIBYL_TRACE_MIN_VERSION 1
+#define SIBYL_TRACE_ENDIAN_MARK 0x01020304u
+
+#define SIBYL_PROC_MAGIC "SIBYLPRC"
+#define SIBYL_EVENTS_MAGIC "SIBYLEVT"
+
+/* Header of a <pid>.<gen>.proc file (exactly 512 bytes). */
+struct sibyl_proc_header {
+	char magic[8];
+	uint16_t version;
+	uint16_t min_version;
+	uint32_t header_size;
+	uint32_t endian;
+	uint32_t pid;
+	uint32_t ppid;
+	uint32_t gen;		/* 0 for the first image of this pid, +1 per exec */
+	uint64_t start_tsc;	/* clock pair taken when the runtime started */
+	uint64_t start_ns;	/* CLOCK_MONOTONIC */
+	uint64_t end_tsc;	/* 0 until the image exits normally */
+	uint64_t end_ns;
+	uint32_t flags;		/* SIBYL_PROC_* */
+	uint32_t reserved;
+	char exe[448];		/* NUL-terminated, truncated if longer */
+};
+
+#define SIBYL_PROC_EXITED 0x1	/* end_* are valid */
+
+/* Header of a <pid>.<gen>-<tid>.events file (exactly 128 bytes). */
+struct sibyl_events_header {
+	char magic[8];
+	uint16_t version;
+	uint16_t min_version;
+	uint32_t header_size;
+	uint32_t record_size;
+	uint32_t endian;
+	uint32_t pid;
+	uint32_t gen;
+	uint32_t tid;
+	uint32_t reserved;
+	uint64_t committed;	/* records reserved so far (may include one torn record) */
+	uint64_t dropped;	/* records lost because the buffer could not grow */
+	uint64_t start_tsc;
+	uint8_t pad[64];
+};
+
+enum sibyl_record_kind {
+	SIBYL_REC_NONE = 0,	/* torn: reserved but never filled (crash) */
+	SIBYL_REC_CALL = 1,
+	SIBYL_REC_COUNTERS = 2,
+};
+
+/* One intercepted call (64 bytes). */
+struct sibyl_call_record {
+	uint16_t kind;		/* SIBYL_REC_CALL */
+	uint16_t depth;		/* wrapped calls already in progress on this thread */
+	uint32_t func;		/* id from functions.tsv */
+	uint64_t start_tsc;
+	uint64_t end_tsc;
+	uint64_t in_bytes;
+	uint64_t out_bytes;
+	double work;
+	uint64_t reserved[2];
+};
+
+/* Counter deltas of the call record just before it in the same file. */
+enum sibyl_counter {
+	SIBYL_CNT_TASK_CLOCK_NS,
+	SIBYL_CNT_PAGE_FAULTS,
+	SIBYL_CNT_CONTEXT_SWITCHES,
+	SIBYL_CNT_CPU_MIGRATIONS,
+	SIBYL_CNT_CYCLES,
+	SIBYL_CNT_INSTRUCTIONS,
+	SIBYL_CNT_MAX
+};
+
+struct sibyl_counters_record {
+	uint16_t kind;		/* SIBYL_REC_COUNTERS */
+	uint16_t mask;		/* bit i set: value[i] is valid */
+	uint32_t func;
+	uint64_t value[SIBYL_CNT_MAX];
+	uint64_t reserved;
+};
+
+#define SIBYL_RECORD_SIZE 64
+
+_Static_assert(sizeof(struct sibyl_proc_header) == 512, "proc header size");
+_Static_assert(sizeof(struct sibyl_events_header) == 128, "events header size");
+_Static_assert(sizeof(struct sibyl_call_record) == SIBYL_RECORD_SIZE, "call record size");
+_Static_assert(sizeof(struct sibyl_counters_record) == SIBYL_RECORD_SIZE, "counters record size");
+
+#endif

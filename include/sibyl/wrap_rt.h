@@ -1,0 +1,96 @@
+/*
+ * The interface between generated wrapper libraries and libsibyl-rt.so.
+ *
+ * Generated code includes this header; the fast path (reserve a record
+ * slot, fill it, commit) is inline so an intercepted call costs a TLS
+ * read, two TSC reads and a few stores.  Everything that may block,
+ * allocate or make system calls lives behind sibyl_rt_refill() in the
+ * runtime, where it runs with the thread's in_runtime guard set so that
+ * calls the runtime itself makes are never traced.
+ */
+#ifndef SIBYL_WRAP_RT_H
+#define SIBYL_WRAP_RT_H
+
+#include <stdint.h>
+#include <x86intrin.h>
+#include <sibyl/trace_format.h>
+
+struct sibyl_rt_thread {
+	struct sibyl_call_record *cur;		/* next free slot */
+	struct sibyl_call_record *limit;	/* end of the mapped window */
+	volatile uint64_t *committed;		/* in the file header */
+	uint32_t depth;		/* wrapped calls in progress (nesting) */
+	uint32_t in_runtime;	/* nonzero: runtime code is running, do not trace */
+	int perf_fd;		/* counters group leader, -1 if unavailable */
+	int perf_mask;
+	void *window;		/* current data mapping, for the runtime */
+	uint64_t window_bytes;
+	uint64_t file_bytes;
+	int fd;
+	int state;		/* runtime-private: 0 fresh, 1 open, 2 disabled */
+};
+
+extern __thread struct sibyl_rt_thread sibyl_rt_self_state
+	__attribute__((tls_model("initial-exec")));
+
+static inline struct sibyl_rt_thread *sibyl_rt_self(void)
+{
+	return &sibyl_rt_self_state;
+}
+
+static inline uint64_t sibyl_rt_clock(void)
+{
+	return __rdtsc();
+}
+
+/* Slow path: open or grow this thread's buffer; NULL when not tracing. */
+struct sibyl_call_record *sibyl_rt_refill(struct sibyl_rt_thread *t);
+
+/* Announce the functions of one wrapper library (constructor time). */
+void sibyl_rt_register(const char *library, const char *const *names,
+		       const uint32_t *ids, unsigned count);
+
+/* Resolve the original of `name`: dlsym(RTLD_NEXT), then `library`. */
+void *sibyl_rt_resolve(const char *name, const char *library);
+
+/* Counters micro-generator support: snapshot and record deltas. */
+int sibyl_rt_counters_read(struct sibyl_rt_thread *t, uint64_t *values);
+void sibyl_rt_counters_emit(struct sibyl_rt_thread *t, uint32_t func,
+			    uint64_t start_tsc, const uint64_t *before);
+
+static inline struct sibyl_call_record *
+sibyl_rt_reserve(struct sibyl_rt_thread *t)
+{
+	struct sibyl_call_record *r = t->cur;
+
+	if (__builtin_expect(r == t->limit, 0)) {
+		r = sibyl_rt_refill(t);
+		if (!r)
+			return 0;
+	}
+	t->cur = r + 1;
+	return r;
+}
+
+static inline void sibyl_rt_emit_call(struct sibyl_rt_thread *t, uint32_t func,
+				      uint64_t start, uint64_t end,
+				      uint64_t in_bytes, uint64_t out_bytes,
+				      double work)
+{
+	struct sibyl_call_record *r = sibyl_rt_reserve(t);
+
+	if (!r)
+		return;
+	r->depth = (uint16_t)t->depth;
+	r->func = func;
+	r->start_tsc = start;
+	r->end_tsc = end;
+	r->in_bytes = in_bytes;
+	r->out_bytes = out_bytes;
+	r->work = work;
+	/* kind last: a record with kind 0 was torn by a crash. */
+	__atomic_store_n(&r->kind, SIBYL_REC_CALL, __ATOMIC_RELEASE);
+	*t->committed += 1;
+}
+
+#endif

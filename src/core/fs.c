@@ -1,0 +1,158 @@
+#define _GNU_SOURCE
+#include "core/fs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+char *sibyl_path_join(const char *dir, const char *name)
+{
+	char *p;
+
+	if (asprintf(&p, "%s/%s", dir, name) < 0)
+		abort();
+	return p;
+}
+
+int sibyl_write_file_atomic(const char *path, const void *data, size_t len)
+{
+	char *tmp;
+	int fd, saved;
+
+	if (asprintf(&tmp, "%s.tmp.%d", path, (int)getpid()) < 0)
+		abort();
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		goto fail;
+	for (size_t done = 0; done < len;) {
+		ssize_t n = write(fd, (const char *)data + done, len - done);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			goto fail_close;
+		}
+		done += (size_t)n;
+	}
+	if (close(fd) < 0) {
+		fd = -1;
+		goto fail_unlink;
+	}
+	if (rename(tmp, path) < 0)
+		goto fail_unlink;
+	free(tmp);
+	return 0;
+fail_close:
+	close(fd);
+fail_unlink:
+	saved = errno;
+	unlink(tmp);
+	errno = saved;
+fail:
+	saved = errno;
+	free(tmp);
+	errno = saved;
+	return -1;
+}
+
+char *sibyl_read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t size = 0, cap = 0;
+
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (cap - size < 4096) {
+			cap = cap ? cap * 2 : 8192;
+			char *grown = realloc(buf, cap + 1);
+
+			if (!grown)
+				abort();
+			buf = grown;
+		}
+		size_t n = fread(buf + size, 1, cap - size, f);
+
+		size += n;
+		if (n == 0)
+			break;
+	}
+	if (ferror(f)) {
+		int saved = errno;
+
+		fclose(f);
+		free(buf);
+		errno = saved ? saved : EIO;
+		return NULL;
+	}
+	fclose(f);
+	if (!buf)
+		buf = malloc(1);
+	buf[size] = '\0';
+	if (len)
+		*len = size;
+	return buf;
+}
+
+int sibyl_mkdirs(const char *path, int mode)
+{
+	char *copy = strdup(path);
+
+	for (char *p = copy + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(copy, mode) < 0 && errno != EEXIST) {
+			free(copy);
+			return -1;
+		}
+		*p = '/';
+	}
+	free(copy);
+	if (mkdir(path, mode) < 0 && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+int sibyl_remove_tree(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int ret = 0;
+
+	if (!d)
+		return unlink(path);
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		char *child = sibyl_path_join(path, e->d_name);
+		struct stat st;
+
+		if (lstat(child, &st) == 0 && S_ISDIR(st.st_mode))
+			ret |= sibyl_remove_tree(child);
+		else
+			ret |= unlink(child);
+		free(child);
+	}
+	closedir(d);
+	return ret | rmdir(path);
+}
+
+char *sibyl_self_dir(void)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	return strdup(dirname(buf));
+}

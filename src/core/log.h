@@ -1,0 +1,16 @@
+/* One-line diagnostics in the form "sibyl: <what>: <why>". */
+#ifndef SIBYL_CORE_LOG_H
+#define SIBYL_CORE_LOG_H
+
+#include <stdbool.h>
+
+/* Print "sibyl: <fmt>\n" to stderr; always returns -1 for `return err(...)`. */
+int sibyl_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Like sibyl_err, with ": <strerror(errno)>" appended. */
+int sibyl_err_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void sibyl_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Progress and chatter: printed only when verbose is on. */
+void sibyl_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void sibyl_set_verbose(bool on);
+
+#endif

@@ -1,0 +1,185 @@
+#include "core/options.h"
+#include "core/log.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sibyl_strlist_add(struct sibyl_strlist *l, const char *s)
+{
+	const char **grown = realloc(l->items, (l->count + 1) * sizeof(*l->items));
+
+	if (!grown)
+		abort();
+	l->items = grown;
+	l->items[l->count++] = s;
+}
+
+void sibyl_strlist_add_split(struct sibyl_strlist *l, const char *csv)
+{
+	const char *p = csv;
+
+	while (*p) {
+		size_t n = strcspn(p, ",");
+
+		if (n > 0)
+			sibyl_strlist_add(l, strndup(p, n));
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+}
+
+void sibyl_strlist_free(struct sibyl_strlist *l)
+{
+	free(l->items);
+	l->items = NULL;
+	l->count = 0;
+}
+
+static size_t count_options(const struct sibyl_option *opts)
+{
+	size_t n = 0;
+
+	while (opts[n].name)
+		n++;
+	return n;
+}
+
+void sibyl_options_usage(const struct sibyl_command_help *cmd,
+			 const struct sibyl_option *opts)
+{
+	printf("usage: sibyl %s %s\n\n%s\n\noptions:\n", cmd->name, cmd->usage, cmd->summary);
+	for (const struct sibyl_option *o = opts; o->name; o++) {
+		char left[64];
+		int n = 0;
+
+		if (o->short_name)
+			n = snprintf(left, sizeof(left), "-%c, ", o->short_name);
+		snprintf(left + n, sizeof(left) - n, "--%s%s%s", o->name,
+			 o->metavar ? " " : "", o->metavar ? o->metavar : "");
+		printf("  %-28s %s\n", left, o->help);
+	}
+	printf("  %-28s %s\n", "-h, --help", "show this help and exit");
+}
+
+static int store(const struct sibyl_command_help *cmd, const struct sibyl_option *o,
+		 const char *arg)
+{
+	char *end;
+
+	switch (o->kind) {
+	case SIBYL_OPT_FLAG:
+		*(bool *)o->value = true;
+		return 0;
+	case SIBYL_OPT_STRING:
+		*(const char **)o->value = arg;
+		return 0;
+	case SIBYL_OPT_LIST:
+		sibyl_strlist_add(o->value, arg);
+		return 0;
+	case SIBYL_OPT_CSV:
+		sibyl_strlist_add_split(o->value, arg);
+		return 0;
+	case SIBYL_OPT_LONG:
+		errno = 0;
+		*(long *)o->value = strtol(arg, &end, 0);
+		if (errno || end == arg || *end)
+			return sibyl_err("%s: --%s: not an integer: '%s'", cmd->name, o->name, arg);
+		return 0;
+	case SIBYL_OPT_DOUBLE:
+		errno = 0;
+		*(double *)o->value = strtod(arg, &end);
+		if (errno || end == arg || *end)
+			return sibyl_err("%s: --%s: not a number: '%s'", cmd->name, o->name, arg);
+		return 0;
+	}
+	return -1;
+}
+
+int sibyl_options_parse(const struct sibyl_command_help *cmd,
+			const struct sibyl_option *opts, int argc, char **argv,
+			bool stop_at_operand, int *noperands)
+{
+	size_t n = count_options(opts);
+	struct option *longs = calloc(n + 2, sizeof(*longs));
+	char shorts[2 * 64 + 4] = "";
+	size_t s = 0;
+	int ret = 0;
+
+	if (!longs)
+		abort();
+	shorts[s++] = stop_at_operand ? '+' : '-';
+	shorts[s++] = ':';
+	for (size_t i = 0; i < n; i++) {
+		bool has_arg = opts[i].kind != SIBYL_OPT_FLAG;
+
+		longs[i] = (struct option){ opts[i].name, has_arg ? required_argument : no_argument,
+					    NULL, 256 + (int)i };
+		if (opts[i].short_name && s + 3 < sizeof(shorts)) {
+			shorts[s++] = opts[i].short_name;
+			if (has_arg)
+				shorts[s++] = ':';
+		}
+	}
+	longs[n] = (struct option){ "help", no_argument, NULL, 'h' };
+	shorts[s++] = 'h';
+	shorts[s] = '\0';
+
+	/* With '-' first, operands come back as option 1, in order; we
+	 * collect them at the front so operands and options may mix. */
+	int operands = 1;
+
+	optind = 1;
+	opterr = 0;
+	for (;;) {
+		int c = getopt_long(argc, argv, shorts, longs, NULL);
+
+		if (c == -1)
+			break;
+		if (c == 1) {
+			argv[operands++] = optarg;
+			continue;
+		}
+		if (c == 'h') {
+			sibyl_options_usage(cmd, opts);
+			ret = 1;
+			goto out;
+		}
+		if (c == '?' || c == ':') {
+			const char *what = c == ':' ? "missing argument for" : "unknown option";
+
+			if (optopt && optopt < 256)
+				ret = sibyl_err("%s: %s '-%c' (see --help)", cmd->name, what, optopt);
+			else
+				ret = sibyl_err("%s: %s '%s' (see --help)", cmd->name, what,
+						argv[optind - 1]);
+			goto out;
+		}
+		const struct sibyl_option *o = NULL;
+
+		if (c >= 256)
+			o = &opts[c - 256];
+		else
+			for (size_t i = 0; i < n; i++)
+				if (opts[i].short_name == c)
+					o = &opts[i];
+		if (!o || store(cmd, o, optarg) < 0) {
+			ret = -1;
+			goto out;
+		}
+	}
+	/* Whatever getopt left (after "--", or all with stop_at_operand). */
+	for (int i = optind; i < argc; i++)
+		argv[operands++] = argv[i];
+	*noperands = operands - 1;
+	/* Operands now occupy argv[1..operands-1]; terminate the vector. */
+	if (operands < argc)
+		argv[operands] = NULL;
+	ret = 0;
+out:
+	free(longs);
+	return ret;
+}

@@ -1,0 +1,60 @@
+/*
+ * Declarative command-line options: each command declares one array of
+ * options next to the fields they fill, with their help text; parsing
+ * and --help are generated from it (the perf parse-options idea).
+ */
+#ifndef SIBYL_CORE_OPTIONS_H
+#define SIBYL_CORE_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct sibyl_strlist {
+	const char **items;
+	size_t count;
+};
+
+void sibyl_strlist_add(struct sibyl_strlist *l, const char *s);
+/* Split "a,b,c" and add each non-empty piece (the pieces are copies). */
+void sibyl_strlist_add_split(struct sibyl_strlist *l, const char *csv);
+void sibyl_strlist_free(struct sibyl_strlist *l);
+
+enum sibyl_opt_kind {
+	SIBYL_OPT_FLAG,		/* bool */
+	SIBYL_OPT_STRING,	/* const char * */
+	SIBYL_OPT_LIST,		/* struct sibyl_strlist, option may repeat */
+	SIBYL_OPT_CSV,		/* struct sibyl_strlist, comma lists, may repeat */
+	SIBYL_OPT_LONG,		/* long */
+	SIBYL_OPT_DOUBLE,	/* double */
+};
+
+struct sibyl_option {
+	const char *name;	/* long name, without "--" */
+	char short_name;	/* 0 for none */
+	enum sibyl_opt_kind kind;
+	void *value;
+	const char *metavar;	/* shown in --help, e.g. "DIR" */
+	const char *help;
+};
+
+#define SIBYL_OPT_END { NULL, 0, SIBYL_OPT_FLAG, NULL, NULL, NULL }
+
+struct sibyl_command_help {
+	const char *name;	/* "wrap" */
+	const char *usage;	/* "LIB [options] -o OUT.so" */
+	const char *summary;	/* one paragraph */
+};
+
+/*
+ * Parse argv[1..] (argv[0] is the command name).  Options stop at "--" or
+ * at the first operand when stop_at_operand is set (for `trace -- CMD`).
+ * Operands are moved to argv[1..*operands] in order.  Returns 0, 1 when
+ * --help was printed, or -1 after printing a one-line error.
+ */
+int sibyl_options_parse(const struct sibyl_command_help *cmd,
+			const struct sibyl_option *opts, int argc, char **argv,
+			bool stop_at_operand, int *operands);
+void sibyl_options_usage(const struct sibyl_command_help *cmd,
+			 const struct sibyl_option *opts);
+
+#endif

@@ -1,0 +1,1 @@
+int sibyl_wrapgen_placeholder;

@@ -1,0 +1,86 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "core/options.h"
+
+static const struct sibyl_command_help help = { "t", "[opts]", "test" };
+
+static void mixes_options_and_operands(void **state)
+{
+	(void)state;
+	const char *out = NULL;
+	bool force = false;
+	long n = 0;
+	struct sibyl_strlist gens = { 0 };
+	struct sibyl_option opts[] = {
+		{ "output", 'o', SIBYL_OPT_STRING, &out, "FILE", "output" },
+		{ "force", 0, SIBYL_OPT_FLAG, &force, NULL, "force" },
+		{ "count", 'n', SIBYL_OPT_LONG, &n, "N", "count" },
+		{ "gen", 0, SIBYL_OPT_CSV, &gens, "G,...", "generators" },
+		SIBYL_OPT_END,
+	};
+	char *argv[] = { "t", "lib.so", "-o", "x.so", "--gen", "time,trace", "--force",
+			 "-n", "7", "extra", "--gen", "counters", NULL };
+	int operands = 0;
+
+	assert_int_equal(sibyl_options_parse(&help, opts, 12, argv, false, &operands), 0);
+	assert_int_equal(operands, 2);
+	assert_string_equal(argv[1], "lib.so");
+	assert_string_equal(argv[2], "extra");
+	assert_string_equal(out, "x.so");
+	assert_true(force);
+	assert_int_equal(n, 7);
+	assert_int_equal(gens.count, 3);
+	assert_string_equal(gens.items[2], "counters");
+}
+
+static void stops_at_command(void **state)
+{
+	(void)state;
+	const char *out = NULL;
+	struct sibyl_option opts[] = {
+		{ "output", 'o', SIBYL_OPT_STRING, &out, "DIR", "output" },
+		SIBYL_OPT_END,
+	};
+	char *argv[] = { "t", "-o", "d", "--", "ls", "-l", "-o", NULL };
+	int operands = 0;
+
+	assert_int_equal(sibyl_options_parse(&help, opts, 7, argv, true, &operands), 0);
+	assert_int_equal(operands, 3);
+	assert_string_equal(argv[1], "ls");
+	assert_string_equal(argv[2], "-l");
+	assert_string_equal(argv[3], "-o");
+	assert_string_equal(out, "d");
+}
+
+static void rejects_bad_input(void **state)
+{
+	(void)state;
+	long n = 0;
+	struct sibyl_option opts[] = {
+		{ "count", 'n', SIBYL_OPT_LONG, &n, "N", "count" },
+		SIBYL_OPT_END,
+	};
+	char *bad_number[] = { "t", "-n", "12x", NULL };
+	char *unknown[] = { "t", "--nope", NULL };
+	char *missing[] = { "t", "--count", NULL };
+	int operands;
+
+	assert_int_equal(sibyl_options_parse(&help, opts, 3, bad_number, false, &operands), -1);
+	assert_int_equal(sibyl_options_parse(&help, opts, 2, unknown, false, &operands), -1);
+	assert_int_equal(sibyl_options_parse(&help, opts, 2, missing, false, &operands), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(mixes_options_and_operands),
+		cmocka_unit_test(stops_at_command),
+		cmocka_unit_test(rejects_bad_input),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
