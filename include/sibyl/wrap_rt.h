@@ -50,8 +50,16 @@ struct sibyl_call_record *sibyl_rt_refill(struct sibyl_rt_thread *t);
 void sibyl_rt_register(const char *library, const char *const *names,
 		       const uint32_t *ids, unsigned count);
 
-/* Resolve the original of `name`: dlsym(RTLD_NEXT), then `library`. */
-void *sibyl_rt_resolve(const char *name, const char *library);
+/*
+ * Resolve the original of `name` with the thread guard held: first through
+ * `next`, a static function of the wrapper library that calls
+ * dlsym(RTLD_NEXT, name) (RTLD_NEXT is relative to its caller, so it must
+ * be called from the wrapper, not from the runtime), then by opening
+ * `library` explicitly (needed when the application dlopen'ed the library
+ * RTLD_LOCAL, as Python extension modules do).  NULL if both fail.
+ */
+void *sibyl_rt_resolve(const char *name, const char *library,
+		       void *(*next)(const char *name));
 
 /* Counters micro-generator support: snapshot and record deltas. */
 int sibyl_rt_counters_read(struct sibyl_rt_thread *t, uint64_t *values);
