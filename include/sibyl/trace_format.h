@@ -43,7 +43,7 @@ struct sibyl_proc_header {
 	uint64_t end_ns;
 	uint32_t flags;		/* SIBYL_PROC_* */
 	uint32_t reserved;
-	char exe[448];		/* NUL-terminated, truncated if longer */
+	char exe[440];		/* NUL-terminated, truncated if longer */
 };
 
 #define SIBYL_PROC_EXITED 0x1	/* end_* are valid */
@@ -85,7 +85,11 @@ struct sibyl_call_record {
 	uint64_t reserved[2];
 };
 
-/* Counter deltas of the call record just before it in the same file. */
+/*
+ * Counter deltas over one call: they belong to the call record adjacent
+ * to this one in the same file (just before or just after it) with the
+ * same func and start_tsc.
+ */
 enum sibyl_counter {
 	SIBYL_CNT_TASK_CLOCK_NS,
 	SIBYL_CNT_PAGE_FAULTS,
@@ -101,7 +105,7 @@ struct sibyl_counters_record {
 	uint16_t mask;		/* bit i set: value[i] is valid */
 	uint32_t func;
 	uint64_t value[SIBYL_CNT_MAX];
-	uint64_t reserved;
+	uint64_t start_tsc;	/* equals the call record's start_tsc */
 };
 
 #define SIBYL_RECORD_SIZE 64

@@ -21,13 +21,11 @@ struct sibyl_rt_thread {
 	volatile uint64_t *committed;		/* in the file header */
 	uint32_t depth;		/* wrapped calls in progress (nesting) */
 	uint32_t in_runtime;	/* nonzero: runtime code is running, do not trace */
-	int perf_fd;		/* counters group leader, -1 if unavailable */
-	int perf_mask;
-	void *window;		/* current data mapping, for the runtime */
+	/* Runtime-private from here on. */
+	void *window;		/* current data mapping */
 	uint64_t window_bytes;
 	uint64_t file_bytes;
-	int fd;
-	int state;		/* runtime-private: 0 fresh, 1 open, 2 disabled */
+	int state;
 };
 
 extern __thread struct sibyl_rt_thread sibyl_rt_self_state

@@ -1,0 +1,186 @@
+/*
+ * Per-thread event buffers.  Each thread writes fixed-size records into
+ * a window of its own file <pid>.<gen>-<tid>.events, mapped MAP_SHARED:
+ * the records live in the page cache as soon as they are stored, so a
+ * crash of the traced program loses nothing already recorded.  When the
+ * window is full the file grows and the next window is mapped (windows
+ * double up to SIBYL_BUFFER_KB).  No file descriptor stays open: the
+ * program may close or reuse any descriptor it likes.
+ */
+#include "rt/internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+__thread struct sibyl_rt_thread sibyl_rt_self_state
+	__attribute__((tls_model("initial-exec"))) RT_EXPORT;
+
+enum { THREAD_FRESH, THREAD_OPEN, THREAD_DISABLED };
+
+#define HEADER_MAP_BYTES 4096
+
+static size_t events_path(char *out, size_t size, pid_t tid)
+{
+	char num[24];
+	size_t n = rt_strlcpy(out, rt_proc.dir, size);
+
+	n = rt_append(out, n, size, "/");
+	rt_u64_dec(num, (uint64_t)rt_proc.pid);
+	n = rt_append(out, n, size, num);
+	n = rt_append(out, n, size, ".");
+	rt_u64_dec(num, rt_proc.gen);
+	n = rt_append(out, n, size, num);
+	n = rt_append(out, n, size, "-");
+	rt_u64_dec(num, (uint64_t)tid);
+	n = rt_append(out, n, size, num);
+	return rt_append(out, n, size, ".events");
+}
+
+/* Map [offset, offset+len) of the thread's file writable and prefaulted,
+ * so the hot path never takes a page fault. */
+static void *map_window(int fd, uint64_t offset, uint64_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)offset);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	if (madvise(p, len, MADV_POPULATE_WRITE) != 0) {
+		/* Older kernels: touch one byte per page instead. */
+		for (uint64_t i = 0; i < len; i += 4096)
+			((volatile char *)p)[i] = 0;
+	}
+	return p;
+}
+
+static struct sibyl_events_header *header_of(struct sibyl_rt_thread *t)
+{
+	return (struct sibyl_events_header *)((char *)t->committed -
+					      offsetof(struct sibyl_events_header, committed));
+}
+
+static int open_thread_file(struct sibyl_rt_thread *t)
+{
+	char path[PATH_MAX];
+	pid_t tid = rt_gettid();
+
+	events_path(path, sizeof(path), tid);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return -1;
+	uint64_t size = rt_proc.first_window;
+	struct sibyl_events_header *h = NULL;
+	void *window = NULL;
+
+	if (ftruncate(fd, (off_t)size) == 0) {
+		h = mmap(NULL, HEADER_MAP_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		window = map_window(fd, 0, size);
+	}
+	close(fd);
+	if (!h || h == MAP_FAILED || !window) {
+		if (h && h != MAP_FAILED)
+			munmap(h, HEADER_MAP_BYTES);
+		if (window)
+			munmap(window, size);
+		return -1;
+	}
+	h->version = SIBYL_TRACE_VERSION;
+	h->min_version = SIBYL_TRACE_MIN_VERSION;
+	h->header_size = sizeof(*h);
+	h->record_size = SIBYL_RECORD_SIZE;
+	h->endian = SIBYL_TRACE_ENDIAN_MARK;
+	h->pid = (uint32_t)rt_proc.pid;
+	h->gen = rt_proc.gen;
+	h->tid = (uint32_t)tid;
+	h->start_tsc = __rdtsc();
+	memcpy(h->magic, SIBYL_EVENTS_MAGIC, 8);
+
+	t->committed = &h->committed;
+	t->window = window;
+	t->window_bytes = size;
+	t->file_bytes = size;
+	t->cur = (struct sibyl_call_record *)((char *)window + sizeof(*h));
+	t->limit = (struct sibyl_call_record *)((char *)window + size);
+	return 0;
+}
+
+/* Grow the file and move to a fresh window after the current one. */
+static int grow_thread_file(struct sibyl_rt_thread *t)
+{
+	char path[PATH_MAX];
+	uint64_t len = t->window_bytes * 2;
+
+	if (len > rt_proc.max_window)
+		len = rt_proc.max_window;
+	struct sibyl_events_header *h = header_of(t);
+
+	events_path(path, sizeof(path), (pid_t)h->tid);
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	void *window = NULL;
+
+	if (ftruncate(fd, (off_t)(t->file_bytes + len)) == 0)
+		window = map_window(fd, t->file_bytes, len);
+	close(fd);
+	if (!window)
+		return -1;
+	munmap(t->window, t->window_bytes);
+	t->window = window;
+	t->window_bytes = len;
+	t->file_bytes += len;
+	t->cur = window;
+	t->limit = (struct sibyl_call_record *)((char *)window + len);
+	return 0;
+}
+
+RT_EXPORT struct sibyl_call_record *sibyl_rt_refill(struct sibyl_rt_thread *t)
+{
+	int saved_errno = errno;
+	struct sibyl_call_record *r = NULL;
+
+	if (t->in_runtime || t->state == THREAD_DISABLED || !rt_proc.enabled)
+		return NULL;
+	t->in_runtime = 1;
+	if (t->state == THREAD_FRESH) {
+		if (open_thread_file(t) == 0) {
+			t->state = THREAD_OPEN;
+			r = t->cur;
+		} else {
+			rt_debug("cannot create a thread buffer; this thread is not traced");
+			t->state = THREAD_DISABLED;
+		}
+	} else if (grow_thread_file(t) == 0) {
+		r = t->cur;
+	} else {
+		/* Keep the old window full and count what is lost from now on. */
+		header_of(t)->dropped++;
+	}
+	t->in_runtime = 0;
+	errno = saved_errno;
+	return r;
+}
+
+/* Forget a thread's buffer without touching the file (used after fork,
+ * where the mappings still point at the parent's files). */
+void rt_thread_forget(struct sibyl_rt_thread *t)
+{
+	if (t->state == THREAD_OPEN) {
+		munmap(t->window, t->window_bytes);
+		munmap(header_of(t), HEADER_MAP_BYTES);
+	}
+	t->cur = t->limit = NULL;
+	t->committed = NULL;
+	t->window = NULL;
+	t->window_bytes = t->file_bytes = 0;
+	t->state = THREAD_FRESH;
+	rt_counters_forget();
+}

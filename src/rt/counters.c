@@ -1,0 +1,148 @@
+/*
+ * The counters micro-generator's runtime half: one perf_event group per
+ * thread (task-clock leads; page faults, context switches, migrations,
+ * and cycles/instructions where the machine has hardware counters), read
+ * with one read() before and after the call.
+ *
+ * The program owns the descriptor table: it may close our descriptors
+ * and reuse the numbers.  So the events live at high descriptor numbers,
+ * and before each read we ask the kernel for the leader's event id, which
+ * fails on anything that is not our perf event.
+ */
+#define _GNU_SOURCE
+#include "rt/internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+struct rt_counters {
+	int state;		/* 0 fresh, 1 open, 2 unavailable */
+	int fd[SIBYL_CNT_MAX];
+	uint64_t leader_id;
+	uint16_t mask;
+	int nr;			/* events in the group, in read order */
+	int slot[SIBYL_CNT_MAX];	/* group position -> enum sibyl_counter */
+};
+
+static __thread struct rt_counters counters;
+
+static const struct {
+	uint32_t type;
+	uint64_t config;
+} events[SIBYL_CNT_MAX] = {
+	[SIBYL_CNT_TASK_CLOCK_NS] = { PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
+	[SIBYL_CNT_PAGE_FAULTS] = { PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
+	[SIBYL_CNT_CONTEXT_SWITCHES] = { PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
+	[SIBYL_CNT_CPU_MIGRATIONS] = { PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
+	[SIBYL_CNT_CYCLES] = { PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+	[SIBYL_CNT_INSTRUCTIONS] = { PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
+};
+
+static int open_event(int which, int group)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = events[which].type;
+	a.config = events[which].config;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.read_format = PERF_FORMAT_GROUP;
+	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	int high = fcntl(fd, F_DUPFD_CLOEXEC, 900);
+
+	close(fd);
+	return high;
+}
+
+static void open_group(struct rt_counters *c)
+{
+	c->state = 2;
+	c->fd[0] = open_event(SIBYL_CNT_TASK_CLOCK_NS, -1);
+	if (c->fd[0] < 0)
+		return;
+	c->slot[0] = SIBYL_CNT_TASK_CLOCK_NS;
+	c->mask = 1u << SIBYL_CNT_TASK_CLOCK_NS;
+	c->nr = 1;
+	for (int e = SIBYL_CNT_TASK_CLOCK_NS + 1; e < SIBYL_CNT_MAX; e++) {
+		int fd = open_event(e, c->fd[0]);
+
+		if (fd < 0)
+			continue;
+		c->fd[c->nr] = fd;
+		c->slot[c->nr++] = e;
+		c->mask |= (uint16_t)(1u << e);
+	}
+	if (ioctl(c->fd[0], PERF_EVENT_IOC_ID, &c->leader_id) != 0) {
+		rt_counters_forget();
+		c->state = 2;
+		return;
+	}
+	c->state = 1;
+}
+
+void rt_counters_forget(void)
+{
+	struct rt_counters *c = &counters;
+
+	if (c->state == 1)
+		for (int i = 0; i < c->nr; i++)
+			close(c->fd[i]);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Read the group into values[] (indexed by enum sibyl_counter); returns
+ * the mask of valid values, 0 when counters are unavailable. */
+RT_EXPORT int sibyl_rt_counters_read(struct sibyl_rt_thread *t, uint64_t *values)
+{
+	struct rt_counters *c = &counters;
+	uint64_t buf[1 + SIBYL_CNT_MAX], id;
+	int saved_errno = errno, mask = 0;
+
+	if (t->in_runtime)
+		return 0;
+	t->in_runtime = 1;
+	if (c->state == 0)
+		open_group(c);
+	if (c->state == 1 && ioctl(c->fd[0], PERF_EVENT_IOC_ID, &id) == 0 && id == c->leader_id &&
+	    read(c->fd[0], buf, sizeof(buf)) >= (ssize_t)sizeof(uint64_t) && buf[0] == (uint64_t)c->nr) {
+		for (int i = 0; i < c->nr; i++)
+			values[c->slot[i]] = buf[1 + i];
+		mask = c->mask;
+	}
+	t->in_runtime = 0;
+	errno = saved_errno;
+	return mask;
+}
+
+/* Emit a counters record with the deltas since `before` (a snapshot taken
+ * by sibyl_rt_counters_read before the call). */
+RT_EXPORT void sibyl_rt_counters_emit(struct sibyl_rt_thread *t, uint32_t func,
+				      uint64_t start_tsc, const uint64_t *before)
+{
+	uint64_t after[SIBYL_CNT_MAX] = { 0 };
+	int mask = sibyl_rt_counters_read(t, after);
+
+	if (!mask)
+		return;
+	struct sibyl_counters_record *r = (struct sibyl_counters_record *)sibyl_rt_reserve(t);
+
+	if (!r)
+		return;
+	r->mask = (uint16_t)mask;
+	r->func = func;
+	for (int i = 0; i < SIBYL_CNT_MAX; i++)
+		r->value[i] = (mask & (1 << i)) ? after[i] - before[i] : 0;
+	r->start_tsc = start_tsc;
+	__atomic_store_n(&r->kind, SIBYL_REC_COUNTERS, __ATOMIC_RELEASE);
+	*t->committed += 1;
+}

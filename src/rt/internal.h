@@ -1,0 +1,54 @@
+/*
+ * Private state of libsibyl-rt.so.  Nothing here is visible to the traced
+ * program: the library is built with hidden visibility and exports only
+ * the sibyl_rt_* entry points of include/sibyl/wrap_rt.h.
+ */
+#ifndef SIBYL_RT_INTERNAL_H
+#define SIBYL_RT_INTERNAL_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <sibyl/trace_format.h>
+#include <sibyl/wrap_rt.h>
+
+#define RT_EXPORT __attribute__((visibility("default")))
+
+/* Per process image; reset in a forked child. */
+struct rt_process {
+	int enabled;		/* tracing into dir */
+	char dir[PATH_MAX];
+	pid_t pid;
+	unsigned gen;
+	struct sibyl_proc_header *proc;	/* mmap'd <pid>.<gen>.proc */
+	uint64_t first_window;	/* bytes of a thread's first buffer window */
+	uint64_t max_window;
+	int debug;
+};
+
+extern struct rt_process rt_proc;
+
+/* env.c: the one table of environment variables the runtime reads. */
+const char *rt_getenv(const char *name);
+
+/* process.c */
+void rt_process_start(pid_t ppid);
+void rt_process_finish(void);
+
+/* buffer.c */
+void rt_thread_forget(struct sibyl_rt_thread *t);
+
+/* counters.c: close this thread's perf events (after fork). */
+void rt_counters_forget(void);
+
+/* util.c: async-signal-safe helpers (no stdio, no malloc). */
+size_t rt_u64_dec(char *out, uint64_t v);
+size_t rt_u32_hex(char *out, uint32_t v);
+size_t rt_strlcpy(char *dst, const char *src, size_t size);
+size_t rt_append(char *dst, size_t at, size_t size, const char *src);
+void rt_debug(const char *msg);
+pid_t rt_gettid(void);
+
+#endif

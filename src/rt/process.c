@@ -1,0 +1,176 @@
+/*
+ * Process lifetime: the constructor opens this image's <pid>.<gen>.proc
+ * file, fork gives the child its own, exec starts over in the new image
+ * (the environment carries SIBYL_TRACE_DIR and LD_PRELOAD along), and the
+ * destructor stamps the end time.  A crash or _exit leaves the end unset;
+ * every record already stored stays valid.
+ */
+#include "rt/internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+struct rt_process rt_proc;
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void clock_pair(uint64_t *tsc, uint64_t *ns)
+{
+	uint64_t a = mono_ns();
+
+	*tsc = __rdtsc();
+	*ns = a + (mono_ns() - a) / 2;
+}
+
+static size_t proc_path(char *out, size_t size, unsigned gen)
+{
+	char num[24];
+	size_t n = rt_strlcpy(out, rt_proc.dir, size);
+
+	n = rt_append(out, n, size, "/");
+	rt_u64_dec(num, (uint64_t)rt_proc.pid);
+	n = rt_append(out, n, size, num);
+	n = rt_append(out, n, size, ".");
+	rt_u64_dec(num, gen);
+	n = rt_append(out, n, size, num);
+	return rt_append(out, n, size, ".proc");
+}
+
+/* Claim the first free generation number for this pid (one per exec). */
+static int create_proc_file(unsigned *gen)
+{
+	char path[PATH_MAX];
+
+	for (unsigned g = 0; g < 4096; g++) {
+		proc_path(path, sizeof(path), g);
+		int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+		if (fd >= 0) {
+			*gen = g;
+			return fd;
+		}
+		if (errno != EEXIST)
+			return -1;
+	}
+	return -1;
+}
+
+static void read_exe(char *out, size_t size)
+{
+	ssize_t n = readlink("/proc/self/exe", out, size - 1);
+
+	out[n > 0 ? n : 0] = '\0';
+}
+
+void rt_process_start(pid_t ppid)
+{
+	int fd;
+
+	rt_proc.pid = getpid();
+	rt_proc.proc = NULL;
+	fd = create_proc_file(&rt_proc.gen);
+	if (fd < 0) {
+		rt_debug("cannot create the process file; tracing disabled");
+		rt_proc.enabled = 0;
+		return;
+	}
+	struct sibyl_proc_header *h = NULL;
+
+	if (ftruncate(fd, sizeof(*h)) == 0)
+		h = mmap(NULL, sizeof(*h), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (!h || h == MAP_FAILED) {
+		rt_debug("cannot map the process file; tracing disabled");
+		rt_proc.enabled = 0;
+		return;
+	}
+	h->version = SIBYL_TRACE_VERSION;
+	h->min_version = SIBYL_TRACE_MIN_VERSION;
+	h->header_size = sizeof(*h);
+	h->endian = SIBYL_TRACE_ENDIAN_MARK;
+	h->pid = (uint32_t)rt_proc.pid;
+	h->ppid = (uint32_t)ppid;
+	h->gen = rt_proc.gen;
+	clock_pair(&h->start_tsc, &h->start_ns);
+	read_exe(h->exe, sizeof(h->exe));
+	memcpy(h->magic, SIBYL_PROC_MAGIC, 8);	/* last: the header is complete */
+	rt_proc.proc = h;
+	rt_proc.enabled = 1;
+}
+
+void rt_process_finish(void)
+{
+	struct sibyl_proc_header *h = rt_proc.proc;
+
+	if (!h || rt_proc.pid != getpid())
+		return;
+	clock_pair(&h->end_tsc, &h->end_ns);
+	__atomic_store_n(&h->flags, h->flags | SIBYL_PROC_EXITED, __ATOMIC_RELEASE);
+}
+
+/* In the child of fork: the only thread left is the one that forked. */
+static void after_fork_child(void)
+{
+	struct sibyl_rt_thread *t = sibyl_rt_self();
+	uint32_t saved = t->in_runtime;
+
+	t->in_runtime = 1;
+	pid_t parent = rt_proc.pid;
+
+	rt_thread_forget(t);
+	if (rt_proc.proc)
+		munmap(rt_proc.proc, sizeof(*rt_proc.proc));
+	if (rt_proc.enabled)
+		rt_process_start(parent);
+	t->in_runtime = saved;
+}
+
+static uint64_t env_u64(const char *name, uint64_t fallback)
+{
+	const char *s = rt_getenv(name);
+	char *end;
+
+	if (!s || !*s)
+		return fallback;
+	unsigned long long v = strtoull(s, &end, 10);
+
+	return *end ? fallback : v;
+}
+
+__attribute__((constructor(101))) static void rt_init(void)
+{
+	struct sibyl_rt_thread *t = sibyl_rt_self();
+	const char *dir = rt_getenv("SIBYL_TRACE_DIR");
+
+	t->in_runtime = 1;
+	rt_proc.debug = env_u64("SIBYL_DEBUG", 0) != 0;
+	rt_proc.first_window = 64 * 1024;
+	rt_proc.max_window = env_u64("SIBYL_BUFFER_KB", 8192) * 1024;
+	if (rt_proc.max_window < rt_proc.first_window)
+		rt_proc.max_window = rt_proc.first_window;
+	if (dir && dir[0] == '/' && strlen(dir) < sizeof(rt_proc.dir) - 64) {
+		rt_strlcpy(rt_proc.dir, dir, sizeof(rt_proc.dir));
+		rt_process_start(getppid());
+		pthread_atfork(NULL, NULL, after_fork_child);
+	} else if (dir) {
+		rt_debug("SIBYL_TRACE_DIR must be an absolute path; tracing disabled");
+	}
+	t->in_runtime = 0;
+}
+
+__attribute__((destructor(101))) static void rt_fini(void)
+{
+	rt_process_finish();
+}
