@@ -1,0 +1,219 @@
+/*
+ * The trace reader: the only way analysis components read a trace
+ * directory written by the runtime (format: sibyl/trace_format.h and
+ * docs/formats.md).
+ *
+ * sibyl_trace_open() validates the whole directory up front (versions,
+ * magic, byte order, record size, truncation, function-id collisions) so
+ * that later iteration cannot fail half-way; every failure is reported as
+ * one line in the caller's buffer, e.g.
+ *   "t/12.0-12.events: truncated: 40 records committed, room for 3".
+ * Times are CLOCK_MONOTONIC nanoseconds, converted from TSC with the
+ * calibration of meta.json, or from the .proc files when it is missing.
+ */
+#ifndef SIBYL_TRACE_H
+#define SIBYL_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sibyl/trace_format.h"
+
+/* The newest format version this reader understands. */
+#define SIBYL_TRACE_READER_VERSION SIBYL_TRACE_VERSION
+
+struct sibyl_trace;
+
+enum sibyl_exit_kind {
+	SIBYL_EXIT_UNKNOWN,	/* still running, killed tracer, or no meta.json */
+	SIBYL_EXIT_STATUS,	/* exit_code is the exit status */
+	SIBYL_EXIT_SIGNAL,	/* exit_code is the signal number */
+};
+
+enum sibyl_clock_source {
+	SIBYL_CLOCK_META,	/* meta.json "clock" */
+	SIBYL_CLOCK_PROC,	/* calibrated from .proc (tsc, ns) pairs */
+};
+
+enum sibyl_wall_source {
+	SIBYL_WALL_META,	/* meta.json "wall_ns" */
+	SIBYL_WALL_PROC,	/* first process start .. last known end */
+	SIBYL_WALL_EVENTS,	/* span of the recorded calls only */
+};
+
+struct sibyl_trace_clock {
+	uint64_t ref_tsc;
+	uint64_t ref_ns;
+	double tsc_per_ns;
+	bool invariant;
+	enum sibyl_clock_source source;
+};
+
+struct sibyl_trace_meta {
+	bool present;			/* meta.json existed */
+	int version;			/* format version of meta.json (0: absent) */
+	const char *const *argv;	/* command line; argc may be 0 */
+	size_t argc;
+	const char *command;		/* argv joined with spaces ("" if unknown) */
+	const char *cwd;		/* "" if unknown */
+	const char *hostname;		/* "" if unknown */
+	uint32_t root_pid;		/* 0 if unknown */
+	uint64_t start_ns, end_ns;	/* of the whole command, see wall_source */
+	uint64_t wall_ns;		/* always set (> 0 unless the trace is empty) */
+	enum sibyl_wall_source wall_source;
+	enum sibyl_exit_kind exit_kind;
+	int exit_code;
+	struct sibyl_trace_clock clock;
+};
+
+struct sibyl_trace_process {
+	uint32_t pid, ppid, gen;
+	const char *exe;		/* "" when the .proc file is missing */
+	uint64_t start_ns;
+	uint64_t end_ns;		/* last known time when !exited */
+	bool exited;			/* end_ns comes from the runtime's exit hook */
+	bool has_proc_file;
+};
+
+struct sibyl_trace_thread {
+	size_t process;			/* index for sibyl_trace_process() */
+	uint32_t pid, gen, tid;
+	uint64_t records;		/* committed records in the file */
+	uint64_t calls;			/* call records */
+	uint64_t dropped;		/* records the runtime could not store */
+	uint64_t torn;			/* reserved but never written (crash) */
+	uint64_t skipped;		/* unknown kinds and orphan counters */
+	uint64_t first_ns, last_ns;	/* span of its calls (0,0 if none) */
+};
+
+struct sibyl_trace_function {
+	uint32_t id;
+	const char *library;		/* "?" for ids missing from functions.tsv */
+	const char *name;		/* "0x<id>" for ids missing from functions.tsv */
+};
+
+struct sibyl_trace_call {
+	size_t thread;			/* index for sibyl_trace_thread() */
+	const struct sibyl_trace_function *function;	/* never NULL */
+	uint16_t depth;			/* 0: not inside another wrapped call */
+	uint64_t start_ns, end_ns, duration_ns;
+	uint64_t in_bytes, out_bytes;
+	double work;
+	uint16_t counter_mask;		/* bit i: counters[i] valid (enum sibyl_counter) */
+	uint64_t counters[SIBYL_CNT_MAX];
+};
+
+/* Open and validate a trace directory.  NULL with a one-line message. */
+struct sibyl_trace *sibyl_trace_open(const char *dir, char *err, size_t errlen);
+void sibyl_trace_close(struct sibyl_trace *t);
+
+const struct sibyl_trace_meta *sibyl_trace_meta(const struct sibyl_trace *t);
+/* Processes sorted by (pid, gen); threads by (pid, gen, tid); functions by id. */
+size_t sibyl_trace_process_count(const struct sibyl_trace *t);
+const struct sibyl_trace_process *sibyl_trace_process(const struct sibyl_trace *t, size_t i);
+size_t sibyl_trace_thread_count(const struct sibyl_trace *t);
+const struct sibyl_trace_thread *sibyl_trace_thread(const struct sibyl_trace *t, size_t i);
+size_t sibyl_trace_function_count(const struct sibyl_trace *t);
+const struct sibyl_trace_function *sibyl_trace_function(const struct sibyl_trace *t, size_t i);
+const struct sibyl_trace_function *sibyl_trace_function_by_id(const struct sibyl_trace *t,
+							      uint32_t id);
+/* Total call records over all threads. */
+uint64_t sibyl_trace_call_count(const struct sibyl_trace *t);
+/* TSC value to CLOCK_MONOTONIC ns with the trace's calibration. */
+uint64_t sibyl_trace_tsc_to_ns(const struct sibyl_trace *t, uint64_t tsc);
+
+/*
+ * Call records, thread by thread (in sibyl_trace_thread order), in file
+ * order within a thread.  A counters record is attached to the call
+ * just before it.  next() returns 1 with *out filled, 0 at the end.
+ */
+struct sibyl_trace_iter;
+struct sibyl_trace_iter *sibyl_trace_iter_new(const struct sibyl_trace *t);
+int sibyl_trace_iter_next(struct sibyl_trace_iter *it, struct sibyl_trace_call *out);
+void sibyl_trace_iter_free(struct sibyl_trace_iter *it);
+
+/*
+ * Pure parser of one events file held in memory (the fuzzing entry
+ * point; the reader uses the same code).  Validates the header and
+ * counts the records.  Returns 0, or -1 with a one-line message.
+ */
+struct sibyl_events_info {
+	uint32_t pid, gen, tid;
+	uint64_t committed, dropped, start_tsc;
+	uint64_t calls, counters, torn, skipped;
+	uint64_t first_tsc, last_tsc;	/* min start / max end of calls */
+};
+int sibyl_events_parse(const void *buf, size_t len, struct sibyl_events_info *info,
+		       char *err, size_t errlen);
+
+/* ---- Summaries (what `sibyl report` prints) ---------------------------- */
+
+struct sibyl_func_stats {
+	const struct sibyl_trace_function *function;
+	uint64_t calls;
+	uint64_t total_ns, min_ns, max_ns;
+	double mean_ns;
+	double share_pct;		/* total_ns / wall_ns * 100 (eq. 2's P) */
+	uint64_t in_bytes, out_bytes;
+	double work;
+};
+
+struct sibyl_thread_stats {
+	const struct sibyl_trace_thread *thread;
+	uint64_t calls;
+	uint64_t toplevel_ns;		/* depth-0 calls only: no double counting */
+	double share_pct;		/* toplevel_ns / wall_ns * 100 */
+};
+
+struct sibyl_process_stats {
+	const struct sibyl_trace_process *process;
+	size_t threads;
+	uint64_t calls;
+	uint64_t toplevel_ns;
+	uint64_t lifetime_ns;		/* end_ns - start_ns */
+	double share_pct;		/* toplevel_ns / lifetime_ns * 100 */
+};
+
+struct sibyl_trace_summary {
+	uint64_t wall_ns;
+	uint64_t calls;
+	uint64_t toplevel_ns;		/* sum of depth-0 call durations */
+	double toplevel_share_pct;	/* toplevel_ns / wall_ns * 100 */
+	struct sibyl_func_stats *functions;	/* only functions that were called */
+	size_t nfunctions;
+	struct sibyl_thread_stats *threads;
+	size_t nthreads;
+	struct sibyl_process_stats *processes;
+	size_t nprocesses;
+};
+
+enum sibyl_sort_key { SIBYL_SORT_TOTAL, SIBYL_SORT_CALLS, SIBYL_SORT_MEAN, SIBYL_SORT_NAME };
+
+/* Aggregate every call; functions sorted by `key` (largest first). */
+struct sibyl_trace_summary *sibyl_trace_summarize(const struct sibyl_trace *t,
+						  enum sibyl_sort_key key);
+void sibyl_trace_summary_free(struct sibyl_trace_summary *s);
+
+/* Output of `sibyl report` (docs/report.md). */
+enum sibyl_report_sections {
+	SIBYL_REPORT_FUNCTIONS = 1,
+	SIBYL_REPORT_THREADS = 2,
+	SIBYL_REPORT_PROCESSES = 4,
+};
+void sibyl_report_print_text(FILE *out, const struct sibyl_trace *t,
+			     const struct sibyl_trace_summary *s, unsigned sections);
+/* One JSON object; returns 0 or -1. */
+int sibyl_report_print_json(FILE *out, const struct sibyl_trace *t,
+			    const struct sibyl_trace_summary *s);
+
+/* ---- Exports (docs/export.md, docs/formats.md) ------------------------- */
+
+/* One header row then one row per call.  Returns 0, or -1 with a message. */
+int sibyl_export_csv(const struct sibyl_trace *t, FILE *out, char *err, size_t errlen);
+/* Create a new SQLite database at `path` (which must not exist). */
+int sibyl_export_sqlite(const struct sibyl_trace *t, const char *path, char *err,
+			size_t errlen);
+
+#endif

@@ -1,0 +1,123 @@
+/* Accessors of an open trace and the iterator over its call records. */
+#include "trace/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const struct sibyl_trace_meta *sibyl_trace_meta(const struct sibyl_trace *t)
+{
+	return &t->meta.meta;
+}
+
+size_t sibyl_trace_process_count(const struct sibyl_trace *t)
+{
+	return t->nprocs;
+}
+
+const struct sibyl_trace_process *sibyl_trace_process(const struct sibyl_trace *t, size_t i)
+{
+	return i < t->nprocs ? &t->procs[i].info : NULL;
+}
+
+size_t sibyl_trace_thread_count(const struct sibyl_trace *t)
+{
+	return t->nthreads;
+}
+
+const struct sibyl_trace_thread *sibyl_trace_thread(const struct sibyl_trace *t, size_t i)
+{
+	return i < t->nthreads ? &t->threads[i].info : NULL;
+}
+
+size_t sibyl_trace_function_count(const struct sibyl_trace *t)
+{
+	return t->functions.count;
+}
+
+const struct sibyl_trace_function *sibyl_trace_function(const struct sibyl_trace *t, size_t i)
+{
+	return i < t->functions.count ? &t->functions.items[i] : NULL;
+}
+
+const struct sibyl_trace_function *sibyl_trace_function_by_id(const struct sibyl_trace *t,
+							      uint32_t id)
+{
+	return functions_find(&t->functions, id);
+}
+
+uint64_t sibyl_trace_call_count(const struct sibyl_trace *t)
+{
+	return t->ncalls;
+}
+
+struct sibyl_trace_iter {
+	const struct sibyl_trace *t;
+	size_t thread;
+	bool started;
+	struct events_cursor cur;
+	struct sibyl_events_info info;
+};
+
+struct sibyl_trace_iter *sibyl_trace_iter_new(const struct sibyl_trace *t)
+{
+	struct sibyl_trace_iter *it = calloc(1, sizeof(*it));
+
+	if (!it)
+		abort();
+	it->t = t;
+	return it;
+}
+
+static void fill_call(const struct sibyl_trace_iter *it, const struct sibyl_call_record *r,
+		      const struct sibyl_counters_record *c, struct sibyl_trace_call *out)
+{
+	const struct sibyl_trace *t = it->t;
+	double rate = t->meta.meta.clock.tsc_per_ns;
+
+	memset(out, 0, sizeof(*out));
+	out->thread = it->thread;
+	out->function = functions_find(&t->functions, r->func);	/* added at open */
+	out->depth = r->depth;
+	out->start_ns = sibyl_trace_tsc_to_ns(t, r->start_tsc);
+	out->end_ns = sibyl_trace_tsc_to_ns(t, r->end_tsc);
+	/* From the tick delta, not end_ns - start_ns: no double rounding. */
+	if (r->end_tsc > r->start_tsc)
+		out->duration_ns = (uint64_t)((double)(r->end_tsc - r->start_tsc) / rate + 0.5);
+	if (out->end_ns < out->start_ns)
+		out->end_ns = out->start_ns;
+	out->in_bytes = r->in_bytes;
+	out->out_bytes = r->out_bytes;
+	out->work = r->work;
+	out->counter_mask = c->mask & ((1u << SIBYL_CNT_MAX) - 1);
+	for (int i = 0; i < SIBYL_CNT_MAX; i++)
+		if (out->counter_mask & (1u << i))
+			out->counters[i] = c->value[i];
+}
+
+int sibyl_trace_iter_next(struct sibyl_trace_iter *it, struct sibyl_trace_call *out)
+{
+	struct sibyl_call_record call;
+	struct sibyl_counters_record cnt;
+
+	while (it->thread < it->t->nthreads) {
+		const struct trace_thread_file *th = &it->t->threads[it->thread];
+
+		/* Cannot fail: the same check passed at open. */
+		if (!it->started &&
+		    events_header_check(th->map, th->maplen, &it->info, &it->cur, NULL, 0))
+			abort();
+		it->started = true;
+		if (events_next(&it->cur, &call, &cnt, &it->info)) {
+			fill_call(it, &call, &cnt, out);
+			return 1;
+		}
+		it->thread++;
+		it->started = false;
+	}
+	return 0;
+}
+
+void sibyl_trace_iter_free(struct sibyl_trace_iter *it)
+{
+	free(it);
+}

@@ -1,0 +1,173 @@
+/*
+ * One <pid>.<gen>-<tid>.events file held in memory: header validation and
+ * a cursor over its records.  Pure (no I/O) so the fuzzer can drive it.
+ * Records are copied out with memcpy: a fuzzer's buffer has no alignment.
+ */
+#include "trace/internal.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+static int check_identity(const struct sibyl_events_header *h, char *err, size_t errlen)
+{
+	if (memcmp(h->magic, SIBYL_EVENTS_MAGIC, sizeof(h->magic)))
+		return trace_seterr(err, errlen, "bad magic (not a sibyl events file)");
+	if (h->endian == __builtin_bswap32(SIBYL_TRACE_ENDIAN_MARK))
+		return trace_seterr(err, errlen, "written with the other byte order");
+	if (h->endian != SIBYL_TRACE_ENDIAN_MARK)
+		return trace_seterr(err, errlen, "bad byte-order mark 0x%08x", h->endian);
+	if (h->version == 0 || h->min_version == 0 || h->min_version > h->version)
+		return trace_seterr(err, errlen, "bad version %u (min_version %u)",
+				    h->version, h->min_version);
+	if (h->min_version > SIBYL_TRACE_READER_VERSION)
+		return trace_seterr(err, errlen,
+				    "unsupported format version %u (needs a reader >= %u, "
+				    "this sibyl reads version %u)",
+				    h->version, h->min_version, SIBYL_TRACE_READER_VERSION);
+	return 0;
+}
+
+static int check_sizes(const struct sibyl_events_header *h, size_t len, char *err,
+		       size_t errlen)
+{
+	if (h->record_size != SIBYL_RECORD_SIZE)
+		return trace_seterr(err, errlen, "record size %u, expected %u",
+				    h->record_size, SIBYL_RECORD_SIZE);
+	/* A later version may grow the header; records start after it. */
+	if (h->header_size < sizeof(*h) || h->header_size > len)
+		return trace_seterr(err, errlen, "bad header size %u (file has %zu bytes)",
+				    h->header_size, len);
+	uint64_t room = (len - h->header_size) / SIBYL_RECORD_SIZE;
+
+	if (h->committed > room)
+		return trace_seterr(err, errlen,
+				    "truncated: %llu records committed, room for %llu",
+				    (unsigned long long)h->committed,
+				    (unsigned long long)room);
+	return 0;
+}
+
+int events_header_check(const void *buf, size_t len, struct sibyl_events_info *info,
+			struct events_cursor *cur, char *err, size_t errlen)
+{
+	struct sibyl_events_header h;
+
+	memset(info, 0, sizeof(*info));
+	if (len < sizeof(h))
+		return trace_seterr(err, errlen, "truncated header (%zu bytes, need %zu)", len,
+				    sizeof(h));
+	memcpy(&h, buf, sizeof(h));
+	if (check_identity(&h, err, errlen) || check_sizes(&h, len, err, errlen))
+		return -1;
+	info->pid = h.pid;
+	info->gen = h.gen;
+	info->tid = h.tid;
+	info->committed = h.committed;
+	info->dropped = h.dropped;
+	info->start_tsc = h.start_tsc;
+	cur->rec = (const unsigned char *)buf + h.header_size;
+	cur->n = h.committed;
+	cur->i = 0;
+	return 0;
+}
+
+static uint16_t kind_at(const struct events_cursor *cur, uint64_t i)
+{
+	uint16_t kind;
+
+	memcpy(&kind, cur->rec + i * SIBYL_RECORD_SIZE, sizeof(kind));
+	return kind;
+}
+
+static bool counters_match(const struct sibyl_counters_record *cnt,
+			   const struct sibyl_call_record *call)
+{
+	return cnt->func == call->func && cnt->start_tsc == call->start_tsc;
+}
+
+/* The call at cur->i; a counters record right after it with the same
+ * func and start_tsc is its own (the runtime may also write it before). */
+static void take_call(struct events_cursor *cur, struct sibyl_call_record *call,
+		      struct sibyl_counters_record *cnt, struct sibyl_events_info *info)
+{
+	memcpy(call, cur->rec + cur->i * SIBYL_RECORD_SIZE, sizeof(*call));
+	cur->i++;
+	info->calls++;
+	if (cur->i >= cur->n || kind_at(cur, cur->i) != SIBYL_REC_COUNTERS)
+		return;
+	memcpy(cnt, cur->rec + cur->i * SIBYL_RECORD_SIZE, sizeof(*cnt));
+	if (!counters_match(cnt, call)) {
+		memset(cnt, 0, sizeof(*cnt));
+		return;		/* may belong to the next call */
+	}
+	cur->i++;
+	info->counters++;
+}
+
+/* A counters record at cur->i that precedes its call: take both. */
+static int take_counters_first(struct events_cursor *cur, struct sibyl_call_record *call,
+			       struct sibyl_counters_record *cnt,
+			       struct sibyl_events_info *info)
+{
+	struct sibyl_counters_record first;
+
+	memcpy(&first, cur->rec + cur->i * SIBYL_RECORD_SIZE, sizeof(first));
+	cur->i++;
+	if (cur->i < cur->n && kind_at(cur, cur->i) == SIBYL_REC_CALL) {
+		memcpy(call, cur->rec + cur->i * SIBYL_RECORD_SIZE, sizeof(*call));
+		if (counters_match(&first, call)) {
+			cur->i++;
+			info->calls++;
+			info->counters++;
+			*cnt = first;
+			return 1;
+		}
+	}
+	info->skipped++;	/* its call was torn or dropped */
+	return 0;
+}
+
+int events_next(struct events_cursor *cur, struct sibyl_call_record *call,
+		struct sibyl_counters_record *cnt, struct sibyl_events_info *info)
+{
+	memset(cnt, 0, sizeof(*cnt));
+	while (cur->i < cur->n) {
+		uint16_t kind = kind_at(cur, cur->i);
+
+		if (kind == SIBYL_REC_CALL) {
+			take_call(cur, call, cnt, info);
+			return 1;
+		}
+		if (kind == SIBYL_REC_COUNTERS) {
+			if (take_counters_first(cur, call, cnt, info))
+				return 1;
+			continue;
+		}
+		/* Torn records are the crash case; other kinds come from a
+		 * newer runtime and are skippable by the versioning rules. */
+		if (kind == SIBYL_REC_NONE)
+			info->torn++;
+		else
+			info->skipped++;
+		cur->i++;
+	}
+	return 0;
+}
+
+int sibyl_events_parse(const void *buf, size_t len, struct sibyl_events_info *info,
+		       char *err, size_t errlen)
+{
+	struct events_cursor cur;
+	struct sibyl_call_record call;
+	struct sibyl_counters_record cnt;
+
+	if (events_header_check(buf, len, info, &cur, err, errlen))
+		return -1;
+	while (events_next(&cur, &call, &cnt, info)) {
+		if (info->calls == 1 || call.start_tsc < info->first_tsc)
+			info->first_tsc = call.start_tsc;
+		if (call.end_tsc > info->last_tsc)
+			info->last_tsc = call.end_tsc;
+	}
+	return 0;
+}

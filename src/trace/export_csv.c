@@ -1,0 +1,70 @@
+/* CSV export: one row per call (columns documented in docs/formats.md). */
+#include "trace/internal.h"
+
+#include <errno.h>
+#include <string.h>
+
+static const char *counter_columns[SIBYL_CNT_MAX] = {
+	"task_clock_ns", "page_faults", "context_switches", "cpu_migrations", "cycles",
+	"instructions",
+};
+
+/* RFC 4180 quoting, only when the field needs it. */
+static void put_field(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void put_header(FILE *out)
+{
+	fputs("pid,gen,tid,function_id,library,function,depth,start_ns,end_ns,duration_ns,"
+	      "in_bytes,out_bytes,work", out);
+	for (int i = 0; i < SIBYL_CNT_MAX; i++)
+		fprintf(out, ",%s", counter_columns[i]);
+	fputc('\n', out);
+}
+
+static void put_row(FILE *out, const struct sibyl_trace *t, const struct sibyl_trace_call *c)
+{
+	const struct sibyl_trace_thread *th = sibyl_trace_thread(t, c->thread);
+
+	fprintf(out, "%u,%u,%u,%08x,", th->pid, th->gen, th->tid, c->function->id);
+	put_field(out, c->function->library);
+	fputc(',', out);
+	put_field(out, c->function->name);
+	fprintf(out, ",%u,%llu,%llu,%llu,%llu,%llu,%.17g", c->depth,
+		(unsigned long long)c->start_ns, (unsigned long long)c->end_ns,
+		(unsigned long long)c->duration_ns, (unsigned long long)c->in_bytes,
+		(unsigned long long)c->out_bytes, c->work);
+	/* An absent counter is an empty field, not 0: 0 is a real value. */
+	for (int i = 0; i < SIBYL_CNT_MAX; i++) {
+		fputc(',', out);
+		if (c->counter_mask & (1u << i))
+			fprintf(out, "%llu", (unsigned long long)c->counters[i]);
+	}
+	fputc('\n', out);
+}
+
+int sibyl_export_csv(const struct sibyl_trace *t, FILE *out, char *err, size_t errlen)
+{
+	struct sibyl_trace_iter *it = sibyl_trace_iter_new(t);
+	struct sibyl_trace_call c;
+
+	put_header(out);
+	while (sibyl_trace_iter_next(it, &c))
+		put_row(out, t, &c);
+	sibyl_trace_iter_free(it);
+	if (fflush(out) || ferror(out))
+		return trace_seterr(err, errlen, "write failed: %s", strerror(errno ? errno : EIO));
+	return 0;
+}

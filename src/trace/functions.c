@@ -1,0 +1,146 @@
+/*
+ * functions.tsv: "<id hex>\t<library>\t<function>\n" lines appended by
+ * every wrapper library as it loads, so the same line may repeat (one
+ * per process).  The table stays sorted by id for lookups.
+ */
+#define _GNU_SOURCE
+#include "trace/internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Index of id, or of where it would be inserted. */
+static size_t lower_bound(const struct function_table *ft, uint32_t id)
+{
+	size_t lo = 0, hi = ft->count;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ft->items[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+const struct sibyl_trace_function *functions_find(const struct function_table *ft,
+						  uint32_t id)
+{
+	size_t i = lower_bound(ft, id);
+
+	return i < ft->count && ft->items[i].id == id ? &ft->items[i] : NULL;
+}
+
+static void insert_at(struct function_table *ft, size_t i, uint32_t id, char *lib, char *name)
+{
+	if (ft->count == ft->cap) {
+		ft->cap = ft->cap ? ft->cap * 2 : 64;
+		ft->items = realloc(ft->items, ft->cap * sizeof(*ft->items));
+		if (!ft->items)
+			abort();
+	}
+	memmove(&ft->items[i + 1], &ft->items[i], (ft->count - i) * sizeof(*ft->items));
+	ft->items[i] = (struct sibyl_trace_function){ id, lib, name };
+	ft->count++;
+}
+
+void functions_add_unknown(struct function_table *ft, uint32_t id)
+{
+	char *name;
+
+	if (functions_find(ft, id))
+		return;
+	if (asprintf(&name, "0x%08x", id) < 0)
+		abort();
+	insert_at(ft, lower_bound(ft, id), id, strdup("?"), name);
+}
+
+static int parse_id(const char *s, size_t n, uint32_t *id)
+{
+	uint32_t v = 0;
+
+	if (n == 0 || n > 8)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		int d = c >= '0' && c <= '9' ? c - '0'
+			: c >= 'a' && c <= 'f' ? c - 'a' + 10
+			: c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+
+		if (d < 0)
+			return -1;
+		v = v << 4 | (uint32_t)d;
+	}
+	*id = v;
+	return v ? 0 : -1;
+}
+
+/* One line without its newline; fields must be non-empty, exactly three. */
+static int parse_line(struct function_table *ft, const char *s, size_t n, size_t lineno,
+		      char *err, size_t errlen)
+{
+	const char *tab1 = memchr(s, '\t', n), *tab2, *end = s + n;
+	uint32_t id;
+
+	if (memchr(s, '\0', n))
+		return trace_seterr(err, errlen, "line %zu: NUL byte", lineno);
+	tab2 = tab1 ? memchr(tab1 + 1, '\t', (size_t)(end - tab1 - 1)) : NULL;
+	if (!tab2 || memchr(tab2 + 1, '\t', (size_t)(end - tab2 - 1)) || tab2 == tab1 + 1 ||
+	    tab2 + 1 == end)
+		return trace_seterr(err, errlen,
+				    "line %zu: expected '<id hex>\\t<library>\\t<function>'",
+				    lineno);
+	if (parse_id(s, (size_t)(tab1 - s), &id))
+		return trace_seterr(err, errlen, "line %zu: bad function id '%.*s'", lineno,
+				    (int)(tab1 - s > 16 ? 16 : tab1 - s), s);
+	char *lib = strndup(tab1 + 1, (size_t)(tab2 - tab1 - 1));
+	char *name = strndup(tab2 + 1, (size_t)(end - tab2 - 1));
+	size_t at = lower_bound(ft, id);
+
+	if (at < ft->count && ft->items[at].id == id) {
+		const struct sibyl_trace_function *f = &ft->items[at];
+		int same = !strcmp(f->library, lib) && !strcmp(f->name, name);
+
+		if (!same)
+			trace_seterr(err, errlen,
+				     "line %zu: function id 0x%08x names both %s:%s and %s:%s",
+				     lineno, id, f->library, f->name, lib, name);
+		free(lib);
+		free(name);
+		return same ? 0 : -1;
+	}
+	insert_at(ft, at, id, lib, name);
+	return 0;
+}
+
+int functions_parse(struct function_table *ft, const char *text, size_t len, char *err,
+		    size_t errlen)
+{
+	size_t lineno = 0;
+
+	for (const char *p = text, *end = text + len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t raw = nl ? (size_t)(nl - p) : (size_t)(end - p), n = raw;
+
+		lineno++;
+		if (n && p[n - 1] == '\r')
+			n--;
+		if (n && parse_line(ft, p, n, lineno, err, errlen))
+			return -1;
+		p += raw + (nl != NULL);
+	}
+	return 0;
+}
+
+void functions_free(struct function_table *ft)
+{
+	for (size_t i = 0; i < ft->count; i++) {
+		free((char *)ft->items[i].library);
+		free((char *)ft->items[i].name);
+	}
+	free(ft->items);
+	memset(ft, 0, sizeof(*ft));
+}

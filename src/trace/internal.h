@@ -1,0 +1,93 @@
+/* Reader internals shared by the files of src/trace (and the fuzzer). */
+#ifndef SIBYL_TRACE_INTERNAL_H
+#define SIBYL_TRACE_INTERNAL_H
+
+#include "sibyl/trace.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+
+/* snprintf into the caller's error buffer; returns -1 for `return seterr()`. */
+int trace_seterr(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* ---- events.c ---- */
+struct events_cursor {
+	const unsigned char *rec;	/* first record */
+	uint64_t n, i;			/* committed records, next index */
+};
+
+/* Check the header of an events file; fills the header fields of info. */
+int events_header_check(const void *buf, size_t len, struct sibyl_events_info *info,
+			struct events_cursor *cur, char *err, size_t errlen);
+
+/* Next call (with its counters record, if any).  1, or 0 at the end;
+ * torn and skipped records are added to info. */
+int events_next(struct events_cursor *cur, struct sibyl_call_record *call,
+		struct sibyl_counters_record *cnt, struct sibyl_events_info *info);
+
+/* ---- meta.c ---- */
+struct trace_meta_doc {
+	struct sibyl_trace_meta meta;
+	bool has_clock, has_wall;
+	char **argv;			/* owned copies */
+	char *command, *cwd, *hostname;
+};
+
+/* Parse meta.json text; meta.present is set.  0 or -1 with a message. */
+int meta_parse(const char *text, size_t len, struct trace_meta_doc *doc, char *err,
+	       size_t errlen);
+/* The view of a trace without meta.json. */
+void meta_default(struct trace_meta_doc *doc);
+void meta_free(struct trace_meta_doc *doc);
+
+/* ---- functions.c ---- */
+struct function_table {
+	struct sibyl_trace_function *items;	/* sorted by id; strings owned */
+	size_t count, cap;
+};
+
+/* Parse functions.tsv text, adding to the table (dedupes; id collision is
+ * an error).  0 or -1 with a message naming the line. */
+int functions_parse(struct function_table *ft, const char *text, size_t len, char *err,
+		    size_t errlen);
+/* Add a placeholder entry for an id not named in functions.tsv. */
+void functions_add_unknown(struct function_table *ft, uint32_t id);
+const struct sibyl_trace_function *functions_find(const struct function_table *ft,
+						  uint32_t id);
+void functions_free(struct function_table *ft);
+
+/* ---- proc.c ---- */
+struct proc_file {
+	struct sibyl_trace_process info;	/* exe is owned */
+	uint64_t start_tsc, end_tsc;		/* end_tsc 0 unless exited */
+};
+
+/* Validate a .proc file held in memory and fill *p. */
+int proc_parse(const void *buf, size_t len, struct proc_file *p, char *err, size_t errlen);
+
+/* ---- reader.c ---- */
+struct trace_thread_file {
+	struct sibyl_trace_thread info;
+	const unsigned char *map;
+	size_t maplen;
+	uint64_t first_tsc, last_tsc;
+};
+
+struct sibyl_trace {
+	struct trace_meta_doc meta;
+	struct proc_file *procs;
+	size_t nprocs;
+	struct trace_thread_file *threads;
+	size_t nthreads;
+	struct function_table functions;
+	uint64_t ncalls;
+};
+
+/* ---- timebase.c ---- */
+/* Choose the TSC calibration (meta.json, else .proc pairs). */
+int timebase_clock(struct sibyl_trace *t, const char *dir, char *err, size_t errlen);
+/* Fill ns fields of threads/processes and the wall time. */
+void timebase_spans(struct sibyl_trace *t);
+
+#endif

@@ -1,0 +1,222 @@
+/*
+ * meta.json (docs/trace-meta.md).  Optional fields may be absent (a
+ * command still running, a killed tracer); a present field with the wrong
+ * type is an error, because guessing would give wrong times silently.
+ */
+#define _GNU_SOURCE
+#include "trace/internal.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* 1: found and valid, 0: absent, -1: wrong type (message set). */
+static int get_u64(json_t *obj, const char *key, uint64_t *out, char *err, size_t errlen)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < 0)
+		return trace_seterr(err, errlen, "field '%s' must be a non-negative integer",
+				    key);
+	*out = (uint64_t)json_integer_value(v);
+	return 1;
+}
+
+static int get_str(json_t *obj, const char *key, char **out, char *err, size_t errlen)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_string(v))
+		return trace_seterr(err, errlen, "field '%s' must be a string", key);
+	free(*out);
+	*out = strdup(json_string_value(v));
+	return 1;
+}
+
+static int parse_version(json_t *root, struct trace_meta_doc *doc, char *err, size_t errlen)
+{
+	json_t *fmt = json_object_get(root, "format");
+	uint64_t version = 0, min_version;
+
+	if (!json_is_string(fmt) || strcmp(json_string_value(fmt), "sibyl-trace"))
+		return trace_seterr(err, errlen, "\"format\" is not \"sibyl-trace\"");
+	if (get_u64(root, "version", &version, err, errlen) < 0)
+		return -1;
+	if (version == 0)
+		return trace_seterr(err, errlen, "missing or zero \"version\"");
+	min_version = version;
+	if (get_u64(root, "min_version", &min_version, err, errlen) < 0)
+		return -1;
+	if (min_version > SIBYL_TRACE_READER_VERSION)
+		return trace_seterr(err, errlen,
+				    "unsupported format version %llu (needs a reader >= %llu, "
+				    "this sibyl reads version %u)",
+				    (unsigned long long)version, (unsigned long long)min_version,
+				    SIBYL_TRACE_READER_VERSION);
+	doc->meta.version = (int)(version > 1000000 ? 1000000 : version);
+	return 0;
+}
+
+static int parse_command(json_t *root, struct trace_meta_doc *doc, char *err, size_t errlen)
+{
+	json_t *cmd = json_object_get(root, "command");
+	size_t n, i, total = 1;
+
+	if (!cmd || json_is_null(cmd))
+		return 0;
+	if (!json_is_array(cmd))
+		return trace_seterr(err, errlen, "field 'command' must be a list of strings");
+	n = json_array_size(cmd);
+	doc->argv = calloc(n + 1, sizeof(char *));
+	for (i = 0; i < n; i++) {
+		json_t *a = json_array_get(cmd, i);
+
+		if (!json_is_string(a))
+			return trace_seterr(err, errlen, "field 'command' must be a list of strings");
+		doc->argv[i] = strdup(json_string_value(a));
+		total += strlen(doc->argv[i]) + 1;
+		doc->meta.argc = i + 1;
+	}
+	free(doc->command);
+	doc->command = calloc(1, total);
+	for (i = 0; i < n; i++) {
+		if (i)
+			strcat(doc->command, " ");
+		strcat(doc->command, doc->argv[i]);
+	}
+	return 0;
+}
+
+static int parse_clock(json_t *root, struct trace_meta_doc *doc, char *err, size_t errlen)
+{
+	json_t *clk = json_object_get(root, "clock");
+	struct sibyl_trace_clock *c = &doc->meta.clock;
+	json_t *rate;
+
+	if (!clk || json_is_null(clk))
+		return 0;
+	if (!json_is_object(clk))
+		return trace_seterr(err, errlen, "field 'clock' must be an object");
+	if (get_u64(clk, "ref_tsc", &c->ref_tsc, err, errlen) != 1 ||
+	    get_u64(clk, "ref_ns", &c->ref_ns, err, errlen) != 1)
+		return trace_seterr(err, errlen, "clock: 'ref_tsc' and 'ref_ns' must be "
+				    "non-negative integers");
+	rate = json_object_get(clk, "tsc_per_ns");
+	if (!json_is_number(rate) || !(json_number_value(rate) > 0) ||
+	    json_number_value(rate) > 1e6)
+		return trace_seterr(err, errlen, "clock: 'tsc_per_ns' must be a positive number");
+	c->tsc_per_ns = json_number_value(rate);
+	c->invariant = json_is_true(json_object_get(clk, "invariant"));
+	c->source = SIBYL_CLOCK_META;
+	doc->has_clock = true;
+	return 0;
+}
+
+static int parse_exit(json_t *root, struct trace_meta_doc *doc, char *err, size_t errlen)
+{
+	json_t *ex = json_object_get(root, "exit");
+	uint64_t v;
+	int r;
+
+	if (!ex || json_is_null(ex))
+		return 0;
+	if (!json_is_object(ex))
+		return trace_seterr(err, errlen, "field 'exit' must be an object");
+	if ((r = get_u64(ex, "status", &v, err, errlen)) < 0)
+		return -1;
+	if (r == 1) {
+		doc->meta.exit_kind = SIBYL_EXIT_STATUS;
+		doc->meta.exit_code = (int)(v & 0xff);
+		return 0;
+	}
+	if ((r = get_u64(ex, "signal", &v, err, errlen)) < 0)
+		return -1;
+	if (r == 1) {
+		doc->meta.exit_kind = SIBYL_EXIT_SIGNAL;
+		doc->meta.exit_code = (int)(v & 0xff);
+		return 0;
+	}
+	return trace_seterr(err, errlen, "field 'exit' has neither 'status' nor 'signal'");
+}
+
+static int parse_fields(json_t *root, struct trace_meta_doc *doc, char *err, size_t errlen)
+{
+	struct sibyl_trace_meta *m = &doc->meta;
+	json_t *host = json_object_get(root, "host");
+	uint64_t pid = 0;
+	int wall;
+
+	if (parse_version(root, doc, err, errlen) || parse_command(root, doc, err, errlen) ||
+	    parse_clock(root, doc, err, errlen) || parse_exit(root, doc, err, errlen))
+		return -1;
+	if (get_str(root, "cwd", &doc->cwd, err, errlen) < 0 ||
+	    (json_is_object(host) && get_str(host, "hostname", &doc->hostname, err, errlen) < 0) ||
+	    get_u64(root, "root_pid", &pid, err, errlen) < 0 ||
+	    get_u64(root, "start_ns", &m->start_ns, err, errlen) < 0 ||
+	    get_u64(root, "end_ns", &m->end_ns, err, errlen) < 0 ||
+	    (wall = get_u64(root, "wall_ns", &m->wall_ns, err, errlen)) < 0)
+		return -1;
+	m->root_pid = (uint32_t)pid;
+	doc->has_wall = wall == 1;
+	return 0;
+}
+
+/* Point the public view at the owned strings ("" when absent). */
+static void publish(struct trace_meta_doc *doc)
+{
+	if (!doc->argv)
+		doc->argv = calloc(1, sizeof(char *));
+	if (!doc->command)
+		doc->command = strdup("");
+	if (!doc->cwd)
+		doc->cwd = strdup("");
+	if (!doc->hostname)
+		doc->hostname = strdup("");
+	doc->meta.argv = (const char *const *)doc->argv;
+	doc->meta.command = doc->command;
+	doc->meta.cwd = doc->cwd;
+	doc->meta.hostname = doc->hostname;
+}
+
+void meta_default(struct trace_meta_doc *doc)
+{
+	memset(doc, 0, sizeof(*doc));
+	publish(doc);
+}
+
+int meta_parse(const char *text, size_t len, struct trace_meta_doc *doc, char *err,
+	       size_t errlen)
+{
+	json_error_t jerr;
+	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	int ret;
+
+	memset(doc, 0, sizeof(*doc));
+	if (!root) {
+		publish(doc);
+		return trace_seterr(err, errlen, "malformed JSON at line %d: %s", jerr.line,
+				    jerr.text);
+	}
+	ret = json_is_object(root) ? parse_fields(root, doc, err, errlen)
+				   : trace_seterr(err, errlen, "top level is not an object");
+	json_decref(root);
+	doc->meta.present = true;
+	publish(doc);
+	return ret;
+}
+
+void meta_free(struct trace_meta_doc *doc)
+{
+	if (doc->argv)
+		for (size_t i = 0; doc->argv[i]; i++)
+			free(doc->argv[i]);
+	free(doc->argv);
+	free(doc->command);
+	free(doc->cwd);
+	free(doc->hostname);
+	memset(doc, 0, sizeof(*doc));
+}

@@ -1,0 +1,318 @@
+/*
+ * sibyl_trace_open: scan a trace directory, validate every file, and keep
+ * the events files mapped for iteration.  Validation happens here, once,
+ * so a report never stops half-way through with a format error.
+ */
+#define _GNU_SOURCE
+#include "trace/internal.h"
+#include "core/fs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Error about one file of the trace: "<dir>/<name>: <why>". */
+static int file_err(char *err, size_t errlen, const char *dir, const char *name,
+		    const char *why)
+{
+	return trace_seterr(err, errlen, "%s/%s: %s", dir, name, why);
+}
+
+/* Strict unsigned decimal: digits only, no sign, fits 32 bits. */
+static int parse_u32(const char **s, uint32_t *out)
+{
+	uint64_t v = 0;
+	const char *p = *s;
+
+	if (*p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++)
+		if ((v = v * 10 + (uint64_t)(*p - '0')) > UINT32_MAX)
+			return -1;
+	*out = (uint32_t)v;
+	*s = p;
+	return 0;
+}
+
+/* "<pid>.<gen>.proc" -> 'p', "<pid>.<gen>-<tid>.events" -> 'e', else 0. */
+static int classify(const char *name, uint32_t *pid, uint32_t *gen, uint32_t *tid)
+{
+	const char *p = name;
+
+	if (parse_u32(&p, pid) || *p++ != '.' || parse_u32(&p, gen))
+		return 0;
+	if (!strcmp(p, ".proc"))
+		return 'p';
+	if (*p++ != '-' || parse_u32(&p, tid))
+		return 0;
+	return strcmp(p, ".events") ? 0 : 'e';
+}
+
+/* Read an optional small file; 1 read, 0 absent, -1 error (message set). */
+static int read_optional(const char *dir, const char *name, char **text, size_t *len,
+			 char *err, size_t errlen)
+{
+	char *path = sibyl_path_join(dir, name);
+
+	*text = sibyl_read_file(path, len);
+	free(path);
+	if (*text)
+		return 1;
+	if (errno == ENOENT)
+		return 0;
+	return file_err(err, errlen, dir, name, strerror(errno));
+}
+
+static int load_meta(struct sibyl_trace *t, const char *dir, char *err, size_t errlen)
+{
+	char *text, why[256];
+	size_t len;
+	int r = read_optional(dir, "meta.json", &text, &len, err, errlen);
+
+	if (r <= 0) {
+		meta_default(&t->meta);
+		return r;
+	}
+	r = meta_parse(text, len, &t->meta, why, sizeof(why));
+	free(text);
+	return r ? file_err(err, errlen, dir, "meta.json", why) : 0;
+}
+
+static int load_functions(struct sibyl_trace *t, const char *dir, char *err, size_t errlen)
+{
+	char *text, why[512];
+	size_t len;
+	int r = read_optional(dir, "functions.tsv", &text, &len, err, errlen);
+
+	if (r <= 0)
+		return r;
+	r = functions_parse(&t->functions, text, len, why, sizeof(why));
+	free(text);
+	return r ? file_err(err, errlen, dir, "functions.tsv", why) : 0;
+}
+
+static int load_proc(struct sibyl_trace *t, const char *dir, const char *name, uint32_t pid,
+		     uint32_t gen, char *err, size_t errlen)
+{
+	char *path = sibyl_path_join(dir, name), why[256];
+	size_t len;
+	char *buf = sibyl_read_file(path, &len);
+	struct proc_file p;
+	int r;
+
+	free(path);
+	if (!buf)
+		return file_err(err, errlen, dir, name, strerror(errno));
+	r = proc_parse(buf, len, &p, why, sizeof(why));
+	free(buf);
+	if (!r && (p.info.pid != pid || p.info.gen != gen)) {
+		snprintf(why, sizeof(why), "header says pid %u gen %u", p.info.pid, p.info.gen);
+		free((char *)p.info.exe);
+		r = -1;
+	}
+	if (r)
+		return file_err(err, errlen, dir, name, why);
+	t->procs = realloc(t->procs, (t->nprocs + 1) * sizeof(*t->procs));
+	t->procs[t->nprocs++] = p;
+	return 0;
+}
+
+/* Count the records and note every function id used. */
+static int scan_events(struct sibyl_trace *t, struct trace_thread_file *th, char *why,
+		       size_t whylen)
+{
+	struct sibyl_events_info info;
+	struct events_cursor cur;
+	struct sibyl_call_record call;
+	struct sibyl_counters_record cnt;
+
+	if (events_header_check(th->map, th->maplen, &info, &cur, why, whylen))
+		return -1;
+	if (info.pid != th->info.pid || info.gen != th->info.gen || info.tid != th->info.tid)
+		return trace_seterr(why, whylen, "header says pid %u gen %u tid %u", info.pid,
+				    info.gen, info.tid);
+	while (events_next(&cur, &call, &cnt, &info)) {
+		if (info.calls == 1 || call.start_tsc < th->first_tsc)
+			th->first_tsc = call.start_tsc;
+		if (call.end_tsc > th->last_tsc)
+			th->last_tsc = call.end_tsc;
+		if (!functions_find(&t->functions, call.func))
+			functions_add_unknown(&t->functions, call.func);
+	}
+	th->info.records = info.committed;
+	th->info.calls = info.calls;
+	th->info.dropped = info.dropped;
+	th->info.torn = info.torn;
+	th->info.skipped = info.skipped;
+	t->ncalls += info.calls;
+	return 0;
+}
+
+static int map_file(const char *path, const unsigned char **map, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return -1;
+	}
+	*len = (size_t)st.st_size;
+	*map = NULL;
+	if (*len) {
+		void *m = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, 0);
+
+		if (m == MAP_FAILED) {
+			close(fd);
+			return -1;
+		}
+		*map = m;
+	}
+	close(fd);
+	return 0;
+}
+
+static int load_events(struct sibyl_trace *t, const char *dir, const char *name,
+		       uint32_t pid, uint32_t gen, uint32_t tid, char *err, size_t errlen)
+{
+	char *path = sibyl_path_join(dir, name), why[256];
+	struct trace_thread_file *th;
+	int r;
+
+	t->threads = realloc(t->threads, (t->nthreads + 1) * sizeof(*t->threads));
+	th = &t->threads[t->nthreads++];
+	memset(th, 0, sizeof(*th));
+	th->info.pid = pid;
+	th->info.gen = gen;
+	th->info.tid = tid;
+	r = map_file(path, &th->map, &th->maplen);
+	free(path);
+	if (r)
+		return file_err(err, errlen, dir, name, strerror(errno));
+	if (scan_events(t, th, why, sizeof(why)))
+		return file_err(err, errlen, dir, name, why);
+	return 0;
+}
+
+static int scan_dir(struct sibyl_trace *t, const char *dir, char *err, size_t errlen)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int r = 0;
+
+	if (!d)
+		return trace_seterr(err, errlen, "%s: %s", dir, strerror(errno));
+	while (!r && (e = readdir(d))) {
+		uint32_t pid, gen, tid;
+
+		switch (classify(e->d_name, &pid, &gen, &tid)) {
+		case 'p':
+			r = load_proc(t, dir, e->d_name, pid, gen, err, errlen);
+			break;
+		case 'e':
+			r = load_events(t, dir, e->d_name, pid, gen, tid, err, errlen);
+			break;
+		}
+	}
+	closedir(d);
+	return r;
+}
+
+static int cmp_proc(const void *a, const void *b)
+{
+	const struct proc_file *x = a, *y = b;
+
+	if (x->info.pid != y->info.pid)
+		return x->info.pid < y->info.pid ? -1 : 1;
+	return x->info.gen < y->info.gen ? -1 : x->info.gen > y->info.gen;
+}
+
+static int cmp_thread(const void *a, const void *b)
+{
+	const struct trace_thread_file *x = a, *y = b;
+
+	if (x->info.pid != y->info.pid)
+		return x->info.pid < y->info.pid ? -1 : 1;
+	if (x->info.gen != y->info.gen)
+		return x->info.gen < y->info.gen ? -1 : 1;
+	return x->info.tid < y->info.tid ? -1 : x->info.tid > y->info.tid;
+}
+
+/* Every thread gets a process; one without a .proc file gets a stub. */
+static void link_threads(struct sibyl_trace *t)
+{
+	for (size_t i = 0; i < t->nthreads; i++) {
+		struct sibyl_trace_thread *th = &t->threads[i].info;
+		struct proc_file key = { .info = { .pid = th->pid, .gen = th->gen } };
+		struct proc_file *p = t->nprocs ? bsearch(&key, t->procs, t->nprocs,
+							  sizeof(key), cmp_proc) : NULL;
+
+		if (!p) {
+			key.info.exe = strdup("");
+			t->procs = realloc(t->procs, (t->nprocs + 1) * sizeof(*t->procs));
+			t->procs[t->nprocs++] = key;
+			qsort(t->procs, t->nprocs, sizeof(*t->procs), cmp_proc);
+			i = (size_t)-1;	/* indexes moved: relink from the start */
+			continue;
+		}
+		th->process = (size_t)(p - t->procs);
+	}
+}
+
+struct sibyl_trace *sibyl_trace_open(const char *dir, char *err, size_t errlen)
+{
+	struct sibyl_trace *t = calloc(1, sizeof(*t));
+	struct stat st;
+
+	if (stat(dir, &st) < 0) {
+		trace_seterr(err, errlen, "%s: %s", dir, strerror(errno));
+		goto fail;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		trace_seterr(err, errlen, "%s: not a directory", dir);
+		goto fail;
+	}
+	if (load_meta(t, dir, err, errlen) || load_functions(t, dir, err, errlen) ||
+	    scan_dir(t, dir, err, errlen))
+		goto fail;
+	if (!t->meta.meta.present && !t->nprocs && !t->nthreads) {
+		trace_seterr(err, errlen, "%s: not a trace: no meta.json, .proc or .events files",
+			     dir);
+		goto fail;
+	}
+	if (t->nprocs)
+		qsort(t->procs, t->nprocs, sizeof(*t->procs), cmp_proc);
+	if (t->nthreads)
+		qsort(t->threads, t->nthreads, sizeof(*t->threads), cmp_thread);
+	link_threads(t);
+	if (timebase_clock(t, dir, err, errlen))
+		goto fail;
+	timebase_spans(t);
+	return t;
+fail:
+	sibyl_trace_close(t);
+	return NULL;
+}
+
+void sibyl_trace_close(struct sibyl_trace *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nthreads; i++)
+		if (t->threads[i].map)
+			munmap((void *)t->threads[i].map, t->threads[i].maplen);
+	for (size_t i = 0; i < t->nprocs; i++)
+		free((char *)t->procs[i].info.exe);
+	free(t->threads);
+	free(t->procs);
+	functions_free(&t->functions);
+	meta_free(&t->meta);
+	free(t);
+}
