@@ -55,7 +55,18 @@ void sibyl_rt_register(const char *library, const char *const *names,
  * be called from the wrapper, not from the runtime), then by opening
  * `library` explicitly (needed when the application dlopen'ed the library
  * RTLD_LOCAL, as Python extension modules do).  NULL if both fail.
+ * `next` must not end in a tail call to dlsym (the caller would then be
+ * the runtime): put an empty asm statement between the call and return,
+ * as SIBYL_RT_NEXT_FUNCTION does.
  */
+#define SIBYL_RT_NEXT_FUNCTION(fname)                         \
+	static void *fname(const char *name)                  \
+	{                                                     \
+		void *fn = dlsym(RTLD_NEXT, name);             \
+		__asm__ __volatile__("" : : "r"(fn) : "memory"); \
+		return fn;                                    \
+	}
+
 void *sibyl_rt_resolve(const char *name, const char *library,
 		       void *(*next)(const char *name));
 

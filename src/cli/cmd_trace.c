@@ -1,9 +1,224 @@
+/*
+ * sibyl trace: run a command with libsibyl-rt.so and the given wrapper
+ * libraries preloaded, record into a trace directory, and exit exactly as
+ * the command did (same status, or the same fatal signal).
+ */
 #include "cli/commands.h"
+#include "cli/trace_meta.h"
+#include "core/fs.h"
 #include "core/log.h"
+#include "core/options.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const struct sibyl_command_help help = {
+	"trace",
+	"[--wrap LIB.so]... [-o DIR] [--force] -- CMD [ARGS...]",
+	"Run CMD with the sibyl runtime and the wrapper libraries preloaded and\n"
+	"record every intercepted call into DIR (default: sibyl.data).  Forked\n"
+	"children, exec'd programs and all threads are traced too.  Exits with\n"
+	"the command's own status.",
+};
+
+static volatile sig_atomic_t child_pid;
+
+static void forward_signal(int sig)
+{
+	if (child_pid > 0)
+		kill(child_pid, sig);
+}
+
+/* libsibyl-rt.so next to an installed sibyl, else in the build tree. */
+static char *find_runtime(void)
+{
+	char *dir = sibyl_self_dir();
+	char *path = NULL;
+
+	if (dir) {
+		char *lib = sibyl_path_join(dir, "../lib/libsibyl-rt.so");
+
+		path = realpath(lib, NULL);
+		free(lib);
+		free(dir);
+	}
+	if (!path)
+		path = realpath(SIBYL_BUILD_LIB_DIR "/libsibyl-rt.so", NULL);
+	return path;
+}
+
+/* An existing DIR is replaced only with --force, and only if it is a
+ * trace (or empty): --force must never delete someone's home directory. */
+static int prepare_dir(const char *dir, bool force)
+{
+	struct stat st;
+
+	if (stat(dir, &st) == 0) {
+		char *meta = sibyl_path_join(dir, "meta.json");
+		bool is_trace = access(meta, F_OK) == 0;
+
+		free(meta);
+		if (!force)
+			return sibyl_err("trace: %s exists (use --force to overwrite)", dir);
+		if (!S_ISDIR(st.st_mode) || (!is_trace && rmdir(dir) != 0))
+			return sibyl_err("trace: %s exists and is not a sibyl trace; not overwriting", dir);
+		if (is_trace && sibyl_remove_tree(dir) != 0)
+			return sibyl_err_errno("trace: cannot remove %s", dir);
+	}
+	if (sibyl_mkdirs(dir, 0755) != 0)
+		return sibyl_err_errno("trace: cannot create %s", dir);
+	return 0;
+}
+
+static char *preload_list(const char *runtime, const struct sibyl_strlist *wrappers)
+{
+	const char *old = getenv("LD_PRELOAD");
+	size_t len = strlen(runtime) + (old ? strlen(old) : 0) + 2;
+
+	for (size_t i = 0; i < wrappers->count; i++)
+		len += strlen(wrappers->items[i]) + 1;
+	char *list = malloc(len);
+
+	strcpy(list, runtime);
+	for (size_t i = 0; i < wrappers->count; i++) {
+		strcat(list, ":");
+		strcat(list, wrappers->items[i]);
+	}
+	if (old && *old) {
+		strcat(list, ":");
+		strcat(list, old);
+	}
+	return list;
+}
+
+static void run_child(char **cmd, const char *dir, const char *preload)
+{
+	setenv("SIBYL_TRACE_DIR", dir, 1);
+	setenv("LD_PRELOAD", preload, 1);
+	execvp(cmd[0], cmd);
+	int code = errno == ENOENT ? 127 : 126;
+
+	sibyl_err_errno("trace: cannot run '%s'", cmd[0]);
+	_exit(code);
+}
+
+static int wait_child(pid_t pid, int *status)
+{
+	struct sigaction fwd = { .sa_handler = forward_signal }, ign = { .sa_handler = SIG_IGN };
+	const int forwarded[] = { SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 };
+
+	/* Like time(1): the terminal's SIGINT/SIGQUIT reach the child directly. */
+	sigaction(SIGINT, &ign, NULL);
+	sigaction(SIGQUIT, &ign, NULL);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaction(forwarded[i], &fwd, NULL);
+	while (waitpid(pid, status, 0) < 0)
+		if (errno != EINTR)
+			return sibyl_err_errno("trace: waitpid");
+	return 0;
+}
+
+/* Leave the way the command left: same exit code or same signal. */
+static int exit_like(int status)
+{
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+		struct rlimit no_core = { 0, 0 };
+		sigset_t set;
+
+		setrlimit(RLIMIT_CORE, &no_core);	/* the child already dumped */
+		signal(sig, SIG_DFL);
+		sigemptyset(&set);
+		sigaddset(&set, sig);
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+		raise(sig);
+		return 128 + sig;
+	}
+	return WEXITSTATUS(status);
+}
+
+static int absolute_wrappers(struct sibyl_strlist *in, struct sibyl_strlist *out)
+{
+	for (size_t i = 0; i < in->count; i++) {
+		char *abs = realpath(in->items[i], NULL);
+
+		if (!abs)
+			return sibyl_err_errno("trace: wrapper library %s", in->items[i]);
+		sibyl_strlist_add(out, abs);
+	}
+	return 0;
+}
 
 int cmd_trace(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return -sibyl_err("trace: not implemented yet");
+	const char *out = "sibyl.data";
+	bool force = false, verbose = false;
+	struct sibyl_strlist wraps = { 0 }, abs_wraps = { 0 };
+	struct sibyl_option opts[] = {
+		{ "wrap", 'w', SIBYL_OPT_LIST, &wraps, "LIB.so", "preload this wrapper library (repeatable)" },
+		{ "output", 'o', SIBYL_OPT_STRING, &out, "DIR", "trace directory (default: sibyl.data)" },
+		{ "force", 'f', SIBYL_OPT_FLAG, &force, NULL, "replace an existing trace directory" },
+		{ "verbose", 'v', SIBYL_OPT_FLAG, &verbose, NULL, "say what is being done" },
+		SIBYL_OPT_END,
+	};
+	int ncmd, r = sibyl_options_parse(&help, opts, argc, argv, true, &ncmd);
+
+	if (r)
+		return r > 0 ? 0 : 2;
+	sibyl_set_verbose(verbose);
+	if (ncmd < 1) {
+		sibyl_err("trace: no command given (usage: sibyl trace [options] -- CMD ARGS...)");
+		return 2;
+	}
+	char *runtime = find_runtime();
+
+	if (!runtime)
+		return -sibyl_err("trace: cannot find libsibyl-rt.so (is sibyl installed completely?)");
+	if (absolute_wrappers(&wraps, &abs_wraps) < 0 || prepare_dir(out, force) < 0)
+		return 2;
+
+	char *dir = realpath(out, NULL);
+	char *preload = preload_list(runtime, &abs_wraps);
+	struct trace_run run = { .command = argv + 1, .wrappers = &abs_wraps };
+
+	sibyl_clock_pair(&run.clock.ref_tsc, &run.clock.ref_ns);
+	run.clock.tsc_per_ns = 1;	/* refined when the command ends */
+	run.start_ns = run.clock.ref_ns;
+	if (trace_meta_write(dir, &run) < 0)
+		return -sibyl_err_errno("trace: cannot write %s/meta.json", dir);
+	sibyl_info("tracing into %s with LD_PRELOAD=%s", dir, preload);
+
+	fflush(NULL);
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -sibyl_err_errno("trace: fork");
+	if (pid == 0)
+		run_child(argv + 1, dir, preload);
+	child_pid = pid;
+	run.root_pid = pid;
+	int status = 0;
+
+	if (wait_child(pid, &status) < 0)
+		return 2;
+	run.end_ns = sibyl_mono_ns();
+	run.finished = true;
+	run.status = status;
+	/* Calibrate over the whole run (at least 20 ms) for a precise rate. */
+	sibyl_clock_calibrate(&run.clock, run.clock.ref_tsc, run.clock.ref_ns, 20000000);
+	if (trace_meta_write(dir, &run) < 0)
+		sibyl_err_errno("trace: cannot write %s/meta.json", dir);
+	sibyl_info("trace written to %s", dir);
+	free(preload);
+	free(dir);
+	free(runtime);
+	return exit_like(status);
 }

@@ -5,6 +5,13 @@
 #include <dlfcn.h>
 #include <errno.h>
 
+static int same_object(void *a, void *b)
+{
+	Dl_info ia, ib;
+
+	return dladdr(a, &ia) && dladdr(b, &ib) && ia.dli_fbase == ib.dli_fbase;
+}
+
 RT_EXPORT void *sibyl_rt_resolve(const char *name, const char *library,
 				 void *(*next)(const char *name))
 {
@@ -18,6 +25,13 @@ RT_EXPORT void *sibyl_rt_resolve(const char *name, const char *library,
 	t->in_runtime = 1;
 	if (next)
 		fn = next(name);
+	if (fn && same_object(fn, (void *)next)) {
+		/* The callback was compiled as a tail call, so RTLD_NEXT was
+		 * taken relative to the runtime and found the wrapper itself:
+		 * calling it would recurse forever. */
+		rt_debug("RTLD_NEXT returned the wrapper itself; using the library");
+		fn = NULL;
+	}
 	if (!fn && library) {
 		/* The library may be loaded RTLD_LOCAL (Python extensions):
 		 * RTLD_NEXT cannot see it, but its own handle can.  The handle

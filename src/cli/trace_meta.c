@@ -1,0 +1,117 @@
+#include "cli/trace_meta.h"
+#include "core/fs.h"
+
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static json_t *cpu_model(void)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512];
+	json_t *model = NULL;
+
+	if (!f)
+		return json_null();
+	while (!model && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (strncmp(line, "model name", 10) || !colon)
+			continue;
+		colon += 1 + strspn(colon + 1, " \t");
+		colon[strcspn(colon, "\n")] = '\0';
+		model = json_string(colon);
+	}
+	fclose(f);
+	return model ? model : json_null();
+}
+
+static json_t *host_object(void)
+{
+	struct utsname u;
+	json_t *host = json_object();
+
+	if (uname(&u) == 0) {
+		json_object_set_new(host, "hostname", json_string(u.nodename));
+		json_object_set_new(host, "kernel", json_string(u.release));
+		json_object_set_new(host, "machine", json_string(u.machine));
+	}
+	json_object_set_new(host, "cpus", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
+	json_object_set_new(host, "cpu_model", cpu_model());
+	return host;
+}
+
+static json_t *string_array(char *const *v, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < n && v[i]; i++)
+		json_array_append_new(a, json_string(v[i]));
+	return a;
+}
+
+static json_t *exit_object(int status)
+{
+	json_t *e = json_object();
+
+	if (WIFSIGNALED(status))
+		json_object_set_new(e, "signal", json_integer(WTERMSIG(status)));
+	else
+		json_object_set_new(e, "status", json_integer(WEXITSTATUS(status)));
+	return e;
+}
+
+int trace_meta_write(const char *dir, const struct trace_run *run)
+{
+	json_t *m = json_object();
+	json_t *clock = json_object();
+	char cwd[PATH_MAX];
+
+	json_object_set_new(m, "format", json_string("sibyl-trace"));
+	json_object_set_new(m, "version", json_integer(1));
+	json_object_set_new(m, "min_version", json_integer(1));
+	json_object_set_new(m, "sibyl_version", json_string(SIBYL_VERSION));
+	json_object_set_new(m, "command", string_array(run->command, SIZE_MAX));
+	if (getcwd(cwd, sizeof(cwd)))
+		json_object_set_new(m, "cwd", json_string(cwd));
+	json_object_set_new(m, "host", host_object());
+	json_object_set_new(clock, "source", json_string("tsc"));
+	json_object_set_new(clock, "ref_tsc", json_integer((json_int_t)run->clock.ref_tsc));
+	json_object_set_new(clock, "ref_ns", json_integer((json_int_t)run->clock.ref_ns));
+	json_object_set_new(clock, "tsc_per_ns", json_real(run->clock.tsc_per_ns));
+	json_object_set_new(clock, "invariant", json_boolean(sibyl_tsc_invariant()));
+	json_object_set_new(m, "clock", clock);
+	json_object_set_new(m, "root_pid", json_integer(run->root_pid));
+	json_object_set_new(m, "start_ns", json_integer((json_int_t)run->start_ns));
+	json_object_set_new(m, "wrappers", string_array((char *const *)run->wrappers->items,
+							 run->wrappers->count));
+	if (run->finished) {
+		json_object_set_new(m, "end_ns", json_integer((json_int_t)run->end_ns));
+		json_object_set_new(m, "wall_ns", json_integer((json_int_t)(run->end_ns - run->start_ns)));
+		json_object_set_new(m, "exit", exit_object(run->status));
+	}
+
+	char *text = json_dumps(m, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	char *path = sibyl_path_join(dir, "meta.json");
+	int ret = -1;
+
+	json_decref(m);
+	if (text) {
+		size_t len = strlen(text);
+		char *line = realloc(text, len + 2);
+
+		if (line) {
+			text = line;
+			memcpy(text + len, "\n", 2);
+			ret = sibyl_write_file_atomic(path, text, len + 1);
+		}
+	}
+	free(text);
+	free(path);
+	return ret;
+}

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The runtime under threads, fork, exec, signals, recursion, errno, abort,
+# crashes and SIGKILL: counts must be exact, and the program's output and
+# exit status must be the same with and without tracing.
+. "$(dirname "$0")/lib.sh"
+
+"$SIBYL" wrap "$TARGETS/libsibyltest.so" --header "$SIBYL_SOURCE/tests/integration/targets/testlib.h" \
+	-o "$WORK/libwrap-test.so" 2>"$WORK/wrap.err" || { cat "$WORK/wrap.err"; fail "sibyl wrap"; }
+LIFE="$TARGETS/lifecycle"
+
+# run MODE N: trace the program, compare with an untraced run, report.
+run() {
+	local mode=$1 n=$2 plain_rc=0 traced_rc=0
+	"$LIFE" "$mode" "$n" >"$WORK/plain.out" 2>"$WORK/plain.err" || plain_rc=$?
+	"$SIBYL" trace -o "$WORK/$mode.trace" --wrap "$WORK/libwrap-test.so" -- \
+		"$LIFE" "$mode" "$n" >"$WORK/traced.out" 2>"$WORK/traced.err" || traced_rc=$?
+	expect_eq "$mode: exit status" "$plain_rc" "$traced_rc"
+	cmp -s "$WORK/plain.out" "$WORK/traced.out" || fail "$mode: stdout differs"
+	cmp -s "$WORK/plain.err" "$WORK/traced.err" || fail "$mode: stderr differs"
+	"$SIBYL" report --json "$WORK/$mode.trace" >"$WORK/$mode.json" || fail "$mode: report"
+}
+
+run threads 5000
+expect_eq "threads: testlib_work calls" 20000 "$(calls_of "$WORK/threads.json" testlib_work)"
+expect_eq "threads: traced threads" 5 "$(json 'len(j["threads"])' "$WORK/threads.json")"
+
+run fork 1000
+expect_eq "fork: calls in parent and child" 4000 "$(calls_of "$WORK/fork.json" testlib_work)"
+expect_eq "fork: processes" 2 "$(json 'len(j["processes"])' "$WORK/fork.json")"
+
+run exec 1000
+expect_eq "exec: calls before and after exec" 2000 "$(calls_of "$WORK/exec.json" testlib_work)"
+expect_eq "exec: process images" 2 "$(json 'len(j["processes"])' "$WORK/exec.json")"
+
+run signals 1000
+# 1000 calls in the loop, 100 from the handler (nested or not, all recorded).
+expect_eq "signals: calls" 1100 "$(calls_of "$WORK/signals.json" testlib_work)"
+
+run recurse 500
+expect_eq "recursion: one record per level" 501 "$(calls_of "$WORK/recurse.json" testlib_recurse)"
+
+run errno 0
+expect_eq "errno: calls" 1 "$(calls_of "$WORK/errno.json" testlib_fail)"
+
+for mode in abort crash kill; do
+	run $mode 3000
+	expect_eq "$mode: calls recorded before death" 3000 "$(calls_of "$WORK/$mode.json" testlib_work)"
+done
+echo "all lifecycle checks passed"

@@ -1,0 +1,140 @@
+/*
+ * A target program for the runtime's lifecycle tests: each mode makes a
+ * known number of intercepted calls under threads, fork, exec, signals,
+ * recursion, abort or a crash, and prints what it did so the test can
+ * compare the program's output with and without tracing.
+ */
+#define _GNU_SOURCE
+#include "testlib.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static long calls(int n)
+{
+	long s = 0;
+
+	for (int i = 0; i < n; i++)
+		s += testlib_work(i);
+	return s;
+}
+
+static void *thread_main(void *arg)
+{
+	return (void *)calls((int)(long)arg);
+}
+
+static int run_threads(int nthreads, int n)
+{
+	pthread_t t[16];
+
+	for (int i = 0; i < nthreads; i++)
+		pthread_create(&t[i], NULL, thread_main, (void *)(long)n);
+	for (int i = 0; i < nthreads; i++)
+		pthread_join(t[i], NULL);
+	printf("threads %d x %d\n", nthreads, n);
+	return 0;
+}
+
+static int run_fork(int n)
+{
+	calls(n);
+	fflush(stdout);
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		calls(2 * n);
+		printf("child done\n");
+		exit(0);
+	}
+	int status;
+
+	waitpid(pid, &status, 0);
+	calls(n);
+	printf("parent done, child status %d\n", WEXITSTATUS(status));
+	return 0;
+}
+
+static volatile sig_atomic_t handled;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	testlib_work(42);	/* an intercepted call inside a handler */
+	handled++;
+}
+
+static int run_signals(int n)
+{
+	signal(SIGUSR1, on_signal);
+	for (int i = 0; i < n; i++) {
+		testlib_work(i);
+		if (i % 10 == 0)
+			raise(SIGUSR1);
+	}
+	printf("handled %d signals\n", (int)handled);
+	return 0;
+}
+
+static int run_errno(void)
+{
+	errno = 0;
+	int r = testlib_fail(ERANGE);
+
+	printf("fail returned %d errno %s\n", r, errno == ERANGE ? "ERANGE" : strerror(errno));
+	return errno == ERANGE ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "threads";
+	int n = argc > 2 ? atoi(argv[2]) : 1000;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(mode, "threads"))
+		return run_threads(4, n);
+	if (!strcmp(mode, "fork"))
+		return run_fork(n);
+	if (!strcmp(mode, "exec")) {
+		calls(n);
+		printf("before exec\n");
+		execl("/proc/self/exe", argv[0], "after-exec", argv[2], (char *)NULL);
+		return 127;
+	}
+	if (!strcmp(mode, "after-exec")) {
+		calls(n);
+		printf("after exec\n");
+		return 7;
+	}
+	if (!strcmp(mode, "signals"))
+		return run_signals(n);
+	if (!strcmp(mode, "recurse")) {
+		printf("depth %ld\n", testlib_recurse(n));
+		return 0;
+	}
+	if (!strcmp(mode, "errno"))
+		return run_errno();
+	if (!strcmp(mode, "abort")) {
+		calls(n);
+		printf("aborting\n");
+		abort();
+	}
+	if (!strcmp(mode, "crash")) {
+		calls(n);
+		printf("crashing\n");
+		raise(SIGSEGV);
+	}
+	if (!strcmp(mode, "kill")) {
+		calls(n);
+		printf("killed\n");
+		kill(getpid(), SIGKILL);
+	}
+	fprintf(stderr, "unknown mode %s\n", mode);
+	return 2;
+}

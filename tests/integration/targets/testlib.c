@@ -1,0 +1,37 @@
+#include "testlib.h"
+
+#include <errno.h>
+
+__attribute__((noinline)) int testlib_work(int x)
+{
+	return x + 1;
+}
+
+long testlib_recurse(int depth)
+{
+	return depth <= 0 ? 0 : 1 + testlib_recurse(depth - 1);
+}
+
+int testlib_fail(int err)
+{
+	errno = err;
+	return -1;
+}
+
+void testlib_sum(const double *in, size_t n, double *out)
+{
+	double s = 0;
+
+	for (size_t i = 0; i < n; i++)
+		s += in[i];
+	*out = s;
+}
+
+int testlib_visit(const int values[], size_t n, testlib_visit_fn fn, void *arg)
+{
+	int s = 0;
+
+	for (size_t i = 0; i < n; i++)
+		s += fn(values[i], arg);
+	return s;
+}
