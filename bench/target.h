@@ -1,0 +1,2 @@
+/* The trivial shared-library function the overhead benchmark calls. */
+int bench_work(int x);
