@@ -1,9 +1,78 @@
+/* sibyl wrap: generate an LD_PRELOAD wrapper library for a shared library. */
 #include "cli/commands.h"
 #include "core/log.h"
+#include "core/options.h"
+#include "wrapgen/plan.h"
+#include "wrapgen/strbuf.h"
+#include "wrapgen/wrap.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static const struct sibyl_command_help help = {
+	"wrap",
+	"LIB [--header H]... [-I DIR]... [-D M[=V]]... [--app EXE] [--functions GLOB,...] "
+	"[--gen GEN,...] [--defs FILE]... -o OUT.so",
+	"Generate and compile a wrapper library that interposes every function of LIB "
+	"(a path or a soname such as libblas.so.3) that is declared in the headers, "
+	"composing the micro-generators given with --gen (default time,trace). "
+	"Skipped symbols and why are listed in OUT.so.skipped.txt.",
+};
+
+static char *joined(int argc, char **argv)
+{
+	struct wg_buf b = { 0 };
+
+	wg_buf_puts(&b, "sibyl");
+	for (int i = 0; i < argc; i++)
+		wg_buf_printf(&b, " %s", argv[i]);
+	return wg_buf_take(&b);
+}
 
 int cmd_wrap(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return -sibyl_err("wrap: not implemented yet");
+	struct sibyl_wrap_opts o = { 0 };
+	bool list = false;
+	int operands = 0, rc;
+	char *cmdline = joined(argc, argv);
+	struct sibyl_option opts[] = {
+		{ "header", 0, SIBYL_OPT_LIST, &o.headers, "H", "header declaring the functions (repeat, in include order)" },
+		{ "include", 'I', SIBYL_OPT_LIST, &o.incdirs, "DIR", "include directory for the headers and the build" },
+		{ "define", 'D', SIBYL_OPT_LIST, &o.defines, "M[=V]", "macro for the headers and the build" },
+		{ "app", 0, SIBYL_OPT_STRING, &o.app, "EXE", "wrap only what this executable imports" },
+		{ "functions", 0, SIBYL_OPT_CSV, &o.functions, "GLOB,...", "functions to wrap (fnmatch; !GLOB excludes)" },
+		{ "gen", 0, SIBYL_OPT_CSV, &o.gens, "GEN[:K=V],...", "micro-generators (default time,trace)" },
+		{ "defs", 0, SIBYL_OPT_LIST, &o.defs, "FILE", "definition file: lib::function::prefix|postfix { C }" },
+		{ "gen-path", 0, SIBYL_OPT_LIST, &o.gen_path, "DIR", "directory of NAME.gen template generators" },
+		{ "output", 'o', SIBYL_OPT_STRING, &o.output, "OUT.so", "wrapper library to write" },
+		{ "emit-c", 0, SIBYL_OPT_STRING, &o.emit_c, "FILE", "also keep the generated C source" },
+		{ "list-gens", 0, SIBYL_OPT_FLAG, &list, NULL, "list the available generators and exit" },
+		{ "verbose", 'v', SIBYL_OPT_FLAG, &o.verbose, NULL, "print the compiler command and every skipped symbol" },
+		SIBYL_OPT_END,
+	};
+
+	rc = sibyl_options_parse(&help, opts, argc, argv, false, &operands);
+	if (rc == 0 && list) {
+		wg_plan_list(stdout, &o.gen_path);
+	} else if (rc == 0 && operands != 1) {
+		rc = sibyl_err("wrap: expected exactly one library (see 'sibyl wrap --help')");
+	} else if (rc == 0 && !o.output) {
+		rc = sibyl_err("wrap: no output given (-o OUT.so)");
+	} else if (rc == 0) {
+		sibyl_set_verbose(o.verbose);
+		o.library = argv[1];
+		o.command_line = cmdline;
+		rc = sibyl_wrap(&o);
+	}
+	/* CSV options own their pieces; LIST options point into argv. */
+	for (size_t i = 0; i < o.functions.count; i++)
+		free((char *)o.functions.items[i]);
+	for (size_t i = 0; i < o.gens.count; i++)
+		free((char *)o.gens.items[i]);
+	struct sibyl_strlist *lists[] = { &o.headers, &o.incdirs, &o.defines, &o.functions,
+					  &o.gens, &o.defs, &o.gen_path };
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
+		sibyl_strlist_free(lists[i]);
+	free(cmdline);
+	return rc == 1 ? 0 : rc ? 1 : 0;
 }

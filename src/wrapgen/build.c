@@ -1,0 +1,152 @@
+#define _GNU_SOURCE
+#include "wrapgen/build.h"
+#include "wrapgen/strbuf.h"
+#include "core/fs.h"
+#include "core/log.h"
+
+#include <errno.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+void wg_runtime_dirs(char **include_dir, char **lib_dir)
+{
+	char *self = sibyl_self_dir();
+
+	*include_dir = *lib_dir = NULL;
+	if (self) {
+		char *inc = sibyl_path_join(self, "../include");
+		char *hdr = sibyl_path_join(inc, "sibyl/wrap_rt.h");
+
+		if (access(hdr, R_OK) == 0) {
+			*include_dir = inc;
+			*lib_dir = sibyl_path_join(self, "../lib");
+		} else {
+			free(inc);
+		}
+		free(hdr);
+		free(self);
+	}
+	if (!*include_dir) {
+		*include_dir = wg_strdup(SIBYL_BUILD_INCLUDE_DIR);
+		*lib_dir = wg_strdup(SIBYL_BUILD_LIB_DIR);
+	}
+}
+
+struct argv {
+	char **v;
+	size_t n;
+};
+
+static void push(struct argv *a, char *s)
+{
+	a->v = realloc(a->v, (a->n + 2) * sizeof(*a->v));
+	if (!a->v)
+		abort();
+	a->v[a->n++] = s;
+	a->v[a->n] = NULL;
+}
+
+static void pushf(struct argv *a, const char *fmt, const char *s)
+{
+	char *p;
+
+	if (asprintf(&p, fmt, s) < 0)
+		abort();
+	push(a, p);
+}
+
+/* $CC may be "ccache gcc": split on blanks. */
+static void push_cc(struct argv *a)
+{
+	const char *cc = getenv("CC");
+
+	if (!cc || !*cc)
+		cc = "cc";
+	for (const char *p = cc; *p;) {
+		size_t n = strcspn(p, " \t");
+
+		if (n)
+			push(a, wg_strndup(p, n));
+		p += n;
+		p += strspn(p, " \t");
+	}
+}
+
+static void compose(const struct wg_build_opts *o, const char *tmp_out, struct argv *a)
+{
+	char *inc, *lib;
+
+	wg_runtime_dirs(&inc, &lib);
+	push_cc(a);
+	/* The wrapper is never linked against the wrapped library: it must
+	 * find the original at run time (RTLD_NEXT), wherever it is. */
+	static const char *const fixed[] = { "-std=gnu11", "-shared", "-fPIC", "-O2",
+		"-fvisibility=hidden", "-Wno-deprecated-declarations", "-o" };
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		push(a, wg_strdup(fixed[i]));
+	push(a, wg_strdup(tmp_out));
+	push(a, wg_strdup(o->source_path));
+	pushf(a, "-I%s", inc);
+	for (size_t i = 0; i < o->incdirs->count; i++)
+		push(a, wg_strdup(o->incdirs->items[i]));
+	for (size_t i = 0; i < o->defines->count; i++)
+		push(a, wg_strdup(o->defines->items[i]));
+	pushf(a, "-L%s", lib);
+	push(a, wg_strdup("-lsibyl-rt"));
+	push(a, wg_strdup("-ldl"));
+	pushf(a, "-Wl,-rpath,%s", lib);
+	free(inc);
+	free(lib);
+}
+
+static int run(char **argv, bool verbose)
+{
+	pid_t pid;
+	int status, err;
+
+	if (verbose) {
+		struct wg_buf b = { 0 };
+
+		for (size_t i = 0; argv[i]; i++)
+			wg_buf_printf(&b, "%s%s", i ? " " : "", argv[i]);
+		sibyl_info("wrap: %s", wg_buf_str(&b));
+		wg_buf_free(&b);
+	}
+	err = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
+	if (err)
+		return sibyl_err("wrap: cannot run %s: %s", argv[0], strerror(err));
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return sibyl_err_errno("wrap: waiting for %s", argv[0]);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return sibyl_err("wrap: %s: compiling the wrapper failed (status %d)", argv[0],
+				 WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	return 0;
+}
+
+int wg_build(const struct wg_build_opts *o)
+{
+	struct argv a = { 0 };
+	char *tmp;
+	int rc;
+
+	if (asprintf(&tmp, "%s.tmp.%d", o->output, (int)getpid()) < 0)
+		abort();
+	compose(o, tmp, &a);
+	rc = run(a.v, o->verbose);
+	if (!rc && rename(tmp, o->output) < 0)
+		rc = sibyl_err("wrap: %s: %s", o->output, strerror(errno));
+	if (rc)
+		unlink(tmp);
+	for (size_t i = 0; i < a.n; i++)
+		free(a.v[i]);
+	free(a.v);
+	free(tmp);
+	return rc;
+}

@@ -1,0 +1,41 @@
+/*
+ * User definition files (paper IV.C.3): C code inserted before or after
+ * the call of matching functions, e.g. to compute the work size.
+ *
+ *   libblas*::*gemm_::postfix { output_size = *m * *n * sizeof(*c); }
+ *   libblas*:dgemm_:prefix { ... }          (single colons also accepted)
+ *
+ * Library and function are fnmatch(3) globs; the library glob is tried on
+ * the soname, the file name and the full path of the wrapped library.
+ */
+#ifndef SIBYL_WRAPGEN_DEFS_H
+#define SIBYL_WRAPGEN_DEFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum wg_defs_loc { WG_DEFS_PREFIX, WG_DEFS_POSTFIX };
+
+struct wg_def {
+	char *lib_glob;
+	char *fn_glob;
+	enum wg_defs_loc loc;
+	char *code;		/* the body, without the outer braces */
+	char *file;
+	unsigned line;		/* line of the body's '{' */
+	bool used;
+};
+
+struct wg_defs {
+	struct wg_def *v;
+	size_t n;
+};
+
+/* Append the definitions in `text`; -1 after "file:line: error: ...". */
+int wg_defs_parse(const char *text, const char *file, struct wg_defs *out);
+int wg_defs_load(const char *path, struct wg_defs *out);
+bool wg_def_matches(const struct wg_def *d, const char *soname, const char *path,
+		    const char *function);
+void wg_defs_free(struct wg_defs *d);
+
+#endif

@@ -1,0 +1,223 @@
+#include "wrapgen/elfsyms.h"
+#include "wrapgen/strbuf.h"
+#include "core/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Version index -> name, from .gnu.version_d (index 1 is the base, skip). */
+struct verdefs {
+	char **names;
+	size_t n;
+};
+
+static void read_verdefs(Elf *e, Elf_Scn *scn, GElf_Shdr *sh, struct verdefs *vd)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t off = 0;
+
+	for (size_t i = 0; d && i < sh->sh_info; i++) {
+		GElf_Verdef def;
+		GElf_Verdaux aux;
+
+		if (!gelf_getverdef(d, (int)off, &def) ||
+		    !gelf_getverdaux(d, (int)(off + def.vd_aux), &aux))
+			break;
+		if (def.vd_ndx >= vd->n) {
+			size_t n = def.vd_ndx + 1u;
+
+			vd->names = realloc(vd->names, n * sizeof(*vd->names));
+			if (!vd->names)
+				abort();
+			memset(vd->names + vd->n, 0, (n - vd->n) * sizeof(*vd->names));
+			vd->n = n;
+		}
+		if (!(def.vd_flags & VER_FLG_BASE))
+			vd->names[def.vd_ndx] = elf_strptr(e, sh->sh_link, aux.vda_name);
+		if (!def.vd_next)
+			break;
+		off += def.vd_next;
+	}
+}
+
+static void read_soname(Elf *e, Elf_Scn *scn, GElf_Shdr *sh, struct wg_symtab *out)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+
+	for (size_t i = 0; d && i < n; i++) {
+		GElf_Dyn dyn;
+
+		if (gelf_getdyn(d, (int)i, &dyn) && dyn.d_tag == DT_SONAME) {
+			const char *s = elf_strptr(e, sh->sh_link, dyn.d_un.d_val);
+
+			if (s)
+				out->soname = wg_strdup(s);
+		}
+	}
+}
+
+static bool wanted(const GElf_Sym *s, bool imports, enum wg_sym_kind *kind)
+{
+	int type = GELF_ST_TYPE(s->st_info), bind = GELF_ST_BIND(s->st_info);
+
+	if (bind != STB_GLOBAL && bind != STB_WEAK)
+		return false;
+	if (imports) {
+		*kind = WG_SYM_FUNC;
+		return s->st_shndx == SHN_UNDEF &&
+		       (type == STT_FUNC || type == STT_NOTYPE || type == STT_GNU_IFUNC);
+	}
+	if (s->st_shndx == SHN_UNDEF || GELF_ST_VISIBILITY(s->st_other) != STV_DEFAULT)
+		return false;
+	if (type == STT_FUNC || type == STT_GNU_IFUNC)
+		*kind = WG_SYM_FUNC;
+	else if (type == STT_OBJECT || type == STT_TLS || type == STT_COMMON)
+		*kind = WG_SYM_DATA;
+	else
+		return false;
+	return true;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct wg_sym *)a)->name, ((const struct wg_sym *)b)->name);
+}
+
+/* Keep one entry per name: foo@V1 and foo@@V2 both appear in .dynsym. */
+static void sort_unique(struct wg_symtab *t)
+{
+	size_t w = 0;
+
+	qsort(t->v, t->n, sizeof(*t->v), by_name);
+	for (size_t r = 0; r < t->n; r++) {
+		if (w && !strcmp(t->v[w - 1].name, t->v[r].name)) {
+			if (!t->v[w - 1].version) {
+				t->v[w - 1].version = t->v[r].version;
+				t->v[r].version = NULL;
+			}
+			free(t->v[r].name);
+			free(t->v[r].version);
+			continue;
+		}
+		t->v[w++] = t->v[r];
+	}
+	t->n = w;
+}
+
+static void collect(Elf *e, Elf_Scn *scn, GElf_Shdr *sh, Elf_Data *versym,
+		    const struct verdefs *vd, bool imports, struct wg_symtab *out)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+
+	out->v = calloc(n ? n : 1, sizeof(*out->v));
+	if (!out->v)
+		abort();
+	for (size_t i = 1; d && i < n; i++) {
+		GElf_Sym s;
+		GElf_Versym ver = 1;
+		enum wg_sym_kind kind;
+		const char *name;
+
+		if (!gelf_getsym(d, (int)i, &s) || !wanted(&s, imports, &kind))
+			continue;
+		name = elf_strptr(e, sh->sh_link, s.st_name);
+		if (!name || !*name)
+			continue;
+		if (versym)
+			gelf_getversym(versym, (int)i, &ver);
+		/* A hidden (non-default) version is an old ABI kept for old
+		 * binaries; new links bind to the @@ default. */
+		if (!imports && (ver & 0x8000))
+			continue;
+		struct wg_sym *o = &out->v[out->n++];
+
+		o->name = wg_strdup(name);
+		o->kind = kind;
+		ver &= 0x7fff;
+		o->version = !imports && ver < vd->n && vd->names[ver] ?
+			     wg_strdup(vd->names[ver]) : NULL;
+	}
+	sort_unique(out);
+}
+
+static int read_symbols(const char *path, bool imports, struct wg_symtab *out)
+{
+	Elf_Scn *scn = NULL, *dynsym = NULL;
+	GElf_Shdr sh, dynsym_sh = { 0 };
+	Elf_Data *versym = NULL;
+	struct verdefs vd = { 0 };
+	int fd, rc = 0;
+	Elf *e;
+
+	memset(out, 0, sizeof(*out));
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return sibyl_err("wrap: libelf: %s", elf_errmsg(-1));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return sibyl_err("wrap: %s: %s", path, strerror(errno));
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF) {
+		rc = sibyl_err("wrap: %s: not an ELF file", path);
+		goto out;
+	}
+	while ((scn = elf_nextscn(e, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_DYNSYM) {
+			dynsym = scn;
+			dynsym_sh = sh;
+		} else if (sh.sh_type == SHT_GNU_versym) {
+			versym = elf_getdata(scn, NULL);
+		} else if (sh.sh_type == SHT_GNU_verdef) {
+			read_verdefs(e, scn, &sh, &vd);
+		} else if (sh.sh_type == SHT_DYNAMIC) {
+			read_soname(e, scn, &sh, out);
+		}
+	}
+	if (!dynsym)
+		rc = sibyl_err("wrap: %s: no dynamic symbol table (not a shared object?)", path);
+	else
+		collect(e, dynsym, &dynsym_sh, versym, &vd, imports, out);
+out:
+	free(vd.names);
+	if (e)
+		elf_end(e);
+	close(fd);
+	return rc;
+}
+
+int wg_elf_exports(const char *path, struct wg_symtab *out)
+{
+	return read_symbols(path, false, out);
+}
+
+int wg_elf_imports(const char *path, struct wg_symtab *out)
+{
+	return read_symbols(path, true, out);
+}
+
+const struct wg_sym *wg_symtab_find(const struct wg_symtab *t, const char *name)
+{
+	struct wg_sym key = { .name = (char *)name };
+
+	if (!t->n)
+		return NULL;
+	return bsearch(&key, t->v, t->n, sizeof(*t->v), by_name);
+}
+
+void wg_symtab_free(struct wg_symtab *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->v[i].name);
+		free(t->v[i].version);
+	}
+	free(t->v);
+	free(t->soname);
+	memset(t, 0, sizeof(*t));
+}

@@ -1,0 +1,36 @@
+/*
+ * Dynamic symbols of a shared library (what a wrapper may interpose) and
+ * of an application (what it actually imports), read with libelf.
+ */
+#ifndef SIBYL_WRAPGEN_ELFSYMS_H
+#define SIBYL_WRAPGEN_ELFSYMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum wg_sym_kind {
+	WG_SYM_FUNC,	/* STT_FUNC or STT_GNU_IFUNC */
+	WG_SYM_DATA,	/* STT_OBJECT, STT_TLS, STT_COMMON */
+};
+
+struct wg_sym {
+	char *name;
+	enum wg_sym_kind kind;
+	char *version;	/* default version (foo@@V) or NULL if unversioned */
+};
+
+struct wg_symtab {
+	struct wg_sym *v;	/* sorted by name, one entry per name */
+	size_t n;
+	char *soname;		/* DT_SONAME, NULL if absent */
+};
+
+/* Defined GLOBAL/WEAK default-visibility symbols of .dynsym.  0 or -1
+ * after printing "sibyl: wrap: <path>: <why>". */
+int wg_elf_exports(const char *path, struct wg_symtab *out);
+/* Undefined function/notype symbols of .dynsym (an executable's imports). */
+int wg_elf_imports(const char *path, struct wg_symtab *out);
+const struct wg_sym *wg_symtab_find(const struct wg_symtab *t, const char *name);
+void wg_symtab_free(struct wg_symtab *t);
+
+#endif

@@ -1,0 +1,18 @@
+/* Composing the wrapper library's C source from the planned generators. */
+#ifndef SIBYL_WRAPGEN_EMIT_H
+#define SIBYL_WRAPGEN_EMIT_H
+
+#include "wrapgen/plan.h"
+#include "wrapgen/select.h"
+
+struct wg_emit_opts {
+	const struct sibyl_strlist *headers;
+	const struct wg_unit *unit;
+	const char *command_line;	/* for the banner comment */
+};
+
+/* The whole source, malloc'd; NULL after an error (generator setup). */
+char *wg_emit_source(const struct wg_emit_opts *o, struct wg_plan *plan,
+		     const struct wg_selection *sel);
+
+#endif

@@ -1,0 +1,92 @@
+/*
+ * Micro-generators (paper IV.B): each one inserts a few lines at named
+ * places of every wrapper.  They are composed, not prioritised: a
+ * generator names the generators it requires (pulled in automatically)
+ * and, optionally, the ones it must run outside of ("before"); the plan
+ * is a topological sort.  Prefix code runs in plan order, postfix and
+ * return code in reverse, so the last generator is the innermost (time).
+ */
+#ifndef SIBYL_WRAPGEN_GEN_H
+#define SIBYL_WRAPGEN_GEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wrapgen/defs.h"
+#include "wrapgen/headers.h"
+#include "wrapgen/strbuf.h"
+
+enum wg_place {
+	WG_HEADER,	/* file scope, once, after the includes */
+	WG_DECLS,	/* file scope, before each wrapper */
+	WG_LOCALS,	/* top of the wrapper body: declarations only */
+	WG_PREFIX,	/* before the call, plan order */
+	WG_CALL,	/* the call itself */
+	WG_POSTFIX,	/* after the call, reverse plan order */
+	WG_RETURN,	/* just before returning, reverse plan order */
+	WG_FOOTER,	/* file scope, once, at the end */
+	WG_NPLACES
+};
+
+/* Everything a generator may look at for one library. */
+struct wg_unit {
+	const char *library_path;
+	const char *soname;
+	const struct wg_defs *defs;
+};
+
+/* One wrapper being generated. */
+struct wg_fn {
+	const struct wg_proto *proto;	/* the wrapped function */
+	const struct wg_proto *target;	/* what is called: proto, or its va_list twin */
+	const char *args;		/* "n, dx, incx" (twin: "..., sibyl_ap") */
+	const char *fid;		/* "SIBYL_FID_ddot_" */
+	uint32_t id;
+	bool is_void;
+	const char *last_fixed;		/* last named parameter, for va_start */
+};
+
+struct wg_kv {
+	char *key;
+	char *value;
+};
+
+struct wg_inst;
+
+struct wg_generator {
+	const char *name;
+	const char *requires;	/* comma-separated generator names */
+	const char *before;	/* comma-separated: run outside these if present */
+	const char *help;
+	const char *const *keys;	/* accepted parameter names, NULL-terminated */
+	bool any_keys;			/* templates: whatever ${param:KEY} they use */
+	/* Validate parameters, set inst->data; 0 or -1 after an error. */
+	int (*setup)(struct wg_inst *inst, const struct wg_unit *u);
+	/* Once per library: WG_HEADER and WG_FOOTER of `out`. */
+	void (*unit)(struct wg_inst *inst, const struct wg_unit *u,
+		     const struct wg_fn *fns, size_t nfns, struct wg_buf *out);
+	/* Once per wrapper: the per-function places of `out`. */
+	void (*function)(struct wg_inst *inst, const struct wg_unit *u,
+			 const struct wg_fn *fn, struct wg_buf *out);
+	void (*cleanup)(struct wg_inst *inst);
+};
+
+struct wg_inst {
+	const struct wg_generator *gen;
+	struct wg_kv *params;
+	size_t nparams;
+	void *data;		/* generator-private (templates keep their sections here) */
+};
+
+/* Parameter value, or NULL. */
+const char *wg_param(const struct wg_inst *inst, const char *key);
+/* "sibyl_real(args)", the expression calling the original. */
+void wg_call_expr(const struct wg_fn *fn, struct wg_buf *b);
+/* "sibyl_result = " or "" for void functions. */
+const char *wg_assign(const struct wg_fn *fn);
+
+extern const struct wg_generator wg_gen_funcptr, wg_gen_loader, wg_gen_caller,
+	wg_gen_time, wg_gen_trace, wg_gen_worksize_manual, wg_gen_counters;
+
+#endif

@@ -1,0 +1,18 @@
+/* funcptr: the static pointer to the original implementation. */
+#include "wrapgen/gen.h"
+
+static void function(struct wg_inst *inst, const struct wg_unit *u, const struct wg_fn *fn,
+		     struct wg_buf *out)
+{
+	(void)inst;
+	(void)u;
+	/* Function-local so every wrapper has its own, file-scope names
+	 * stay free; __typeof__ keeps the exact header prototype. */
+	wg_buf_printf(&out[WG_LOCALS], "\tstatic __typeof__(%s) *sibyl_real;\n", fn->target->name);
+}
+
+const struct wg_generator wg_gen_funcptr = {
+	.name = "funcptr",
+	.help = "static pointer to the original function",
+	.function = function,
+};

@@ -1,0 +1,21 @@
+#include "wrapgen/gen.h"
+
+#include <string.h>
+
+const char *wg_param(const struct wg_inst *inst, const char *key)
+{
+	for (size_t i = 0; i < inst->nparams; i++)
+		if (!strcmp(inst->params[i].key, key))
+			return inst->params[i].value;
+	return NULL;
+}
+
+void wg_call_expr(const struct wg_fn *fn, struct wg_buf *b)
+{
+	wg_buf_printf(b, "sibyl_real(%s)", fn->args);
+}
+
+const char *wg_assign(const struct wg_fn *fn)
+{
+	return fn->is_void ? "" : "sibyl_result = ";
+}

@@ -1,0 +1,56 @@
+/*
+ * Function prototypes from C headers, parsed with libclang from one
+ * synthetic translation unit that includes the headers in order (so that
+ * jpeglib.h can rely on stdio.h coming first, as its users do).
+ */
+#ifndef SIBYL_WRAPGEN_HEADERS_H
+#define SIBYL_WRAPGEN_HEADERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/options.h"
+
+struct wg_param {
+	char *name;	/* header name, or argN when unnamed */
+	char *type;	/* spelling as written, e.g. "const int *" */
+	char *canon;	/* canonical spelling, for comparing types */
+};
+
+struct wg_proto {
+	char *name;
+	char *ret;		/* return type spelling */
+	struct wg_param *params;
+	size_t nparams;
+	bool variadic;
+	bool noproto;		/* K&R "int f();": parameters unknown */
+	bool ends_in_va_list;	/* last parameter is a va_list */
+	bool in_user_header;	/* declared in a header named on the command line */
+	char *file;
+	unsigned line;
+	size_t seq;		/* declaration order, 1-based */
+};
+
+struct wg_protos {
+	struct wg_proto *v;	/* sorted by name, first declaration wins */
+	size_t n;
+};
+
+struct wg_header_opts {
+	const struct sibyl_strlist *headers;	/* names or paths, in order */
+	const struct sibyl_strlist *incdirs;
+	const struct sibyl_strlist *defines;	/* "M" or "M=V" */
+};
+
+/* 0, or -1 after printing the compiler's errors and one summary line. */
+int wg_parse_headers(const struct wg_header_opts *o, struct wg_protos *out);
+const struct wg_proto *wg_protos_find(const struct wg_protos *p, const char *name);
+void wg_protos_free(struct wg_protos *p);
+
+/* `#include` line for one header (a path that exists becomes "abs"). */
+char *wg_include_line(const char *header);
+/* Declarator for `type name` that survives function-pointer and array
+ * types: "__typeof__(T) name" when T contains '(' or '['. */
+char *wg_declare(const char *type, const char *name);
+
+#endif

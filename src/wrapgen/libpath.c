@@ -1,0 +1,101 @@
+#define _GNU_SOURCE
+#include "wrapgen/libpath.h"
+#include "wrapgen/strbuf.h"
+#include "core/fs.h"
+#include "core/log.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const std_dirs[] = {
+	"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64",
+	"/lib", "/usr/lib", "/usr/local/lib",
+};
+
+/* A line of `ldconfig -p`: "\tlibz.so.1 (libc6,x86-64) => /lib/.../libz.so.1". */
+static char *match_cache_line(const char *line, const char *name)
+{
+	size_t n = strlen(name);
+	const char *arrow;
+
+	while (*line == ' ' || *line == '\t')
+		line++;
+	if (strncmp(line, name, n) || line[n] != ' ')
+		return NULL;
+	/* Only libraries the 64-bit loader can use. */
+	if (!strstr(line, "x86-64"))
+		return NULL;
+	arrow = strstr(line, "=> ");
+	if (!arrow)
+		return NULL;
+	arrow += 3;
+	return wg_strndup(arrow, strcspn(arrow, "\n"));
+}
+
+static char *from_ldconfig(const char *name)
+{
+	static const char *const tools[] = { "/sbin/ldconfig -p", "/usr/sbin/ldconfig -p",
+					     "ldconfig -p" };
+	char *found = NULL, *line = NULL;
+	size_t cap = 0;
+
+	for (size_t t = 0; !found && t < sizeof(tools) / sizeof(tools[0]); t++) {
+		FILE *p = popen(tools[t], "re");
+
+		if (!p)
+			continue;
+		while (getline(&line, &cap, p) > 0)
+			if (!found)
+				found = match_cache_line(line, name);
+		pclose(p);
+	}
+	free(line);
+	return found;
+}
+
+static char *from_std_dirs(const char *name)
+{
+	for (size_t i = 0; i < sizeof(std_dirs) / sizeof(std_dirs[0]); i++) {
+		char *p = sibyl_path_join(std_dirs[i], name);
+
+		if (access(p, R_OK) == 0)
+			return p;
+		free(p);
+	}
+	return NULL;
+}
+
+char *wg_find_library(const char *name)
+{
+	char *path;
+
+	if (strchr(name, '/')) {
+		char abs[PATH_MAX];
+
+		if (!realpath(name, abs)) {
+			sibyl_err_errno("wrap: %s", name);
+			return NULL;
+		}
+		/* Keep the name the user gave (a symlink like libblas.so.3)
+		 * but absolute, so that it still works from another cwd. */
+		if (name[0] == '/')
+			return wg_strdup(name);
+		char *cwd = getcwd(NULL, 0);
+
+		path = sibyl_path_join(cwd ? cwd : ".", name);
+		free(cwd);
+		return path;
+	}
+	path = from_ldconfig(name);
+	if (path && access(path, R_OK) == 0)
+		return path;
+	free(path);
+	path = from_std_dirs(name);
+	if (!path)
+		sibyl_err("wrap: %s: library not found (not in the ldconfig cache nor the standard directories)",
+			  name);
+	return path;
+}

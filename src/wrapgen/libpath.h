@@ -1,0 +1,13 @@
+/* Find the file behind a library name, the way the dynamic loader would. */
+#ifndef SIBYL_WRAPGEN_LIBPATH_H
+#define SIBYL_WRAPGEN_LIBPATH_H
+
+/*
+ * `name` with a '/' is a path (made absolute); otherwise it is a soname
+ * or file name looked up in the `ldconfig -p` cache, then in the standard
+ * directories.  Never dlopen()s it: running its constructors just to find
+ * it would be a surprise.  malloc'd path, or NULL after a one-line error.
+ */
+char *wg_find_library(const char *name);
+
+#endif

@@ -1,1 +1,0 @@
-int sibyl_wrapgen_placeholder;

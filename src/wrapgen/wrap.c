@@ -1,0 +1,213 @@
+#define _GNU_SOURCE
+#include "wrapgen/wrap.h"
+#include "wrapgen/build.h"
+#include "wrapgen/defs.h"
+#include "wrapgen/elfsyms.h"
+#include "wrapgen/emit.h"
+#include "wrapgen/headers.h"
+#include "wrapgen/libpath.h"
+#include "wrapgen/plan.h"
+#include "wrapgen/select.h"
+#include "core/fs.h"
+#include "core/log.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Everything one run owns, released in one place. */
+struct job {
+	char *library_path;
+	struct wg_symtab exports, imports;
+	struct wg_protos protos;
+	struct wg_defs defs;
+	struct wg_plan plan;
+	struct wg_selection sel;
+	struct sibyl_strlist iflags, dflags;	/* "-IDIR", "-DM" */
+	char *source;
+	char *tmpdir;
+};
+
+static void flags(const struct sibyl_strlist *in, const char *prefix, struct sibyl_strlist *out)
+{
+	for (size_t i = 0; i < in->count; i++) {
+		char *f;
+
+		if (asprintf(&f, "%s%s", prefix, in->items[i]) < 0)
+			abort();
+		sibyl_strlist_add(out, f);
+	}
+}
+
+static void free_flags(struct sibyl_strlist *l)
+{
+	for (size_t i = 0; i < l->count; i++)
+		free((char *)l->items[i]);
+	sibyl_strlist_free(l);
+}
+
+/* --defs without worksize.manual would silently do nothing. */
+static void add_implied_gens(const struct sibyl_wrap_opts *o, struct sibyl_strlist *gens)
+{
+	bool have = false;
+
+	for (size_t i = 0; i < o->gens.count; i++) {
+		sibyl_strlist_add(gens, o->gens.items[i]);
+		have = have || !strncmp(o->gens.items[i], "worksize.manual", 15);
+	}
+	if (!o->gens.count) {
+		sibyl_strlist_add(gens, "time");
+		sibyl_strlist_add(gens, "trace");
+	}
+	if (o->defs.count && !have)
+		sibyl_strlist_add(gens, "worksize.manual");
+}
+
+static int load_inputs(const struct sibyl_wrap_opts *o, struct job *j)
+{
+	struct sibyl_strlist gens = { 0 };
+	int rc;
+
+	j->library_path = wg_find_library(o->library);
+	if (!j->library_path || wg_elf_exports(j->library_path, &j->exports) < 0)
+		return -1;
+	if (!j->exports.soname) {	/* plain files without DT_SONAME */
+		const char *b = strrchr(j->library_path, '/');
+
+		j->exports.soname = strdup(b ? b + 1 : j->library_path);
+	}
+	if (o->app && wg_elf_imports(o->app, &j->imports) < 0)
+		return -1;
+	for (size_t i = 0; i < o->defs.count; i++)
+		if (wg_defs_load(o->defs.items[i], &j->defs) < 0)
+			return sibyl_err("wrap: %s: invalid definition file", o->defs.items[i]);
+	add_implied_gens(o, &gens);
+	rc = wg_plan_build(&gens, &o->gen_path, &j->plan);
+	sibyl_strlist_free(&gens);
+	if (rc < 0)
+		return -1;
+	flags(&o->incdirs, "-I", &j->iflags);
+	flags(&o->defines, "-D", &j->dflags);
+	struct wg_header_opts ho = { &o->headers, &j->iflags, &j->dflags };
+
+	return wg_parse_headers(&ho, &j->protos);
+}
+
+static void count_reasons(const struct wg_selection *s, size_t *per)
+{
+	memset(per, 0, WG_SKIP_NREASONS * sizeof(*per));
+	for (size_t i = 0; i < s->nskips; i++)
+		per[s->skips[i].reason]++;
+}
+
+/* OUT.so.skipped.txt always; the summary on stderr; the list with -v. */
+static int report_skipped(const struct sibyl_wrap_opts *o, const struct job *j)
+{
+	struct wg_buf b = { 0 };
+	size_t per[WG_SKIP_NREASONS];
+	char *path;
+	int rc;
+
+	wg_buf_puts(&b, "# symbol\treason\tdetail\n");
+	for (size_t i = 0; i < j->sel.nskips; i++)
+		wg_buf_printf(&b, "%s\t%s\n", j->sel.skips[i].name,
+			      wg_skip_reason_text(j->sel.skips[i].reason));
+	if (asprintf(&path, "%s.skipped.txt", o->output) < 0)
+		abort();
+	rc = sibyl_write_file_atomic(path, b.s, b.len);
+	if (rc < 0)
+		sibyl_err("wrap: %s: %s", path, strerror(errno));
+	if (o->verbose && j->sel.nskips)
+		fputs(wg_buf_str(&b) + strcspn(wg_buf_str(&b), "\n") + 1, stderr);
+	count_reasons(&j->sel, per);
+	fprintf(stderr, "sibyl: wrap: %zu function(s) wrapped, %zu skipped (%zu without prototype, "
+		"%zu variadic, %zu not exported, %zu data); list in %s\n",
+		j->sel.npicks, j->sel.nskips, per[WG_SKIP_NO_PROTOTYPE] + per[WG_SKIP_UNPROTOTYPED],
+		per[WG_SKIP_VARIADIC], per[WG_SKIP_NOT_EXPORTED], per[WG_SKIP_DATA], path);
+	free(path);
+	wg_buf_free(&b);
+	return rc;
+}
+
+static void warn_unused_defs(const struct job *j)
+{
+	for (size_t i = 0; i < j->defs.n; i++)
+		if (!j->defs.v[i].used)
+			sibyl_warn("wrap: %s:%u: definition '%s::%s' matches no wrapped function",
+				   j->defs.v[i].file, j->defs.v[i].line, j->defs.v[i].lib_glob,
+				   j->defs.v[i].fn_glob);
+}
+
+static int write_source(const struct sibyl_wrap_opts *o, struct job *j, char **path)
+{
+	char tmpl[] = "/tmp/sibyl-wrap-XXXXXX";
+
+	if (o->emit_c && sibyl_write_file_atomic(o->emit_c, j->source, strlen(j->source)) < 0)
+		return sibyl_err("wrap: %s: %s", o->emit_c, strerror(errno));
+	if (!mkdtemp(tmpl))
+		return sibyl_err("wrap: temporary directory: %s", strerror(errno));
+	j->tmpdir = strdup(tmpl);
+	*path = sibyl_path_join(j->tmpdir, "wrapper.c");
+	if (sibyl_write_file_atomic(*path, j->source, strlen(j->source)) < 0)
+		return sibyl_err("wrap: %s: %s", *path, strerror(errno));
+	return 0;
+}
+
+static int generate_and_build(const struct sibyl_wrap_opts *o, struct job *j)
+{
+	struct wg_unit u = { j->library_path, j->exports.soname, &j->defs };
+	struct wg_emit_opts eo = { &o->headers, &u, o->command_line };
+	char *src_path = NULL;
+	int rc;
+
+	wg_select(&j->exports, o->app ? &j->imports : NULL, &j->protos, &o->functions, &j->sel);
+	if (!j->sel.npicks) {
+		report_skipped(o, j);
+		return sibyl_err("wrap: %s: no function to wrap", j->library_path);
+	}
+	j->source = wg_emit_source(&eo, &j->plan, &j->sel);
+	if (!j->source)
+		return -1;
+	warn_unused_defs(j);
+	rc = write_source(o, j, &src_path);
+	if (!rc) {
+		struct wg_build_opts bo = { src_path, o->output, &j->iflags, &j->dflags, o->verbose };
+
+		rc = wg_build(&bo);
+		if (rc)
+			sibyl_err("wrap: the generated source is kept in %s", src_path);
+	}
+	if (!rc)
+		rc = report_skipped(o, j);
+	if (!rc || !src_path) {	/* keep the source for a failed build */
+		if (src_path)
+			unlink(src_path);
+		if (j->tmpdir)
+			rmdir(j->tmpdir);
+	}
+	free(src_path);
+	return rc;
+}
+
+int sibyl_wrap(const struct sibyl_wrap_opts *o)
+{
+	struct job j = { 0 };
+	int rc = load_inputs(o, &j);
+
+	if (!rc)
+		rc = generate_and_build(o, &j);
+	free(j.library_path);
+	wg_symtab_free(&j.exports);
+	wg_symtab_free(&j.imports);
+	wg_protos_free(&j.protos);
+	wg_defs_free(&j.defs);
+	wg_plan_free(&j.plan);
+	wg_selection_free(&j.sel);
+	free_flags(&j.iflags);
+	free_flags(&j.dflags);
+	free(j.source);
+	free(j.tmpdir);
+	return rc;
+}
