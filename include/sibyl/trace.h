@@ -212,7 +212,7 @@ int sibyl_report_print_json(FILE *out, const struct sibyl_trace *t,
 
 /* One header row then one row per call.  Returns 0, or -1 with a message. */
 int sibyl_export_csv(const struct sibyl_trace *t, FILE *out, char *err, size_t errlen);
-/* Create a new SQLite database at `path` (which must not exist). */
+/* Create a new SQLite database at `path` (which must not exist or be empty). */
 int sibyl_export_sqlite(const struct sibyl_trace *t, const char *path, char *err,
 			size_t errlen);
 

@@ -8,7 +8,7 @@
 #include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
+#include <sys/stat.h>
 
 static const char schema[] =
 	"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);\n"
@@ -241,7 +241,10 @@ int sibyl_export_sqlite(const struct sibyl_trace *t, const char *path, char *err
 	struct db db = { NULL, err, errlen };
 	int r;
 
-	if (access(path, F_OK) == 0)
+	struct stat st;
+
+	/* An empty file is allowed: the caller's mkstemp() temporary. */
+	if (stat(path, &st) == 0 && st.st_size > 0)
 		return trace_seterr(err, errlen, "%s: already exists", path);
 	if (sqlite3_open_v2(path, &db.h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
 	    SQLITE_OK) {
