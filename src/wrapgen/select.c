@@ -49,24 +49,44 @@ static bool twin_fits(const struct wg_proto *p, const struct wg_proto *t)
 	return true;
 }
 
+static const struct wg_proto *twin_named(const struct wg_protos *protos,
+					 const struct wg_symtab *exports,
+					 const struct wg_proto *p, const char *name)
+{
+	const struct wg_proto *t = wg_protos_find(protos, name);
+	const struct wg_sym *s = wg_symtab_find(exports, name);
+
+	return t && s && s->kind == WG_SYM_FUNC && twin_fits(p, t) ? t : NULL;
+}
+
 const struct wg_proto *wg_va_twin(const struct wg_protos *protos,
 				  const struct wg_symtab *exports, const struct wg_proto *p)
 {
 	static const char *const forms[] = { "v%s", "%s_v", "%sv", "%s_valist" };
 
+	const struct wg_proto *t;
+
 	if (!p->nparams)	/* va_start needs a named parameter */
 		return NULL;
+	/* BIO_printf -> BIO_vprintf, ERR_add_error_data -> ERR_add_error_vdata */
+	for (const char *u = strchr(p->name, '_'); u; u = strchr(u + 1, '_')) {
+		char *name;
+
+		if (asprintf(&name, "%.*sv%s", (int)(u + 1 - p->name), p->name, u + 1) < 0)
+			abort();
+		t = twin_named(protos, exports, p, name);
+		free(name);
+		if (t)
+			return t;
+	}
 	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
 		char *name;
-		const struct wg_proto *t;
-		const struct wg_sym *s;
 
 		if (asprintf(&name, forms[i], p->name) < 0)
 			abort();
-		t = wg_protos_find(protos, name);
-		s = wg_symtab_find(exports, name);
+		t = twin_named(protos, exports, p, name);
 		free(name);
-		if (t && s && s->kind == WG_SYM_FUNC && twin_fits(p, t))
+		if (t)
 			return t;
 	}
 	return NULL;
@@ -105,6 +125,10 @@ static void consider(const struct wg_sym *s, const struct wg_symtab *exports,
 		pick(out, p, twin);
 }
 
+static void report_not_exported(const struct wg_symtab *exports, const struct wg_symtab *imports,
+				const struct wg_protos *protos, const struct sibyl_strlist *globs,
+				struct wg_selection *out);
+
 void wg_select(const struct wg_symtab *exports, const struct wg_symtab *imports,
 	       const struct wg_protos *protos, const struct sibyl_strlist *globs,
 	       struct wg_selection *out)
@@ -118,15 +142,40 @@ void wg_select(const struct wg_symtab *exports, const struct wg_symtab *imports,
 		if (wg_names_match(globs, s->name))
 			consider(s, exports, protos, out);
 	}
-	/* Only the named headers: stdio.h included for jpeglib.h's sake
-	 * would otherwise flood the list. */
+	report_not_exported(exports, imports, protos, globs, out);
+}
+
+/* A header "belongs" to the library when it declares one of its exports. */
+static bool library_header(const struct wg_symtab *exports, const struct wg_protos *protos,
+			   const char *file)
+{
+	for (size_t i = 0; i < protos->n; i++)
+		if (!strcmp(protos->v[i].file, file) && wg_symtab_find(exports, protos->v[i].name))
+			return true;
+	return false;
+}
+
+/* Only the named headers that belong to the library: stdio.h, named for
+ * jpeglib.h's sake, would otherwise flood the list. */
+static void report_not_exported(const struct wg_symtab *exports, const struct wg_symtab *imports,
+				const struct wg_protos *protos, const struct sibyl_strlist *globs,
+				struct wg_selection *out)
+{
+	const char *last_file = NULL;
+	bool last_ok = false;
+
 	for (size_t i = 0; i < protos->n; i++) {
 		const struct wg_proto *p = &protos->v[i];
 
 		if (!p->in_user_header || wg_symtab_find(exports, p->name) ||
 		    (imports && !wg_symtab_find(imports, p->name)) || !wg_names_match(globs, p->name))
 			continue;
-		skip(out, p->name, WG_SKIP_NOT_EXPORTED);
+		if (!last_file || strcmp(last_file, p->file)) {
+			last_file = p->file;
+			last_ok = library_header(exports, protos, p->file);
+		}
+		if (last_ok)
+			skip(out, p->name, WG_SKIP_NOT_EXPORTED);
 	}
 }
 
