@@ -43,7 +43,7 @@ int cmd_report(int argc, char **argv)
 		{ "processes", 0, SIBYL_OPT_FLAG, &processes, NULL, "print the per-process table" },
 		SIBYL_OPT_END,
 	};
-	enum sibyl_sort_key key;
+	enum sibyl_sort_key key = SIBYL_SORT_TOTAL;
 	int operands, r;
 	char err[1024];
 
