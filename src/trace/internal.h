@@ -72,6 +72,7 @@ struct trace_thread_file {
 	const unsigned char *map;
 	size_t maplen;
 	uint64_t first_tsc, last_tsc;
+	struct events_cursor records;	/* as validated at open */
 };
 
 struct sibyl_trace {

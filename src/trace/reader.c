@@ -136,6 +136,9 @@ static int scan_events(struct sibyl_trace *t, struct trace_thread_file *th, char
 	if (info.pid != th->info.pid || info.gen != th->info.gen || info.tid != th->info.tid)
 		return trace_seterr(why, whylen, "header says pid %u gen %u tid %u", info.pid,
 				    info.gen, info.tid);
+	/* Iterate later over exactly what was validated, even if a live
+	 * runtime commits more records meanwhile. */
+	th->records = cur;
 	while (events_next(&cur, &call, &cnt, &info)) {
 		if (info.calls == 1 || call.start_tsc < th->first_tsc)
 			th->first_tsc = call.start_tsc;

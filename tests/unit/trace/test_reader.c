@@ -229,6 +229,34 @@ static void accepts_newer_compatible_version(void **state)
 	tw_cleanup(&w);
 }
 
+/* The in-memory parser: counters before or after their call, mismatches. */
+static void parses_events_buffer(void **state)
+{
+	(void)state;
+	struct {
+		struct sibyl_events_header h;
+		union tw_record r[5];
+	} buf;
+	struct sibyl_events_info info;
+	char err[256] = "";
+
+	memset(&buf, 0, sizeof(buf));
+	buf.h = tw_events_header(1, 0, 2, 5);
+	buf.r[0] = tw_counters(0xa, 100, 1, 5, 0);		/* before its call */
+	buf.r[1] = tw_call(0xa, 0, 100, 200, 0, 0, 0);
+	buf.r[2] = tw_call(0xb, 0, 300, 400, 0, 0, 0);
+	buf.r[3] = tw_counters(0xb, 300, 1, 5, 0);		/* after its call */
+	buf.r[4] = tw_counters(0xb, 999, 1, 5, 0);		/* nobody's */
+	assert_int_equal(sibyl_events_parse(&buf, sizeof(buf), &info, err, sizeof(err)), 0);
+	assert_int_equal(info.calls, 2);
+	assert_int_equal(info.counters, 2);
+	assert_int_equal(info.skipped, 1);
+	assert_int_equal(info.first_tsc, 100);
+	assert_int_equal(info.last_tsc, 400);
+	assert_int_equal(sibyl_events_parse(&buf, 100, &info, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "truncated header"));
+}
+
 /* ---- corrupt inputs: each must fail with a message naming the cause ---- */
 
 static void expect_error(struct tw *w, const char *needle)
@@ -419,6 +447,7 @@ int main(void)
 		cmocka_unit_test(cannot_calibrate_is_an_error),
 		cmocka_unit_test(skips_torn_unknown_and_counts_dropped),
 		cmocka_unit_test(accepts_newer_compatible_version),
+		cmocka_unit_test(parses_events_buffer),
 		cmocka_unit_test(rejects_bad_magic),
 		cmocka_unit_test(rejects_truncated_events),
 		cmocka_unit_test(rejects_truncated_header),
