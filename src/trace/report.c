@@ -63,6 +63,16 @@ static void print_header(FILE *out, const struct sibyl_trace *t,
 	fprintf(out, "# calls:   %llu, top-level busy %s = %.2f%% of wall\n",
 		(unsigned long long)s->calls, human_ns(busy, sizeof(busy), (double)s->toplevel_ns),
 		s->toplevel_share_pct);
+	uint64_t dropped = 0, torn = 0;
+
+	for (size_t i = 0; i < s->nthreads; i++) {
+		dropped += s->threads[i].thread->dropped;
+		torn += s->threads[i].thread->torn;
+	}
+	/* Lost records make every figure below an underestimate: say so. */
+	if (dropped || torn)
+		fprintf(out, "# warning: %llu records dropped by the runtime, %llu torn by a crash\n",
+			(unsigned long long)dropped, (unsigned long long)torn);
 }
 
 static void print_functions(FILE *out, const struct sibyl_trace_summary *s)
