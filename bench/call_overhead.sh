@@ -14,7 +14,7 @@ N=${N:-1000000}
 N_LTRACE=${N_LTRACE:-10000}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 SIBYL=$BUILD/bin/sibyl
-LOOP=$BUILD/bench/bench_call_loop
+LOOP=$BUILD/bin/bench_call_loop
 LIB=$BUILD/lib/libsibylbench.so
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT

@@ -3,9 +3,9 @@
 # non-zero status, and never destroy an existing output file.
 . "$(dirname "$0")/lib.sh"
 
-"$SIBYL" wrap "$TARGETS/libsibyltest.so" --header "$SIBYL_SOURCE/tests/integration/targets/testlib.h" \
+"$SIBYL" wrap "$TARGETS_LIB/libsibyltest.so" --header "$SIBYL_SOURCE/tests/integration/targets/testlib.h" \
 	-o "$WORK/libwrap-test.so" 2>/dev/null
-"$SIBYL" trace -o "$WORK/good" --wrap "$WORK/libwrap-test.so" -- "$TARGETS/lifecycle" threads 2000 >/dev/null
+"$SIBYL" trace -o "$WORK/good" --wrap "$WORK/libwrap-test.so" -- "$TARGETS_BIN/lifecycle" threads 2000 >/dev/null
 "$SIBYL" report "$WORK/good" >/dev/null || fail "the intact trace must report"
 
 # expect_error NAME: report on $WORK/bad must fail with exactly one line.

@@ -5,7 +5,8 @@ set -euo pipefail
 : "${SIBYL:?run through ctest}"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/sibyl-test.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
-TARGETS="$SIBYL_BUILD/tests/integration/targets"
+TARGETS_LIB="$SIBYL_BUILD/lib"
+TARGETS_BIN="$SIBYL_BUILD/bin"
 
 fail() {
 	echo "FAIL: $*" >&2

@@ -9,7 +9,11 @@ __attribute__((noinline)) int testlib_work(int x)
 
 long testlib_recurse(int depth)
 {
-	return depth <= 0 ? 0 : 1 + testlib_recurse(depth - 1);
+	/* Through the GOT, so an interposed wrapper sees every level (a
+	 * direct self-call may be folded into a loop by the compiler). */
+	long (*volatile self)(int) = testlib_recurse;
+
+	return depth <= 0 ? 0 : 1 + self(depth - 1);
 }
 
 int testlib_fail(int err)
