@@ -72,6 +72,8 @@ void *sibyl_rt_resolve(const char *name, const char *library,
 
 /* Counters micro-generator support: snapshot and record deltas. */
 int sibyl_rt_counters_read(struct sibyl_rt_thread *t, uint64_t *values);
+/* Restrict the counters recorded to these enum sibyl_counter bits. */
+void sibyl_rt_counters_select(unsigned mask);
 void sibyl_rt_counters_emit(struct sibyl_rt_thread *t, uint32_t func,
 			    uint64_t start_tsc, const uint64_t *before);
 

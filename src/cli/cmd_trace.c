@@ -152,7 +152,7 @@ static int absolute_wrappers(struct sibyl_strlist *in, struct sibyl_strlist *out
 
 		if (!abs)
 			return sibyl_err_errno("trace: wrapper library %s", in->items[i]);
-		sibyl_strlist_add(out, abs);
+		sibyl_strlist_take(out, abs);
 	}
 	return 0;
 }
@@ -220,5 +220,7 @@ int cmd_trace(int argc, char **argv)
 	free(preload);
 	free(dir);
 	free(runtime);
+	sibyl_strlist_free(&wraps);
+	sibyl_strlist_free(&abs_wraps);
 	return exit_like(status);
 }

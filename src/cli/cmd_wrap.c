@@ -64,11 +64,6 @@ int cmd_wrap(int argc, char **argv)
 		o.command_line = cmdline;
 		rc = sibyl_wrap(&o);
 	}
-	/* CSV options own their pieces; LIST options point into argv. */
-	for (size_t i = 0; i < o.functions.count; i++)
-		free((char *)o.functions.items[i]);
-	for (size_t i = 0; i < o.gens.count; i++)
-		free((char *)o.gens.items[i]);
 	struct sibyl_strlist *lists[] = { &o.headers, &o.incdirs, &o.defines, &o.functions,
 					  &o.gens, &o.defs, &o.gen_path };
 	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)

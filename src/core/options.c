@@ -9,6 +9,15 @@
 
 void sibyl_strlist_add(struct sibyl_strlist *l, const char *s)
 {
+	char *copy = strdup(s);
+
+	if (!copy)
+		abort();
+	sibyl_strlist_take(l, copy);
+}
+
+void sibyl_strlist_take(struct sibyl_strlist *l, char *s)
+{
 	const char **grown = realloc(l->items, (l->count + 1) * sizeof(*l->items));
 
 	if (!grown)
@@ -25,7 +34,7 @@ void sibyl_strlist_add_split(struct sibyl_strlist *l, const char *csv)
 		size_t n = strcspn(p, ",");
 
 		if (n > 0)
-			sibyl_strlist_add(l, strndup(p, n));
+			sibyl_strlist_take(l, strndup(p, n));
 		p += n;
 		if (*p == ',')
 			p++;
@@ -34,6 +43,8 @@ void sibyl_strlist_add_split(struct sibyl_strlist *l, const char *csv)
 
 void sibyl_strlist_free(struct sibyl_strlist *l)
 {
+	for (size_t i = 0; i < l->count; i++)
+		free((char *)l->items[i]);
 	free(l->items);
 	l->items = NULL;
 	l->count = 0;

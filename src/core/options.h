@@ -9,12 +9,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* A growable list of strings; the list owns (and frees) every item. */
 struct sibyl_strlist {
 	const char **items;
 	size_t count;
 };
 
+/* Add a copy of s. */
 void sibyl_strlist_add(struct sibyl_strlist *l, const char *s);
+/* Add s itself, a malloc'd string the list now owns. */
+void sibyl_strlist_take(struct sibyl_strlist *l, char *s);
 /* Split "a,b,c" and add each non-empty piece (the pieces are copies). */
 void sibyl_strlist_add_split(struct sibyl_strlist *l, const char *csv);
 void sibyl_strlist_free(struct sibyl_strlist *l);

@@ -29,14 +29,8 @@ enum { THREAD_FRESH, THREAD_OPEN, THREAD_DISABLED };
 static size_t events_path(char *out, size_t size, pid_t tid)
 {
 	char num[24];
-	size_t n = rt_strlcpy(out, rt_proc.dir, size);
+	size_t n = rt_image_path(out, size, rt_proc.gen);
 
-	n = rt_append(out, n, size, "/");
-	rt_u64_dec(num, (uint64_t)rt_proc.pid);
-	n = rt_append(out, n, size, num);
-	n = rt_append(out, n, size, ".");
-	rt_u64_dec(num, rt_proc.gen);
-	n = rt_append(out, n, size, num);
 	n = rt_append(out, n, size, "-");
 	rt_u64_dec(num, (uint64_t)tid);
 	n = rt_append(out, n, size, num);

@@ -30,6 +30,22 @@ struct rt_counters {
 };
 
 static __thread struct rt_counters counters;
+/* Events the wrapper libraries asked for (enum sibyl_counter bits); 0 = all. */
+static unsigned selected;
+
+/* Called from wrapper constructors (counters:events=...); libraries that
+ * ask for different events get the union. */
+RT_EXPORT void sibyl_rt_counters_select(unsigned mask)
+{
+	__atomic_or_fetch(&selected, mask, __ATOMIC_RELAXED);
+}
+
+static int wanted(int which)
+{
+	unsigned sel = __atomic_load_n(&selected, __ATOMIC_RELAXED);
+
+	return !sel || (sel & (1u << which));
+}
 
 static const struct {
 	uint32_t type;
@@ -70,11 +86,12 @@ static void open_group(struct rt_counters *c)
 	c->fd[0] = open_event(SIBYL_CNT_TASK_CLOCK_NS, -1);
 	if (c->fd[0] < 0)
 		return;
+	/* task-clock always leads the group; it is reported only if wanted. */
 	c->slot[0] = SIBYL_CNT_TASK_CLOCK_NS;
-	c->mask = 1u << SIBYL_CNT_TASK_CLOCK_NS;
+	c->mask = wanted(SIBYL_CNT_TASK_CLOCK_NS) ? 1u << SIBYL_CNT_TASK_CLOCK_NS : 0;
 	c->nr = 1;
 	for (int e = SIBYL_CNT_TASK_CLOCK_NS + 1; e < SIBYL_CNT_MAX; e++) {
-		int fd = open_event(e, c->fd[0]);
+		int fd = wanted(e) ? open_event(e, c->fd[0]) : -1;
 
 		if (fd < 0)
 			continue;

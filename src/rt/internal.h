@@ -34,6 +34,7 @@ extern struct rt_process rt_proc;
 const char *rt_getenv(const char *name);
 
 /* process.c */
+size_t rt_image_path(char *out, size_t size, unsigned gen);
 void rt_process_start(pid_t ppid);
 void rt_process_finish(void);
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,7 +35,8 @@ static void clock_pair(uint64_t *tsc, uint64_t *ns)
 	*ns = a + (mono_ns() - a) / 2;
 }
 
-static size_t proc_path(char *out, size_t size, unsigned gen)
+/* "<dir>/<pid>.<gen>": the common stem of this image's file names. */
+size_t rt_image_path(char *out, size_t size, unsigned gen)
 {
 	char num[24];
 	size_t n = rt_strlcpy(out, rt_proc.dir, size);
@@ -44,8 +46,12 @@ static size_t proc_path(char *out, size_t size, unsigned gen)
 	n = rt_append(out, n, size, num);
 	n = rt_append(out, n, size, ".");
 	rt_u64_dec(num, gen);
-	n = rt_append(out, n, size, num);
-	return rt_append(out, n, size, ".proc");
+	return rt_append(out, n, size, num);
+}
+
+static size_t proc_path(char *out, size_t size, unsigned gen)
+{
+	return rt_append(out, rt_image_path(out, size, gen), size, ".proc");
 }
 
 /* Claim the first free generation number for this pid (one per exec). */
@@ -162,6 +168,8 @@ __attribute__((constructor(101))) static void rt_init(void)
 		rt_proc.max_window = rt_proc.first_window;
 	if (dir && dir[0] == '/' && strlen(dir) < sizeof(rt_proc.dir) - 64) {
 		rt_strlcpy(rt_proc.dir, dir, sizeof(rt_proc.dir));
+		/* Preloaded by hand: make the (last level of the) directory. */
+		mkdir(rt_proc.dir, 0755);
 		rt_process_start(getppid());
 		pthread_atfork(NULL, NULL, after_fork_child);
 	} else if (dir) {

@@ -21,29 +21,23 @@ static void search_dirs(const struct sibyl_strlist *dirs, struct sibyl_strlist *
 	char *self = sibyl_self_dir();
 
 	for (size_t i = 0; dirs && i < dirs->count; i++)
-		sibyl_strlist_add(out, strdup(dirs->items[i]));
+		sibyl_strlist_add(out, dirs->items[i]);
 	for (const char *p = env; p && *p;) {
 		size_t n = strcspn(p, ":");
 
 		if (n)
-			sibyl_strlist_add(out, strndup(p, n));
+			sibyl_strlist_take(out, strndup(p, n));
 		p += n + (p[n] == ':');
 	}
 	if (self) {
-		sibyl_strlist_add(out, sibyl_path_join(self, "../share/sibyl/generators"));
+		sibyl_strlist_take(out, sibyl_path_join(self, "../share/sibyl/generators"));
 		free(self);
 	}
 #ifdef SIBYL_SOURCE_GENERATORS_DIR
-	sibyl_strlist_add(out, strdup(SIBYL_SOURCE_GENERATORS_DIR));
+	sibyl_strlist_add(out, SIBYL_SOURCE_GENERATORS_DIR);
 #endif
 }
 
-static void free_dirs(struct sibyl_strlist *l)
-{
-	for (size_t i = 0; i < l->count; i++)
-		free((char *)l->items[i]);
-	sibyl_strlist_free(l);
-}
 
 static const struct wg_generator *find(struct wg_plan *p, const struct sibyl_strlist *dirs,
 				       const char *name)
@@ -69,7 +63,7 @@ static const struct wg_generator *find(struct wg_plan *p, const struct sibyl_str
 			g = wg_template_load(file, name);
 		free(file);
 	}
-	free_dirs(&path);
+	sibyl_strlist_free(&path);
 	if (g) {
 		p->loaded = realloc(p->loaded, (p->nloaded + 1) * sizeof(*p->loaded));
 		if (!p->loaded)
@@ -340,5 +334,5 @@ void wg_plan_list(FILE *f, const struct sibyl_strlist *dirs)
 		if (d)
 			closedir(d);
 	}
-	free_dirs(&path);
+	sibyl_strlist_free(&path);
 }

@@ -37,16 +37,10 @@ static void flags(const struct sibyl_strlist *in, const char *prefix, struct sib
 
 		if (asprintf(&f, "%s%s", prefix, in->items[i]) < 0)
 			abort();
-		sibyl_strlist_add(out, f);
+		sibyl_strlist_take(out, f);
 	}
 }
 
-static void free_flags(struct sibyl_strlist *l)
-{
-	for (size_t i = 0; i < l->count; i++)
-		free((char *)l->items[i]);
-	sibyl_strlist_free(l);
-}
 
 /* --defs without worksize.manual would silently do nothing. */
 static void add_implied_gens(const struct sibyl_wrap_opts *o, struct sibyl_strlist *gens)
@@ -205,8 +199,8 @@ int sibyl_wrap(const struct sibyl_wrap_opts *o)
 	wg_defs_free(&j.defs);
 	wg_plan_free(&j.plan);
 	wg_selection_free(&j.sel);
-	free_flags(&j.iflags);
-	free_flags(&j.dflags);
+	sibyl_strlist_free(&j.iflags);
+	sibyl_strlist_free(&j.dflags);
 	free(j.source);
 	free(j.tmpdir);
 	return rc;

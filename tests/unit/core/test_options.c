@@ -35,6 +35,7 @@ static void mixes_options_and_operands(void **state)
 	assert_int_equal(n, 7);
 	assert_int_equal(gens.count, 3);
 	assert_string_equal(gens.items[2], "counters");
+	sibyl_strlist_free(&gens);
 }
 
 static void stops_at_command(void **state)
