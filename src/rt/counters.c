@@ -119,7 +119,7 @@ void rt_counters_forget(void)
 
 /* Read the group into values[] (indexed by enum sibyl_counter); returns
  * the mask of valid values, 0 when counters are unavailable. */
-RT_EXPORT int sibyl_rt_counters_read(struct sibyl_rt_thread *t, uint64_t *values)
+static int read_group(struct sibyl_rt_thread *t, uint64_t *values)
 {
 	struct rt_counters *c = &counters;
 	uint64_t buf[1 + SIBYL_CNT_MAX], id;
@@ -141,13 +141,26 @@ RT_EXPORT int sibyl_rt_counters_read(struct sibyl_rt_thread *t, uint64_t *values
 	return mask;
 }
 
+/*
+ * The snapshot before a call.  Opening or growing the thread's buffer
+ * happens here, outside the measured window, rather than in the middle of
+ * it when the call record is stored (opening the first buffer alone costs
+ * hundreds of microseconds of task-clock).
+ */
+RT_EXPORT int sibyl_rt_counters_read(struct sibyl_rt_thread *t, uint64_t *values)
+{
+	if (t->cur == t->limit && !t->in_runtime)
+		(void)sibyl_rt_refill(t);
+	return read_group(t, values);
+}
+
 /* Emit a counters record with the deltas since `before` (a snapshot taken
  * by sibyl_rt_counters_read before the call). */
 RT_EXPORT void sibyl_rt_counters_emit(struct sibyl_rt_thread *t, uint32_t func,
 				      uint64_t start_tsc, const uint64_t *before)
 {
 	uint64_t after[SIBYL_CNT_MAX] = { 0 };
-	int mask = sibyl_rt_counters_read(t, after);
+	int mask = read_group(t, after);
 
 	if (!mask)
 		return;

@@ -46,4 +46,15 @@ for mode in abort crash kill; do
 	run $mode 3000
 	expect_eq "$mode: calls recorded before death" 3000 "$(calls_of "$WORK/$mode.json" testlib_work)"
 done
+# Counters micro-generator: only the selected software events are recorded,
+# one counters record per call.
+"$SIBYL" wrap "$TARGETS_LIB/libsibyltest.so" --header "$SIBYL_SOURCE/tests/integration/targets/testlib.h" \
+	--gen time,trace,counters:events=task-clock+page-faults -o "$WORK/libwrap-cnt.so" 2>/dev/null
+"$SIBYL" trace -o "$WORK/cnt.trace" --wrap "$WORK/libwrap-cnt.so" -- "$LIFE" threads 500 >/dev/null
+"$SIBYL" export "$WORK/cnt.trace" --format csv -o "$WORK/cnt.csv"
+expect_eq "counters: calls with task-clock and page-faults, no context switches" "2000 2000 0" \
+	"$(/usr/bin/python3 -c '
+import csv,sys
+r=list(csv.DictReader(open(sys.argv[1])))
+print(sum(1 for x in r if x["task_clock_ns"]), sum(1 for x in r if x["page_faults"]), sum(1 for x in r if x["context_switches"]))' "$WORK/cnt.csv")"
 echo "all lifecycle checks passed"
