@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -59,13 +60,45 @@ static struct sibyl_events_header *header_of(struct sibyl_rt_thread *t)
 					      offsetof(struct sibyl_events_header, committed));
 }
 
+/*
+ * At thread exit, unmap the thread's windows: a program that creates
+ * thousands of short threads would otherwise run out of mappings.  The
+ * records stay in the file.  Later calls on this thread (from other
+ * destructors) pass through untraced rather than reopen the file.
+ */
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+
+static void on_thread_exit(void *arg)
+{
+	struct sibyl_rt_thread *t = arg;
+
+	rt_thread_forget(t);
+	t->state = THREAD_DISABLED;
+}
+
+static void make_exit_key(void)
+{
+	if (pthread_key_create(&exit_key, on_thread_exit) != 0)
+		exit_key = (pthread_key_t)-1;
+}
+
+static void watch_thread_exit(struct sibyl_rt_thread *t)
+{
+	pthread_once(&exit_key_once, make_exit_key);
+	if (exit_key != (pthread_key_t)-1)
+		pthread_setspecific(exit_key, t);
+}
+
 static int open_thread_file(struct sibyl_rt_thread *t)
 {
 	char path[PATH_MAX];
 	pid_t tid = rt_gettid();
 
 	events_path(path, sizeof(path), tid);
-	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* O_EXCL: never truncate the records of an earlier thread that had
+	 * the same tid (tids can be reused within a process). */
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 
 	if (fd < 0)
 		return -1;
@@ -102,6 +135,7 @@ static int open_thread_file(struct sibyl_rt_thread *t)
 	t->file_bytes = size;
 	t->cur = (struct sibyl_call_record *)((char *)window + sizeof(*h));
 	t->limit = (struct sibyl_call_record *)((char *)window + size);
+	watch_thread_exit(t);
 	return 0;
 }
 

@@ -159,6 +159,7 @@ __attribute__((constructor(101))) static void rt_init(void)
 {
 	struct sibyl_rt_thread *t = sibyl_rt_self();
 	const char *dir = rt_getenv("SIBYL_TRACE_DIR");
+	int saved_errno = errno;	/* we may run inside the program's dlopen */
 
 	t->in_runtime = 1;
 	rt_proc.debug = env_u64("SIBYL_DEBUG", 0) != 0;
@@ -176,6 +177,7 @@ __attribute__((constructor(101))) static void rt_init(void)
 		rt_debug("SIBYL_TRACE_DIR must be an absolute path; tracing disabled");
 	}
 	t->in_runtime = 0;
+	errno = saved_errno;
 }
 
 __attribute__((destructor(101))) static void rt_fini(void)
