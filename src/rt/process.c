@@ -6,6 +6,7 @@
  * every record already stored stays valid.
  */
 #include "rt/internal.h"
+#include "core/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,26 +15,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 struct rt_process rt_proc;
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void clock_pair(uint64_t *tsc, uint64_t *ns)
-{
-	uint64_t a = mono_ns();
-
-	*tsc = __rdtsc();
-	*ns = a + (mono_ns() - a) / 2;
-}
 
 /* "<dir>/<pid>.<gen>": the common stem of this image's file names. */
 size_t rt_image_path(char *out, size_t size, unsigned gen)
@@ -109,7 +93,7 @@ void rt_process_start(pid_t ppid)
 	h->pid = (uint32_t)rt_proc.pid;
 	h->ppid = (uint32_t)ppid;
 	h->gen = rt_proc.gen;
-	clock_pair(&h->start_tsc, &h->start_ns);
+	sibyl_clock_pair(&h->start_tsc, &h->start_ns);
 	read_exe(h->exe, sizeof(h->exe));
 	memcpy(h->magic, SIBYL_PROC_MAGIC, 8);	/* last: the header is complete */
 	rt_proc.proc = h;
@@ -122,7 +106,7 @@ void rt_process_finish(void)
 
 	if (!h || rt_proc.pid != getpid())
 		return;
-	clock_pair(&h->end_tsc, &h->end_ns);
+	sibyl_clock_pair(&h->end_tsc, &h->end_ns);
 	__atomic_store_n(&h->flags, h->flags | SIBYL_PROC_EXITED, __ATOMIC_RELEASE);
 }
 
