@@ -7,5 +7,8 @@ int cmd_wrap(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
+int cmd_kernel(int argc, char **argv);
+int cmd_device(int argc, char **argv);
 
 #endif

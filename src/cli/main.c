@@ -16,6 +16,9 @@ static const struct command commands[] = {
 	{ "trace", cmd_trace, "run a program with the runtime and wrappers, record a trace" },
 	{ "report", cmd_report, "summarise a trace per function, thread and process" },
 	{ "export", cmd_export, "convert a trace to CSV or SQLite" },
+	{ "plan", cmd_plan, "build a piecewise-linear performance profile of an implementation" },
+	{ "kernel", cmd_kernel, "run, time and count instructions of a standalone OpenCL kernel" },
+	{ "device", cmd_device, "measure an OpenCL device's latencies and bandwidth" },
 };
 
 static void usage(FILE *out)

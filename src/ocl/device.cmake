@@ -1,0 +1,2 @@
+# sibyl-ocl-device
+add_library(sibyl-ocl-device INTERFACE)

@@ -1,0 +1,2 @@
+# sibyl-ocl-driver
+add_library(sibyl-ocl-driver INTERFACE)

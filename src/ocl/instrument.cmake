@@ -1,0 +1,2 @@
+# sibyl-ocl-instrument
+add_library(sibyl-ocl-instrument INTERFACE)

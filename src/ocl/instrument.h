@@ -1,0 +1,77 @@
+/*
+ * Dynamic and static LLVM instruction counts of an OpenCL kernel
+ * (`sibyl kernel -i` / `--static`), the contract between the kernel
+ * driver (driver.c, which compiles, runs and reads back) and the IR
+ * instrumentation (instrument.c, counts.c).
+ *
+ * The instrumented kernel takes one extra trailing argument, a __global
+ * buffer of counters; each work-item counts in private variables and
+ * flushes once, so the overhead stays small. The names are Oclgrind's
+ * (`load global`, `call _Z13get_global_idj()`, `br`, `phi`, ...), so the
+ * listing compares line by line with `oclgrind --inst-counts`.
+ */
+#ifndef SIBYL_OCL_INSTRUMENT_H
+#define SIBYL_OCL_INSTRUMENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* One line of a listing: an instruction name and how often it ran.
+ * For loads and stores `bytes` is the total moved; the printed name
+ * then carries it, as in "load global (2048 bytes)". */
+struct sibyl_instcount {
+	char *name;
+	uint64_t count;
+	uint64_t bytes;
+};
+
+struct sibyl_instcounts {
+	struct sibyl_instcount *items;
+	size_t n;
+};
+
+/* An instrumented copy of a program's SPIR bitcode for one kernel. */
+struct sibyl_instrumented {
+	void *bitcode;             /* malloc'd; load with clCreateProgramWithBinary */
+	size_t size;
+	unsigned counter_arg;      /* index of the added counters argument */
+	void *layout;              /* private: which counter means what */
+};
+
+/* Instrument `kernel` of SPIR bitcode `bc`. Returns 0, or -1 after
+ * printing one error line. */
+int sibyl_instrument_kernel(const void *bc, size_t size, const char *kernel,
+			    struct sibyl_instrumented *out);
+
+/* Bytes the counters buffer needs for an NDRange of `global_items`
+ * work-items in groups of `local_items` (0: implementation chooses).
+ * The driver zero-fills it before the launch. */
+size_t sibyl_instrumented_buffer_size(const struct sibyl_instrumented *in,
+				      size_t global_items, size_t local_items);
+
+/* Turn the counters read back after the run into a listing in
+ * Oclgrind's order. Returns 0 or -1. */
+int sibyl_instrumented_decode(const struct sibyl_instrumented *in,
+			      const void *buffer, size_t size,
+			      struct sibyl_instcounts *out);
+
+void sibyl_instrumented_free(struct sibyl_instrumented *in);
+
+/* Static per-opcode counts of the kernel's IR (and the functions it
+ * calls), `--static`. */
+int sibyl_static_counts(const void *bc, size_t size, const char *kernel,
+			struct sibyl_instcounts *out);
+
+/* The thesis' coarser view: merge "load global (N bytes)" into
+ * "load global", every "call X" into "call". */
+void sibyl_instcounts_coarsen(struct sibyl_instcounts *counts);
+
+/* Oclgrind's listing: "Instructions executed for kernel 'K':" then
+ * "%16llu - name" per line, sorted as Oclgrind sorts. */
+void sibyl_instcounts_print(FILE *out, const char *kernel,
+			    const struct sibyl_instcounts *counts);
+
+void sibyl_instcounts_free(struct sibyl_instcounts *counts);
+
+#endif
