@@ -1,0 +1,72 @@
+/*
+ * Piecewise-linear performance profiles: an ordered set of points
+ * (work metric, seconds) predicting any work metric by interpolating the
+ * nearest two (docs/profile-format.md).  Profiles may also carry the
+ * samples and segments they came from, which implementation wins where
+ * (lowest envelopes), and free-form provenance and statistics.
+ */
+#ifndef SIBYL_MODEL_PROFILE_H
+#define SIBYL_MODEL_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct json_t;
+
+#define SIBYL_PROFILE_FORMAT "sibyl-profile"
+#define SIBYL_PROFILE_VERSION 1
+
+struct sibyl_point {
+	double x, y;
+};
+
+/* One regression segment of the chain: y = a + b x over [from, to]. */
+struct sibyl_segment {
+	double from, to, a, b;
+	unsigned samples, out_of_range;
+};
+
+/* [from, to] is predicted by the implementation named `name`. */
+struct sibyl_piece {
+	double from, to;
+	char *name;
+};
+
+struct sibyl_profile {
+	char *name;                 /* implementation (adapter) name */
+	char *work_metric;          /* what one unit of work metric is */
+	double lo, hi;              /* range of interest */
+	bool complete;              /* false: the points cover only part of it */
+	struct sibyl_point *points;
+	size_t npoints;
+	struct sibyl_point *samples;
+	size_t nsamples;
+	struct sibyl_segment *segments;
+	size_t nsegments;
+	struct sibyl_piece *pieces;
+	size_t npieces;
+	struct json_t *provenance;  /* object or NULL: machine, adapter, parameters */
+	struct json_t *stats;       /* object or NULL: planner statistics */
+};
+
+void sibyl_profile_free(struct sibyl_profile *p);
+
+/* Predicted seconds at x: linear interpolation between the two nearest
+ * points, extrapolating the first/last piece outside them.  NaN when the
+ * profile has no point. */
+double sibyl_profile_eval(const struct sibyl_profile *p, double x);
+
+/* Index of the piece holding x, or -1. */
+long sibyl_profile_piece_at(const struct sibyl_profile *p, double x);
+
+/* Write as JSON through a temporary file (refuses an existing file unless
+ * force).  Returns 0, or -1 with a one-line reason in err. */
+int sibyl_profile_save(const struct sibyl_profile *p, const char *path, bool force,
+		       char *err, size_t errlen);
+/* Read and validate; NULL with a one-line reason in err. */
+struct sibyl_profile *sibyl_profile_load(const char *path, char *err, size_t errlen);
+/* The JSON object (new reference) and its parser, used by the two above. */
+struct json_t *sibyl_profile_to_json(const struct sibyl_profile *p);
+struct sibyl_profile *sibyl_profile_from_json(struct json_t *j, char *err, size_t errlen);
+
+#endif

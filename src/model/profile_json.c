@@ -1,0 +1,254 @@
+/* Performance profile files: JSON, versioned (docs/profile-format.md). */
+#include "model/profile.h"
+#include "core/fs.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static json_t *points_json(const struct sibyl_point *v, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_pack("[ff]", v[i].x, v[i].y));
+	return a;
+}
+
+static json_t *segments_json(const struct sibyl_profile *p)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < p->nsegments; i++) {
+		const struct sibyl_segment *s = &p->segments[i];
+
+		json_array_append_new(a, json_pack("{sfsfsfsfsIsI}", "from", s->from, "to", s->to,
+						   "intercept", s->a, "slope", s->b,
+						   "samples", (json_int_t)s->samples,
+						   "out_of_range", (json_int_t)s->out_of_range));
+	}
+	return a;
+}
+
+json_t *sibyl_profile_to_json(const struct sibyl_profile *p)
+{
+	json_t *j = json_pack("{sssisisssss[ff]sb}", "format", SIBYL_PROFILE_FORMAT,
+			      "version", SIBYL_PROFILE_VERSION, "min_version", 1,
+			      "name", p->name ? p->name : "",
+			      "work_metric", p->work_metric ? p->work_metric : "",
+			      "range", p->lo, p->hi, "complete", p->complete);
+
+	json_object_set_new(j, "points", points_json(p->points, p->npoints));
+	if (p->nsegments)
+		json_object_set_new(j, "segments", segments_json(p));
+	if (p->npieces) {
+		json_t *a = json_array();
+
+		for (size_t i = 0; i < p->npieces; i++)
+			json_array_append_new(a, json_pack("{sfsfss}", "from", p->pieces[i].from,
+							   "to", p->pieces[i].to, "implementation",
+							   p->pieces[i].name));
+		json_object_set_new(j, "pieces", a);
+	}
+	if (p->nsamples)
+		json_object_set_new(j, "samples", points_json(p->samples, p->nsamples));
+	if (p->provenance)
+		json_object_set(j, "provenance", p->provenance);
+	if (p->stats)
+		json_object_set(j, "stats", p->stats);
+	return j;
+}
+
+int sibyl_profile_save(const struct sibyl_profile *p, const char *path, bool force,
+		       char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (!force && stat(path, &st) == 0) {
+		snprintf(err, errlen, "%s: exists (use --force to replace it)", path);
+		return -1;
+	}
+	json_t *j = sibyl_profile_to_json(p);
+	char *text = json_dumps(j, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+
+	json_decref(j);
+	if (!text) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -1;
+	}
+	int r = sibyl_write_file_atomic(path, text, strlen(text));
+	int e = errno;
+
+	free(text);
+	if (r) {
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		return -1;
+	}
+	return 0;
+}
+
+static int bad(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* [[x, y], ...] with finite numbers; points must not go backwards. */
+static int read_points(json_t *a, const char *what, bool sorted, struct sibyl_point **out,
+		       size_t *n, char *err, size_t errlen)
+{
+	size_t i;
+	json_t *v;
+
+	*out = NULL;
+	*n = 0;
+	if (!a)
+		return 0;
+	if (!json_is_array(a))
+		return bad(err, errlen, "\"%s\" is not an array", what);
+	*out = calloc(json_array_size(a) + 1, sizeof(**out));
+	json_array_foreach(a, i, v) {
+		json_t *x = json_array_get(v, 0), *y = json_array_get(v, 1);
+
+		if (!json_is_array(v) || json_array_size(v) != 2 || !json_is_number(x) ||
+		    !json_is_number(y))
+			return bad(err, errlen, "\"%s\"[%zu] is not a pair of numbers", what, i);
+		(*out)[i].x = json_number_value(x);
+		(*out)[i].y = json_number_value(y);
+		if (!isfinite((*out)[i].x) || !isfinite((*out)[i].y))
+			return bad(err, errlen, "\"%s\"[%zu] is not finite", what, i);
+		if (sorted && i && (*out)[i].x < (*out)[i - 1].x)
+			return bad(err, errlen, "\"%s\" are not sorted by work metric", what);
+		*n = i + 1;
+	}
+	return 0;
+}
+
+static int read_segments(json_t *a, struct sibyl_profile *p, char *err, size_t errlen)
+{
+	size_t i;
+	json_t *v;
+
+	if (!a)
+		return 0;
+	if (!json_is_array(a))
+		return bad(err, errlen, "\"segments\" is not an array");
+	p->segments = calloc(json_array_size(a) + 1, sizeof(*p->segments));
+	json_array_foreach(a, i, v) {
+		struct sibyl_segment *s = &p->segments[i];
+		json_int_t n = 0, oor = 0;
+
+		if (json_unpack(v, "{sFsFsFsF s?I s?I}", "from", &s->from, "to", &s->to,
+				"intercept", &s->a, "slope", &s->b, "samples", &n,
+				"out_of_range", &oor))
+			return bad(err, errlen, "\"segments\"[%zu] lacks from/to/intercept/slope", i);
+		s->samples = (unsigned)n;
+		s->out_of_range = (unsigned)oor;
+		p->nsegments = i + 1;
+	}
+	return 0;
+}
+
+static int read_pieces(json_t *a, struct sibyl_profile *p, char *err, size_t errlen)
+{
+	size_t i;
+	json_t *v;
+
+	if (!a)
+		return 0;
+	if (!json_is_array(a))
+		return bad(err, errlen, "\"pieces\" is not an array");
+	p->pieces = calloc(json_array_size(a) + 1, sizeof(*p->pieces));
+	json_array_foreach(a, i, v) {
+		const char *name;
+
+		if (json_unpack(v, "{sFsFss}", "from", &p->pieces[i].from, "to", &p->pieces[i].to,
+				"implementation", &name))
+			return bad(err, errlen, "\"pieces\"[%zu] lacks from/to/implementation", i);
+		p->pieces[i].name = strdup(name);
+		p->npieces = i + 1;
+	}
+	return 0;
+}
+
+static int read_body(json_t *j, struct sibyl_profile *p, char *err, size_t errlen)
+{
+	const char *format = NULL, *name = "", *metric = "";
+	json_int_t version = 0, min_version = 0;
+	int complete = 1;
+
+	if (!json_is_object(j) ||
+	    json_unpack(j, "{ss}", "format", &format) || strcmp(format, SIBYL_PROFILE_FORMAT))
+		return bad(err, errlen, "not a performance profile (no \"format\": \"%s\")",
+			   SIBYL_PROFILE_FORMAT);
+	if (json_unpack(j, "{sIsI}", "version", &version, "min_version", &min_version))
+		return bad(err, errlen, "profile has no version/min_version");
+	if (min_version > SIBYL_PROFILE_VERSION)
+		return bad(err, errlen, "unsupported profile version %lld (needs a reader >= %lld, "
+			   "this sibyl reads version %d)", (long long)version,
+			   (long long)min_version, SIBYL_PROFILE_VERSION);
+	if (json_unpack(j, "{s?ss?s s[FF] s?b}", "name", &name, "work_metric", &metric,
+			"range", &p->lo, &p->hi, "complete", &complete))
+		return bad(err, errlen, "profile lacks a valid \"range\" [lo, hi]");
+	if (!(p->lo <= p->hi))
+		return bad(err, errlen, "profile range is empty");
+	p->name = strdup(name);
+	p->work_metric = strdup(metric);
+	p->complete = complete;
+	if (read_points(json_object_get(j, "points"), "points", true, &p->points,
+			&p->npoints, err, errlen) ||
+	    read_points(json_object_get(j, "samples"), "samples", false, &p->samples,
+			&p->nsamples, err, errlen) ||
+	    read_segments(json_object_get(j, "segments"), p, err, errlen) ||
+	    read_pieces(json_object_get(j, "pieces"), p, err, errlen))
+		return -1;
+	if (p->npoints == 0)
+		return bad(err, errlen, "profile has no points");
+	json_t *o = json_object_get(j, "provenance");
+
+	p->provenance = json_is_object(o) ? json_incref(o) : NULL;
+	o = json_object_get(j, "stats");
+	p->stats = json_is_object(o) ? json_incref(o) : NULL;
+	return 0;
+}
+
+struct sibyl_profile *sibyl_profile_from_json(json_t *j, char *err, size_t errlen)
+{
+	struct sibyl_profile *p = calloc(1, sizeof(*p));
+
+	if (read_body(j, p, err, errlen)) {
+		sibyl_profile_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+struct sibyl_profile *sibyl_profile_load(const char *path, char *err, size_t errlen)
+{
+	json_error_t je;
+	json_t *j = json_load_file(path, 0, &je);
+	char why[512];
+
+	if (!j) {
+		if (je.line > 0)
+			snprintf(err, errlen, "%s: not JSON: %s (line %d)", path, je.text, je.line);
+		else
+			snprintf(err, errlen, "%s", je.text);
+		return NULL;
+	}
+	struct sibyl_profile *p = sibyl_profile_from_json(j, why, sizeof(why));
+
+	json_decref(j);
+	if (!p)
+		snprintf(err, errlen, "%s: %s", path, why);
+	return p;
+}

@@ -1,0 +1,123 @@
+/* Piecewise-linear profiles: evaluation and the JSON file round trip. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "model/profile.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static struct sibyl_profile *three_points(void)
+{
+	struct sibyl_profile *p = calloc(1, sizeof(*p));
+
+	p->name = strdup("demo");
+	p->work_metric = strdup("elements");
+	p->lo = 1;
+	p->hi = 100;
+	p->complete = true;
+	p->npoints = 3;
+	p->points = calloc(3, sizeof(*p->points));
+	p->points[0] = (struct sibyl_point){ 1, 1 };
+	p->points[1] = (struct sibyl_point){ 50, 10 };
+	p->points[2] = (struct sibyl_point){ 100, 110 };
+	return p;
+}
+
+static void test_eval(void **state)
+{
+	(void)state;
+	struct sibyl_profile *p = three_points();
+
+	assert_float_equal(sibyl_profile_eval(p, 1), 1, 1e-12);
+	assert_float_equal(sibyl_profile_eval(p, 50), 10, 1e-12);
+	assert_float_equal(sibyl_profile_eval(p, 75), 60, 1e-12);
+	assert_float_equal(sibyl_profile_eval(p, 100), 110, 1e-12);
+	/* Outside the points the end pieces extend. */
+	assert_float_equal(sibyl_profile_eval(p, 110), 130, 1e-12);
+	assert_float_equal(sibyl_profile_eval(p, 0), 1 - 9.0 / 49, 1e-12);
+	sibyl_profile_free(p);
+}
+
+static char *temp_path(void)
+{
+	char *path = strdup("/tmp/sibyl-profile-XXXXXX");
+	int fd = mkstemp(path);
+
+	close(fd);
+	unlink(path);
+	return path;
+}
+
+static void test_round_trip(void **state)
+{
+	(void)state;
+	struct sibyl_profile *p = three_points();
+	char err[512], *path = temp_path();
+
+	p->nsamples = 1;
+	p->samples = calloc(1, sizeof(*p->samples));
+	p->samples[0] = (struct sibyl_point){ 3, 0.5 };
+	p->provenance = json_pack("{ss}", "machine", "here");
+	assert_int_equal(sibyl_profile_save(p, path, false, err, sizeof(err)), 0);
+	/* An existing file is kept without force. */
+	assert_int_equal(sibyl_profile_save(p, path, false, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--force"));
+	struct sibyl_profile *q = sibyl_profile_load(path, err, sizeof(err));
+
+	assert_non_null(q);
+	assert_string_equal(q->name, "demo");
+	assert_int_equal(q->npoints, 3);
+	assert_int_equal(q->nsamples, 1);
+	assert_float_equal(q->points[2].y, 110, 1e-9);
+	assert_string_equal(json_string_value(json_object_get(q->provenance, "machine")), "here");
+	unlink(path);
+	free(path);
+	sibyl_profile_free(p);
+	sibyl_profile_free(q);
+}
+
+static void expect_rejected(const char *text, const char *why)
+{
+	char err[512], *path = temp_path();
+	FILE *f = fopen(path, "w");
+
+	fputs(text, f);
+	fclose(f);
+	assert_null(sibyl_profile_load(path, err, sizeof(err)));
+	if (!strstr(err, why))
+		fail_msg("'%s' does not say '%s'", err, why);
+	unlink(path);
+	free(path);
+}
+
+static void test_rejects(void **state)
+{
+	(void)state;
+	expect_rejected("{\"points\": [", "not JSON");
+	expect_rejected("{\"format\": \"other\"}", "not a performance profile");
+	expect_rejected("{\"format\": \"sibyl-profile\", \"version\": 9, \"min_version\": 7, "
+			"\"range\": [1, 2], \"points\": [[1, 2]]}", "unsupported profile version 9");
+	expect_rejected("{\"format\": \"sibyl-profile\", \"version\": 1, \"min_version\": 1, "
+			"\"range\": [1, 2], \"points\": [[2, 1], [1, 2]]}", "not sorted");
+	expect_rejected("{\"format\": \"sibyl-profile\", \"version\": 1, \"min_version\": 1, "
+			"\"range\": [1, 2], \"points\": []}", "no points");
+	expect_rejected("{\"format\": \"sibyl-profile\", \"version\": 1, \"min_version\": 1, "
+			"\"points\": [[1, 1]]}", "range");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_eval),
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_rejects),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
