@@ -1,0 +1,123 @@
+/* `sibyl device --list`, and the byte sizes its options take. */
+#include "ocl/device.h"
+#include "ocl/clutil.h"
+#include "core/log.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+int sibyl_parse_bytes(const char *s, uint64_t *out)
+{
+	static const struct { const char *suffix; int shift; } units[] = {
+		{ "", 0 }, { "B", 0 }, { "K", 10 }, { "KB", 10 }, { "KiB", 10 },
+		{ "M", 20 }, { "MB", 20 }, { "MiB", 20 }, { "G", 30 }, { "GB", 30 },
+		{ "GiB", 30 }, { "T", 40 }, { "TB", 40 }, { "TiB", 40 },
+	};
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+
+	if (errno)
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcasecmp(end, units[i].suffix))
+			continue;
+		if (v > (UINT64_MAX >> units[i].shift))
+			return -1;
+		*out = (uint64_t)v << units[i].shift;
+		return 0;
+	}
+	return -1;
+}
+
+static cl_device_id *devices_of(cl_platform_id plat, cl_uint *n)
+{
+	cl_device_id *d = NULL;
+
+	*n = 0;
+	if (clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 0, NULL, n) != CL_SUCCESS || !*n ||
+	    !(d = calloc(*n, sizeof(*d))) ||
+	    clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, *n, d, NULL) != CL_SUCCESS) {
+		*n = 0;
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+static json_t *platform_json(cl_uint index, cl_platform_id plat)
+{
+	char *name = sibyl_cl_platform_name(plat);
+	json_t *devs = json_array();
+	cl_uint n;
+	cl_device_id *d = devices_of(plat, &n);
+
+	for (cl_uint i = 0; i < n; i++) {
+		char *dn = sibyl_cl_device_name(d[i]);
+
+		json_array_append_new(devs, json_pack("{s:i, s:s}", "index", (int)i, "name", dn));
+		free(dn);
+	}
+	free(d);
+	json_t *o = json_pack("{s:i, s:s, s:o}", "index", (int)index, "name", name,
+			      "devices", devs);
+	free(name);
+	return o;
+}
+
+static void print_platform(FILE *out, json_t *p)
+{
+	size_t i;
+	json_t *d;
+
+	fprintf(out, "platform %d: %s\n", (int)json_integer_value(json_object_get(p, "index")),
+		json_string_value(json_object_get(p, "name")));
+	json_array_foreach(json_object_get(p, "devices"), i, d)
+		fprintf(out, "  device %d: %s\n",
+			(int)json_integer_value(json_object_get(d, "index")),
+			json_string_value(json_object_get(d, "name")));
+	if (json_array_size(json_object_get(p, "devices")) == 0)
+		fprintf(out, "  (no device)\n");
+}
+
+int sibyl_device_list(FILE *out, bool json)
+{
+	cl_uint np = 0;
+	cl_platform_id *plats = NULL;
+
+	if (clGetPlatformIDs(0, NULL, &np) != CL_SUCCESS || np == 0)
+		return sibyl_err("no OpenCL platform found (is an ICD such as pocl-opencl-icd "
+				 "installed?)");
+	plats = calloc(np, sizeof(*plats));
+	if (!plats || clGetPlatformIDs(np, plats, NULL) != CL_SUCCESS) {
+		free(plats);
+		return sibyl_err("device: --list: cannot enumerate OpenCL platforms");
+	}
+	json_t *all = json_array();
+
+	for (cl_uint i = 0; i < np; i++)
+		json_array_append_new(all, platform_json(i, plats[i]));
+	free(plats);
+	if (json) {
+		json_t *root = json_pack("{s:o}", "platforms", all);
+
+		json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		fputc('\n', out);
+		json_decref(root);
+		return 0;
+	}
+	size_t i;
+	json_t *p;
+
+	json_array_foreach(all, i, p)
+		print_platform(out, p);
+	json_decref(all);
+	return 0;
+}

@@ -1,0 +1,132 @@
+/* The human table `sibyl device` prints for a device profile. */
+#include "ocl/device.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+/* "850 ns", "12.3 us", "1.23 ms", "2.50 s"; "-" when not measured. */
+static const char *fmt_time(char *buf, size_t len, double s, unsigned n)
+{
+	if (!n) {
+		snprintf(buf, len, "-");
+	} else if (s < 0) {	/* a difference of two noisy medians */
+		buf[0] = '-';
+		fmt_time(buf + 1, len - 1, -s, n);
+	} else if (s < 1e-6) {
+		snprintf(buf, len, "%.0f ns", s * 1e9);
+	} else if (s < 1e-3) {
+		snprintf(buf, len, "%.1f us", s * 1e6);
+	} else if (s < 1) {
+		snprintf(buf, len, "%.2f ms", s * 1e3);
+	} else {
+		snprintf(buf, len, "%.2f s", s);
+	}
+	return buf;
+}
+
+const char *sibyl_fmt_bytes(char *buf, size_t len, uint64_t b)
+{
+	static const char *unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	int u = 0;
+
+	while (b >= 1024 && b % 1024 == 0 && u < 4) {
+		b /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%" PRIu64 " %s", b, unit[u]);
+	return buf;
+}
+
+static void latency_row(FILE *out, const char *what, const struct sibyl_timing *t)
+{
+	char a[24], b[24], c[24], d[24];
+
+	fprintf(out, "  %-26s %10s %10s %10s %12s %5u\n", what,
+		fmt_time(a, sizeof(a), t->host.median, t->host.n),
+		fmt_time(b, sizeof(b), t->host.min, t->host.n),
+		fmt_time(c, sizeof(c), t->host.stdev, t->host.n),
+		fmt_time(d, sizeof(d), t->device.median, t->device.n), t->host.n);
+}
+
+static void print_latencies(FILE *out, const struct sibyl_device_profile *p)
+{
+	struct sibyl_timing exec = { p->launch_exec, { 0, 0, 0, 0 } };
+	char a[24], b[24], c[24];
+
+	fprintf(out, "  %-26s %10s %10s %10s %12s %5s\n", "latency", "median", "min", "stdev",
+		"device med.", "n");
+	latency_row(out, "command (marker)", &p->command);
+	latency_row(out, "host->device (1 byte)", &p->transfer[SIBYL_H2D]);
+	latency_row(out, "device->host (1 byte)", &p->transfer[SIBYL_D2H]);
+	latency_row(out, "device->device (1 byte)", &p->transfer[SIBYL_D2D]);
+	latency_row(out, "kernel launch (empty)", &p->launch);
+	latency_row(out, "kernel exec (event)", &exec);
+	if (p->with_profiling.n)
+		fprintf(out, "  profiling overhead: %s (%.1f%%): launch %s with, %s without\n",
+			fmt_time(a, sizeof(a), p->profiling_overhead_s, 1),
+			p->profiling_overhead_pct,
+			fmt_time(b, sizeof(b), p->with_profiling.median, 1),
+			fmt_time(c, sizeof(c), p->without_profiling.median, 1));
+}
+
+static void print_curve(FILE *out, const struct sibyl_device_profile *p)
+{
+	size_t rows = 0;
+	char a[24], b[24];
+
+	for (int d = 0; d < SIBYL_DIR_COUNT; d++)
+		if (p->curve[d].count > rows)
+			rows = p->curve[d].count;
+	fprintf(out, "\n  %-9s", "bandwidth");
+	for (int d = 0; d < SIBYL_DIR_COUNT; d++)
+		fprintf(out, " %10s %8s", sibyl_transfer_dir_name(d), "GB/s");
+	fputc('\n', out);
+	for (size_t i = 0; i < rows; i++) {
+		fprintf(out, "  %-9s", sibyl_fmt_bytes(a, sizeof(a), p->curve[0].points[i].bytes));
+		for (int d = 0; d < SIBYL_DIR_COUNT; d++) {
+			const struct sibyl_bw_point *pt = &p->curve[d].points[i];
+
+			if (i < p->curve[d].count)
+				fprintf(out, " %10s %8.3f",
+					fmt_time(b, sizeof(b), pt->t.host.median, pt->t.host.n),
+					pt->gbps);
+			else
+				fprintf(out, " %10s %8s", "-", "-");
+		}
+		fputc('\n', out);
+	}
+	if (p->skipped_from)
+		fprintf(out, "  sizes from %s skipped: %s\n",
+			sibyl_fmt_bytes(a, sizeof(a), p->skipped_from), p->skipped_reason);
+}
+
+static void print_models(FILE *out, const struct sibyl_device_profile *p)
+{
+	char a[24];
+
+	fprintf(out, "\n  transfer model: seconds = latency + bytes / bandwidth "
+		"(relative least squares)\n");
+	for (int d = 0; d < SIBYL_DIR_COUNT; d++) {
+		const struct sibyl_transfer_model *m = &p->model[d];
+
+		if (!m->points) {
+			fprintf(out, "  %s  no points\n", sibyl_transfer_dir_name(d));
+			continue;
+		}
+		fprintf(out, "  %s  latency %10s  bandwidth %8.3f GB/s  worst error %5.1f%% "
+			"over %u sizes\n", sibyl_transfer_dir_name(d),
+			fmt_time(a, sizeof(a), m->latency_s, 1), m->bytes_per_s / 1e9,
+			100 * m->max_rel_error, m->points);
+	}
+}
+
+void sibyl_device_profile_print(FILE *out, const struct sibyl_device_profile *p)
+{
+	fprintf(out, "device %s\n  platform %s (%s), driver %s\n  host %s, %s, sibyl %s, "
+		"repeat %u%s\n\n", p->device, p->platform, p->platform_version,
+		p->driver_version, p->host, p->date, p->sibyl_version, p->repeat,
+		p->quick ? " (--quick)" : "");
+	print_latencies(out, p);
+	print_curve(out, p);
+	print_models(out, p);
+}
