@@ -110,9 +110,50 @@ struct sibyl_counters_record {
 
 #define SIBYL_RECORD_SIZE 64
 
+/*
+ * Live buffers drained by `sibyl trace` (docs/runtime.md).  When the trace
+ * directory holds a valid drain.ctl, each thread records into a ring,
+ * <pid>.<gen>-<tid>.ring, instead of growing its .events file: the ring's
+ * pages are reused, so the traced thread never waits for fresh pages, and
+ * `sibyl trace` copies records [tail, events.committed) into the thread's
+ * .events file (same format as a directly written one) on the other core.
+ * Both files are MAP_SHARED, so a crash of the traced program still loses
+ * nothing: whatever is in the ring is drained after the program died.
+ */
+#define SIBYL_DRAIN_MAGIC "SIBYLDRN"
+#define SIBYL_RING_MAGIC "SIBYLRNG"
+#define SIBYL_DRAIN_FILE "drain.ctl"
+#define SIBYL_RING_DATA_OFFSET 4096
+
+/* drain.ctl, written by the drainer before the program starts (64 bytes). */
+struct sibyl_drain_control {
+	char magic[8];
+	uint32_t version;	/* SIBYL_TRACE_VERSION */
+	uint32_t doorbell;	/* futex word: producers bump and wake it */
+	uint64_t ring_bytes;	/* data bytes of each ring, a multiple of 4096 */
+	uint32_t drainer_pid;
+	uint32_t pad;
+	uint8_t reserved[32];
+};
+
+/* Header page of a .ring file; the records follow at SIBYL_RING_DATA_OFFSET. */
+struct sibyl_ring_header {
+	struct sibyl_events_header events;	/* copied to the .events file;
+						   events.committed is the producer's head */
+	char magic[8];		/* SIBYL_RING_MAGIC, stored last */
+	uint64_t capacity;	/* records in the ring */
+	uint32_t closed;	/* the thread exited: nothing more will come */
+	uint32_t pad;
+	uint8_t pad1[104];
+	uint64_t tail;		/* records drained (written by the drainer only) */
+	uint8_t pad2[3832];
+};
+
 _Static_assert(sizeof(struct sibyl_proc_header) == 512, "proc header size");
 _Static_assert(sizeof(struct sibyl_events_header) == 128, "events header size");
 _Static_assert(sizeof(struct sibyl_call_record) == SIBYL_RECORD_SIZE, "call record size");
+_Static_assert(sizeof(struct sibyl_drain_control) == 64, "drain control size");
+_Static_assert(sizeof(struct sibyl_ring_header) == SIBYL_RING_DATA_OFFSET, "ring header size");
 _Static_assert(sizeof(struct sibyl_counters_record) == SIBYL_RECORD_SIZE, "counters record size");
 
 #endif

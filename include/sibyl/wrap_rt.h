@@ -25,6 +25,7 @@ struct sibyl_rt_thread {
 	void *window;		/* current data mapping */
 	uint64_t window_bytes;
 	uint64_t file_bytes;
+	uint64_t granted_end;	/* ring mode: records reserved when cur reaches limit */
 	int state;
 };
 

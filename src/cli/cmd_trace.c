@@ -8,6 +8,7 @@
 #include "core/fs.h"
 #include "core/log.h"
 #include "core/options.h"
+#include "trace/drain.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -160,12 +161,15 @@ static int absolute_wrappers(struct sibyl_strlist *in, struct sibyl_strlist *out
 int cmd_trace(int argc, char **argv)
 {
 	const char *out = "sibyl.data";
-	bool force = false, verbose = false;
+	bool force = false, verbose = false, no_drain = false;
+	long ring_kb = 4096;
 	struct sibyl_strlist wraps = { 0 }, abs_wraps = { 0 };
 	struct sibyl_option opts[] = {
 		{ "wrap", 'w', SIBYL_OPT_LIST, &wraps, "LIB.so", "preload this wrapper library (repeatable)" },
 		{ "output", 'o', SIBYL_OPT_STRING, &out, "DIR", "trace directory (default: sibyl.data)" },
 		{ "force", 'f', SIBYL_OPT_FLAG, &force, NULL, "replace an existing trace directory" },
+		{ "ring-kb", 0, SIBYL_OPT_LONG, &ring_kb, "KIB", "per-thread ring drained while the program runs (default 4096)" },
+		{ "no-drain", 0, SIBYL_OPT_FLAG, &no_drain, NULL, "let each thread write its file directly (slower per call)" },
 		{ "verbose", 'v', SIBYL_OPT_FLAG, &verbose, NULL, "say what is being done" },
 		SIBYL_OPT_END,
 	};
@@ -195,6 +199,12 @@ int cmd_trace(int argc, char **argv)
 	if (trace_meta_write(dir, &run) < 0)
 		return -sibyl_err_errno("trace: cannot write %s/meta.json", dir);
 	sibyl_info("tracing into %s with LD_PRELOAD=%s", dir, preload);
+	if (ring_kb < 4 || ring_kb > (1L << 30))
+		return -sibyl_err("trace: --ring-kb must be between 4 and 2^30");
+	struct sibyl_drain *drain = NULL;
+
+	if (!no_drain && !(drain = sibyl_drain_create(dir, (uint64_t)ring_kb * 1024)))
+		return 2;
 
 	fflush(NULL);
 	pid_t pid = fork();
@@ -207,8 +217,12 @@ int cmd_trace(int argc, char **argv)
 	run.root_pid = pid;
 	int status = 0;
 
+	if (drain && sibyl_drain_start(drain) < 0)
+		sibyl_warn("trace: records will be drained when the command ends");
 	if (wait_child(pid, &status) < 0)
 		return 2;
+	if (drain && sibyl_drain_finish(drain) < 0)
+		sibyl_warn("trace: the trace in %s is incomplete", dir);
 	run.end_ns = sibyl_mono_ns();
 	run.finished = true;
 	run.status = status;

@@ -23,11 +23,11 @@
 __thread struct sibyl_rt_thread sibyl_rt_self_state
 	__attribute__((tls_model("initial-exec"))) RT_EXPORT;
 
-enum { THREAD_FRESH, THREAD_OPEN, THREAD_DISABLED };
 
 #define HEADER_MAP_BYTES 4096
 
-static size_t events_path(char *out, size_t size, pid_t tid)
+/* "<dir>/<pid>.<gen>-<tid><suffix>" */
+size_t rt_thread_path(char *out, size_t size, pid_t tid, const char *suffix)
 {
 	char num[24];
 	size_t n = rt_image_path(out, size, rt_proc.gen);
@@ -35,7 +35,21 @@ static size_t events_path(char *out, size_t size, pid_t tid)
 	n = rt_append(out, n, size, "-");
 	rt_u64_dec(num, (uint64_t)tid);
 	n = rt_append(out, n, size, num);
-	return rt_append(out, n, size, ".events");
+	return rt_append(out, n, size, suffix);
+}
+
+void rt_events_header_init(struct sibyl_events_header *h, pid_t tid)
+{
+	h->version = SIBYL_TRACE_VERSION;
+	h->min_version = SIBYL_TRACE_MIN_VERSION;
+	h->header_size = sizeof(*h);
+	h->record_size = SIBYL_RECORD_SIZE;
+	h->endian = SIBYL_TRACE_ENDIAN_MARK;
+	h->pid = (uint32_t)rt_proc.pid;
+	h->gen = rt_proc.gen;
+	h->tid = (uint32_t)tid;
+	h->start_tsc = __rdtsc();
+	memcpy(h->magic, SIBYL_EVENTS_MAGIC, 8);
 }
 
 /* Map [offset, offset+len) of the thread's file writable and prefaulted,
@@ -73,6 +87,8 @@ static void on_thread_exit(void *arg)
 {
 	struct sibyl_rt_thread *t = arg;
 
+	if (t->state == THREAD_RING)
+		rt_ring_close(t);
 	rt_thread_forget(t);
 	t->state = THREAD_DISABLED;
 }
@@ -83,7 +99,7 @@ static void make_exit_key(void)
 		exit_key = (pthread_key_t)-1;
 }
 
-static void watch_thread_exit(struct sibyl_rt_thread *t)
+void rt_watch_thread_exit(struct sibyl_rt_thread *t)
 {
 	pthread_once(&exit_key_once, make_exit_key);
 	if (exit_key != (pthread_key_t)-1)
@@ -95,7 +111,7 @@ static int open_thread_file(struct sibyl_rt_thread *t)
 	char path[PATH_MAX];
 	pid_t tid = rt_gettid();
 
-	events_path(path, sizeof(path), tid);
+	rt_thread_path(path, sizeof(path), tid, ".events");
 	/* O_EXCL: never truncate the records of an earlier thread that had
 	 * the same tid (tids can be reused within a process). */
 	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -118,24 +134,14 @@ static int open_thread_file(struct sibyl_rt_thread *t)
 			munmap(window, size);
 		return -1;
 	}
-	h->version = SIBYL_TRACE_VERSION;
-	h->min_version = SIBYL_TRACE_MIN_VERSION;
-	h->header_size = sizeof(*h);
-	h->record_size = SIBYL_RECORD_SIZE;
-	h->endian = SIBYL_TRACE_ENDIAN_MARK;
-	h->pid = (uint32_t)rt_proc.pid;
-	h->gen = rt_proc.gen;
-	h->tid = (uint32_t)tid;
-	h->start_tsc = __rdtsc();
-	memcpy(h->magic, SIBYL_EVENTS_MAGIC, 8);
-
+	rt_events_header_init(h, tid);
 	t->committed = &h->committed;
 	t->window = window;
 	t->window_bytes = size;
 	t->file_bytes = size;
 	t->cur = (struct sibyl_call_record *)((char *)window + sizeof(*h));
 	t->limit = (struct sibyl_call_record *)((char *)window + size);
-	watch_thread_exit(t);
+	rt_watch_thread_exit(t);
 	return 0;
 }
 
@@ -149,7 +155,7 @@ static int grow_thread_file(struct sibyl_rt_thread *t)
 		len = rt_proc.max_window;
 	struct sibyl_events_header *h = header_of(t);
 
-	events_path(path, sizeof(path), (pid_t)h->tid);
+	rt_thread_path(path, sizeof(path), (pid_t)h->tid, ".events");
 	int fd = open(path, O_RDWR | O_CLOEXEC);
 
 	if (fd < 0)
@@ -178,8 +184,13 @@ RT_EXPORT struct sibyl_call_record *sibyl_rt_refill(struct sibyl_rt_thread *t)
 	if (t->in_runtime || t->state == THREAD_DISABLED || !rt_proc.enabled)
 		return NULL;
 	t->in_runtime = 1;
-	if (t->state == THREAD_FRESH) {
-		if (open_thread_file(t) == 0) {
+	if (t->state == THREAD_RING) {
+		r = rt_ring_refill(t);
+	} else if (t->state == THREAD_FRESH) {
+		if (rt_proc.drain && rt_ring_open(t) == 0) {
+			t->state = THREAD_RING;
+			r = rt_ring_refill(t);
+		} else if (!rt_proc.drain && open_thread_file(t) == 0) {
 			t->state = THREAD_OPEN;
 			r = t->cur;
 		} else {
@@ -204,11 +215,13 @@ void rt_thread_forget(struct sibyl_rt_thread *t)
 	if (t->state == THREAD_OPEN) {
 		munmap(t->window, t->window_bytes);
 		munmap(header_of(t), HEADER_MAP_BYTES);
+	} else if (t->state == THREAD_RING) {
+		munmap(t->window, t->window_bytes);
 	}
 	t->cur = t->limit = NULL;
 	t->committed = NULL;
 	t->window = NULL;
-	t->window_bytes = t->file_bytes = 0;
+	t->window_bytes = t->file_bytes = t->granted_end = 0;
 	t->state = THREAD_FRESH;
 	rt_counters_forget();
 }

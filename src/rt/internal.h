@@ -25,8 +25,13 @@ struct rt_process {
 	struct sibyl_proc_header *proc;	/* mmap'd <pid>.<gen>.proc */
 	uint64_t first_window;	/* bytes of a thread's first buffer window */
 	uint64_t max_window;
+	struct sibyl_drain_control *drain;	/* mapped drain.ctl: ring mode */
 	int debug;
 };
+
+/* A thread's buffer: not yet opened, a growing .events file, a ring
+ * drained by `sibyl trace`, or off for good. */
+enum { THREAD_FRESH, THREAD_OPEN, THREAD_RING, THREAD_DISABLED };
 
 extern struct rt_process rt_proc;
 
@@ -40,6 +45,15 @@ void rt_process_finish(void);
 
 /* buffer.c */
 void rt_thread_forget(struct sibyl_rt_thread *t);
+size_t rt_thread_path(char *out, size_t size, pid_t tid, const char *suffix);
+void rt_events_header_init(struct sibyl_events_header *h, pid_t tid);
+void rt_watch_thread_exit(struct sibyl_rt_thread *t);
+
+/* ring.c: the drained ring buffers (docs/runtime.md). */
+void rt_drain_attach(void);
+int rt_ring_open(struct sibyl_rt_thread *t);
+struct sibyl_call_record *rt_ring_refill(struct sibyl_rt_thread *t);
+void rt_ring_close(struct sibyl_rt_thread *t);
 
 /* counters.c: close this thread's perf events (after fork). */
 void rt_counters_forget(void);

@@ -155,6 +155,7 @@ __attribute__((constructor(101))) static void rt_init(void)
 		rt_strlcpy(rt_proc.dir, dir, sizeof(rt_proc.dir));
 		/* Preloaded by hand: make the (last level of the) directory. */
 		mkdir(rt_proc.dir, 0755);
+		rt_drain_attach();
 		rt_process_start(getppid());
 		pthread_atfork(NULL, NULL, after_fork_child);
 	} else if (dir) {

@@ -1,0 +1,170 @@
+/*
+ * Ring mode: when `sibyl trace` drains the trace (drain.ctl exists), each
+ * thread records into a fixed ring <pid>.<gen>-<tid>.ring that is reused
+ * over and over.  Providing fresh page-cache pages costs this VM ~2-5 us
+ * per 4 KiB, i.e. more than the whole budget of a call when every record
+ * lands on a new page; a reused ring takes no faults after its first lap,
+ * and the copy into the .events file happens in `sibyl trace`, on another
+ * core.  The ring is MAP_SHARED, so a crash still loses nothing: the
+ * drainer copies what the ring holds after the program died.
+ *
+ * Producer protocol (one producer per ring, x86 TSO): records are stored,
+ * then events.committed is bumped (the hot path in wrap_rt.h); the drainer
+ * reads committed, copies, then advances tail.  The producer hands the
+ * fast path at most a quarter of the ring at a time, so it comes here
+ * often enough to wake the drainer when the ring is half full.
+ */
+#include "rt/internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* How long a producer waits for a full ring to drain before it decides
+ * the drainer is gone and drops records (counted in events.dropped). */
+#define STALL_NS 3000000000ull
+#define POLL_NS 20000
+
+/* Map drain.ctl if `sibyl trace` left one; otherwise stay in direct mode. */
+void rt_drain_attach(void)
+{
+	char path[PATH_MAX];
+	size_t n = rt_strlcpy(path, rt_proc.dir, sizeof(path));
+
+	rt_append(path, rt_append(path, n, sizeof(path), "/"), sizeof(path), SIBYL_DRAIN_FILE);
+	rt_proc.drain = NULL;
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	struct sibyl_drain_control *c = mmap(NULL, sizeof(*c), PROT_READ | PROT_WRITE,
+					     MAP_SHARED, fd, 0);
+	close(fd);
+	if (c == MAP_FAILED)
+		return;
+	if (memcmp(c->magic, SIBYL_DRAIN_MAGIC, 8) || c->version != SIBYL_TRACE_VERSION ||
+	    c->ring_bytes < 4096 || c->ring_bytes % 4096) {
+		rt_debug("drain.ctl is not valid; writing the trace directly");
+		munmap(c, sizeof(*c));
+		return;
+	}
+	if (kill((pid_t)c->drainer_pid, 0) != 0 && errno == ESRCH) {
+		rt_debug("drain.ctl left by a sibyl trace that is gone; writing the trace directly");
+		munmap(c, sizeof(*c));
+		return;
+	}
+	rt_proc.drain = c;
+}
+
+static struct sibyl_ring_header *ring_of(struct sibyl_rt_thread *t)
+{
+	return t->window;
+}
+
+int rt_ring_open(struct sibyl_rt_thread *t)
+{
+	char path[PATH_MAX];
+	pid_t tid = rt_gettid();
+	uint64_t len = SIBYL_RING_DATA_OFFSET + rt_proc.drain->ring_bytes;
+
+	rt_thread_path(path, sizeof(path), tid, ".ring");
+	/* O_EXCL: a reused tid must not overwrite an earlier thread's ring. */
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return -1;
+	void *p = MAP_FAILED;
+
+	/* Pages are faulted in lazily on the first lap: a short-lived
+	 * thread pays only for the pages it uses. */
+	if (ftruncate(fd, (off_t)len) == 0)
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return -1;
+	struct sibyl_ring_header *h = p;
+
+	rt_events_header_init(&h->events, tid);
+	h->capacity = rt_proc.drain->ring_bytes / SIBYL_RECORD_SIZE;
+	__atomic_store_n((uint64_t *)h->magic, *(const uint64_t *)SIBYL_RING_MAGIC, __ATOMIC_RELEASE);
+	t->window = p;
+	t->window_bytes = len;
+	t->committed = &h->events.committed;
+	t->granted_end = 0;
+	t->cur = t->limit = NULL;
+	rt_watch_thread_exit(t);
+	return 0;
+}
+
+static void ring_doorbell(void)
+{
+	uint32_t *bell = &rt_proc.drain->doorbell;
+
+	__atomic_fetch_add(bell, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, bell, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+/* Free slots, waiting (bounded) for the drainer when the ring is full. */
+static uint64_t wait_for_room(struct sibyl_ring_header *h, uint64_t head)
+{
+	uint64_t waited = 0;
+
+	for (;;) {
+		uint64_t tail = __atomic_load_n(&h->tail, __ATOMIC_ACQUIRE);
+		uint64_t used = head - tail;
+
+		if (used > h->capacity)
+			return 0;	/* the drainer wrote nonsense: stop */
+		if (used >= h->capacity / 2)
+			ring_doorbell();
+		if (used < h->capacity)
+			return h->capacity - used;
+		if (waited >= STALL_NS)
+			return 0;
+		struct timespec ts = { 0, POLL_NS };
+
+		nanosleep(&ts, NULL);
+		waited += POLL_NS;
+	}
+}
+
+struct sibyl_call_record *rt_ring_refill(struct sibyl_rt_thread *t)
+{
+	struct sibyl_ring_header *h = ring_of(t);
+	uint64_t head = t->granted_end;
+	uint64_t room = h->events.dropped ? 0 : wait_for_room(h, head);
+
+	if (!room) {
+		/* Drainer gone: keep what is in the ring, drop from now on. */
+		h->events.dropped++;
+		return NULL;
+	}
+	uint64_t slot = head % h->capacity, grant = h->capacity / 4;
+
+	if (grant == 0)
+		grant = 1;
+	if (grant > room)
+		grant = room;
+	if (grant > h->capacity - slot)
+		grant = h->capacity - slot;
+	struct sibyl_call_record *data =
+		(struct sibyl_call_record *)((char *)h + SIBYL_RING_DATA_OFFSET);
+
+	t->cur = data + slot;
+	t->limit = t->cur + grant;
+	t->granted_end = head + grant;
+	return t->cur;
+}
+
+/* The thread is exiting: tell the drainer nothing more will come. */
+void rt_ring_close(struct sibyl_rt_thread *t)
+{
+	__atomic_store_n(&ring_of(t)->closed, 1, __ATOMIC_RELEASE);
+	ring_doorbell();
+}

@@ -1,0 +1,285 @@
+/*
+ * Copies rings into .events files while the traced program runs.  One
+ * background thread: it sleeps on the doorbell futex in drain.ctl (the
+ * runtime rings it when a ring is half full or a thread exits) with a
+ * short timeout, rescans the directory for new rings, and appends each
+ * ring's new records to its .events file with pwrite.  The .events files
+ * it writes are exactly what the runtime writes in direct mode, so the
+ * reader does not know the difference.
+ */
+#include "trace/drain.h"
+#include "core/fs.h"
+#include "core/log.h"
+
+#include <sibyl/trace_format.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define WAKE_INTERVAL_NS 2000000	/* drain at least every 2 ms */
+
+struct ring {
+	char *path;			/* .ring */
+	struct sibyl_ring_header *h;	/* whole file mapped */
+	size_t map_bytes;
+	int events_fd;
+	bool done;
+};
+
+struct sibyl_drain {
+	char *dir;
+	char *ctl_path;
+	struct sibyl_drain_control *ctl;
+	pthread_t thread;
+	bool running;
+	int stop;			/* read with __atomic */
+	struct ring *rings;
+	size_t nrings;
+	int failed;
+};
+
+struct sibyl_drain *sibyl_drain_create(const char *dir, uint64_t ring_bytes)
+{
+	struct sibyl_drain *d = calloc(1, sizeof(*d));
+	struct sibyl_drain_control c = { .version = SIBYL_TRACE_VERSION };
+
+	memcpy(c.magic, SIBYL_DRAIN_MAGIC, 8);
+	c.ring_bytes = (ring_bytes + 4095) / 4096 * 4096;
+	c.drainer_pid = (uint32_t)getpid();
+	d->dir = strdup(dir);
+	d->ctl_path = sibyl_path_join(dir, SIBYL_DRAIN_FILE);
+	int fd = open(d->ctl_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+	if (fd < 0 || write(fd, &c, sizeof(c)) != (ssize_t)sizeof(c)) {
+		sibyl_err_errno("trace: cannot create %s", d->ctl_path);
+		goto fail;
+	}
+	d->ctl = mmap(NULL, sizeof(c), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	fd = -1;
+	if (d->ctl == MAP_FAILED) {
+		sibyl_err_errno("trace: cannot map %s", d->ctl_path);
+		goto fail;
+	}
+	return d;
+fail:
+	if (fd >= 0)
+		close(fd);
+	unlink(d->ctl_path);
+	free(d->ctl_path);
+	free(d->dir);
+	free(d);
+	return NULL;
+}
+
+static bool known(struct sibyl_drain *d, const char *path)
+{
+	for (size_t i = 0; i < d->nrings; i++)
+		if (!strcmp(d->rings[i].path, path))
+			return true;
+	return false;
+}
+
+/* Map a ring once the runtime has finished its header (magic last). */
+static int open_ring(struct sibyl_drain *d, char *path)
+{
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) != 0 || st.st_size < SIBYL_RING_DATA_OFFSET) {
+		if (fd >= 0)
+			close(fd);
+		return 1;	/* not ready yet */
+	}
+	struct sibyl_ring_header *h = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE,
+					   MAP_SHARED, fd, 0);
+	close(fd);
+	if (h == MAP_FAILED)
+		return sibyl_err_errno("trace: cannot map %s", path);
+	uint64_t magic = __atomic_load_n((const uint64_t *)h->magic, __ATOMIC_ACQUIRE);
+
+	if (memcmp(&magic, SIBYL_RING_MAGIC, 8) ||
+	    (uint64_t)st.st_size != SIBYL_RING_DATA_OFFSET + h->capacity * SIBYL_RECORD_SIZE) {
+		munmap(h, (size_t)st.st_size);
+		return 1;
+	}
+	size_t stem = strlen(path) - strlen(".ring");
+	char *events = malloc(stem + sizeof(".events"));
+
+	memcpy(events, path, stem);
+	strcpy(events + stem, ".events");
+	int efd = open(events, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+	if (efd < 0)
+		sibyl_err_errno("trace: cannot create %s", events);
+	free(events);
+	if (efd < 0) {
+		munmap(h, (size_t)st.st_size);
+		return -1;
+	}
+	d->rings = realloc(d->rings, (d->nrings + 1) * sizeof(*d->rings));
+	d->rings[d->nrings++] = (struct ring){ path, h, (size_t)st.st_size, efd, false };
+	return 0;
+}
+
+static bool is_ring_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 5 && !strcmp(name + n - 5, ".ring");
+}
+
+static void scan(struct sibyl_drain *d)
+{
+	DIR *dir = opendir(d->dir);
+	struct dirent *e;
+
+	while (dir && (e = readdir(dir))) {
+		if (!is_ring_name(e->d_name))
+			continue;
+		char *path = sibyl_path_join(d->dir, e->d_name);
+
+		if (known(d, path) || open_ring(d, path) != 0)
+			free(path);
+	}
+	if (dir)
+		closedir(dir);
+}
+
+static int write_all(int fd, const void *buf, size_t len, off_t off)
+{
+	while (len) {
+		ssize_t n = pwrite(fd, buf, len, off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		buf = (const char *)buf + n;
+		len -= (size_t)n;
+		off += n;
+	}
+	return 0;
+}
+
+/* Append the ring's new records to its .events file; advance tail. */
+static int drain_ring(struct ring *r)
+{
+	struct sibyl_ring_header *h = r->h;
+	bool closed = __atomic_load_n(&h->closed, __ATOMIC_ACQUIRE);
+	uint64_t head = __atomic_load_n(&h->events.committed, __ATOMIC_ACQUIRE);
+	uint64_t tail = h->tail, cap = h->capacity;
+	const char *data = (const char *)h + SIBYL_RING_DATA_OFFSET;
+
+	if (head < tail || head - tail > cap)
+		return sibyl_err("trace: %s: ring counters are inconsistent; records lost", r->path);
+	while (tail < head) {
+		uint64_t slot = tail % cap, n = head - tail;
+
+		if (n > cap - slot)
+			n = cap - slot;
+		if (write_all(r->events_fd, data + slot * SIBYL_RECORD_SIZE, n * SIBYL_RECORD_SIZE,
+			      (off_t)(sizeof(h->events) + tail * SIBYL_RECORD_SIZE)) != 0)
+			return sibyl_err_errno("trace: cannot write the records of %s", r->path);
+		tail += n;
+	}
+	__atomic_store_n(&h->tail, tail, __ATOMIC_RELEASE);
+	struct sibyl_events_header copy = h->events;
+
+	copy.committed = tail;
+	if (write_all(r->events_fd, &copy, sizeof(copy), 0) != 0)
+		return sibyl_err_errno("trace: cannot write the header for %s", r->path);
+	if (closed)
+		r->done = true;
+	return 0;
+}
+
+/* A finished ring: close its .events file and give its pages back. */
+static void retire_ring(struct ring *r)
+{
+	close(r->events_fd);
+	munmap(r->h, r->map_bytes);
+	r->h = NULL;
+	/* Keep the (now empty) file until the end so that the name is not
+	 * reused by a later thread with the same tid. */
+	if (truncate(r->path, 0) != 0)
+		sibyl_warn("trace: cannot truncate %s", r->path);
+}
+
+static void drain_all(struct sibyl_drain *d)
+{
+	for (size_t i = 0; i < d->nrings; i++) {
+		struct ring *r = &d->rings[i];
+
+		if (!r->h)
+			continue;
+		if (drain_ring(r) != 0) {
+			d->failed = 1;
+			r->done = true;
+		}
+		if (r->done)
+			retire_ring(r);
+	}
+}
+
+static void *drain_thread(void *arg)
+{
+	struct sibyl_drain *d = arg;
+	struct timespec wake = { 0, WAKE_INTERVAL_NS };
+
+	while (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE)) {
+		uint32_t seen = __atomic_load_n(&d->ctl->doorbell, __ATOMIC_ACQUIRE);
+
+		scan(d);
+		drain_all(d);
+		syscall(SYS_futex, &d->ctl->doorbell, FUTEX_WAIT, seen, &wake, NULL, 0);
+	}
+	return NULL;
+}
+
+int sibyl_drain_start(struct sibyl_drain *d)
+{
+	if (pthread_create(&d->thread, NULL, drain_thread, d) != 0)
+		return sibyl_err("trace: cannot start the drain thread");
+	d->running = true;
+	return 0;
+}
+
+int sibyl_drain_finish(struct sibyl_drain *d)
+{
+	if (d->running) {
+		__atomic_store_n(&d->stop, 1, __ATOMIC_RELEASE);
+		__atomic_fetch_add(&d->ctl->doorbell, 1, __ATOMIC_RELEASE);
+		syscall(SYS_futex, &d->ctl->doorbell, FUTEX_WAKE, 1, NULL, NULL, 0);
+		pthread_join(d->thread, NULL);
+	}
+	scan(d);
+	for (size_t i = 0; i < d->nrings; i++)
+		if (d->rings[i].h)
+			d->rings[i].done = true;	/* nobody is left to write */
+	drain_all(d);
+	for (size_t i = 0; i < d->nrings; i++) {
+		unlink(d->rings[i].path);
+		free(d->rings[i].path);
+	}
+	munmap(d->ctl, sizeof(*d->ctl));
+	unlink(d->ctl_path);
+	int failed = d->failed;
+
+	free(d->rings);
+	free(d->ctl_path);
+	free(d->dir);
+	free(d);
+	return failed ? -1 : 0;
+}

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Ring mode (the default of sibyl trace) against direct mode (--no-drain):
+# the same exact counts whatever the ring size, rings that wrap thousands
+# of times and make the program wait for the drainer, crashes drained
+# after the fact, and nothing of the machinery left in the trace.
+. "$(dirname "$0")/lib.sh"
+
+"$SIBYL" wrap "$TARGETS_LIB/libsibyltest.so" --header "$SIBYL_SOURCE/tests/integration/targets/testlib.h" \
+	-o "$WORK/libwrap-test.so" 2>"$WORK/wrap.err" || { cat "$WORK/wrap.err"; fail "sibyl wrap"; }
+LIFE="$TARGETS_BIN/lifecycle"
+
+# traced NAME EXPECTED_RC OPTIONS... -- MODE N: trace, then check status and leftovers.
+traced() {
+	local name=$1 want_rc=$2 rc=0
+	shift 2
+	"$SIBYL" trace -o "$WORK/$name" --wrap "$WORK/libwrap-test.so" "$@" >/dev/null 2>"$WORK/$name.err" || rc=$?
+	expect_eq "$name: exit status" "$want_rc" "$rc"
+	if ls "$WORK/$name" | grep -E '\.ring$|^drain\.ctl$'; then
+		fail "$name: ring files left in the trace"
+	fi
+	"$SIBYL" report --json "$WORK/$name" >"$WORK/$name.json" || fail "$name: report"
+}
+
+# 8 KiB rings hold 128 records: 4 threads x 20000 calls wrap each ring
+# ~150 times, so producers must wait for the drainer again and again.
+traced small-ring 0 --ring-kb 8 -- "$LIFE" threads 20000
+expect_eq "small ring: calls" 80000 "$(calls_of "$WORK/small-ring.json" testlib_work)"
+expect_eq "small ring: nothing dropped" 0 "$(json 'sum(t["dropped"] for t in j["threads"])' "$WORK/small-ring.json")"
+
+traced direct 0 --no-drain -- "$LIFE" threads 20000
+expect_eq "direct mode: calls" 80000 "$(calls_of "$WORK/direct.json" testlib_work)"
+
+traced fork-ring 0 --ring-kb 8 -- "$LIFE" fork 3000
+expect_eq "fork with small rings: calls" 12000 "$(calls_of "$WORK/fork-ring.json" testlib_work)"
+
+# Killed by SIGKILL: what the ring held is drained after the death.
+traced killed 137 --ring-kb 8 -- "$LIFE" kill 1000
+expect_eq "killed: calls before the kill" 1000 "$(calls_of "$WORK/killed.json" testlib_work)"
+
+# Ring and direct mode agree on nested calls.
+traced ring-rec 0 -- "$LIFE" recurse 300
+traced direct-rec 0 --no-drain -- "$LIFE" recurse 300
+expect_eq "recursion: calls, ring vs direct" \
+	"$(calls_of "$WORK/direct-rec.json" testlib_recurse)" "$(calls_of "$WORK/ring-rec.json" testlib_recurse)"
+
+"$SIBYL" trace --ring-kb 1 -o "$WORK/bad" -- true 2>"$WORK/bad.err" && fail "--ring-kb 1 accepted"
+grep -q "ring-kb" "$WORK/bad.err" || fail "no clear error for --ring-kb 1"
+echo "ok: drain"
