@@ -1,0 +1,223 @@
+/* The sample matrix: insertion and regeneration of segments (Figs 2-3). */
+#include "planner/matrix.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sibyl_matrix_init(struct sibyl_matrix *m, const struct sibyl_matrix_params *p)
+{
+	memset(m, 0, sizeof(*m));
+	m->p = *p;
+}
+
+void sibyl_matrix_free(struct sibyl_matrix *m)
+{
+	for (size_t i = 0; i < m->count; i++) {
+		free(m->nodes[i].ys);
+		free(m->rows[i]);
+	}
+	free(m->nodes);
+	free(m->rows);
+	free(m->rowcap);
+	free(m->tq);
+	memset(m, 0, sizeof(*m));
+}
+
+/* t quantiles are needed for every cell: cache them by df. */
+static double t_quantile(struct sibyl_matrix *m, size_t df)
+{
+	if (df >= m->ntq) {
+		size_t n = df + 64;
+
+		m->tq = realloc(m->tq, n * sizeof(*m->tq));
+		for (size_t i = m->ntq; i < n; i++)
+			m->tq[i] = i ? sibyl_t_quantile(m->p.confidence, (double)i) : INFINITY;
+		m->ntq = n;
+	}
+	return m->tq[df];
+}
+
+bool sibyl_matrix_fit(const struct sibyl_matrix *m, size_t row, size_t col,
+		      struct sibyl_ols_fit *f)
+{
+	return sibyl_ols_fit(&sibyl_cell_at(m, row, col)->s, f);
+}
+
+static uint32_t out_of_range(const struct sibyl_matrix *m, size_t row, size_t col,
+			     const struct sibyl_ols_fit *f)
+{
+	uint32_t n = 0;
+
+	for (size_t k = row; k <= col; k++) {
+		const struct sibyl_node *v = &m->nodes[k];
+		double pred = sibyl_ols_predict(f, v->x);
+
+		for (size_t j = 0; j < v->nys; j++)
+			if (fabs(pred - v->ys[j]) > m->p.sample_error * fabs(v->ys[j]))
+				n++;
+	}
+	return n;
+}
+
+/*
+ * The segment checks of section III.B: at least three samples (and two
+ * work metrics, so the slope exists), and a confidence interval of the
+ * mean response no wider than segment_error of the predicted time.  The
+ * interval is widest at the ends of the segment, so the width is taken at
+ * both ends (the first and last sampled work metric) and the larger
+ * relative width decides; a non-positive prediction at an end fails.
+ */
+static void generate_segment(struct sibyl_matrix *m, size_t row, size_t col)
+{
+	struct sibyl_cell *c = sibyl_cell_at(m, row, col);
+	struct sibyl_ols_fit f;
+
+	if (row == col)
+		c->s = m->nodes[row].s;
+	else
+		c->s = sibyl_ols_merge(&m->nodes[row].s, &sibyl_cell_at(m, row + 1, col)->s);
+	c->valid = false;
+	c->oor = 0;
+	if (row == col || c->s.n < 3 || !sibyl_ols_fit(&c->s, &f))
+		return;
+	double t = t_quantile(m, (size_t)c->s.n - 2);
+	double ends[2] = { m->nodes[row].x, m->nodes[col].x };
+
+	for (int e = 0; e < 2; e++) {
+		double pred = sibyl_ols_predict(&f, ends[e]);
+
+		if (!(pred > 0) ||
+		    2 * sibyl_ols_ci_half(&f, ends[e], t) > m->p.segment_error * pred)
+			return;
+	}
+	c->valid = true;
+	c->oor = out_of_range(m, row, col, &f);
+}
+
+static int grow(struct sibyl_matrix *m)
+{
+	if (m->count < m->cap)
+		return 0;
+	size_t cap = m->cap ? 2 * m->cap : 64;
+	struct sibyl_node *nodes = realloc(m->nodes, cap * sizeof(*nodes));
+
+	if (!nodes)
+		return -1;
+	m->nodes = nodes;
+	struct sibyl_cell **rows = realloc(m->rows, cap * sizeof(*rows));
+
+	if (!rows)
+		return -1;
+	m->rows = rows;
+	size_t *rowcap = realloc(m->rowcap, cap * sizeof(*rowcap));
+
+	if (!rowcap)
+		return -1;
+	m->rowcap = rowcap;
+	m->cap = cap;
+	return 0;
+}
+
+/* Make room for a column at index i in row r (< i) that had count - r cells. */
+static int widen_row(struct sibyl_matrix *m, size_t r, size_t i)
+{
+	size_t len = m->count - r;
+
+	if (len + 1 > m->rowcap[r]) {
+		size_t cap = 2 * (len + 1);
+		struct sibyl_cell *row = realloc(m->rows[r], cap * sizeof(*row));
+
+		if (!row)
+			return -1;
+		m->rows[r] = row;
+		m->rowcap[r] = cap;
+	}
+	memmove(&m->rows[r][i - r + 1], &m->rows[r][i - r], (len - (i - r)) * sizeof(**m->rows));
+	return 0;
+}
+
+/* Fig 2: rows and columns from i on move one down and right. */
+static int insert_node(struct sibyl_matrix *m, size_t i, double x)
+{
+	if (grow(m))
+		return -1;
+	for (size_t r = 0; r < i; r++)
+		if (widen_row(m, r, i))
+			return -1;
+	memmove(&m->nodes[i + 1], &m->nodes[i], (m->count - i) * sizeof(*m->nodes));
+	memmove(&m->rows[i + 1], &m->rows[i], (m->count - i) * sizeof(*m->rows));
+	memmove(&m->rowcap[i + 1], &m->rowcap[i], (m->count - i) * sizeof(*m->rowcap));
+	memset(&m->nodes[i], 0, sizeof(*m->nodes));
+	m->nodes[i].x = x;
+	m->rowcap[i] = m->count + 1 - i + 8;
+	m->rows[i] = calloc(m->rowcap[i], sizeof(**m->rows));
+	if (!m->rows[i])
+		return -1;
+	m->count++;
+	return 0;
+}
+
+static int add_y(struct sibyl_node *v, double y)
+{
+	if (v->nys == v->cap) {
+		size_t cap = v->cap ? 2 * v->cap : 2;
+		double *ys = realloc(v->ys, cap * sizeof(*ys));
+
+		if (!ys)
+			return -1;
+		v->ys = ys;
+		v->cap = cap;
+	}
+	v->ys[v->nys++] = y;
+	sibyl_ols_add(&v->s, v->x, y);
+	return 0;
+}
+
+long sibyl_matrix_find(const struct sibyl_matrix *m, double x)
+{
+	size_t lo = 0, hi = m->count;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (m->nodes[mid].x < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->count && m->nodes[lo].x == x ? (long)lo : -1;
+}
+
+int sibyl_matrix_insert(struct sibyl_matrix *m, double x, double y, size_t *index)
+{
+	size_t i = 0, hi = m->count;
+
+	while (i < hi) {        /* DetermineSortedIndex */
+		size_t mid = (i + hi) / 2;
+
+		if (m->nodes[mid].x < x)
+			i = mid + 1;
+		else
+			hi = mid;
+	}
+	if ((i == m->count || m->nodes[i].x != x) && insert_node(m, i, x))
+		return -1;
+	if (add_y(&m->nodes[i], y))
+		return -1;
+	m->samples++;
+	/* Only cells whose interval holds node i change: rows 0..i, columns
+	 * i..count-1.  Decreasing rows let each cell reuse (row + 1, col). */
+	for (size_t row = i + 1; row-- > 0;)
+		for (size_t col = i; col < m->count; col++)
+			generate_segment(m, row, col);
+	*index = i;
+	return 0;
+}
+
+void sibyl_matrix_rebuild(struct sibyl_matrix *m)
+{
+	for (size_t row = m->count; row-- > 0;)
+		for (size_t col = row; col < m->count; col++)
+			generate_segment(m, row, col);
+}

@@ -1,0 +1,226 @@
+/* The planner loop: interval of interest, sampling, stop rules. */
+#include "planner/planner.h"
+#include "planner/chain.h"
+#include "planner/matrix.h"
+#include "core/clock.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The narrowest interval of interest: a few distinct work metrics. */
+#define IOI_MIN_WIDTH 4.0
+/* Before any chain exists the interval sits at the lower bound and
+ * doubles after this many samples without a chain. */
+#define PRECHAIN_DOUBLING 4
+
+void sibyl_plan_defaults(struct sibyl_plan_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->segment_error = 0.10;
+	p->sample_error = 0.10;
+	p->growth = 0.10;
+	p->confidence = 0.95;
+	p->seed = 1;
+	p->max_samples = 2000;
+	p->max_seconds = 600;
+}
+
+int sibyl_plan_check(const struct sibyl_plan_params *p, char *err, size_t errlen)
+{
+	if (p->lo > p->hi || p->hi - p->lo < 4)
+		return snprintf(err, errlen, "range %llu:%llu holds fewer than 5 work metrics",
+				(unsigned long long)p->lo, (unsigned long long)p->hi), -1;
+	if (!(p->segment_error > 0) || !(p->sample_error > 0) || !(p->growth > 0))
+		return snprintf(err, errlen, "error thresholds and growth must be > 0"), -1;
+	if (!(p->confidence > 0 && p->confidence < 1))
+		return snprintf(err, errlen, "confidence must be between 0 and 1"), -1;
+	return 0;
+}
+
+uint64_t sibyl_random(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+uint64_t sibyl_random_between(uint64_t *s, uint64_t a, uint64_t b)
+{
+	if (b <= a)
+		return a;
+	return a + sibyl_random(s) % (b - a + 1);
+}
+
+struct planner {
+	const struct sibyl_plan_params *p;
+	struct sibyl_matrix m;
+	uint64_t rng;
+	size_t without_chain;      /* samples taken while no chain existed */
+	bool have_chain;
+	size_t crow, ccol;         /* the best chain's last cell */
+	struct sibyl_point *taken;
+	size_t ntaken, captaken;
+};
+
+/*
+ * The interval of interest (section III.C).  Without a chain it starts at
+ * the lower bound.  With one it is centred on the chain's last sampled
+ * work metric x, with width growth * time(x) / slope(x) from the last
+ * segment (for time proportional to x^k that is growth * x / k), clamped
+ * to [IOI_MIN_WIDTH, growth * (hi - lo)]: a flat or falling segment would
+ * otherwise ask for an unbounded interval.
+ */
+static void interval(struct planner *pl, double *a, double *b)
+{
+	const struct sibyl_plan_params *p = pl->p;
+	double lo = (double)p->lo, hi = (double)p->hi;
+	double wmax = fmax(IOI_MIN_WIDTH, p->growth * (hi - lo)), w;
+
+	if (!pl->have_chain) {
+		w = IOI_MIN_WIDTH * ldexp(1, (int)(pl->without_chain / PRECHAIN_DOUBLING));
+		*a = lo;
+		*b = fmin(hi, lo + fmin(w, wmax));
+		return;
+	}
+	struct sibyl_ols_fit f;
+	double x = pl->m.nodes[pl->ccol].x;
+
+	sibyl_matrix_fit(&pl->m, pl->crow, pl->ccol, &f);
+	double y = sibyl_ols_predict(&f, x);
+
+	w = f.b > 0 && y > 0 ? p->growth * y / f.b : wmax;
+	w = fmin(fmax(w, IOI_MIN_WIDTH), wmax);
+	*a = fmax(lo, x - w / 2);
+	*b = fmin(hi, x + w / 2);
+}
+
+/* The range's ends are sampled exactly, once each: the profile starts and
+ * ends there, and the chain can only span the range if it holds them. */
+static uint64_t next_metric(struct planner *pl)
+{
+	const struct sibyl_plan_params *p = pl->p;
+	double a, b;
+
+	if (pl->m.count == 0)
+		return p->lo;
+	interval(pl, &a, &b);
+	if (b >= (double)p->hi && sibyl_matrix_find(&pl->m, (double)p->hi) < 0)
+		return p->hi;
+	uint64_t ia = (uint64_t)ceil(a), ib = (uint64_t)floor(b);
+
+	return sibyl_random_between(&pl->rng, ia, ib < ia ? ia : ib);
+}
+
+static int record(struct planner *pl, uint64_t x, double y)
+{
+	if (pl->ntaken == pl->captaken) {
+		pl->captaken = pl->captaken ? 2 * pl->captaken : 256;
+		pl->taken = realloc(pl->taken, pl->captaken * sizeof(*pl->taken));
+	}
+	pl->taken[pl->ntaken++] = (struct sibyl_point){ (double)x, y };
+	size_t i;
+
+	if (sibyl_matrix_insert(&pl->m, (double)x, y, &i))
+		return -1;
+	sibyl_chain_update(&pl->m, i);
+	pl->have_chain = sibyl_chain_best(&pl->m, &pl->crow, &pl->ccol);
+	if (!pl->have_chain)
+		pl->without_chain++;
+	return 0;
+}
+
+static struct sibyl_profile *make_profile(struct planner *pl, bool complete)
+{
+	struct sibyl_profile *prof = calloc(1, sizeof(*prof));
+	const struct sibyl_matrix *m = &pl->m;
+
+	prof->lo = (double)pl->p->lo;
+	prof->hi = (double)pl->p->hi;
+	prof->complete = complete;
+	prof->segments = sibyl_chain_segments(m, pl->crow, pl->ccol, &prof->nsegments);
+	prof->points = sibyl_chain_points(prof->segments, prof->nsegments, prof->lo,
+					  m->nodes[pl->ccol].x, &prof->npoints);
+	prof->nsamples = m->samples;
+	prof->samples = malloc(m->samples * sizeof(*prof->samples));
+	size_t k = 0;
+
+	for (size_t i = 0; i < m->count; i++)
+		for (size_t j = 0; j < m->nodes[i].nys; j++)
+			prof->samples[k++] = (struct sibyl_point){ m->nodes[i].x, m->nodes[i].ys[j] };
+	return prof;
+}
+
+static bool over_limit(struct planner *pl, double t0, struct sibyl_plan_result *r)
+{
+	const struct sibyl_plan_params *p = pl->p;
+	double s = (double)(sibyl_mono_ns() - t0) * 1e-9;
+
+	if (p->max_samples && pl->m.samples >= p->max_samples)
+		snprintf(r->message, sizeof(r->message), "stopped at the safety limit of %zu "
+			 "samples (--max-samples)", p->max_samples);
+	else if (p->max_seconds > 0 && s >= p->max_seconds)
+		snprintf(r->message, sizeof(r->message), "stopped at the safety limit of %g "
+			 "seconds (--max-seconds)", p->max_seconds);
+	else
+		return false;
+	r->status = SIBYL_PLAN_LIMIT;
+	return true;
+}
+
+static bool done(const struct planner *pl)
+{
+	return pl->have_chain && pl->m.nodes[pl->ccol].x == (double)pl->p->hi;
+}
+
+int sibyl_plan_run(const struct sibyl_plan_params *p, sibyl_measure_fn measure,
+		   void *ctx, sibyl_progress_fn progress, void *pctx,
+		   struct sibyl_plan_result *r)
+{
+	struct planner pl = { .p = p, .rng = p->seed };
+	struct sibyl_matrix_params mp = { p->segment_error, p->sample_error, p->confidence };
+	double t0 = (double)sibyl_mono_ns();
+
+	memset(r, 0, sizeof(*r));
+	sibyl_matrix_init(&pl.m, &mp);
+	r->status = SIBYL_PLAN_DONE;
+	while (!done(&pl) && !over_limit(&pl, t0, r)) {
+		uint64_t x = next_metric(&pl);
+		double y;
+		char why[400];
+
+		if (measure(ctx, x, &y, why, sizeof(why))) {
+			snprintf(r->message, sizeof(r->message), "%s", why);
+			r->status = SIBYL_PLAN_FAILED;
+			break;
+		}
+		if (record(&pl, x, y)) {
+			snprintf(r->message, sizeof(r->message), "out of memory");
+			r->status = SIBYL_PLAN_FAILED;
+			break;
+		}
+		if (progress)
+			progress(pctx, pl.m.samples,
+				 pl.have_chain ? pl.m.nodes[pl.ccol].x : (double)p->lo - 1);
+	}
+	r->seconds = ((double)sibyl_mono_ns() - t0) * 1e-9;
+	r->samples = pl.m.samples;
+	r->unique = pl.m.count;
+	r->chain_end = pl.have_chain ? pl.m.nodes[pl.ccol].x : (double)p->lo - 1;
+	if (pl.have_chain)
+		r->profile = make_profile(&pl, r->status == SIBYL_PLAN_DONE);
+	r->taken = pl.taken;
+	sibyl_matrix_free(&pl.m);
+	return r->status == SIBYL_PLAN_DONE ? 0 : -1;
+}
+
+void sibyl_plan_result_free(struct sibyl_plan_result *r)
+{
+	sibyl_profile_free(r->profile);
+	free(r->taken);
+	memset(r, 0, sizeof(*r));
+}

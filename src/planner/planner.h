@@ -1,0 +1,68 @@
+/*
+ * The planner heuristic (Wernsing & Stitt 2010, section III): sample a
+ * random work metric inside the interval of interest, update the sample
+ * matrix and the best chain, move the interval to the chain's end, until
+ * the chain spans the range.  Measuring is a callback, so the planner runs
+ * on adapters through a worker process (worker.h) or on a plain function
+ * in tests.
+ */
+#ifndef SIBYL_PLANNER_PLANNER_H
+#define SIBYL_PLANNER_PLANNER_H
+
+#include "model/profile.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct sibyl_plan_params {
+	uint64_t lo, hi;          /* range of interest, inclusive */
+	double segment_error;     /* 0.10 */
+	double sample_error;      /* 0.10 */
+	double growth;            /* interval growth factor, 0.10 */
+	double confidence;        /* 0.95 */
+	uint64_t seed;
+	size_t max_samples;       /* safety stop, 0 = none */
+	double max_seconds;       /* safety stop, 0 = none */
+};
+
+void sibyl_plan_defaults(struct sibyl_plan_params *p);
+/* Check the parameters; -1 with a reason in err. */
+int sibyl_plan_check(const struct sibyl_plan_params *p, char *err, size_t errlen);
+
+/* Measure one sample: 0 and seconds, or -1 with a one-line reason. */
+typedef int (*sibyl_measure_fn)(void *ctx, uint64_t metric, double *seconds, char *err,
+				size_t errlen);
+/* Progress after each sample: samples so far and how far the chain reaches. */
+typedef void (*sibyl_progress_fn)(void *ctx, size_t samples, double chain_end);
+
+enum sibyl_plan_status {
+	SIBYL_PLAN_DONE,          /* the chain spans the range */
+	SIBYL_PLAN_LIMIT,         /* a safety stop; the profile covers part */
+	SIBYL_PLAN_FAILED,        /* a sample failed; the profile covers part */
+};
+
+struct sibyl_plan_result {
+	enum sibyl_plan_status status;
+	char message[512];        /* why it stopped early */
+	size_t samples, unique;
+	double seconds;           /* wall time of the whole planner */
+	double chain_end;         /* how far the profile reaches (lo - 1: nowhere) */
+	/* Points, segments and samples; NULL when no chain was found.  The
+	 * caller names it and adds provenance. */
+	struct sibyl_profile *profile;
+	/* Every sample in the order taken (for plots and tests). */
+	struct sibyl_point *taken;
+};
+
+int sibyl_plan_run(const struct sibyl_plan_params *p, sibyl_measure_fn measure,
+		   void *ctx, sibyl_progress_fn progress, void *pctx,
+		   struct sibyl_plan_result *r);
+void sibyl_plan_result_free(struct sibyl_plan_result *r);
+
+/* splitmix64: the planner's and the evaluation's random stream. */
+uint64_t sibyl_random(uint64_t *state);
+/* Uniform integer in [a, b]. */
+uint64_t sibyl_random_between(uint64_t *state, uint64_t a, uint64_t b);
+
+#endif

@@ -1,0 +1,115 @@
+/* The sample matrix: incremental insertion (Figs 2-3) equals a rebuild
+ * from scratch, for random insertion orders with repeated work metrics;
+ * the chain update after one insertion equals a full recomputation. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "planner/chain.h"
+#include "planner/matrix.h"
+#include "planner/planner.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct sibyl_matrix_params params = { 0.10, 0.10, 0.95 };
+
+static double curve(double x, uint64_t *rng)
+{
+	double noise = ((double)(sibyl_random(rng) >> 11) / 9007199254740992.0 - 0.5) * 0.04;
+
+	return (x < 40 ? 1e-6 * (1 + x) : 1e-6 * (41 + 3 * (x - 40))) * (1 + noise);
+}
+
+static void copy_matrix(const struct sibyl_matrix *m, struct sibyl_matrix *c)
+{
+	sibyl_matrix_init(c, &m->p);
+	for (size_t i = 0; i < m->count; i++)
+		for (size_t j = 0; j < m->nodes[i].nys; j++) {
+			size_t k;
+
+			assert_int_equal(sibyl_matrix_insert(c, m->nodes[i].x, m->nodes[i].ys[j], &k), 0);
+		}
+}
+
+static void assert_same_cells(const struct sibyl_matrix *a, const struct sibyl_matrix *b,
+			      bool chains)
+{
+	assert_int_equal(a->count, b->count);
+	for (size_t r = 0; r < a->count; r++)
+		for (size_t c = r; c < a->count; c++) {
+			const struct sibyl_cell *x = sibyl_cell_at(a, r, c), *y = sibyl_cell_at(b, r, c);
+
+			assert_memory_equal(&x->s, &y->s, sizeof(x->s));
+			assert_int_equal(x->valid, y->valid);
+			assert_int_equal(x->oor, y->oor);
+			if (!chains)
+				continue;
+			assert_int_equal(x->chained, y->chained);
+			if (!x->chained)
+				continue;
+			assert_int_equal(x->pred_row, y->pred_row);
+			assert_int_equal(x->pred_col, y->pred_col);
+			assert_int_equal(x->chain_oor, y->chain_oor);
+			assert_int_equal(x->chain_segs, y->chain_segs);
+		}
+}
+
+static void test_incremental_equals_rebuild(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 1; seed <= 30; seed++) {
+		struct sibyl_matrix m, fresh;
+		uint64_t rng = seed;
+
+		sibyl_matrix_init(&m, &params);
+		for (int k = 0; k < 60; k++) {
+			double x = (double)sibyl_random_between(&rng, 1, 80);
+			size_t i;
+
+			assert_int_equal(sibyl_matrix_insert(&m, x, curve(x, &rng), &i), 0);
+			assert_true(m.nodes[i].x == x);
+			sibyl_chain_update(&m, i);
+			/* Same nodes, every cell regenerated and every chain redone. */
+			copy_matrix(&m, &fresh);
+			sibyl_matrix_rebuild(&fresh);
+			sibyl_chain_update(&fresh, 0);
+			assert_same_cells(&m, &fresh, true);
+			sibyl_matrix_free(&fresh);
+		}
+		for (size_t i = 1; i < m.count; i++)
+			assert_true(m.nodes[i - 1].x < m.nodes[i].x);
+		assert_int_equal(m.samples, 60);
+		sibyl_matrix_free(&m);
+	}
+}
+
+static void test_duplicates_merge(void **state)
+{
+	(void)state;
+	struct sibyl_matrix m;
+	size_t i;
+
+	sibyl_matrix_init(&m, &params);
+	assert_int_equal(sibyl_matrix_insert(&m, 5, 1.0, &i), 0);
+	assert_int_equal(sibyl_matrix_insert(&m, 3, 2.0, &i), 0);
+	assert_int_equal(i, 0);
+	assert_int_equal(sibyl_matrix_insert(&m, 5, 3.0, &i), 0);
+	assert_int_equal(i, 1);
+	assert_int_equal(m.count, 2);
+	assert_int_equal(m.samples, 3);
+	assert_float_equal(sibyl_cell_at(&m, 1, 1)->s.sy, 4.0, 0);
+	assert_float_equal(sibyl_cell_at(&m, 0, 1)->s.n, 3, 0);
+	sibyl_matrix_free(&m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_incremental_equals_rebuild),
+		cmocka_unit_test(test_duplicates_merge),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

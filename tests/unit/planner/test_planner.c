@@ -1,0 +1,188 @@
+/* The planner on synthetic piecewise-linear functions with known
+ * breakpoints: a test adapter measured in-process, with seeded noise. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "planner/planner.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct synthetic {
+	const double *bx, *by;     /* true breakpoints (x, seconds), ascending */
+	size_t n;
+	double noise;              /* relative, uniform +-noise */
+	uint64_t rng;
+	size_t calls;
+};
+
+static double truth(const struct synthetic *s, double x)
+{
+	size_t k = 1;
+
+	while (k + 1 < s->n && s->bx[k] < x)
+		k++;
+	return s->by[k - 1] + (s->by[k] - s->by[k - 1]) * (x - s->bx[k - 1]) /
+	       (s->bx[k] - s->bx[k - 1]);
+}
+
+static int measure(void *ctx, uint64_t metric, double *seconds, char *err, size_t errlen)
+{
+	struct synthetic *s = ctx;
+	double u = (double)(sibyl_random(&s->rng) >> 11) / 9007199254740992.0;
+
+	(void)err;
+	(void)errlen;
+	s->calls++;
+	*seconds = truth(s, (double)metric) * (1 + s->noise * (2 * u - 1));
+	return 0;
+}
+
+static struct sibyl_plan_result plan(struct synthetic *s, uint64_t lo, uint64_t hi,
+				     uint64_t seed, double threshold)
+{
+	struct sibyl_plan_params p;
+	struct sibyl_plan_result r;
+
+	sibyl_plan_defaults(&p);
+	if (threshold > 0)
+		p.segment_error = p.sample_error = threshold;
+	p.lo = lo;
+	p.hi = hi;
+	p.seed = seed;
+	s->rng = seed * 7 + 1;
+	assert_int_equal(sibyl_plan_run(&p, measure, s, NULL, NULL, &r), 0);
+	assert_int_equal(r.status, SIBYL_PLAN_DONE);
+	assert_non_null(r.profile);
+	assert_true(r.profile->complete);
+	return r;
+}
+
+/* Every true breakpoint has a profile point within tol (work metric), and
+ * the profile predicts the noise-free function within max_err. */
+static void check(const struct synthetic *s, const struct sibyl_plan_result *r, double tol,
+		  double max_err)
+{
+	const struct sibyl_profile *p = r->profile;
+
+	for (size_t k = 1; k + 1 < s->n; k++) {
+		double best = INFINITY;
+
+		for (size_t j = 0; j < p->npoints; j++)
+			best = fmin(best, fabs(p->points[j].x - s->bx[k]));
+		if (best > tol)
+			fail_msg("breakpoint %g: nearest profile point %g away (%zu points, %zu samples)",
+				 s->bx[k], best, p->npoints, r->samples);
+	}
+	assert_float_equal(p->points[0].x, s->bx[0], 0);
+	assert_float_equal(p->points[p->npoints - 1].x, s->bx[s->n - 1], 0);
+	for (double x = s->bx[0]; x <= s->bx[s->n - 1]; x += (s->bx[s->n - 1] - s->bx[0]) / 997) {
+		double want = truth(s, x), got = sibyl_profile_eval(p, x);
+
+		if (fabs(got - want) > max_err * want)
+			fail_msg("at %g: profile %g, truth %g", x, got, want);
+	}
+	assert_int_equal(p->nsamples, r->samples);
+}
+
+static void test_two_breakpoints(void **state)
+{
+	(void)state;
+	/* Slopes 1, 4 and 1 ns per unit over a 10 us offset.  A line across
+	 * the second kink stays within 6% of the truth, so the default 10%
+	 * thresholds may merge it: ask for 3%. */
+	static const double bx[] = { 1, 20000, 60000, 100000 };
+	static const double by[] = { 10e-6, 30e-6, 190e-6, 230e-6 };
+
+	for (uint64_t seed = 1; seed <= 5; seed++) {
+		struct synthetic s = { bx, by, 4, 0.01, 0, 0 };
+		struct sibyl_plan_result r = plan(&s, 1, 100000, seed, 0.03);
+
+		check(&s, &r, 0.03 * 100000, 0.03);
+		assert_int_equal(s.calls, r.samples);
+		sibyl_plan_result_free(&r);
+	}
+}
+
+static void test_steep_kink(void **state)
+{
+	(void)state;
+	/* Flat, then ten times steeper: a cache falling out, say. */
+	static const double bx[] = { 1, 3000, 10000 };
+	static const double by[] = { 1e-3, 1.3e-3, 8.3e-3 };
+	struct synthetic s = { bx, by, 3, 0.005, 0, 0 };
+	struct sibyl_plan_result r = plan(&s, 1, 10000, 42, 0);
+
+	check(&s, &r, 200, 0.03);
+	sibyl_plan_result_free(&r);
+}
+
+static void test_deterministic(void **state)
+{
+	(void)state;
+	static const double bx[] = { 1, 500, 2000 };
+	static const double by[] = { 1e-6, 5e-6, 50e-6 };
+	struct synthetic s1 = { bx, by, 3, 0.02, 0, 0 }, s2 = s1;
+	struct sibyl_plan_result a = plan(&s1, 1, 2000, 9, 0),
+				  b = plan(&s2, 1, 2000, 9, 0);
+
+	assert_int_equal(a.samples, b.samples);
+	assert_memory_equal(a.taken, b.taken, a.samples * sizeof(*a.taken));
+	assert_int_equal(a.profile->npoints, b.profile->npoints);
+	sibyl_plan_result_free(&a);
+	sibyl_plan_result_free(&b);
+}
+
+static void test_safety_stop(void **state)
+{
+	(void)state;
+	/* 60% noise never gives a 10%-wide interval within 50 samples. */
+	static const double bx[] = { 1, 100000 };
+	static const double by[] = { 1e-6, 1e-6 };
+	struct synthetic s = { bx, by, 2, 0.6, 1, 0 };
+	struct sibyl_plan_params p;
+	struct sibyl_plan_result r;
+
+	sibyl_plan_defaults(&p);
+	p.lo = 1;
+	p.hi = 100000;
+	p.max_samples = 50;
+	assert_int_equal(sibyl_plan_run(&p, measure, &s, NULL, NULL, &r), -1);
+	assert_int_equal(r.status, SIBYL_PLAN_LIMIT);
+	assert_int_equal(r.samples, 50);
+	assert_non_null(strstr(r.message, "--max-samples"));
+	sibyl_plan_result_free(&r);
+}
+
+static void test_bad_params(void **state)
+{
+	(void)state;
+	struct sibyl_plan_params p;
+	char err[200];
+
+	sibyl_plan_defaults(&p);
+	p.lo = 10;
+	p.hi = 5;
+	assert_int_equal(sibyl_plan_check(&p, err, sizeof(err)), -1);
+	p.hi = 1000;
+	p.confidence = 1.5;
+	assert_int_equal(sibyl_plan_check(&p, err, sizeof(err)), -1);
+	p.confidence = 0.95;
+	assert_int_equal(sibyl_plan_check(&p, err, sizeof(err)), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_two_breakpoints),
+		cmocka_unit_test(test_steep_kink),
+		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_safety_stop),
+		cmocka_unit_test(test_bad_params),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
