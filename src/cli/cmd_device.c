@@ -19,17 +19,17 @@
 
 static const struct sibyl_command_help help = {
 	"device", "[--platform P] [--device D] [--repeat N] [--max-bytes SIZE] [--quick] "
-	"[-o PROFILE.json] [--force] [--json] [--list]",
+	"[-o PROFILE.json] [--force] [--json] | --list | --show PROFILE.json",
 	"Measure one OpenCL device: command latency, host->device, device->host and "
 	"device->device latency, empty-kernel launch overhead, the cost of event profiling, "
 	"and a bandwidth curve from 64 B to 1 GiB in x4 steps per direction, with a fitted "
 	"transfer model (latency + bytes / bandwidth).  Prints a table; -o writes the "
 	"device-profile JSON that `sibyl predict` reads (docs/device.md).  P and D are an "
-	"index or a name substring (see --list).",
+	"index or a name substring (see --list).  --show prints a saved profile.",
 };
 
 struct device_args {
-	const char *platform, *device, *max_bytes, *out;
+	const char *platform, *device, *max_bytes, *out, *show;
 	long repeat;
 	bool quick, force, json, list;
 };
@@ -91,6 +91,8 @@ int cmd_device(int argc, char **argv)
 		{ "force", 'f', SIBYL_OPT_FLAG, &a.force, NULL, "overwrite an existing -o file" },
 		{ "json", 0, SIBYL_OPT_FLAG, &a.json, NULL, "print the profile JSON, not the table" },
 		{ "list", 'l', SIBYL_OPT_FLAG, &a.list, NULL, "list platforms and devices" },
+		{ "show", 0, SIBYL_OPT_STRING, &a.show, "PROFILE.json",
+		  "print a saved device profile (checks it)" },
 		SIBYL_OPT_END,
 	};
 	struct sibyl_device_run run;
@@ -104,15 +106,18 @@ int cmd_device(int argc, char **argv)
 		return sibyl_err("device: unexpected argument '%s' (see --help)", argv[1]), 2;
 	if (a.list)
 		return sibyl_device_list(stdout, a.json) ? 1 : 0;
-	if (check_args(&a, &run))
+	if (!a.show && check_args(&a, &run))
 		return 2;
 	p = malloc(sizeof(*p));	/* ~15 KB: keep it off the stack */
 	if (!p)
 		return sibyl_err_errno("device"), 1;
-	r = sibyl_device_measure(&run, p);
+	if (a.show)
+		r = sibyl_device_profile_load(a.show, p);
+	else
+		r = sibyl_device_measure(&run, p);
 	if (!r)
 		r = print_profile(&a, p);
-	if (!r && a.out)
+	if (!r && a.out && !a.show)
 		r = sibyl_device_profile_save(a.out, p);
 	free(p);
 	return r ? 1 : 0;

@@ -119,6 +119,29 @@ double sibyl_device_transfer_seconds(const struct sibyl_device_profile *p,
 	return m->latency_s + (m->bytes_per_s > 0 ? (double)bytes / m->bytes_per_s : 0);
 }
 
+double sibyl_device_transfer_seconds_measured(const struct sibyl_device_profile *p,
+					      enum sibyl_transfer_dir dir, uint64_t bytes)
+{
+	if ((unsigned)dir >= SIBYL_DIR_COUNT || p->curve[dir].count == 0)
+		return sibyl_device_transfer_seconds(p, dir, bytes);
+	if (bytes == 0)
+		return 0;
+	const struct sibyl_bw_point *pt = p->curve[dir].points;
+	size_t n = p->curve[dir].count;
+
+	if (bytes <= pt[0].bytes)	/* latency-bound: no faster than the smallest */
+		return pt[0].t.host.median;
+	if (bytes >= pt[n - 1].bytes)	/* beyond the curve: the largest size's rate */
+		return pt[n - 1].t.host.median * ((double)bytes / (double)pt[n - 1].bytes);
+	size_t i = 1;
+
+	while (pt[i].bytes < bytes)
+		i++;
+	double f = (double)(bytes - pt[i - 1].bytes) / (double)(pt[i].bytes - pt[i - 1].bytes);
+
+	return pt[i - 1].t.host.median + f * (pt[i].t.host.median - pt[i - 1].t.host.median);
+}
+
 const char *sibyl_transfer_dir_name(enum sibyl_transfer_dir dir)
 {
 	static const char *names[SIBYL_DIR_COUNT] = { "h2d", "d2h", "d2d" };

@@ -118,6 +118,15 @@ int sibyl_device_profile_save(const char *path, const struct sibyl_device_profil
 double sibyl_device_transfer_seconds(const struct sibyl_device_profile *p,
 				     enum sibyl_transfer_dir dir, uint64_t bytes);
 
+/*
+ * The same from the measured curve instead of the model: linear
+ * interpolation between the two measured sizes around `bytes`; the
+ * smallest size's time below the curve, and the largest size's time
+ * scaled by bytes above it.  Falls back to the model without a curve.
+ */
+double sibyl_device_transfer_seconds_measured(const struct sibyl_device_profile *p,
+					      enum sibyl_transfer_dir dir, uint64_t bytes);
+
 /* Fit p->model[*] from p->curve[*] (docs/device.md, "Transfer model"). */
 void sibyl_device_profile_fit(struct sibyl_device_profile *p);
 /* The fit on raw arrays: host seconds t[i] for bytes x[i], n >= 1. */

@@ -40,17 +40,18 @@ const char *sibyl_fmt_bytes(char *buf, size_t len, uint64_t b)
 static void latency_row(FILE *out, const char *what, const struct sibyl_timing *t)
 {
 	char a[24], b[24], c[24], d[24];
+	unsigned n = t->host.n ? t->host.n : t->device.n;
 
 	fprintf(out, "  %-26s %10s %10s %10s %12s %5u\n", what,
 		fmt_time(a, sizeof(a), t->host.median, t->host.n),
 		fmt_time(b, sizeof(b), t->host.min, t->host.n),
 		fmt_time(c, sizeof(c), t->host.stdev, t->host.n),
-		fmt_time(d, sizeof(d), t->device.median, t->device.n), t->host.n);
+		fmt_time(d, sizeof(d), t->device.median, t->device.n), n);
 }
 
 static void print_latencies(FILE *out, const struct sibyl_device_profile *p)
 {
-	struct sibyl_timing exec = { p->launch_exec, { 0, 0, 0, 0 } };
+	struct sibyl_timing exec = { { 0, 0, 0, 0 }, p->launch_exec };
 	char a[24], b[24], c[24];
 
 	fprintf(out, "  %-26s %10s %10s %10s %12s %5s\n", "latency", "median", "min", "stdev",
@@ -60,7 +61,7 @@ static void print_latencies(FILE *out, const struct sibyl_device_profile *p)
 	latency_row(out, "device->host (1 byte)", &p->transfer[SIBYL_D2H]);
 	latency_row(out, "device->device (1 byte)", &p->transfer[SIBYL_D2D]);
 	latency_row(out, "kernel launch (empty)", &p->launch);
-	latency_row(out, "kernel exec (event)", &exec);
+	latency_row(out, "kernel exec (END-START)", &exec);
 	if (p->with_profiling.n)
 		fprintf(out, "  profiling overhead: %s (%.1f%%): launch %s with, %s without\n",
 			fmt_time(a, sizeof(a), p->profiling_overhead_s, 1),
