@@ -45,6 +45,7 @@ struct wg_fn {
 	uint32_t id;
 	bool is_void;
 	const char *last_fixed;		/* last named parameter, for va_start */
+	bool save_errno;		/* some generator's code may change errno */
 };
 
 struct wg_kv {
@@ -61,6 +62,10 @@ struct wg_generator {
 	const char *help;
 	const char *const *keys;	/* accepted parameter names, NULL-terminated */
 	bool any_keys;			/* templates: whatever ${param:KEY} they use */
+	/* Its code never changes errno (it calls only runtime entry points,
+	 * which preserve it): if every generator says so, the wrapper need
+	 * not save and restore errno around its own work. */
+	bool keeps_errno;
 	/* Validate parameters, set inst->data; 0 or -1 after an error. */
 	int (*setup)(struct wg_inst *inst, const struct wg_unit *u);
 	/* Once per library: WG_HEADER and WG_FOOTER of `out`. */

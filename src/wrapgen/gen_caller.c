@@ -1,4 +1,6 @@
-/* caller: call the original, keep its errno, return its result. */
+/* caller: call the original, keep its errno, return its result.  errno is
+ * saved right after the call only when another generator's code may change
+ * it: saving costs a call to __errno_location on the hot path. */
 #include "wrapgen/gen.h"
 
 static void function(struct wg_inst *inst, const struct wg_unit *u, const struct wg_fn *fn,
@@ -6,7 +8,8 @@ static void function(struct wg_inst *inst, const struct wg_unit *u, const struct
 {
 	(void)inst;
 	(void)u;
-	wg_buf_puts(&out[WG_LOCALS], "\tint sibyl_errno;\n");
+	if (fn->save_errno)
+		wg_buf_puts(&out[WG_LOCALS], "\tint sibyl_errno;\n");
 	if (fn->target != fn->proto) {
 		/* Variadic: forward the arguments to the va_list twin. */
 		wg_buf_puts(&out[WG_LOCALS], "\tva_list sibyl_ap;\n");
@@ -15,17 +18,19 @@ static void function(struct wg_inst *inst, const struct wg_unit *u, const struct
 	wg_buf_printf(&out[WG_CALL], "\t%s", wg_assign(fn));
 	wg_call_expr(fn, &out[WG_CALL]);
 	/* Saved at once: postfix code (user definitions too) may clobber it. */
-	wg_buf_puts(&out[WG_CALL], ";\n\tsibyl_errno = errno;\n");
+	wg_buf_puts(&out[WG_CALL], fn->save_errno ? ";\n\tsibyl_errno = errno;\n" : ";\n");
 	/* Other generators may jump here to skip their own work. */
 	wg_buf_puts(&out[WG_RETURN], "sibyl_return: __attribute__((unused));\n");
 	if (fn->target != fn->proto)
 		wg_buf_puts(&out[WG_RETURN], "\tva_end(sibyl_ap);\n");
-	wg_buf_printf(&out[WG_RETURN], "\terrno = sibyl_errno;\n\treturn%s;\n",
-		      fn->is_void ? "" : " sibyl_result");
+	if (fn->save_errno)
+		wg_buf_puts(&out[WG_RETURN], "\terrno = sibyl_errno;\n");
+	wg_buf_printf(&out[WG_RETURN], "\treturn%s;\n", fn->is_void ? "" : " sibyl_result");
 }
 
 const struct wg_generator wg_gen_caller = {
 	.name = "caller",
+	.keeps_errno = true,
 	.requires = "loader",
 	.help = "call the original, preserve errno, return its result",
 	.function = function,

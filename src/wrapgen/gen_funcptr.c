@@ -13,6 +13,7 @@ static void function(struct wg_inst *inst, const struct wg_unit *u, const struct
 
 const struct wg_generator wg_gen_funcptr = {
 	.name = "funcptr",
+	.keeps_errno = true,
 	.help = "static pointer to the original function",
 	.function = function,
 };

@@ -33,6 +33,7 @@ static void function(struct wg_inst *inst, const struct wg_unit *u, const struct
 
 const struct wg_generator wg_gen_loader = {
 	.name = "loader",
+	.keeps_errno = true,
 	.requires = "funcptr",
 	.help = "resolve the original lazily (dlsym RTLD_NEXT, then the library itself)",
 	.unit = unit,

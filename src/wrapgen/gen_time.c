@@ -13,6 +13,7 @@ static void function(struct wg_inst *inst, const struct wg_unit *u, const struct
 
 const struct wg_generator wg_gen_time = {
 	.name = "time",
+	.keeps_errno = true,
 	.requires = "trace",
 	.help = "time stamp counter before and after the call",
 	.function = function,

@@ -38,8 +38,8 @@ static void function(struct wg_inst *inst, const struct wg_unit *u, const struct
 		      "\tif (__builtin_expect(sibyl_t->in_runtime, 0)) {\n"
 		      "\t\t%s", wg_assign(fn));
 	wg_call_expr(fn, &out[WG_PREFIX]);
-	wg_buf_puts(&out[WG_PREFIX], ";\n\t\tsibyl_errno = errno;\n\t\tgoto sibyl_return;\n\t}\n"
-		    "\tsibyl_t->depth++;\n");
+	wg_buf_puts(&out[WG_PREFIX], fn->save_errno ? ";\n\t\tsibyl_errno = errno;\n" : ";\n");
+	wg_buf_puts(&out[WG_PREFIX], "\t\tgoto sibyl_return;\n\t}\n\tsibyl_t->depth++;\n");
 	/* The record's depth counts the wrapped calls outside this one. */
 	wg_buf_printf(&out[WG_POSTFIX],
 		      "\tsibyl_t->depth--;\n"
@@ -49,6 +49,7 @@ static void function(struct wg_inst *inst, const struct wg_unit *u, const struct
 
 const struct wg_generator wg_gen_trace = {
 	.name = "trace",
+	.keeps_errno = true,
 	.requires = "caller",
 	.help = "record each call (id, depth, times, input/output size, work)",
 	.unit = unit,

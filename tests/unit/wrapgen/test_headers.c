@@ -189,6 +189,47 @@ static void generated_source_compiles(void **state)
 	wg_symtab_free(&ex);
 }
 
+/* Source for the fixture's functions with the generators in `csv`. */
+static char *source_with(const char *csv)
+{
+	struct wg_symtab ex;
+	struct wg_selection s;
+	struct wg_plan plan;
+	struct sibyl_strlist specs = { 0 }, headers = { 0 };
+	struct wg_defs defs = { 0 };
+
+	fake_exports(&ex);
+	wg_select(&ex, NULL, &protos, NULL, &s);
+	sibyl_strlist_add_split(&specs, csv);
+	sibyl_strlist_add(&headers, FIXTURE_DIR "/fixture.h");
+	assert_int_equal(wg_plan_build(&specs, NULL, &plan), 0);
+	struct wg_unit u = { "/nowhere/libfx.so.1", "libfx.so.1", &defs };
+	struct wg_emit_opts eo = { &headers, &u, "test" };
+	char *src = wg_emit_source(&eo, &plan, &s);
+
+	assert_non_null(src);
+	wg_plan_free(&plan);
+	sibyl_strlist_free(&specs);
+	sibyl_strlist_free(&headers);
+	wg_selection_free(&s);
+	wg_symtab_free(&ex);
+	return src;
+}
+
+/* errno is saved around the wrapper's own work only when some generator's
+ * code may change it (the runtime's entry points preserve it). */
+static void errno_saved_only_when_needed(void **state)
+{
+	(void)state;
+	char *plain = source_with("time"), *user = source_with("time,worksize.manual");
+
+	assert_null(strstr(plain, "sibyl_errno"));
+	assert_non_null(strstr(user, "sibyl_errno = errno;"));
+	assert_non_null(strstr(user, "errno = sibyl_errno;"));
+	free(plain);
+	free(user);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -197,6 +238,7 @@ int main(void)
 		cmocka_unit_test(declare),
 		cmocka_unit_test(select_reasons),
 		cmocka_unit_test(generated_source_compiles),
+		cmocka_unit_test(errno_saved_only_when_needed),
 	};
 	return cmocka_run_group_tests(tests, parse_fixture, free_fixture);
 }
