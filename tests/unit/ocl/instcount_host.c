@@ -8,6 +8,9 @@
  *                                                                `oclgrind --inst-counts` to count
  *   instcount-host --static FILE.bc KERNEL                       static counts
  *
+ * `--count -r R` / `--plain -r R` launch R times and print the median
+ * device time (event profiling) to stderr as "device_ns N" (bench/ocl).
+ *
  * ARG is g:TYPE:N or c:TYPE:N (a __global/__constant buffer of N
  * elements), l:TYPE:N (__local), s:TYPE:VALUE (a scalar). TYPE is
  * char, uchar, short, int, uint, long, ulong, float, double, int4 or
@@ -141,7 +144,7 @@ static int load(struct run *r, cl_device_id dev, const void *bc, size_t size,
 	r->ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
 	if (err)
 		return die("clCreateContext", err);
-	r->q = clCreateCommandQueue(r->ctx, dev, 0, &err);
+	r->q = clCreateCommandQueue(r->ctx, dev, CL_QUEUE_PROFILING_ENABLE, &err);
 	if (err)
 		return die("clCreateCommandQueue", err);
 	r->prog = clCreateProgramWithBinary(r->ctx, 1, &dev, &size, &bin, &status, &err);
@@ -158,8 +161,45 @@ static int load(struct run *r, cl_device_id dev, const void *bc, size_t size,
 	return err ? die("clCreateKernel", err) : 0;
 }
 
+static int by_value(const void *a, const void *b)
+{
+	cl_ulong x = *(const cl_ulong *)a, y = *(const cl_ulong *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Launch `repeat` times (zeroing the counters before each), print the
+ * median device time when timing. Counts are those of the last launch. */
+static int launch(struct run *r, cl_mem ctr, size_t bytes, size_t g, size_t l, int repeat)
+{
+	cl_ulong ns[64];
+	cl_int err;
+
+	for (int i = 0; i < repeat; i++) {
+		cl_event ev;
+		cl_ulong start = 0, end = 0;
+		if (ctr) {
+			cl_ulong zero = 0;
+			err = clEnqueueFillBuffer(r->q, ctr, &zero, sizeof(zero), 0, bytes, 0, NULL, NULL);
+			if (err)
+				return die("zero counters", err);
+		}
+		err = clEnqueueNDRangeKernel(r->q, r->k, 1, NULL, &g, &l, 0, NULL, &ev);
+		if (err || (err = clFinish(r->q)))
+			return die("run", err);
+		clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof(start), &start, NULL);
+		clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof(end), &end, NULL);
+		clReleaseEvent(ev);
+		ns[i] = end - start;
+	}
+	if (repeat > 1 || getenv("INSTCOUNT_TIME")) {
+		qsort(ns, (size_t)repeat, sizeof(ns[0]), by_value);
+		fprintf(stderr, "device_ns %llu\n", (unsigned long long)ns[repeat / 2]);
+	}
+	return 0;
+}
+
 static int run(int count, const char *path, const char *kernel, size_t g, size_t l,
-	       int nargs, char **args)
+	       int nargs, char **args, int repeat)
 {
 	size_t size = 0;
 	void *bc = read_file(path, &size);
@@ -189,9 +229,8 @@ static int run(int count, const char *path, const char *kernel, size_t g, size_t
 		if (err || (err = clSetKernelArg(r.k, in.counter_arg, sizeof(ctr), &ctr)))
 			return die("counters", err);
 	}
-	err = clEnqueueNDRangeKernel(r.q, r.k, 1, NULL, &g, &l, 0, NULL, NULL);
-	if (err || (err = clFinish(r.q)))
-		return die("run", err);
+	if (launch(&r, ctr, bytes, g, l, repeat))
+		return 1;
 	if (count) {
 		void *host = malloc(bytes);
 		struct sibyl_instcounts c;
@@ -230,11 +269,17 @@ int main(int argc, char **argv)
 		free(bc);
 		return 0;
 	}
-	if (argc < 6 || (strcmp(argv[1], "--count") && strcmp(argv[1], "--plain"))) {
-		fprintf(stderr, "usage: instcount-host --count|--plain FILE.bc KERNEL GSIZE LSIZE ARG...\n"
+	int repeat = 1, a = 2;
+	if (argc > 3 && !strcmp(argv[2], "-r")) {
+		repeat = atoi(argv[3]);
+		a = 4;
+	}
+	if (argc < a + 4 || repeat < 1 || repeat > 64 ||
+	    (strcmp(argv[1], "--count") && strcmp(argv[1], "--plain"))) {
+		fprintf(stderr, "usage: instcount-host --count|--plain [-r R] FILE.bc KERNEL GSIZE LSIZE ARG...\n"
 				"       instcount-host --static FILE.bc KERNEL\n");
 		return 2;
 	}
-	return run(!strcmp(argv[1], "--count"), argv[2], argv[3], strtoul(argv[4], NULL, 0),
-		   strtoul(argv[5], NULL, 0), argc - 6, argv + 6);
+	return run(!strcmp(argv[1], "--count"), argv[a], argv[a + 1], strtoul(argv[a + 2], NULL, 0),
+		   strtoul(argv[a + 3], NULL, 0), argc - a - 4, argv + a + 4, repeat);
 }
