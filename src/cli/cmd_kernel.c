@@ -1,10 +1,356 @@
-/* sibyl kernel: placeholder until the component lands. */
+/* sibyl kernel: run, time and count any standalone OpenCL kernel (docs/kernel.md). */
 #include "cli/commands.h"
+#include "core/fs.h"
 #include "core/log.h"
+#include "core/options.h"
+#include "ocl/compile.h"
+#include "ocl/guard.h"
+#include "ocl/instrument.h"
+#include "ocl/kernel_info.h"
+#include "ocl/summary.h"
+#include "ocl/sweep.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const struct sibyl_command_help help = {
+	"kernel", "-f FILE.cl [-k NAME] -g G [-l L] [-s SAMPLES] [-i] [-t] [--static] [-D ...] "
+	"[-I ...] [--build-options ...] [--platform P --device D] [--seed N] [--timeout S] [--json]",
+	"Run one kernel of an OpenCL C file on a real device with arguments generated from its "
+	"signature (integers in [-g, g] or [0, g), floats uniform in [-g, g], buffers of G "
+	"elements), in a child process that may crash or hang safely.  Without -k, list the "
+	"kernels and their arguments.  -t times every sample (host, device, queue, submit, "
+	"transfer); -i counts the LLVM instructions executed on the device (Oclgrind's "
+	"--inst-counts listing); --static counts the kernel's IR.  -g FROM:TO:STEP sweeps "
+	"global sizes, one JSON line per sample (--out).  See docs/kernel.md.",
+};
+
+struct opts {
+	struct sibyl_compile_opts c;
+	const char *kernel, *gsize, *platform, *device, *out;
+	long lsize, samples, seed, elements;
+	double timeout;
+	bool inst, timeit, stat, json, coarse, dump_args, force;
+};
+
+/* A terminal user may pick the kernel; scripts get the listing. */
+static const struct sibyl_kernel *prompt_kernel(const struct sibyl_kernels *ks)
+{
+	char line[256];
+
+	for (size_t i = 0; i < ks->n; i++)
+		printf("[%zu] ", i + 1), sibyl_kernel_print(stdout, &ks->items[i]);
+	printf("kernel to run [1-%zu]: ", ks->n);
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		return NULL;
+	unsigned long i = strtoul(line, NULL, 10);
+
+	if (i >= 1 && i <= ks->n)
+		return &ks->items[i - 1];
+	line[strcspn(line, "\n")] = '\0';
+	return sibyl_kernels_find(ks, line);
+}
+
+static int list_kernels(const struct opts *o, const struct sibyl_kernels *ks)
+{
+	if (o->json) {
+		json_t *a = json_array();
+
+		for (size_t i = 0; i < ks->n; i++)
+			json_array_append_new(a, sibyl_kernel_json(&ks->items[i]));
+		json_t *top = json_pack("{s:s, s:o}", "file", o->c.file, "kernels", a);
+
+		json_dumpf(top, stdout, JSON_INDENT(2));
+		putchar('\n');
+		json_decref(top);
+	} else {
+		printf("Kernels in %s:\n", o->c.file);
+		for (size_t i = 0; i < ks->n; i++)
+			sibyl_kernel_print(stdout, &ks->items[i]);
+	}
+	return 0;
+}
+
+static int static_counts(const struct opts *o, const void *bc, size_t size, const char *kernel)
+{
+	struct sibyl_instcounts c;
+
+	if (sibyl_static_counts(bc, size, kernel, &c) < 0)
+		return 1;
+	if (o->coarse)
+		sibyl_instcounts_coarsen(&c);
+	if (o->json) {
+		json_t *top = json_pack("{s:s, s:o}", "kernel", kernel, "static",
+					sibyl_instcounts_json(&c));
+
+		json_dumpf(top, stdout, JSON_INDENT(2));
+		putchar('\n');
+		json_decref(top);
+	} else {
+		sibyl_instcounts_print(stdout, kernel, &c);
+	}
+	sibyl_instcounts_free(&c);
+	return 0;
+}
+
+struct collect {
+	json_t *samples, *device;
+};
+
+static void on_device(void *ctx, json_t *msg)
+{
+	struct collect *c = ctx;
+
+	if (!c->device)
+		c->device = json_incref(msg);
+}
+
+static void on_sample(void *ctx, json_t *msg)
+{
+	json_array_append(((struct collect *)ctx)->samples, msg);
+}
+
+static void print_text(const struct opts *o, const struct sibyl_run_cfg *cfg, struct collect *c,
+		       struct sibyl_instcounts *mean)
+{
+	size_t n = json_array_size(c->samples);
+
+	if (!o->inst && !o->timeit)
+		printf("kernel '%s' ran %zu sample%s (gsize %llu, lsize %llu, seed %ld) on %s\n",
+		       cfg->kernel->name, n, n == 1 ? "" : "s", (unsigned long long)cfg->gsize,
+		       (unsigned long long)cfg->lsize, o->seed,
+		       json_string_value(json_object_get(c->device, "device")));
+	if (o->inst)
+		sibyl_instcounts_print(stdout, cfg->kernel->name, mean);
+	if (o->timeit) {
+		json_t *sum = sibyl_times_summary(c->samples);
+
+		sibyl_times_print(stdout, cfg->kernel->name, n, sum);
+		json_decref(sum);
+	}
+	if (o->dump_args) {
+		json_t *a = json_object_get(json_array_get(c->samples, 0), "args");
+
+		json_dumpf(a, stdout, JSON_COMPACT);
+		putchar('\n');
+	}
+}
+
+static void print_json(const struct opts *o, const struct sibyl_run_cfg *cfg, struct collect *c,
+		       struct sibyl_instcounts *mean)
+{
+	json_t *samples = json_array(), *s;
+	size_t i;
+
+	json_array_foreach(c->samples, i, s)
+		json_array_append_new(samples, sibyl_sample_json(s, o->coarse));
+	json_t *top = json_pack("{s:s, s:s, s:O, s:O, s:I, s:I, s:I, s:o, s:o}",
+		"file", o->c.file, "kernel", cfg->kernel->name,
+		"platform", json_object_get(c->device, "platform"),
+		"device", json_object_get(c->device, "device"),
+		"gsize", (json_int_t)cfg->gsize, "lsize", (json_int_t)cfg->lsize,
+		"seed", (json_int_t)o->seed, "signature", sibyl_kernel_json(cfg->kernel),
+		"samples", samples);
+
+	if (json_object_get(c->device, "cache"))
+		json_object_set(top, "cache", json_object_get(c->device, "cache"));
+	if (o->timeit)
+		json_object_set_new(top, "times", sibyl_times_summary(c->samples));
+	if (o->inst)
+		json_object_set_new(top, "instcounts", sibyl_instcounts_json(mean));
+	json_dumpf(top, stdout, JSON_INDENT(2));
+	putchar('\n');
+	json_decref(top);
+}
+
+static int run_once(const struct opts *o, struct sibyl_run_cfg *cfg)
+{
+	struct collect c = { json_array(), NULL };
+	struct sibyl_guard g = { o->timeout, false, on_device, on_sample, &c };
+	struct sibyl_instcounts mean = { 0 };
+	int n = sibyl_run_guarded(cfg, &g);
+
+	if (n == 0 && json_array_size(c.samples)) {
+		if (o->inst) {
+			sibyl_instcounts_mean(c.samples, &mean);
+			if (o->coarse)
+				sibyl_instcounts_coarsen(&mean);
+		}
+		if (o->json)
+			print_json(o, cfg, &c, &mean);
+		else
+			print_text(o, cfg, &c, &mean);
+		if (o->inst)
+			sibyl_instcounts_free(&mean);
+	}
+	json_decref(c.samples);
+	json_decref(c.device);
+	if (fflush(stdout))
+		return sibyl_err_errno("kernel: writing the results"), 1;
+	return n == 0 ? 0 : 1;
+}
+
+/* -i: the instrumented bitcode goes to a temporary file for the runner;
+ * the layout stays here to decode the counters. */
+struct instrumented {
+	struct sibyl_instrumented inst;
+	char dir[32];
+	char *spir, *counters;
+};
+
+static int instrument(struct instrumented *in, const void *bc, size_t size,
+		      const struct sibyl_kernel *k, struct sibyl_run_cfg *cfg)
+{
+	strcpy(in->dir, "/tmp/sibyl-kernel-XXXXXX");
+	if (!mkdtemp(in->dir))
+		return in->dir[0] = '\0', sibyl_err_errno("kernel: temporary directory");
+	if (sibyl_instrument_kernel(bc, size, k->name, &in->inst) < 0)
+		return -1;
+	in->spir = sibyl_path_join(in->dir, "instrumented.bc");
+	in->counters = sibyl_path_join(in->dir, "counters");
+	if (sibyl_write_file_atomic(in->spir, in->inst.bitcode, in->inst.size) < 0)
+		return sibyl_err_errno("kernel: %s", in->spir);
+	cfg->inst = &in->inst;
+	cfg->spir_path = in->spir;
+	cfg->counter_arg = in->inst.counter_arg;
+	cfg->counters_path = in->counters;
+	return 0;
+}
+
+static void instrumented_done(struct instrumented *in)
+{
+	if (in->inst.bitcode)
+		sibyl_instrumented_free(&in->inst);
+	if (in->spir)
+		unlink(in->spir);
+	if (in->dir[0])
+		rmdir(in->dir);
+	free(in->spir);
+	free(in->counters);
+}
+
+static int run(struct opts *o, const struct sibyl_kernel *k, void *bc, size_t size)
+{
+	const struct sibyl_karg *bad = sibyl_kernel_unsupported(k);
+	struct sibyl_range r;
+
+	if (bad)
+		return sibyl_err("kernel: %s: argument '%s' (%s) is unsupported: images and "
+				 "samplers cannot be generated", k->name, bad->name, bad->type_name), 1;
+	if (o->stat)
+		return static_counts(o, bc, size, k->name);
+	if (!o->gsize)
+		return sibyl_err("kernel: -g GSIZE is required to run %s (see --help)", k->name), 2;
+	if (sibyl_range_parse(o->gsize, &r) < 0)
+		return 2;
+	if (o->samples < 1 || o->lsize < 0 || o->elements < 0 || o->seed < 0)
+		return sibyl_err("kernel: --samples, --lsize, --elements and --seed must be "
+				 "positive"), 2;
+	char *build = sibyl_build_options(&o->c);
+	struct sibyl_run_cfg cfg = {
+		.platform = o->platform, .device = o->device, .kernel = k, .file = o->c.file,
+		.build_options = build, .user_options = o->c.build_options,
+		.dump_args = o->dump_args, .gsize = r.from, .lsize = (uint64_t)o->lsize,
+		.elements = (uint64_t)o->elements, .seed = (uint64_t)o->seed, .samples = o->samples,
+	};
+	struct instrumented in = { 0 };
+	int ret;
+
+	if (o->inst && instrument(&in, bc, size, k, &cfg) < 0) {
+		instrumented_done(&in);
+		free(build);
+		return 1;
+	}
+	if (r.from != r.to || o->out) {
+		struct sibyl_sweep_opts so = { o->out, o->force, o->coarse, o->timeout };
+
+		ret = sibyl_sweep(&cfg, &r, &so);
+		ret = ret < 0 ? 1 : ret;
+	} else {
+		ret = run_once(o, &cfg);
+	}
+	instrumented_done(&in);
+	free(build);
+	return ret;
+}
 
 int cmd_kernel(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return sibyl_err("kernel: not built yet") ? 2 : 2;
+	struct opts o = { .samples = 1, .timeout = 60 };
+	struct sibyl_option opts[] = {
+		{ "file", 'f', SIBYL_OPT_STRING, &o.c.file, "FILE", "the OpenCL C file" },
+		{ "kernel", 'k', SIBYL_OPT_STRING, &o.kernel, "NAME", "the kernel to run" },
+		{ "gsize", 'g', SIBYL_OPT_STRING, &o.gsize, "G|FROM:TO:STEP",
+		  "global size, or a sweep of global sizes" },
+		{ "lsize", 'l', SIBYL_OPT_LONG, &o.lsize, "L", "local size (default: the runtime's)" },
+		{ "samples", 's', SIBYL_OPT_LONG, &o.samples, "N", "runs, each with new arguments (1)" },
+		{ "inst-counts", 'i', SIBYL_OPT_FLAG, &o.inst, NULL,
+		  "count the LLVM instructions executed, on the device" },
+		{ "time-it", 't', SIBYL_OPT_FLAG, &o.timeit, NULL, "time every sample" },
+		{ "static", 0, SIBYL_OPT_FLAG, &o.stat, NULL, "static instruction counts of the IR" },
+		{ "coarse", 0, SIBYL_OPT_FLAG, &o.coarse, NULL,
+		  "the thesis' view: 'load global', 'call' without bytes or callee" },
+		{ "define", 'D', SIBYL_OPT_LIST, &o.c.defines, "NAME[=VAL]", "preprocessor macro" },
+		{ "include", 'I', SIBYL_OPT_LIST, &o.c.includes, "DIR", "include directory" },
+		{ "build-options", 0, SIBYL_OPT_STRING, &o.c.build_options, "OPTS",
+		  "more OpenCL build options" },
+		{ "opt-level", 'O', SIBYL_OPT_STRING, &o.c.opt_level, "LEVEL",
+		  "clang optimisation level of the SPIR bitcode for -i/--static (0)" },
+		{ "platform", 'p', SIBYL_OPT_STRING, &o.platform, "P", "platform: index or name" },
+		{ "device", 'd', SIBYL_OPT_STRING, &o.device, "D", "device: index or name" },
+		{ "seed", 0, SIBYL_OPT_LONG, &o.seed, "N", "seed of sample 0; sample i uses N+i (0)" },
+		{ "elements", 'e', SIBYL_OPT_LONG, &o.elements, "N", "buffer elements (default G)" },
+		{ "timeout", 0, SIBYL_OPT_DOUBLE, &o.timeout, "S",
+		  "seconds a sample may run, 0: no limit (60)" },
+		{ "json", 0, SIBYL_OPT_FLAG, &o.json, NULL, "print one JSON object" },
+		{ "dump-args", 0, SIBYL_OPT_FLAG, &o.dump_args, NULL,
+		  "report the generated arguments (and buffers after the run)" },
+		{ "out", 'o', SIBYL_OPT_STRING, &o.out, "FILE", "JSON lines of every sample (sweeps)" },
+		{ "force", 0, SIBYL_OPT_FLAG, &o.force, NULL, "replace an existing --out file" },
+		SIBYL_OPT_END,
+	};
+	int operands, r;
+	void *bc = NULL;
+	size_t size = 0;
+	struct sibyl_kernels ks = { 0 };
+	const struct sibyl_kernel *k = NULL;
+
+	r = sibyl_options_parse(&help, opts, argc, argv, false, &operands);
+	if (r)
+		return r > 0 ? 0 : 2;
+	if (operands == 1 && !o.c.file)
+		o.c.file = argv[1];
+	else if (operands)
+		return sibyl_err("kernel: unexpected operand '%s' (see --help)", argv[1]), 2;
+	if (!o.c.file)
+		return sibyl_err("kernel: -f FILE.cl is required (see --help)"), 2;
+	r = 1;
+	if (sibyl_compile_spir(&o.c, &bc, &size) < 0 || sibyl_kernels_read(bc, size, &ks) < 0)
+		goto out;
+	if (!ks.n) {
+		sibyl_err("kernel: %s defines no kernel", o.c.file);
+		goto out;
+	}
+	if (o.kernel && !(k = sibyl_kernels_find(&ks, o.kernel))) {
+		sibyl_err("kernel: %s has no kernel '%s'", o.c.file, o.kernel);
+		goto out;
+	}
+	if (!k && !(o.gsize && !o.json && isatty(0))) {
+		r = list_kernels(&o, &ks);
+		goto out;
+	}
+	if (!k && !(k = prompt_kernel(&ks))) {
+		sibyl_err("kernel: no kernel chosen");
+		goto out;
+	}
+	r = run(&o, k, bc, size);
+out:
+	sibyl_kernels_free(&ks);
+	free(bc);
+	sibyl_strlist_free(&o.c.defines);
+	sibyl_strlist_free(&o.c.includes);
+	return r;
 }

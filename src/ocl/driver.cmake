@@ -1,3 +1,18 @@
-# sibyl-ocl-driver
-add_library(sibyl-ocl-driver INTERFACE)
-target_link_libraries(sibyl-ocl-driver INTERFACE sibyl-ocl-common)
+# sibyl-ocl-driver: `sibyl kernel` — compile (clang-14 -> SPIR), read the
+# kernels' signatures (LLVM-C), generate arguments, sweeps, and the
+# guarded child. The OpenCL half runs in sibyl-kernel-run, which must not
+# link LLVM 14: OpenCL runtimes (PoCL) carry their own LLVM.
+add_library(sibyl-ocl-kernelrun STATIC kernel_sig.c args.c run_cfg.c program.c run.c
+  cache.c compile.c)
+target_compile_definitions(sibyl-ocl-kernelrun PRIVATE SIBYL_CLANG="${CLANG14}"
+  SIBYL_VERSION="${PROJECT_VERSION}")
+target_link_libraries(sibyl-ocl-kernelrun PUBLIC sibyl-ocl-common PkgConfig::JANSSON sibyl-core)
+
+add_executable(sibyl-kernel-run runner_main.c)
+target_link_libraries(sibyl-kernel-run PRIVATE sibyl-ocl-kernelrun m)
+
+add_library(sibyl-ocl-driver STATIC kernel_info.c child.c guard.c summary.c sweep.c)
+target_include_directories(sibyl-ocl-driver PUBLIC ${LLVM_INCLUDE})
+target_link_libraries(sibyl-ocl-driver PUBLIC sibyl-ocl-kernelrun sibyl-ocl-instrument
+  ${LLVM_LIB} PkgConfig::JANSSON PkgConfig::GSL sibyl-core)
+add_dependencies(sibyl-ocl-driver sibyl-kernel-run)

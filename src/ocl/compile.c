@@ -1,0 +1,181 @@
+/* .cl -> SPIR bitcode with clang-14, and the matching clBuildProgram options. */
+#define _GNU_SOURCE
+#include "ocl/compile.h"
+#include "core/fs.h"
+#include "core/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef SIBYL_CLANG
+#define SIBYL_CLANG "clang-14"
+#endif
+
+/* Append the space-separated words of s (no quoting: build options are
+ * plain words in every kernel suite we know). */
+static void add_words(struct sibyl_strlist *l, const char *s)
+{
+	while (s && *s) {
+		size_t n = strcspn(s, " \t\n");
+
+		if (n)
+			sibyl_strlist_take(l, strndup(s, n));
+		s += n;
+		s += strspn(s, " \t\n");
+	}
+}
+
+static void add_defines_includes(struct sibyl_strlist *l, const struct sibyl_compile_opts *o)
+{
+	char *w;
+
+	for (size_t i = 0; i < o->defines.count; i++) {
+		if (asprintf(&w, "-D%s", o->defines.items[i]) < 0)
+			abort();
+		sibyl_strlist_take(l, w);
+	}
+	for (size_t i = 0; i < o->includes.count; i++) {
+		if (asprintf(&w, "-I%s", o->includes.items[i]) < 0)
+			abort();
+		sibyl_strlist_take(l, w);
+	}
+}
+
+char *sibyl_build_options(const struct sibyl_compile_opts *o)
+{
+	struct sibyl_strlist l = { 0 };
+	size_t len = 1;
+	char *s;
+
+	add_defines_includes(&l, o);
+	add_words(&l, o->build_options);
+	for (size_t i = 0; i < l.count; i++)
+		len += strlen(l.items[i]) + 1;
+	s = calloc(1, len);
+	if (!s)
+		abort();
+	for (size_t i = 0; i < l.count; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, l.items[i]);
+	}
+	sibyl_strlist_free(&l);
+	return s;
+}
+
+/* The clang-14 command line: the recipe PoCL accepts (spir64, CL1.2,
+ * default header, arg info for names and qualifiers). */
+static void clang_argv(struct sibyl_strlist *l, const struct sibyl_compile_opts *o,
+		       const char *out)
+{
+	const char *lvl = o->opt_level ? o->opt_level : "0";
+	char *w;
+
+	add_words(l, SIBYL_CLANG " -target spir64 -x cl -cl-std=CL1.2 -Xclang "
+		  "-finclude-default-header -emit-llvm -c -fgnu89-inline -cl-kernel-arg-info");
+	if (asprintf(&w, "-O%s", lvl) < 0)
+		abort();
+	sibyl_strlist_take(l, w);
+	if (!strcmp(lvl, "0"))
+		add_words(l, "-Xclang -disable-O0-optnone");
+	add_defines_includes(l, o);
+	add_words(l, o->build_options);
+	sibyl_strlist_add(l, o->file);
+	sibyl_strlist_add(l, "-o");
+	sibyl_strlist_add(l, out);
+}
+
+/* Run argv with stderr captured; returns the exit status or -1. */
+static int run_capture(struct sibyl_strlist *l, char **err)
+{
+	int pipefd[2];
+	char **argv = calloc(l->count + 1, sizeof(*argv));
+
+	if (!argv || pipe2(pipefd, O_CLOEXEC) < 0)
+		abort();
+	memcpy(argv, l->items, l->count * sizeof(*argv));
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		/* Under `oclgrind sibyl ...` the OpenCL layer is preloaded; it
+		 * carries an LLVM of its own that clang must not see. */
+		unsetenv("LD_PRELOAD");
+		dup2(pipefd[1], 2);
+		execvp(argv[0], argv);
+		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	free(argv);
+	close(pipefd[1]);
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap);
+	ssize_t n;
+
+	while (buf && (n = read(pipefd[0], buf + len, cap - len - 1)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		len += (size_t)n;
+		if (cap - len < 1024 && !(buf = realloc(buf, cap *= 2)))
+			abort();
+	}
+	close(pipefd[0]);
+	buf[len] = '\0';
+	*err = buf;
+	int status;
+
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* clang's first "error:" line (or its first line), without the newline. */
+char *sibyl_first_error_line(const char *text)
+{
+	const char *e = strstr(text, "error:");
+	const char *start = text;
+
+	if (e) {
+		start = e;
+		while (start > text && start[-1] != '\n')
+			start--;
+	}
+	return strndup(start, strcspn(start, "\n"));
+}
+
+int sibyl_compile_spir(const struct sibyl_compile_opts *o, void **bc, size_t *size)
+{
+	char tmp[] = "/tmp/sibyl-spir-XXXXXX";
+	struct sibyl_strlist l = { 0 };
+	char *err = NULL;
+	int fd, r = -1;
+
+	if (access(o->file, R_OK) < 0)
+		return sibyl_err_errno("kernel: %s", o->file);
+	if ((fd = mkstemp(tmp)) < 0)
+		return sibyl_err_errno("kernel: temporary file");
+	close(fd);
+	clang_argv(&l, o, tmp);
+	int status = run_capture(&l, &err);
+
+	if (status != 0) {
+		char *line = sibyl_first_error_line(err && *err ? err : "clang-14 failed");
+
+		sibyl_err("kernel: compiling %s: %s", o->file, line);
+		free(line);
+	} else if (!(*bc = sibyl_read_file(tmp, size))) {
+		sibyl_err_errno("kernel: reading the bitcode of %s", o->file);
+	} else {
+		r = 0;
+	}
+	unlink(tmp);
+	free(err);
+	sibyl_strlist_free(&l);
+	return r;
+}

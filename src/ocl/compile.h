@@ -1,0 +1,33 @@
+/*
+ * Compiling a kernel file: the options a user gives (-D, -I,
+ * --build-options, -O) and the two ways they are used — clang-14 to SPIR
+ * bitcode on the host (argument layout, instrumentation, static counts)
+ * and the build-options string handed to clBuildProgram.
+ */
+#ifndef SIBYL_OCL_COMPILE_H
+#define SIBYL_OCL_COMPILE_H
+
+#include "core/options.h"
+
+#include <stddef.h>
+
+struct sibyl_compile_opts {
+	const char *file;		/* the .cl file */
+	struct sibyl_strlist defines;	/* -D NAME[=VALUE] */
+	struct sibyl_strlist includes;	/* -I DIR */
+	const char *build_options;	/* extra options, split on spaces */
+	const char *opt_level;		/* "0" (default), "1", "2", "3", "s", "z" */
+};
+
+/* Compile to SPIR bitcode (spir64, OpenCL C 1.2) with clang-14. On a
+ * compile error prints one line with clang's first error. *bc is
+ * malloc'd. Returns 0 or -1. */
+int sibyl_compile_spir(const struct sibyl_compile_opts *o, void **bc, size_t *size);
+
+/* malloc'd first "error:" line of a compiler log (or its first line). */
+char *sibyl_first_error_line(const char *log);
+
+/* malloc'd option string for clBuildProgram: -D..., -I..., the user's. */
+char *sibyl_build_options(const struct sibyl_compile_opts *o);
+
+#endif

@@ -1,0 +1,292 @@
+/* Launch and time a kernel, sample after sample, on the chosen device. */
+#define _GNU_SOURCE
+#include "ocl/run.h"
+#include "ocl/args.h"
+#include "ocl/program.h"
+#include "core/clock.h"
+#include "core/fs.h"
+#include "core/log.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct dev_state {
+	cl_device_id dev;
+	cl_context ctx;
+	cl_command_queue q;
+	struct sibyl_program prog;
+	cl_mem *mems;		/* per argument; NULL for values and __local */
+	cl_mem counters;	/* -i */
+	size_t counters_size;
+	double transfer_ns;	/* of the current sample */
+};
+
+void sibyl_emit(int fd, json_t *msg)
+{
+	char *s = json_dumps(msg, JSON_COMPACT);
+	size_t len = strlen(s), done = 0;
+
+	s[len] = '\n';		/* json_dumps leaves room for the NUL we replace */
+	while (done < len + 1) {
+		ssize_t n = write(fd, s + done, len + 1 - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		done += (size_t)n;
+	}
+	free(s);
+	json_decref(msg);
+}
+
+static int cl_check(cl_int e, const char *what)
+{
+	if (e == CL_SUCCESS)
+		return 0;
+	return sibyl_err("kernel: %s: %s", what, sibyl_cl_error_name(e));
+}
+
+static double event_span(cl_event ev, cl_profiling_info from, cl_profiling_info to)
+{
+	cl_ulong a = 0, b = 0;
+
+	clGetEventProfilingInfo(ev, from, sizeof(a), &a, NULL);
+	clGetEventProfilingInfo(ev, to, sizeof(b), &b, NULL);
+	return b >= a ? (double)(b - a) : 0.0;
+}
+
+/* Transfers are timed by their own events, summed per sample. */
+static void transfer_done(struct dev_state *s, cl_event ev)
+{
+	s->transfer_ns += event_span(ev, CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END);
+	clReleaseEvent(ev);
+}
+
+static int setup(const struct sibyl_run_cfg *cfg, struct dev_state *s, int fd)
+{
+	cl_platform_id plat;
+	cl_int e;
+
+	if (sibyl_cl_pick_device(cfg->platform, cfg->device, &plat, &s->dev) < 0)
+		return -1;
+	s->ctx = clCreateContext(NULL, 1, &s->dev, NULL, NULL, &e);
+	if (cl_check(e, "clCreateContext"))
+		return -1;
+	s->q = clCreateCommandQueue(s->ctx, s->dev, CL_QUEUE_PROFILING_ENABLE, &e);
+	if (cl_check(e, "clCreateCommandQueue"))
+		return -1;
+	if (sibyl_program_build(cfg, s->ctx, s->dev, &s->prog) < 0)
+		return -1;
+	char *pn = sibyl_cl_platform_name(plat), *dn = sibyl_cl_device_name(s->dev);
+	json_t *msg = json_pack("{s:s, s:s, s:s}", "event", "device", "platform", pn, "device", dn);
+
+	if (s->prog.cache)
+		json_object_set_new(msg, "cache", json_string(s->prog.cache));
+	sibyl_emit(fd, msg);
+	free(pn);
+	free(dn);
+	return 0;
+}
+
+/* Buffers keep their size for every sample of a run: create them once. */
+static int create_buffers(const struct sibyl_run_cfg *cfg, struct dev_state *s,
+			  const struct sibyl_args *a)
+{
+	const struct sibyl_kernel *k = cfg->kernel;
+	cl_int e;
+
+	s->mems = calloc(k->nargs + 1, sizeof(*s->mems));
+	if (!s->mems)
+		abort();
+	for (size_t i = 0; i < k->nargs; i++) {
+		if (k->args[i].kind != SIBYL_KARG_BUFFER)
+			continue;
+		cl_mem_flags f = !strcmp(k->args[i].space, "constant") ? CL_MEM_READ_ONLY
+								       : CL_MEM_READ_WRITE;
+		s->mems[i] = clCreateBuffer(s->ctx, f, a->a[i].size, NULL, &e);
+		if (cl_check(e, k->args[i].name))
+			return -1;
+	}
+	if (!cfg->spir_path)
+		return 0;
+	s->counters_size = cfg->counters_size;
+	s->counters = clCreateBuffer(s->ctx, CL_MEM_READ_WRITE,
+				     s->counters_size ? s->counters_size : 1, NULL, &e);
+	return cl_check(e, "the counters buffer");
+}
+
+/* Set every argument and write the buffers' contents. */
+static int set_args(const struct sibyl_run_cfg *cfg, struct dev_state *s,
+		    const struct sibyl_args *a)
+{
+	const struct sibyl_kernel *k = cfg->kernel;
+	cl_kernel kn = s->prog.kernel;
+	cl_event ev;
+	cl_int e = CL_SUCCESS;
+
+	for (cl_uint i = 0; i < k->nargs && e == CL_SUCCESS; i++) {
+		const struct sibyl_argbuf *b = &a->a[i];
+
+		switch (k->args[i].kind) {
+		case SIBYL_KARG_VALUE:
+			e = clSetKernelArg(kn, i, b->size, b->data);
+			break;
+		case SIBYL_KARG_LOCAL:
+			e = clSetKernelArg(kn, i, b->size, NULL);
+			break;
+		default:
+			e = clEnqueueWriteBuffer(s->q, s->mems[i], CL_FALSE, 0, b->size, b->data,
+						 0, NULL, &ev);
+			if (e == CL_SUCCESS) {
+				clWaitForEvents(1, &ev);
+				transfer_done(s, ev);
+				e = clSetKernelArg(kn, i, sizeof(cl_mem), &s->mems[i]);
+			}
+		}
+		if (e != CL_SUCCESS)
+			return sibyl_err("kernel: argument %u (%s): %s", i, k->args[i].name,
+					 sibyl_cl_error_name(e));
+	}
+	if (!cfg->spir_path)
+		return 0;
+	unsigned char zero = 0;
+
+	e = clEnqueueFillBuffer(s->q, s->counters, &zero, 1, 0, s->counters_size, 0, NULL, &ev);
+	if (e == CL_SUCCESS) {
+		clWaitForEvents(1, &ev);
+		transfer_done(s, ev);
+		e = clSetKernelArg(kn, cfg->counter_arg, sizeof(cl_mem), &s->counters);
+	}
+	return cl_check(e, "the counters argument");
+}
+
+static int read_back(const struct sibyl_run_cfg *cfg, struct dev_state *s, struct sibyl_args *a,
+		     void *counters)
+{
+	cl_event ev;
+	cl_int e = CL_SUCCESS;
+
+	for (size_t i = 0; i < cfg->kernel->nargs && e == CL_SUCCESS; i++) {
+		if (!s->mems[i] || !strcmp(cfg->kernel->args[i].space, "constant"))
+			continue;
+		e = clEnqueueReadBuffer(s->q, s->mems[i], CL_TRUE, 0, a->a[i].size, a->a[i].data,
+					0, NULL, &ev);
+		if (e == CL_SUCCESS)
+			transfer_done(s, ev);
+	}
+	if (e == CL_SUCCESS && counters) {
+		e = clEnqueueReadBuffer(s->q, s->counters, CL_TRUE, 0, s->counters_size, counters,
+					0, NULL, &ev);
+		if (e == CL_SUCCESS)
+			transfer_done(s, ev);
+	}
+	return cl_check(e, "reading the results back");
+}
+
+/* The raw counters go to a file; sibyl decodes them (it holds the layout). */
+static int save_counters(const struct sibyl_run_cfg *cfg, const struct dev_state *s, long i,
+			 const void *counters, json_t *msg)
+{
+	char *path;
+
+	if (asprintf(&path, "%s.%ld", cfg->counters_path, i) < 0)
+		abort();
+	int r = sibyl_write_file_atomic(path, counters, s->counters_size);
+
+	if (r < 0)
+		sibyl_err_errno("kernel: %s", path);
+	else
+		json_object_set_new(msg, "counters", json_string(path));
+	free(path);
+	return r;
+}
+
+static int launch(const struct sibyl_run_cfg *cfg, struct dev_state *s, json_t *msg)
+{
+	size_t g = cfg->gsize, l = cfg->lsize;
+	cl_event ev;
+	cl_int e = clEnqueueNDRangeKernel(s->q, s->prog.kernel, 1, NULL, &g, l ? &l : NULL, 0,
+					  NULL, &ev);
+
+	if (e == CL_SUCCESS)
+		e = clWaitForEvents(1, &ev);
+	if (e != CL_SUCCESS)
+		return sibyl_err("kernel: running %s (gsize %zu, lsize %zu): %s", cfg->kernel->name,
+				 g, l, sibyl_cl_error_name(e));
+	json_object_set_new(msg, "device_ns", json_real(event_span(ev, CL_PROFILING_COMMAND_START,
+								    CL_PROFILING_COMMAND_END)));
+	json_object_set_new(msg, "queue_ns", json_real(event_span(ev, CL_PROFILING_COMMAND_QUEUED,
+								   CL_PROFILING_COMMAND_SUBMIT)));
+	json_object_set_new(msg, "submit_ns", json_real(event_span(ev, CL_PROFILING_COMMAND_SUBMIT,
+								    CL_PROFILING_COMMAND_START)));
+	clReleaseEvent(ev);
+	return 0;
+}
+
+static int run_sample(const struct sibyl_run_cfg *cfg, struct dev_state *s, long i, int fd)
+{
+	struct sibyl_args_cfg acfg = { cfg->gsize, cfg->elements, cfg->seed + (uint64_t)i };
+	struct sibyl_args a;
+	void *counters = NULL;
+	int r = -1;
+
+	sibyl_args_generate(cfg->kernel, &acfg, &a);
+	if (!s->mems && create_buffers(cfg, s, &a) < 0)
+		goto out;
+	json_t *msg = json_pack("{s:s, s:i, s:I, s:I, s:I}", "event", "sample", "sample", (int)i,
+				"seed", (json_int_t)acfg.seed, "gsize", (json_int_t)cfg->gsize,
+				"lsize", (json_int_t)cfg->lsize);
+
+	if (cfg->dump_args)
+		json_object_set_new(msg, "args", sibyl_args_json(cfg->kernel, &a));
+	sibyl_emit(fd, json_pack("{s:s, s:i, s:I}", "event", "start", "sample", (int)i,
+				 "seed", (json_int_t)acfg.seed));
+	if (cfg->spir_path && !(counters = calloc(1, s->counters_size + 1)))
+		abort();
+	s->transfer_ns = 0;
+	uint64_t t0 = sibyl_mono_ns();
+
+	if (set_args(cfg, s, &a) < 0 || launch(cfg, s, msg) < 0 ||
+	    read_back(cfg, s, &a, counters) < 0) {
+		json_decref(msg);
+		goto out;
+	}
+	json_object_set_new(msg, "host_ns", json_real((double)(sibyl_mono_ns() - t0)));
+	json_object_set_new(msg, "transfer_ns", json_real(s->transfer_ns));
+	if (counters && save_counters(cfg, s, i, counters, msg) < 0) {
+		json_decref(msg);
+		goto out;
+	}
+	if (cfg->dump_args)
+		json_object_set_new(msg, "after", sibyl_args_json(cfg->kernel, &a));
+	sibyl_emit(fd, msg);
+	r = 0;
+out:
+	free(counters);
+	sibyl_args_free(&a);
+	return r;
+}
+
+int sibyl_run_samples(const struct sibyl_run_cfg *cfg, int fd)
+{
+	struct dev_state s = { 0 };
+	int r = setup(cfg, &s, fd);
+
+	for (long i = cfg->first_sample; !r && i < cfg->samples; i++)
+		r = run_sample(cfg, &s, i, fd);
+	for (size_t i = 0; s.mems && i < cfg->kernel->nargs; i++)
+		if (s.mems[i])
+			clReleaseMemObject(s.mems[i]);
+	free(s.mems);
+	if (s.counters)
+		clReleaseMemObject(s.counters);
+	sibyl_program_release(&s.prog);
+	if (s.q)
+		clReleaseCommandQueue(s.q);
+	if (s.ctx)
+		clReleaseContext(s.ctx);
+	return r ? 1 : 0;
+}

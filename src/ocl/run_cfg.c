@@ -1,0 +1,51 @@
+/* The run configuration handed from sibyl to sibyl-kernel-run as JSON. */
+#include "ocl/run.h"
+
+#include <string.h>
+
+json_t *sibyl_run_cfg_to_json(const struct sibyl_run_cfg *c)
+{
+	json_t *j = json_pack("{s:o, s:s?, s:s?, s:s, s:s?, s:s?, s:b, s:I, s:I, s:I, s:I, s:I, s:I}",
+		"kernel", sibyl_kernel_to_json(c->kernel), "platform", c->platform,
+		"device", c->device, "file", c->file, "build_options", c->build_options,
+		"user_options", c->user_options, "dump_args", c->dump_args,
+		"gsize", (json_int_t)c->gsize, "lsize", (json_int_t)c->lsize,
+		"elements", (json_int_t)c->elements, "seed", (json_int_t)c->seed,
+		"first_sample", (json_int_t)c->first_sample, "samples", (json_int_t)c->samples);
+
+	if (c->spir_path)
+		json_object_update_new(j, json_pack("{s:s, s:i, s:I, s:s}", "spir", c->spir_path,
+			"counter_arg", (int)c->counter_arg, "counters_size",
+			(json_int_t)c->counters_size, "counters_path", c->counters_path));
+	return j;
+}
+
+static uint64_t u64(json_t *j, const char *key)
+{
+	return (uint64_t)json_integer_value(json_object_get(j, key));
+}
+
+int sibyl_run_cfg_from_json(json_t *j, struct sibyl_run_cfg *c, struct sibyl_kernel *k)
+{
+	memset(c, 0, sizeof(*c));
+	if (sibyl_kernel_from_json(json_object_get(j, "kernel"), k) < 0)
+		return -1;
+	c->kernel = k;
+	c->platform = json_string_value(json_object_get(j, "platform"));
+	c->device = json_string_value(json_object_get(j, "device"));
+	c->file = json_string_value(json_object_get(j, "file"));
+	c->build_options = json_string_value(json_object_get(j, "build_options"));
+	c->user_options = json_string_value(json_object_get(j, "user_options"));
+	c->spir_path = json_string_value(json_object_get(j, "spir"));
+	c->counter_arg = (unsigned)u64(j, "counter_arg");
+	c->counters_size = (size_t)u64(j, "counters_size");
+	c->counters_path = json_string_value(json_object_get(j, "counters_path"));
+	c->dump_args = json_is_true(json_object_get(j, "dump_args"));
+	c->gsize = u64(j, "gsize");
+	c->lsize = u64(j, "lsize");
+	c->elements = u64(j, "elements");
+	c->seed = u64(j, "seed");
+	c->first_sample = (long)u64(j, "first_sample");
+	c->samples = (long)u64(j, "samples");
+	return c->file ? 0 : -1;
+}

@@ -1,0 +1,130 @@
+/* Statistics over samples (GSL) and averaged instruction counts. */
+#define _GNU_SOURCE
+#include "ocl/summary.h"
+
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const time_fields[] = {
+	"host_ns", "device_ns", "queue_ns", "submit_ns", "transfer_ns",
+};
+#define NFIELDS (sizeof(time_fields) / sizeof(time_fields[0]))
+
+static json_t *stats(json_t *samples, const char *field)
+{
+	size_t n = json_array_size(samples), i;
+	double *v = calloc(n + 1, sizeof(*v));
+	json_t *s;
+
+	if (!v)
+		abort();
+	for (i = 0; i < n; i++)
+		v[i] = json_number_value(json_object_get(json_array_get(samples, i), field));
+	gsl_sort(v, 1, n);
+	s = json_pack("{s:f, s:f, s:f}", "mean", n ? gsl_stats_mean(v, 1, n) : 0.0,
+		      "median", n ? gsl_stats_median_from_sorted_data(v, 1, n) : 0.0,
+		      "stdev", n > 1 ? gsl_stats_sd(v, 1, n) : 0.0);
+	free(v);
+	return s;
+}
+
+json_t *sibyl_times_summary(json_t *samples)
+{
+	json_t *s = json_object();
+
+	for (size_t i = 0; i < NFIELDS; i++)
+		json_object_set_new(s, time_fields[i], stats(samples, time_fields[i]));
+	return s;
+}
+
+void sibyl_times_print(FILE *out, const char *kernel, size_t n, json_t *summary)
+{
+	static const char *labels[NFIELDS] = { "host", "device", "queue", "submit", "transfer" };
+
+	fprintf(out, "Time per sample for kernel '%s' (%zu sample%s, milliseconds):\n", kernel, n,
+		n == 1 ? "" : "s");
+	fprintf(out, "  %-10s %14s %14s %14s\n", "", "mean", "median", "stdev");
+	for (size_t i = 0; i < NFIELDS; i++) {
+		json_t *s = json_object_get(summary, time_fields[i]);
+
+		fprintf(out, "  %-10s %14.6f %14.6f %14.6f\n", labels[i],
+			json_number_value(json_object_get(s, "mean")) / 1e6,
+			json_number_value(json_object_get(s, "median")) / 1e6,
+			json_number_value(json_object_get(s, "stdev")) / 1e6);
+	}
+}
+
+static struct sibyl_instcount *find_or_add(struct sibyl_instcounts *c, const char *name)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->items[i].name, name))
+			return &c->items[i];
+	c->items = realloc(c->items, (c->n + 1) * sizeof(*c->items));
+	if (!c->items)
+		abort();
+	c->items[c->n] = (struct sibyl_instcount){ strdup(name), 0, 0 };
+	return &c->items[c->n++];
+}
+
+void sibyl_instcounts_mean(json_t *samples, struct sibyl_instcounts *out)
+{
+	size_t n = json_array_size(samples), i, j;
+	json_t *list, *e;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < n; i++) {
+		list = json_object_get(json_array_get(samples, i), "instcounts");
+		json_array_foreach(list, j, e) {
+			struct sibyl_instcount *c = find_or_add(out,
+				json_string_value(json_array_get(e, 0)));
+
+			c->count += (uint64_t)json_integer_value(json_array_get(e, 1));
+			c->bytes += (uint64_t)json_integer_value(json_array_get(e, 2));
+		}
+	}
+	for (i = 0; n > 1 && i < out->n; i++) {
+		out->items[i].count = (out->items[i].count + n / 2) / n;
+		out->items[i].bytes = (out->items[i].bytes + n / 2) / n;
+	}
+}
+
+json_t *sibyl_instcounts_json(const struct sibyl_instcounts *c)
+{
+	json_t *o = json_object();
+
+	for (size_t i = 0; i < c->n; i++) {
+		const struct sibyl_instcount *it = &c->items[i];
+		char *name;
+
+		if (it->bytes && !strstr(it->name, " bytes)")) {
+			if (asprintf(&name, "%s (%llu bytes)", it->name,
+				     (unsigned long long)it->bytes) < 0)
+				abort();
+		} else {
+			name = strdup(it->name);
+		}
+		json_object_set_new(o, name, json_integer((json_int_t)it->count));
+		free(name);
+	}
+	return o;
+}
+
+json_t *sibyl_sample_json(json_t *msg, bool coarse)
+{
+	json_t *s = json_deep_copy(msg), *one = json_array();
+	struct sibyl_instcounts c;
+
+	json_object_del(s, "event");
+	if (json_object_get(s, "instcounts")) {
+		json_array_append(one, msg);
+		sibyl_instcounts_mean(one, &c);
+		if (coarse)
+			sibyl_instcounts_coarsen(&c);
+		json_object_set_new(s, "instcounts", sibyl_instcounts_json(&c));
+		sibyl_instcounts_free(&c);
+	}
+	json_decref(one);
+	return s;
+}

@@ -1,0 +1,128 @@
+/* Global-size sweeps into JSON lines, with a progress bar on a terminal. */
+#define _GNU_SOURCE
+#include "ocl/sweep.h"
+#include "ocl/guard.h"
+#include "ocl/summary.h"
+#include "core/log.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int sibyl_range_parse(const char *s, struct sibyl_range *r)
+{
+	char *end;
+	int n = 0;
+	uint64_t v[3] = { 0, 0, 0 };
+
+	for (const char *p = s; n < 3; p = end + 1) {
+		errno = 0;
+		v[n++] = strtoull(p, &end, 10);
+		if (errno || end == p || *p == '-' || (*end && *end != ':'))
+			return sibyl_err("kernel: --gsize: expected N or FROM:TO[:STEP], got '%s'", s);
+		if (!*end)
+			break;
+	}
+	*r = (struct sibyl_range){ v[0], n > 1 ? v[1] : v[0], n > 2 ? v[2] : v[0] };
+	if (!r->from || !r->step || r->to < r->from)
+		return sibyl_err("kernel: --gsize: '%s' is empty or has a zero size or step", s);
+	return 0;
+}
+
+struct sweep_state {
+	FILE *out;
+	const struct sibyl_sweep_opts *o;
+	const char *kernel;
+	size_t done, total;
+	bool tty;
+};
+
+static void progress(struct sweep_state *st, uint64_t gsize)
+{
+	int width = 30, filled = st->total ? (int)(width * st->done / st->total) : width;
+
+	if (!st->tty)
+		return;
+	fprintf(stderr, "\r[%.*s%*s] %zu/%zu samples, gsize %" PRIu64 "  ", filled,
+		"##############################", width - filled, "", st->done, st->total, gsize);
+	fflush(stderr);
+}
+
+static void on_sample(void *ctx, json_t *msg)
+{
+	struct sweep_state *st = ctx;
+	json_t *s = sibyl_sample_json(msg, st->o->coarse);
+
+	json_object_set_new(s, "kernel", json_string(st->kernel));
+	json_dumpf(s, st->out, JSON_COMPACT | JSON_SORT_KEYS);
+	fputc('\n', st->out);
+	json_decref(s);
+	st->done++;
+	progress(st, (uint64_t)json_integer_value(json_object_get(msg, "gsize")));
+}
+
+static int finish(FILE *f, const char *tmp, const char *out, int r)
+{
+	if (!out)
+		return fflush(stdout) ? sibyl_err_errno("kernel: writing the samples") : r;
+	if (fclose(f) != 0) {
+		unlink(tmp);
+		return sibyl_err_errno("kernel: writing %s", out);
+	}
+	if (r < 0) {
+		unlink(tmp);
+		return r;
+	}
+	if (rename(tmp, out) < 0) {
+		unlink(tmp);
+		return sibyl_err_errno("kernel: %s", out);
+	}
+	return r;
+}
+
+int sibyl_sweep(struct sibyl_run_cfg *cfg, const struct sibyl_range *r,
+		const struct sibyl_sweep_opts *o)
+{
+	struct sweep_state st = { stdout, o, cfg->kernel->name, 0, 0, isatty(2) };
+	struct sibyl_guard g = { o->timeout_s, true, NULL, on_sample, &st };
+	char *tmp = NULL;
+	int failed = 0;
+
+	if (o->out && !o->force && access(o->out, F_OK) == 0)
+		return sibyl_err("kernel: %s exists (use --force to replace it)", o->out);
+	if (o->out) {
+		if (asprintf(&tmp, "%s.tmp.%d", o->out, (int)getpid()) < 0)
+			abort();
+		if (!(st.out = fopen(tmp, "w"))) {
+			free(tmp);
+			return sibyl_err_errno("kernel: %s", o->out);
+		}
+	}
+	st.total = (size_t)((r->to - r->from) / r->step + 1) * (size_t)cfg->samples;
+	long samples = cfg->samples;
+	int res = 0;
+
+	for (uint64_t gs = r->from; gs <= r->to; gs += r->step) {
+		cfg->gsize = gs;
+		cfg->first_sample = 0;
+		cfg->samples = samples;
+		progress(&st, gs);
+		int n = sibyl_run_guarded(cfg, &g);
+
+		if (n < 0) {
+			res = -1;
+			break;
+		}
+		failed += n;
+		if (r->to - gs < r->step)
+			break;
+	}
+	if (st.tty)
+		fputc('\n', stderr);
+	res = finish(st.out, tmp, o->out, res < 0 ? -1 : failed ? 1 : 0);
+	free(tmp);
+	return res;
+}
