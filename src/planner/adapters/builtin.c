@@ -1,13 +1,21 @@
-/* The list of built-in adapters. */
+/* The list of built-in adapters (ADAPTER_LIST in adapters.h). */
 #include "planner/adapters/builtin.h"
 #include "planner/adapters/adapters.h"
 
-static const struct sibyl_adapter *const builtin[] = {
-	&adapter_insertion_sort,
-};
+#define PUBLIC(name) &adapter_##name,
+#define INTERNAL(name) &adapter_##name##_internal,
+
+static const struct sibyl_adapter *const builtin[] = { ADAPTER_LIST(PUBLIC) };
+static const struct adapter_internal *const internals[] = { ADAPTER_LIST(INTERNAL) };
 
 const struct sibyl_adapter *const *sibyl_builtin_adapters(size_t *count)
 {
 	*count = sizeof(builtin) / sizeof(builtin[0]);
 	return builtin;
+}
+
+const struct adapter_internal *const *adapter_internals(size_t *count)
+{
+	*count = sizeof(internals) / sizeof(internals[0]);
+	return internals;
 }

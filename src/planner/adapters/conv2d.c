@@ -1,0 +1,88 @@
+/* 2D convolution (Table I), multi-threaded: work metric = image rows,
+ * 128 columns, 8x8 window. Threads take equal bands of output rows. */
+#include "planner/adapters/adapters.h"
+
+#include <stdlib.h>
+
+#define COLS 128
+#define WIN 8
+
+static int setup(void *state, uint64_t metric, void **sample)
+{
+	return adapter_image_setup(state, metric, COLS, WIN,
+				   (struct image_sample **)sample);
+}
+
+/* Row-wise accumulation: each window tap scales a whole input row into
+ * the output row, a loop of fixed length the compiler vectorises. */
+static void conv_rows(void *arg, unsigned tid, size_t lo, size_t hi)
+{
+	const struct image_sample *s = arg;
+	(void)tid;
+	for (size_t r = lo; r < hi; r++) {
+		float *restrict o = s->out + r * COLS;
+		for (size_t c = 0; c < COLS; c++)
+			o[c] = 0;
+		for (size_t i = 0; i < WIN; i++) {
+			const float *row = s->in + (r + i) * s->in_cols;
+			for (size_t j = 0; j < WIN; j++) {
+				const float w = s->window[i * WIN + j];
+				const float *restrict x = row + j;
+				for (size_t c = 0; c < COLS; c++)
+					o[c] += w * x[c];
+			}
+		}
+	}
+}
+
+static double run(void *state, void *sample, uint64_t metric)
+{
+	(void)metric;
+	return adapter_timed_parallel(state, ((struct image_sample *)sample)->rows,
+				      conv_rows, sample);
+}
+
+/* Reference: one pixel at a time, summed in double. */
+static float ref_pixel(const struct image_sample *s, size_t r, size_t c)
+{
+	double sum = 0;
+	for (size_t i = 0; i < WIN; i++)
+		for (size_t j = 0; j < WIN; j++)
+			sum += (double)s->window[i * WIN + j] *
+			       s->in[(r + i) * s->in_cols + c + j];
+	return (float)sum;
+}
+
+static int verify(void *state, void *sample, uint64_t metric)
+{
+	(void)state;
+	return adapter_image_verify(sample, metric, ref_pixel);
+}
+
+static double metric_of(const double *params, size_t nparams)
+{
+	return adapter_image_metric_of(params, nparams, COLS);
+}
+
+const struct sibyl_adapter adapter_conv2d = {
+	.abi_version = SIBYL_ADAPTER_ABI_VERSION,
+	.name = "conv2d",
+	.description = "2D convolution of a float image with an 8x8 window, pthreads",
+	.work_metric = "image rows (128 columns)",
+	.min_metric = 1,
+	.max_metric = 10000,
+	.flags = SIBYL_ADAPTER_THREADED,
+	.init = adapter_threaded_init,
+	.fini = adapter_common_fini,
+	.setup = setup,
+	.run = run,
+	.teardown = adapter_image_teardown,
+	.params_doc = "rows,cols",
+	.metric_of = metric_of,
+};
+
+const struct adapter_internal adapter_conv2d_internal = {
+	.adapter = &adapter_conv2d,
+	.verify = verify,
+	.params_of = adapter_image_params_of,
+};

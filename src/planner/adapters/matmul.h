@@ -1,0 +1,39 @@
+/* Shared by the two matrix-multiply adapters (the paper's and the
+ * shape-robust one): C (m x p) = A (m x n) * B (n x p), floats, row-major. */
+#ifndef SIBYL_PLANNER_ADAPTERS_MATMUL_H
+#define SIBYL_PLANNER_ADAPTERS_MATMUL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct matmul_sample {
+	size_t m, n, p;
+	float *a, *b, *c;
+};
+
+/* Random A and B of the given shape (every dimension >= 1). */
+int matmul_setup_shape(void *state, size_t m, size_t n, size_t p,
+		       struct matmul_sample **out);
+/* adapter_internal.setup_params: params are m, n, p. */
+int matmul_setup_params(void *state, const double *params, size_t nparams,
+			void **sample);
+void matmul_teardown(void *state, void *sample);
+/* Reference: the definition in double; 0 when C matches. */
+int matmul_verify(void *state, void *sample, uint64_t metric);
+size_t matmul_params_of(void *sample, double *params);
+
+/* Run a kernel over C split evenly between the adapter's threads: by
+ * rows when C has at least as many rows as columns, else by columns.
+ * Returns the elapsed seconds. */
+typedef void (*matmul_kernel_fn)(const struct matmul_sample *s, size_t i0, size_t i1,
+				 size_t j0, size_t j1);
+double matmul_timed(void *state, struct matmul_sample *s, matmul_kernel_fn kernel);
+
+/* The terms of "matmul"'s work metric for a shape d = {m, n, p}: the
+ * padded multiply-accumulates first, then the kernel's overheads
+ * (matmul.c explains each); metric = sum of matmul_weights[i] * f[i]. */
+#define MATMUL_NF 6
+void matmul_features(const double d[3], double f[MATMUL_NF]);
+extern const double matmul_weights[MATMUL_NF];
+
+#endif

@@ -1,0 +1,240 @@
+/* adapter_probe: the measurements behind the built-in adapters' ranges
+ * and the matrix-multiply metric (docs/adapter.md). Not a test: it prints
+ * timings, which on a shared machine are only indicative.
+ *
+ *   adapter_probe top [NAME] [THREADS]   time one sample at max_metric
+ *   adapter_probe fit COUNT              least-squares cost of "matmul"
+ *   adapter_probe shapes NAME COUNT      paper-style check: profile the
+ *       adapter along its own metric, then predict COUNT random (m,n,p)
+ */
+#include "planner/adapters/adapters.h"
+#include "planner/adapters/matmul.h"
+
+#include <gsl/gsl_multifit.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static const struct adapter_internal *find(const char *name)
+{
+	size_t n;
+	const struct adapter_internal *const *in = adapter_internals(&n);
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(in[i]->adapter->name, name))
+			return in[i];
+	fprintf(stderr, "adapter_probe: no adapter %s\n", name);
+	exit(2);
+}
+
+static void *start(const struct sibyl_adapter *a, unsigned threads)
+{
+	struct sibyl_adapter_config config = { .threads = threads, .seed = 1, .now = now };
+	char err[256];
+	void *state = NULL;
+	if (a->init && a->init(&state, &config, err, sizeof(err)) != 0) {
+		fprintf(stderr, "adapter_probe: %s: %s\n", a->name, err);
+		exit(1);
+	}
+	return state;
+}
+
+/* The fastest of three runs, each on fresh inputs: on a shared machine
+ * the minimum is the least disturbed. */
+static double time_metric(const struct sibyl_adapter *a, void *state, uint64_t m)
+{
+	double t[3];
+	for (int r = 0; r < 3; r++) {
+		void *sample = NULL;
+		if (a->setup && a->setup(state, m, &sample) != 0)
+			return -1;
+		t[r] = a->run(state, sample, m);
+		if (a->teardown)
+			a->teardown(state, sample);
+	}
+	return fmin(t[0], fmin(t[1], t[2]));
+}
+
+static double time_params(const struct adapter_internal *in, void *state,
+			  const double *params, size_t np)
+{
+	double t[3];
+	for (int r = 0; r < 3; r++) {
+		void *sample;
+		if (in->setup_params(state, params, np, &sample) != 0)
+			return -1;
+		t[r] = in->adapter->run(state, sample, 0);
+		in->adapter->teardown(state, sample);
+	}
+	return fmin(t[0], fmin(t[1], t[2]));
+}
+
+static void top(const char *only, unsigned threads)
+{
+	size_t n;
+	const struct adapter_internal *const *in = adapter_internals(&n);
+	printf("%-16s %12s %8s %10s\n", "adapter", "max_metric", "threads", "seconds");
+	for (size_t i = 0; i < n; i++) {
+		const struct sibyl_adapter *a = in[i]->adapter;
+		if (only && strcmp(only, a->name))
+			continue;
+		unsigned t = a->flags & SIBYL_ADAPTER_THREADED ? threads : 1;
+		void *state = start(a, t);
+		double s = time_metric(a, state, a->max_metric);
+		printf("%-16s %12llu %8u %10.4f\n", a->name,
+		       (unsigned long long)a->max_metric, t, s);
+		fflush(stdout);
+		if (a->fini)
+			a->fini(state);
+	}
+}
+
+/* A random realistic shape: each dimension log-uniform in [1, 4096],
+ * each matrix at most 2^22 floats, at most `max_macs` multiply-adds. */
+static void random_shape(double *d, double max_macs)
+{
+	for (;;) {
+		for (int i = 0; i < 3; i++)
+			d[i] = floor(exp(log(4096.0) * (rand() / (RAND_MAX + 1.0)))) + 1;
+		if (d[0] * d[1] <= 1 << 22 && d[1] * d[2] <= 1 << 22 &&
+		    d[0] * d[2] <= 1 << 22 && d[0] * d[1] * d[2] <= max_macs)
+			return;
+	}
+}
+
+#define NF (MATMUL_NF + 1) /* and a constant */
+
+static void fit(int count)
+{
+	const struct adapter_internal *in = find("matmul");
+	void *state = start(in->adapter, 1);
+	gsl_matrix *x = gsl_matrix_alloc(count, NF), *cov = gsl_matrix_alloc(NF, NF);
+	gsl_vector *y = gsl_vector_alloc(count), *w = gsl_vector_alloc(count);
+	gsl_vector *c = gsl_vector_alloc(NF);
+	for (int i = 0; i < count; i++) {
+		double d[3], f[NF];
+		random_shape(d, 1e8);
+		matmul_features(d, f);
+		f[MATMUL_NF] = 1;
+		for (int j = 0; j < NF; j++)
+			gsl_matrix_set(x, i, j, f[j]);
+		double t = time_params(in, state, d, 3);
+		gsl_vector_set(y, i, t);
+		/* Relative error is what the planner is judged on. */
+		gsl_vector_set(w, i, 1 / (t * t));
+	}
+	double chisq;
+	gsl_multifit_linear_workspace *ws = gsl_multifit_linear_alloc(count, NF);
+	gsl_multifit_wlinear(x, w, y, c, cov, &chisq, ws);
+	double mac = gsl_vector_get(c, 0);
+	printf("ns per MAC %.4f; weights in MACs:", mac * 1e9);
+	for (int j = 1; j < MATMUL_NF; j++)
+		printf(" %.2f", gsl_vector_get(c, j) / mac);
+	printf("; constant %.2f us\n", gsl_vector_get(c, MATMUL_NF) * 1e6);
+	gsl_multifit_linear_free(ws);
+	gsl_matrix_free(x);
+	gsl_matrix_free(cov);
+	gsl_vector_free(y);
+	gsl_vector_free(w);
+	gsl_vector_free(c);
+	in->adapter->fini(state);
+}
+
+/* The paper's evaluation without the planner: a dense piecewise-linear
+ * profile along the adapter's own metric, then random parameters
+ * predicted through metric_of. */
+#define GRID 40
+static void shapes(const char *name, int count)
+{
+	const struct adapter_internal *in = find(name);
+	const struct sibyl_adapter *a = in->adapter;
+	void *state = start(a, 1);
+	double gm[GRID], gt[GRID];
+	double lo = log((double)a->min_metric), hi = log((double)a->max_metric / 4);
+	for (int g = 0; g < GRID; g++) {
+		gm[g] = round(exp(lo + (hi - lo) * g / (GRID - 1)));
+		gt[g] = time_metric(a, state, (uint64_t)gm[g]);
+	}
+	double sum = 0, sq = 0;
+	int used = 0;
+	while (used < count) {
+		double d[3];
+		random_shape(d, 1e8);
+		double m = a->metric_of(d, 3);
+		if (m < gm[0] || m > gm[GRID - 1])
+			continue;
+		int g = 1;
+		while (gm[g] < m)
+			g++;
+		double f = (m - gm[g - 1]) / (gm[g] - gm[g - 1] ? gm[g] - gm[g - 1] : 1);
+		double pred = gt[g - 1] + f * (gt[g] - gt[g - 1]);
+		double t = time_params(in, state, d, 3);
+		double err = fabs(pred - t) / t * 100;
+		printf("%6.0f %6.0f %6.0f metric %12.0f measured %10.6f predicted %10.6f err %6.1f%%\n",
+		       d[0], d[1], d[2], m, t, pred, err);
+		sum += err;
+		sq += err * err;
+		used++;
+	}
+	printf("%s: %d random shapes: mean error %.1f%%, RMSE %.1f%%\n", name, count,
+	       sum / count, sqrt(sq / count));
+	a->fini(state);
+}
+
+/* Time per metric unit over random shapes: constant for a good metric. */
+static void ratio(const char *name, int count)
+{
+	const struct adapter_internal *in = find(name);
+	void *state = start(in->adapter, 1);
+	double sum = 0, sq = 0, msum = 0, msq = 0;
+	for (int i = 0; i < count; i++) {
+		double d[3];
+		random_shape(d, 1e8);
+		double m = in->adapter->metric_of(d, 3);
+		double t = time_params(in, state, d, 3);
+		double r = t / m * 1e9, rm = t / (d[0] * d[1] * d[2]) * 1e9;
+		printf("%6.0f %6.0f %6.0f metric %12.0f ns/unit %8.4f ns/MAC %8.4f\n",
+		       d[0], d[1], d[2], m, r, rm);
+		sum += r;
+		sq += r * r;
+		msum += rm;
+		msq += rm * rm;
+	}
+	double mean = sum / count, mmean = msum / count;
+	printf("%s: ns per metric unit %.4f, coefficient of variation %.1f%%; "
+	       "per m*n*p %.4f, coefficient of variation %.1f%%\n", name,
+	       mean, 100 * sqrt(fmax(0, sq / count - mean * mean)) / mean,
+	       mmean, 100 * sqrt(fmax(0, msq / count - mmean * mmean)) / mmean);
+	in->adapter->fini(state);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[1], "ratio")) {
+		ratio(argv[2], atoi(argv[3]));
+		return 0;
+	}
+	if (argc >= 2 && !strcmp(argv[1], "top")) {
+		top(argc > 2 && strcmp(argv[2], "all") ? argv[2] : NULL,
+		    argc > 3 ? (unsigned)atoi(argv[3]) : 1);
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "fit")) {
+		fit(atoi(argv[2]));
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "shapes")) {
+		shapes(argv[2], atoi(argv[3]));
+		return 0;
+	}
+	fprintf(stderr, "usage: adapter_probe top [NAME|all] [THREADS] | fit COUNT | shapes NAME COUNT\n");
+	return 2;
+}

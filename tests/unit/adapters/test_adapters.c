@@ -1,0 +1,226 @@
+/* Every built-in adapter: descriptor, init/setup/run/teardown/fini at
+ * small metrics, the output checked against a naive reference, threaded
+ * ones at 1, 2 and 3 threads, and metric_of round trips. No timings are
+ * asserted beyond "run returned a non-negative time". */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "planner/adapters/adapters.h"
+#include "planner/adapters/builtin.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static void check_descriptor(const struct sibyl_adapter *a)
+{
+	assert_int_equal(a->abi_version, SIBYL_ADAPTER_ABI_VERSION);
+	assert_non_null(a->name);
+	assert_true(a->name[0] != '\0');
+	assert_non_null(a->description);
+	assert_non_null(a->work_metric);
+	assert_non_null(a->params_doc);
+	assert_non_null(a->run);
+	assert_non_null(a->metric_of);
+	assert_true(a->min_metric >= 1);
+	assert_true(a->min_metric < a->max_metric);
+}
+
+static void test_list(void **unused)
+{
+	(void)unused;
+	size_t n, ni;
+	const struct sibyl_adapter *const *list = sibyl_builtin_adapters(&n);
+	const struct adapter_internal *const *in = adapter_internals(&ni);
+	assert_int_equal(n, ni);
+	assert_true(n >= 13);
+	for (size_t i = 0; i < n; i++) {
+		assert_ptr_equal(list[i], in[i]->adapter);
+		check_descriptor(list[i]);
+		assert_non_null(in[i]->verify);
+		assert_non_null(in[i]->params_of);
+		for (size_t j = 0; j < i; j++)
+			assert_string_not_equal(list[i]->name, list[j]->name);
+	}
+}
+
+/* metric_of refuses what is not a parameter list of its adapter. */
+static void test_metric_of_rejects(void **unused)
+{
+	(void)unused;
+	size_t n;
+	const struct sibyl_adapter *const *list = sibyl_builtin_adapters(&n);
+	double bad[4] = { -1, -1, -1, -1 }, nan4[4] = { NAN, NAN, NAN, NAN };
+	double ok[4] = { 10, 10, 10, 10 };
+	for (size_t i = 0; i < n; i++) {
+		const struct sibyl_adapter *a = list[i];
+		size_t want = 1;
+		for (const char *c = a->params_doc; *c; c++)
+			want += *c == ',';
+		assert_true(a->metric_of(bad, want) < 0);
+		assert_true(a->metric_of(nan4, want) < 0);
+		assert_true(a->metric_of(NULL, want) < 0);
+		assert_true(a->metric_of(ok, want + 1) < 0);
+		assert_true(a->metric_of(ok, want) > 0);
+	}
+}
+
+static double fixed_clock(void)
+{
+	static double t;
+	return t += 1e-3;
+}
+
+/* One sample at `metric`: run, verify the output, round-trip metric_of. */
+static void one_sample(const struct adapter_internal *in, void *state, uint64_t metric)
+{
+	const struct sibyl_adapter *a = in->adapter;
+	void *sample = NULL;
+	if (a->setup)
+		assert_int_equal(a->setup(state, metric, &sample), 0);
+	double t = a->run(state, sample, metric);
+	if (!(t >= 0))
+		fail_msg("%s: run(%llu) returned %g", a->name, (unsigned long long)metric, t);
+	if (in->verify(state, sample, metric) != 0)
+		fail_msg("%s: wrong result at metric %llu", a->name,
+			 (unsigned long long)metric);
+	double params[8];
+	size_t np = in->params_of(sample, params);
+	double back = a->metric_of(params, np);
+	/* matmul's random shapes are exact to 0.5% above a few hundred. */
+	double tol = metric < 512 ? 0.25 : metric < 20000 ? 0.03 : 0.01;
+	if (!(fabs(back - (double)metric) <= tol * (double)metric))
+		fail_msg("%s: metric %llu -> params -> %g", a->name,
+			 (unsigned long long)metric, back);
+	if (a->teardown)
+		a->teardown(state, sample);
+}
+
+static void run_adapter(const struct adapter_internal *in, unsigned threads)
+{
+	const struct sibyl_adapter *a = in->adapter;
+	struct sibyl_adapter_config config = {
+		.threads = threads, .seed = 42, .now = fixed_clock,
+	};
+	char err[256] = "";
+	void *state = NULL;
+	if (a->init && a->init(&state, &config, err, sizeof(err)) != 0)
+		fail_msg("%s: init: %s", a->name, err);
+	const uint64_t metrics[] = { 1, 2, 3, 7, 16, 33, 100, 255, 256, 257, 1000, 4099,
+				     100000 };
+	for (size_t i = 0; i < sizeof(metrics) / sizeof(metrics[0]); i++) {
+		uint64_t m = metrics[i];
+		if (m < a->min_metric)
+			continue;
+		/* Keep the naive references cheap on the big-metric kernels. */
+		if (m > 300 && (!strcmp(a->name, "floyd-warshall") ||
+				!strcmp(a->name, "insertion-sort")))
+			continue;
+		if (m > 5000 && strstr(a->name, "matmul-paper"))
+			continue;
+		if (m > 5000 && (strstr(a->name, "conv") || strstr(a->name, "filter") ||
+				 strstr(a->name, "flow") || strstr(a->name, "prewitt") ||
+				 strstr(a->name, "lcs")))
+			continue;
+		one_sample(in, state, m);
+	}
+	if (a->fini)
+		a->fini(state);
+}
+
+static void test_all_adapters(void **unused)
+{
+	(void)unused;
+	size_t n;
+	const struct adapter_internal *const *in = adapter_internals(&n);
+	for (size_t i = 0; i < n; i++) {
+		run_adapter(in[i], 1);
+		if (in[i]->adapter->flags & SIBYL_ADAPTER_THREADED) {
+			run_adapter(in[i], 2);
+			run_adapter(in[i], 3);
+		}
+	}
+}
+
+/* Two adapters with the same seed build the same inputs: repeatable. */
+static void test_seeded_inputs(void **unused)
+{
+	(void)unused;
+	struct sibyl_adapter_config config = { .threads = 1, .seed = 7 };
+	void *s1, *s2;
+	char err[64];
+	assert_int_equal(adapter_common_init(&s1, &config, err, sizeof(err)), 0);
+	assert_int_equal(adapter_common_init(&s2, &config, err, sizeof(err)), 0);
+	for (int i = 0; i < 100; i++)
+		assert_true(adapter_random(s1) == adapter_random(s2));
+	adapter_common_fini(s1);
+	adapter_common_fini(s2);
+}
+
+static void test_split(void **unused)
+{
+	(void)unused;
+	for (size_t n = 0; n < 50; n++)
+		for (unsigned t = 1; t <= 7; t++) {
+			size_t next = 0;
+			for (unsigned tid = 0; tid < t; tid++) {
+				size_t lo, hi;
+				adapter_split(n, tid, t, &lo, &hi);
+				assert_int_equal(lo, next);
+				assert_true(hi - lo == n / t || hi - lo == n / t + 1);
+				next = hi;
+			}
+			assert_int_equal(next, n);
+		}
+}
+
+struct barrier_job {
+	struct adapter_pool *pool;
+	int phase[4];
+	int ok;
+};
+
+/* Every thread advances its phase, waits, and checks all others did. */
+static void barrier_job(void *arg, unsigned tid, unsigned nthreads)
+{
+	struct barrier_job *job = arg;
+	for (int round = 1; round <= 20; round++) {
+		__atomic_store_n(&job->phase[tid], round, __ATOMIC_SEQ_CST);
+		adapter_pool_barrier(job->pool);
+		for (unsigned t = 0; t < nthreads; t++)
+			if (__atomic_load_n(&job->phase[t], __ATOMIC_SEQ_CST) < round)
+				__atomic_store_n(&job->ok, 0, __ATOMIC_SEQ_CST);
+		adapter_pool_barrier(job->pool);
+	}
+}
+
+static void test_pool(void **unused)
+{
+	(void)unused;
+	for (unsigned threads = 1; threads <= 4; threads++) {
+		struct barrier_job job = { .ok = 1 };
+		job.pool = adapter_pool_create(threads);
+		assert_non_null(job.pool);
+		for (int rep = 0; rep < 50; rep++)
+			adapter_pool_run(job.pool, barrier_job, &job);
+		for (unsigned t = 0; t < threads; t++)
+			assert_int_equal(job.phase[t], 20);
+		assert_int_equal(job.ok, 1);
+		adapter_pool_destroy(job.pool);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_list),
+		cmocka_unit_test(test_metric_of_rejects),
+		cmocka_unit_test(test_seeded_inputs),
+		cmocka_unit_test(test_split),
+		cmocka_unit_test(test_pool),
+		cmocka_unit_test(test_all_adapters),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
