@@ -43,7 +43,7 @@ static int check_args(struct device_args *a, struct sibyl_device_run *run)
 	run->max_bytes = a->quick ? QUICK_MAX_BYTES : DEFAULT_MAX_BYTES;
 	run->progress = isatty(STDERR_FILENO);
 	run->sibyl_version = SIBYL_VERSION;
-	if (a->repeat) {
+	if (a->repeat != -1) {	/* given */
 		if (a->repeat < 1 || a->repeat > 100000)
 			return sibyl_err("device: --repeat: %ld is not in 1..100000", a->repeat);
 		run->repeat = (unsigned)a->repeat;
@@ -77,7 +77,7 @@ static int print_profile(const struct device_args *a, const struct sibyl_device_
 
 int cmd_device(int argc, char **argv)
 {
-	struct device_args a = { 0 };
+	struct device_args a = { .repeat = -1 };
 	struct sibyl_option opts[] = {
 		{ "platform", 'p', SIBYL_OPT_STRING, &a.platform, "P", "platform index or name" },
 		{ "device", 'd', SIBYL_OPT_STRING, &a.device, "D", "device index or name" },
