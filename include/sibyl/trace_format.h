@@ -117,6 +117,7 @@ struct sibyl_counters_record {
  * pages are reused, so the traced thread never waits for fresh pages, and
  * `sibyl trace` copies records [tail, events.committed) into the thread's
  * .events file (same format as a directly written one) on the other core.
+ * The rings live in drain.ctl's ring_dir, the .events files in the trace.
  * Both files are MAP_SHARED, so a crash of the traced program still loses
  * nothing: whatever is in the ring is drained after the program died.
  */
@@ -125,7 +126,7 @@ struct sibyl_counters_record {
 #define SIBYL_DRAIN_FILE "drain.ctl"
 #define SIBYL_RING_DATA_OFFSET 4096
 
-/* drain.ctl, written by the drainer before the program starts (64 bytes). */
+/* drain.ctl, written by the drainer before the program starts (512 bytes). */
 struct sibyl_drain_control {
 	char magic[8];
 	uint32_t version;	/* SIBYL_TRACE_VERSION */
@@ -134,9 +135,15 @@ struct sibyl_drain_control {
 	uint32_t drainer_pid;
 	uint32_t pad;
 	uint8_t reserved[32];
+	/* Where the rings live: a private directory in /dev/shm when there is
+	 * one (creating a file there is ~10x cheaper than in the trace
+	 * directory, and threads create rings on their first call), else the
+	 * trace directory.  NUL-terminated. */
+	char ring_dir[448];
 };
 
-/* Header page of a .ring file; the records follow at SIBYL_RING_DATA_OFFSET. */
+/* Header page of a <pid>.<gen>-<tid>.ring file in ring_dir; the records
+ * follow at SIBYL_RING_DATA_OFFSET. */
 struct sibyl_ring_header {
 	struct sibyl_events_header events;	/* copied to the .events file;
 						   events.committed is the producer's head */
@@ -152,7 +159,7 @@ struct sibyl_ring_header {
 _Static_assert(sizeof(struct sibyl_proc_header) == 512, "proc header size");
 _Static_assert(sizeof(struct sibyl_events_header) == 128, "events header size");
 _Static_assert(sizeof(struct sibyl_call_record) == SIBYL_RECORD_SIZE, "call record size");
-_Static_assert(sizeof(struct sibyl_drain_control) == 64, "drain control size");
+_Static_assert(sizeof(struct sibyl_drain_control) == 512, "drain control size");
 _Static_assert(sizeof(struct sibyl_ring_header) == SIBYL_RING_DATA_OFFSET, "ring header size");
 _Static_assert(sizeof(struct sibyl_counters_record) == SIBYL_RECORD_SIZE, "counters record size");
 

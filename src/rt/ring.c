@@ -1,6 +1,7 @@
 /*
  * Ring mode: when `sibyl trace` drains the trace (drain.ctl exists), each
- * thread records into a fixed ring <pid>.<gen>-<tid>.ring that is reused
+ * thread records into a fixed ring <pid>.<gen>-<tid>.ring (in drain.ctl's
+ * ring_dir, normally a private directory in /dev/shm) that is reused
  * over and over.  Providing fresh page-cache pages costs this VM ~2-5 us
  * per 4 KiB, i.e. more than the whole budget of a call when every record
  * lands on a new page; a reused ring takes no faults after its first lap,
@@ -49,7 +50,8 @@ void rt_drain_attach(void)
 	if (c == MAP_FAILED)
 		return;
 	if (memcmp(c->magic, SIBYL_DRAIN_MAGIC, 8) || c->version != SIBYL_TRACE_VERSION ||
-	    c->ring_bytes < 4096 || c->ring_bytes % 4096) {
+	    c->ring_bytes < 4096 || c->ring_bytes % 4096 || c->ring_dir[0] != '/' ||
+	    !memchr(c->ring_dir, '\0', sizeof(c->ring_dir))) {
 		rt_debug("drain.ctl is not valid; writing the trace directly");
 		munmap(c, sizeof(*c));
 		return;
@@ -67,13 +69,31 @@ static struct sibyl_ring_header *ring_of(struct sibyl_rt_thread *t)
 	return t->window;
 }
 
+/* "<ring_dir>/<pid>.<gen>-<tid>.ring" */
+static void ring_path(char *out, size_t size, pid_t tid)
+{
+	char num[24];
+	size_t n = rt_strlcpy(out, rt_proc.drain->ring_dir, size);
+
+	n = rt_append(out, n, size, "/");
+	rt_u64_dec(num, (uint64_t)rt_proc.pid);
+	n = rt_append(out, n, size, num);
+	n = rt_append(out, n, size, ".");
+	rt_u64_dec(num, rt_proc.gen);
+	n = rt_append(out, n, size, num);
+	n = rt_append(out, n, size, "-");
+	rt_u64_dec(num, (uint64_t)tid);
+	n = rt_append(out, n, size, num);
+	rt_append(out, n, size, ".ring");
+}
+
 int rt_ring_open(struct sibyl_rt_thread *t)
 {
 	char path[PATH_MAX];
 	pid_t tid = rt_gettid();
 	uint64_t len = SIBYL_RING_DATA_OFFSET + rt_proc.drain->ring_bytes;
 
-	rt_thread_path(path, sizeof(path), tid, ".ring");
+	ring_path(path, sizeof(path), tid);
 	/* O_EXCL: a reused tid must not overwrite an earlier thread's ring. */
 	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 

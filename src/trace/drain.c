@@ -2,7 +2,7 @@
  * Copies rings into .events files while the traced program runs.  One
  * background thread: it sleeps on the doorbell futex in drain.ctl (the
  * runtime rings it when a ring is half full or a thread exits) with a
- * short timeout, rescans the directory for new rings, and appends each
+ * short timeout, opens the rings inotify announced, and appends each
  * ring's new records to its .events file with pwrite.  The .events files
  * it writes are exactly what the runtime writes in direct mode, so the
  * reader does not know the difference.
@@ -10,6 +10,7 @@
 #include "trace/drain.h"
 #include "core/fs.h"
 #include "core/log.h"
+#include "core/options.h"
 
 #include <sibyl/trace_format.h>
 
@@ -21,6 +22,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -39,6 +41,8 @@ struct ring {
 
 struct sibyl_drain {
 	char *dir;
+	char *ring_dir;			/* where the runtime creates rings */
+	bool own_ring_dir;		/* made by us in /dev/shm: remove it */
 	char *ctl_path;
 	struct sibyl_drain_control *ctl;
 	pthread_t thread;
@@ -46,8 +50,38 @@ struct sibyl_drain {
 	int stop;			/* read with __atomic */
 	struct ring *rings;
 	size_t nrings;
+	int inotify_fd;			/* new files in dir, or -1: rescan */
+	struct sibyl_strlist pending;	/* announced rings whose header is not complete */
 	int failed;
 };
+
+/* A private directory in /dev/shm for the rings, or the trace itself. */
+static void choose_ring_dir(struct sibyl_drain *d)
+{
+	char tmpl[] = "/dev/shm/sibyl-XXXXXX";
+
+	if (mkdtemp(tmpl)) {
+		d->ring_dir = strdup(tmpl);
+		d->own_ring_dir = true;
+	} else {
+		d->ring_dir = strdup(d->dir);
+	}
+}
+
+static void free_drain(struct sibyl_drain *d)
+{
+	if (d->inotify_fd >= 0)
+		close(d->inotify_fd);
+	/* Also removes rings whose header never became valid. */
+	if (d->own_ring_dir && sibyl_remove_tree(d->ring_dir) != 0)
+		sibyl_warn("trace: cannot remove %s", d->ring_dir);
+	sibyl_strlist_free(&d->pending);
+	free(d->rings);
+	free(d->ctl_path);
+	free(d->ring_dir);
+	free(d->dir);
+	free(d);
+}
 
 struct sibyl_drain *sibyl_drain_create(const char *dir, uint64_t ring_bytes)
 {
@@ -58,7 +92,19 @@ struct sibyl_drain *sibyl_drain_create(const char *dir, uint64_t ring_bytes)
 	c.ring_bytes = (ring_bytes + 4095) / 4096 * 4096;
 	c.drainer_pid = (uint32_t)getpid();
 	d->dir = strdup(dir);
+	choose_ring_dir(d);
 	d->ctl_path = sibyl_path_join(dir, SIBYL_DRAIN_FILE);
+	d->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (d->inotify_fd >= 0 && inotify_add_watch(d->inotify_fd, d->ring_dir, IN_CREATE) < 0) {
+		close(d->inotify_fd);
+		d->inotify_fd = -1;
+	}
+	if (strlen(d->ring_dir) >= sizeof(c.ring_dir)) {
+		sibyl_err("trace: %s: path too long for the ring directory", d->ring_dir);
+		free_drain(d);
+		return NULL;
+	}
+	strcpy(c.ring_dir, d->ring_dir);
 	int fd = open(d->ctl_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 
 	if (fd < 0 || write(fd, &c, sizeof(c)) != (ssize_t)sizeof(c)) {
@@ -77,9 +123,7 @@ fail:
 	if (fd >= 0)
 		close(fd);
 	unlink(d->ctl_path);
-	free(d->ctl_path);
-	free(d->dir);
-	free(d);
+	free_drain(d);
 	return NULL;
 }
 
@@ -91,8 +135,9 @@ static bool known(struct sibyl_drain *d, const char *path)
 	return false;
 }
 
-/* Map a ring once the runtime has finished its header (magic last). */
-static int open_ring(struct sibyl_drain *d, char *path)
+/* Map a ring once the runtime has finished its header (magic last);
+ * its records go to the trace's <pid>.<gen>-<tid>.events. */
+static int open_ring(struct sibyl_drain *d, char *path, const char *name)
 {
 	int fd = open(path, O_RDWR | O_CLOEXEC);
 	struct stat st;
@@ -114,11 +159,14 @@ static int open_ring(struct sibyl_drain *d, char *path)
 		munmap(h, (size_t)st.st_size);
 		return 1;
 	}
-	size_t stem = strlen(path) - strlen(".ring");
-	char *events = malloc(stem + sizeof(".events"));
+	size_t stem = strlen(name) - strlen(".ring");
+	char *file = malloc(stem + sizeof(".events"));
 
-	memcpy(events, path, stem);
-	strcpy(events + stem, ".events");
+	memcpy(file, name, stem);
+	strcpy(file + stem, ".events");
+	char *events = sibyl_path_join(d->dir, file);
+
+	free(file);
 	int efd = open(events, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 
 	if (efd < 0)
@@ -140,22 +188,62 @@ static bool is_ring_name(const char *name)
 	return n > 5 && !strcmp(name + n - 5, ".ring");
 }
 
+/* Try a ring by name; 1 if it should be tried again later. */
+static int try_ring(struct sibyl_drain *d, const char *name)
+{
+	char *path = sibyl_path_join(d->ring_dir, name);
+
+	if (known(d, path)) {
+		free(path);
+		return 0;
+	}
+	int r = open_ring(d, path, name);
+
+	if (r != 0)
+		free(path);
+	return r > 0;
+}
+
 static void scan(struct sibyl_drain *d)
 {
-	DIR *dir = opendir(d->dir);
+	DIR *dir = opendir(d->ring_dir);
 	struct dirent *e;
 
 	while (dir && (e = readdir(dir))) {
-		if (!is_ring_name(e->d_name))
-			continue;
-		char *path = sibyl_path_join(d->dir, e->d_name);
-
-		if (known(d, path) || open_ring(d, path) != 0)
-			free(path);
+		if (is_ring_name(e->d_name))
+			try_ring(d, e->d_name);
 	}
 	if (dir)
 		closedir(dir);
 }
+
+/* Rings created since the last look (inotify), and earlier ones whose
+ * header was not complete yet.  Without inotify: rescan the directory. */
+static void scan_new(struct sibyl_drain *d)
+{
+	struct sibyl_strlist retry = { 0 };
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	ssize_t n;
+
+	if (d->inotify_fd < 0) {
+		scan(d);
+		return;
+	}
+	while ((n = read(d->inotify_fd, buf, sizeof(buf))) > 0)
+		for (char *p = buf; p < buf + n;) {
+			struct inotify_event *e = (struct inotify_event *)p;
+
+			if (e->len && is_ring_name(e->name))
+				sibyl_strlist_add(&d->pending, e->name);
+			p += sizeof(*e) + e->len;
+		}
+	for (size_t i = 0; i < d->pending.count; i++)
+		if (try_ring(d, d->pending.items[i]))
+			sibyl_strlist_add(&retry, d->pending.items[i]);
+	sibyl_strlist_free(&d->pending);
+	d->pending = retry;
+}
+
 
 static int write_all(int fd, const void *buf, size_t len, off_t off)
 {
@@ -241,7 +329,7 @@ static void *drain_thread(void *arg)
 	while (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE)) {
 		uint32_t seen = __atomic_load_n(&d->ctl->doorbell, __ATOMIC_ACQUIRE);
 
-		scan(d);
+		scan_new(d);
 		drain_all(d);
 		syscall(SYS_futex, &d->ctl->doorbell, FUTEX_WAIT, seen, &wake, NULL, 0);
 	}
@@ -277,9 +365,6 @@ int sibyl_drain_finish(struct sibyl_drain *d)
 	unlink(d->ctl_path);
 	int failed = d->failed;
 
-	free(d->rings);
-	free(d->ctl_path);
-	free(d->dir);
-	free(d);
+	free_drain(d);
 	return failed ? -1 : 0;
 }
