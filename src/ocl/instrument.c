@@ -91,6 +91,13 @@ static int write_bitcode(LLVMModuleRef mod, struct sibyl_instrumented *out)
 int sibyl_instrument_kernel(const void *bc, size_t size, const char *kernel,
 			    struct sibyl_instrumented *out)
 {
+	return sibyl_instrument_kernel_ex(bc, size, kernel, NULL, out);
+}
+
+int sibyl_instrument_kernel_ex(const void *bc, size_t size, const char *kernel,
+			       const struct sibyl_instrument_options *opt,
+			       struct sibyl_instrumented *out)
+{
 	struct ic_module m;
 	struct ic_layout *layout = calloc(1, sizeof(*layout));
 	struct ic_blocks blocks = { 0 };
@@ -100,6 +107,7 @@ int sibyl_instrument_kernel(const void *bc, size_t size, const char *kernel,
 	*out = (struct sibyl_instrumented){ 0 };
 	if (!layout)
 		return sibyl_err("instrument: out of memory");
+	layout->per_item = opt && opt->per_item_rows;
 	if (ic_module_open(&m, bc, size, kernel)) {
 		free(layout);
 		return -1;
@@ -127,28 +135,35 @@ size_t sibyl_instrumented_buffer_size(const struct sibyl_instrumented *in,
 				      size_t global_items, size_t local_items)
 {
 	const struct ic_layout *layout = in->layout;
+	size_t row = (layout->n ? layout->n : 1) * sizeof(uint64_t);
 
-	(void)global_items;	/* one shared set of 64-bit counters, added atomically */
 	(void)local_items;
-	return (layout->n ? layout->n : 1) * sizeof(uint64_t);
+	/* atomics: one shared row; otherwise one row per work-item */
+	return layout->per_item ? row * (global_items ? global_items : 1) : row;
 }
 
 int sibyl_instrumented_decode(const struct sibyl_instrumented *in, const void *buffer,
 			      size_t size, struct sibyl_instcounts *out)
 {
 	const struct ic_layout *layout = in->layout;
-	uint64_t *sums;
+	size_t row = layout->n * sizeof(uint64_t);
+	size_t rows = !row ? 0 : layout->per_item ? size / row : 1;
+	uint64_t *sums, v;
 	int rc;
 
 	*out = (struct sibyl_instcounts){ 0 };
-	if (size < layout->n * sizeof(uint64_t))
-		return sibyl_err("instrument: counters buffer of %zu bytes, %zu needed", size,
-				 layout->n * sizeof(uint64_t));
-	/* copy: the caller's buffer need not be aligned for uint64_t */
-	sums = malloc((layout->n + 1) * sizeof(*sums));
+	if (size < row || (layout->per_item && size % row))
+		return sibyl_err("instrument: counters buffer of %zu bytes does not hold rows of %zu",
+				 size, row);
+	sums = calloc(layout->n + 1, sizeof(*sums));
 	if (!sums)
 		return sibyl_err("instrument: out of memory");
-	memcpy(sums, buffer, layout->n * sizeof(*sums));
+	for (size_t r = 0; r < rows; r++)
+		for (size_t i = 0; i < layout->n; i++) {
+			/* memcpy: the caller's buffer need not be aligned for uint64_t */
+			memcpy(&v, (const char *)buffer + r * row + i * sizeof(v), sizeof(v));
+			sums[i] += v;
+		}
 	rc = ic_listing_from_sums(layout, sums, out);
 	free(sums);
 	return rc;

@@ -5,6 +5,7 @@ add_library(sibyl-ocl-instrument STATIC
   ${CMAKE_CURRENT_SOURCE_DIR}/instrument.c
   ${CMAKE_CURRENT_SOURCE_DIR}/instrument_sig.c
   ${CMAKE_CURRENT_SOURCE_DIR}/instrument_rewrite.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/instrument_flush.c
   ${CMAKE_CURRENT_SOURCE_DIR}/counts.c
   ${CMAKE_CURRENT_SOURCE_DIR}/listing.c)
 target_include_directories(sibyl-ocl-instrument PUBLIC ${LLVM_INCLUDE})

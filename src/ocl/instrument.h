@@ -9,17 +9,33 @@
  * flushes once, so the overhead stays small. The names are Oclgrind's
  * (`load global`, `call _Z13get_global_idj()`, `br`, `phi`, ...), so the
  * listing compares line by line with `oclgrind --inst-counts`.
+ *
+ * Changes since the first contract (all additive, the functions keep
+ * their meaning):
+ *  - sibyl_instrument_kernel_ex() with struct sibyl_instrument_options:
+ *    `per_item_rows` for devices without cl_khr_int64_base_atomics;
+ *    sibyl_instrumented_buffer_size() then grows with global_items, so
+ *    pass the real NDRange size.
+ *  - A listing item's `name` is the full Oclgrind name, bytes included
+ *    ("load global (2048 bytes)"), so JSON and listing use one name;
+ *    after sibyl_instcounts_coarsen() it is "load global".
+ *  - The instrumented module holds only the requested kernel (other
+ *    kernels are removed); the counters argument is the last one,
+ *    `__global ulong *`, its kernel_arg_* entries are "ulong*", "none",
+ *    "", "__sibyl_counters".
+ *  - The listing ends with an empty line, as Oclgrind's does.
  */
 #ifndef SIBYL_OCL_INSTRUMENT_H
 #define SIBYL_OCL_INSTRUMENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 /* One line of a listing: an instruction name and how often it ran.
- * For loads and stores `bytes` is the total moved; the printed name
- * then carries it, as in "load global (2048 bytes)". */
+ * For loads and stores `bytes` is the total moved, and the name carries
+ * it too, as in "load global (2048 bytes)"; 0 for anything else. */
 struct sibyl_instcount {
 	char *name;
 	uint64_t count;
@@ -40,9 +56,22 @@ struct sibyl_instrumented {
 };
 
 /* Instrument `kernel` of SPIR bitcode `bc`. Returns 0, or -1 after
- * printing one error line. */
+ * printing one error line. The counters are flushed with 64-bit atomics
+ * (the device needs cl_khr_int64_base_atomics). */
 int sibyl_instrument_kernel(const void *bc, size_t size, const char *kernel,
 			    struct sibyl_instrumented *out);
+
+struct sibyl_instrument_options {
+	/* No 64-bit atomics on the device: every work-item stores its
+	 * counters into its own row (global_items rows of ~50 counters),
+	 * and the decoder sums the rows. */
+	bool per_item_rows;
+};
+
+/* sibyl_instrument_kernel with options (NULL: the defaults). */
+int sibyl_instrument_kernel_ex(const void *bc, size_t size, const char *kernel,
+			       const struct sibyl_instrument_options *opt,
+			       struct sibyl_instrumented *out);
 
 /* Bytes the counters buffer needs for an NDRange of `global_items`
  * work-items in groups of `local_items` (0: implementation chooses).

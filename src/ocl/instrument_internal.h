@@ -35,6 +35,7 @@ struct ic_slot {
 struct ic_layout {
 	struct ic_slot *slots;
 	size_t n, cap;
+	bool per_item;	/* one row of counters per work-item, no atomics */
 };
 
 /* One basic block's static contribution: `add[i]` to slot `slot[i]`. */
@@ -97,6 +98,11 @@ int ic_rewrite(struct ic_module *m, LLVMValueRef *fns, int nf, const struct ic_l
  * extended when `kernel`) and body; `f` is left an unnamed empty
  * declaration. NULL after an error line. */
 LLVMValueRef ic_add_param(LLVMModuleRef mod, LLVMValueRef f, LLVMTypeRef extra, bool kernel);
+
+/* Build __sibyl_flush(ulong *ctr, __global ulong *buf), which moves a
+ * work-item's `nslots` counters into the buffer: atomically added, or
+ * (`per_item`) stored into the work-item's own row. */
+LLVMValueRef ic_build_flush(LLVMModuleRef mod, LLVMBuilderRef b, size_t nslots, bool per_item);
 
 /* Turn per-slot sums into a listing (zero counts dropped, Oclgrind's
  * order). Returns 0 or -1. */

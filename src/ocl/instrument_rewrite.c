@@ -10,8 +10,8 @@
  *  - every block adds its static histogram to the counters on entry (a
  *    few private adds per block, which the device compiler keeps in
  *    registers once it inlines the helpers);
- *  - before each `ret` of the kernel, one flush adds the non-zero
- *    counters to the buffer with 64-bit atomics: one atomic per counter
+ *  - before each `ret` of the kernel, one flush (instrument_flush.c)
+ *    moves the counters to the buffer: one atomic per non-zero counter
  *    and work-item, never one per block.
  */
 #include "ocl/instrument_internal.h"
@@ -30,6 +30,7 @@ struct rewrite {
 	LLVMValueRef *old, *new;	/* old function i -> new function i */
 	LLVMValueRef *ctr;		/* the counters pointer inside new function i */
 	int nf;
+	bool per_item;
 };
 
 static LLVMValueRef slot_ptr(struct rewrite *r, LLVMValueRef base, size_t slot)
@@ -122,39 +123,6 @@ static int redirect_calls(struct rewrite *r, int f)
 	return 0;
 }
 
-/* __sibyl_flush(ulong *ctr, __global ulong *buf): add each non-zero
- * counter to the buffer atomically. Built once, called before each
- * return of the kernel. */
-static LLVMValueRef build_flush(struct rewrite *r, size_t nslots)
-{
-	LLVMTypeRef params[2] = { LLVMPointerType(r->i64, 0), LLVMPointerType(r->i64, 1) };
-	LLVMValueRef fn = LLVMAddFunction(r->mod, "__sibyl_flush",
-					  LLVMFunctionType(LLVMVoidTypeInContext(r->ctx), params, 2, 0));
-	unsigned always = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
-
-	LLVMSetLinkage(fn, LLVMInternalLinkage);
-	LLVMSetFunctionCallConv(fn, LLVMSPIRFUNCCallConv);
-	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-				LLVMCreateEnumAttribute(r->ctx, always, 0));
-	LLVMBasicBlockRef cur = LLVMAppendBasicBlockInContext(r->ctx, fn, "");
-	for (size_t s = 0; s < nslots; s++) {
-		LLVMBasicBlockRef add = LLVMAppendBasicBlockInContext(r->ctx, fn, "");
-		LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(r->ctx, fn, "");
-		LLVMPositionBuilderAtEnd(r->b, cur);
-		LLVMValueRef v = LLVMBuildLoad2(r->b, r->i64, slot_ptr(r, LLVMGetParam(fn, 0), s), "");
-		LLVMValueRef zero = LLVMConstInt(r->i64, 0, 0);
-		LLVMBuildCondBr(r->b, LLVMBuildICmp(r->b, LLVMIntNE, v, zero, ""), add, next);
-		LLVMPositionBuilderAtEnd(r->b, add);
-		LLVMBuildAtomicRMW(r->b, LLVMAtomicRMWBinOpAdd, slot_ptr(r, LLVMGetParam(fn, 1), s),
-				   v, LLVMAtomicOrderingMonotonic, 0);
-		LLVMBuildBr(r->b, next);
-		cur = next;
-	}
-	LLVMPositionBuilderAtEnd(r->b, cur);
-	LLVMBuildRetVoid(r->b);
-	return fn;
-}
-
 /* The kernel's counters: an array zeroed on entry. */
 static void setup_kernel(struct rewrite *r, size_t nslots)
 {
@@ -171,7 +139,7 @@ static void setup_kernel(struct rewrite *r, size_t nslots)
 static void flush_at_returns(struct rewrite *r, size_t nslots)
 {
 	LLVMValueRef k = r->new[0];
-	LLVMValueRef flush = build_flush(r, nslots);
+	LLVMValueRef flush = ic_build_flush(r->mod, r->b, nslots, r->per_item);
 
 	for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(k); b; b = LLVMGetNextBasicBlock(b)) {
 		LLVMValueRef term = LLVMGetBasicBlockTerminator(b);
@@ -224,7 +192,8 @@ static void remove_others(struct rewrite *r)
 int ic_rewrite(struct ic_module *m, LLVMValueRef *fns, int nf, const struct ic_layout *layout,
 	       const struct ic_blocks *blocks)
 {
-	struct rewrite r = { m->mod, LLVMGetModuleContext(m->mod), NULL, NULL, fns, NULL, NULL, nf };
+	struct rewrite r = { m->mod, LLVMGetModuleContext(m->mod), NULL, NULL, fns, NULL, NULL, nf,
+			     layout->per_item };
 	LLVMValueRef *before = calloc(blocks->n + 1, sizeof(*before));
 	int rc = -1;
 
@@ -251,9 +220,6 @@ int ic_rewrite(struct ic_module *m, LLVMValueRef *fns, int nf, const struct ic_l
 		r.ctr[f] = LLVMGetParam(r.new[f], LLVMCountParams(r.new[f]) - 1);
 	}
 	setup_kernel(&r, layout->n);
-	for (int f = 0; f < nf; f++)
-		if (redirect_calls(&r, f))
-			goto out;
 	for (size_t i = 0; i < blocks->n; i++) {
 		LLVMValueRef fn = LLVMGetBasicBlockParent(blocks->block[i]);
 		int f = 0;
@@ -262,6 +228,11 @@ int ic_rewrite(struct ic_module *m, LLVMValueRef *fns, int nf, const struct ic_l
 		if (f < nf && before[i] && blocks->hist[i].n)
 			add_histogram(&r, r.ctr[f], before[i], &blocks->hist[i]);
 	}
+	/* calls are replaced last: a block may start with one, and its
+	 * increments go in front of it */
+	for (int f = 0; f < nf; f++)
+		if (redirect_calls(&r, f))
+			goto out;
 	flush_at_returns(&r, layout->n);
 	remove_others(&r);
 	m->kernel = r.new[0];

@@ -19,6 +19,9 @@ int twice(int *p)
 	return *p + 1;
 }
 
+/* no arguments: a block can start with its call */
+int seven(void) { return 7; }
+
 int combine(__local const int *l, __constant int *c, int i)
 {
 	int x = from_constant(c, i);
@@ -35,6 +38,8 @@ __kernel void helpers(__global const int *a, __constant int *c, __global int *ou
 	scratch[lid] = a[i];
 	barrier(CLK_LOCAL_MEM_FENCE);
 	int v = combine(scratch, c, i) + sum_local(scratch, lid & 3);
+	if (lid & 1)
+		v += seven();
 	put_global(out, i, v);
 }
 

@@ -8,6 +8,7 @@
  *                                                                `oclgrind --inst-counts` to count
  *   instcount-host --static FILE.bc KERNEL                       static counts
  *
+ * INSTCOUNT_ROWS=1 selects per-work-item rows instead of 64-bit atomics.
  * `--count -r R` / `--plain -r R` launch R times and print the median
  * device time (event profiling) to stderr as "device_ns N" (bench/ocl).
  *
@@ -212,7 +213,8 @@ static int run(int count, const char *path, const char *kernel, size_t g, size_t
 
 	if (!bc || nargs > 63)
 		return fprintf(stderr, "instcount-host: cannot read %s\n", path), 1;
-	if (count && sibyl_instrument_kernel(bc, size, kernel, &in))
+	struct sibyl_instrument_options opt = { .per_item_rows = getenv("INSTCOUNT_ROWS") != NULL };
+	if (count && sibyl_instrument_kernel_ex(bc, size, kernel, &opt, &in))
 		return 1;
 	if (sibyl_cl_pick_device(NULL, NULL, &plat, &dev) ||
 	    load(&r, dev, count ? in.bitcode : bc, count ? in.size : size,

@@ -1,0 +1,269 @@
+/* Unit tests of the instruction counter: listing format and order,
+ * coarsening, Oclgrind's byte sizes, the rewritten kernel's signature and
+ * kernel_arg_* metadata (shared nodes), static counts, error paths. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "ocl/instrument_internal.h"
+
+#include <llvm-c/BitReader.h>
+#include <llvm-c/BitWriter.h>
+#include <llvm-c/IRReader.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Two kernels sharing metadata nodes (!5 is both type and base_type of
+ * k2, !4 is the access qualifiers of both) and a helper both call with
+ * a local pointer. */
+static const char ir[] =
+	"target datalayout = \"e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024\"\n"
+	"target triple = \"spir64\"\n"
+	"define spir_func i32 @helper(i32 addrspace(3)* %p) {\n"
+	"  %v = load i32, i32 addrspace(3)* %p\n"
+	"  %c = icmp sgt i32 %v, 0\n"
+	"  br i1 %c, label %a, label %b\n"
+	"a:\n  ret i32 %v\n"
+	"b:\n  ret i32 0\n}\n"
+	"define spir_kernel void @k1(i32 addrspace(1)* %o, i32 addrspace(3)* %l) !kernel_arg_addr_space !1 !kernel_arg_access_qual !4 !kernel_arg_type !3 !kernel_arg_base_type !3 !kernel_arg_type_qual !6 {\n"
+	"  %r = call spir_func i32 @helper(i32 addrspace(3)* %l)\n"
+	"  store i32 %r, i32 addrspace(1)* %o\n"
+	"  ret void\n}\n"
+	"define spir_kernel void @k2(i32 addrspace(1)* %o, i32 addrspace(3)* %l) !kernel_arg_addr_space !1 !kernel_arg_access_qual !4 !kernel_arg_type !5 !kernel_arg_base_type !5 !kernel_arg_type_qual !6 {\n"
+	"  %x = alloca <3 x float>\n"
+	"  %v = load <3 x float>, <3 x float>* %x\n"
+	"  %r = call spir_func i32 @helper(i32 addrspace(3)* %l)\n"
+	"  %r2 = call spir_func i32 @helper(i32 addrspace(3)* %l)\n"
+	"  %s = add i32 %r, %r2\n"
+	"  store i32 %s, i32 addrspace(1)* %o\n"
+	"  ret void\n}\n"
+	"!1 = !{i32 1, i32 3}\n"
+	"!3 = !{!\"int*\", !\"int*\"}\n"
+	"!4 = !{!\"none\", !\"none\"}\n"
+	"!5 = !{!\"int*\", !\"int*\"}\n"
+	"!6 = !{!\"\", !\"\"}\n";
+
+static void *bitcode(size_t *size)
+{
+	LLVMContextRef ctx = LLVMContextCreate();
+	LLVMMemoryBufferRef in = LLVMCreateMemoryBufferWithMemoryRangeCopy(ir, sizeof(ir) - 1, "t");
+	LLVMModuleRef mod;
+	char *msg = NULL;
+
+	assert_int_equal(LLVMParseIRInContext(ctx, in, &mod, &msg), 0);
+	LLVMMemoryBufferRef out = LLVMWriteBitcodeToMemoryBuffer(mod);
+	*size = LLVMGetBufferSize(out);
+	void *bc = malloc(*size);
+	memcpy(bc, LLVMGetBufferStart(out), *size);
+	LLVMDisposeMemoryBuffer(out);
+	LLVMDisposeModule(mod);
+	LLVMContextDispose(ctx);
+	return bc;
+}
+
+static char *listing(const struct sibyl_instcounts *c)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	sibyl_instcounts_print(f, "k", c);
+	fclose(f);
+	return text;
+}
+
+static void test_print_order(void **state)
+{
+	(void)state;
+	struct sibyl_instcount items[] = {
+		{ "br", 5, 0 }, { "load global (8 bytes)", 2, 8 }, { "alloca", 5, 0 },
+		{ "call _Z13get_global_idj()", 12345678901234ull, 0 },
+	};
+	struct sibyl_instcounts c = { items, 4 };
+
+	ic_listing_sort(&c);
+	char *text = listing(&c);
+	assert_string_equal(text, "Instructions executed for kernel 'k':\n"
+				  "  12345678901234 - call _Z13get_global_idj()\n"
+				  "               5 - alloca\n"
+				  "               5 - br\n"
+				  "               2 - load global (8 bytes)\n"
+				  "\n");
+	free(text);
+}
+
+static void add(struct sibyl_instcounts *c, const char *name, uint64_t n, uint64_t bytes)
+{
+	c->items = realloc(c->items, (c->n + 1) * sizeof(*c->items));
+	c->items[c->n++] = (struct sibyl_instcount){ strdup(name), n, bytes };
+}
+
+static void test_coarsen(void **state)
+{
+	(void)state;
+	struct sibyl_instcounts c = { 0 };
+
+	add(&c, "call f()", 3, 0);
+	add(&c, "load global (64 bytes)", 16, 64);
+	add(&c, "call llvm.memcpy.p0i8.p1i8.i64()", 2, 0);
+	add(&c, "call", 1, 0);
+	add(&c, "store private (8 bytes)", 2, 8);
+	sibyl_instcounts_coarsen(&c);
+	char *text = listing(&c);
+	assert_string_equal(text, "Instructions executed for kernel 'k':\n"
+				  "              16 - load global\n"
+				  "               6 - call\n"
+				  "               2 - store private\n\n");
+	assert_int_equal(c.items[0].bytes, 64);
+	free(text);
+	sibyl_instcounts_free(&c);
+}
+
+static void test_type_bytes(void **state)
+{
+	(void)state;
+	LLVMContextRef ctx = LLVMContextCreate();
+	LLVMTypeRef f = LLVMFloatTypeInContext(ctx), i8 = LLVMInt8TypeInContext(ctx);
+	LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx), v3 = LLVMVectorType(f, 3);
+	LLVMTypeRef members[] = { i8, i32, v3 };
+
+	assert_int_equal(ic_type_bytes(v3), 16);
+	assert_int_equal(ic_type_bytes(LLVMInt1TypeInContext(ctx)), 1);
+	assert_int_equal(ic_type_bytes(LLVMPointerType(i8, 1)), 8);
+	assert_int_equal(ic_type_bytes(LLVMArrayType(v3, 3)), 48);
+	assert_int_equal(ic_type_bytes(LLVMStructTypeInContext(ctx, members, 2, 0)), 8);
+	assert_int_equal(ic_type_bytes(LLVMStructTypeInContext(ctx, members, 2, 1)), 5);
+	assert_int_equal(ic_type_bytes(LLVMStructTypeInContext(ctx, members, 3, 0)), 32);
+	assert_int_equal(ic_type_bytes(LLVMDoubleTypeInContext(ctx)), 8);
+	LLVMContextDispose(ctx);
+}
+
+static unsigned md_operands(LLVMContextRef ctx, LLVMValueRef f, const char *kind)
+{
+	unsigned id = LLVMGetMDKindIDInContext(ctx, kind, (unsigned)strlen(kind)), n = 0;
+	size_t count;
+	LLVMValueMetadataEntry *md = LLVMGlobalCopyAllMetadata(f, &count);
+
+	for (unsigned i = 0; i < count; i++)
+		if (LLVMValueMetadataEntriesGetKind(md, i) == id)
+			n = LLVMGetMDNodeNumOperands(
+				LLVMMetadataAsValue(ctx, LLVMValueMetadataEntriesGetMetadata(md, i)));
+	LLVMDisposeValueMetadataEntries(md);
+	return n;
+}
+
+static void test_rewrite(void **state)
+{
+	(void)state;
+	size_t size;
+	void *bc = bitcode(&size);
+	struct sibyl_instrumented in;
+	LLVMContextRef ctx = LLVMContextCreate();
+	LLVMModuleRef mod;
+
+	assert_int_equal(sibyl_instrument_kernel(bc, size, "k2", &in), 0);
+	assert_int_equal(in.counter_arg, 2);
+	LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange(in.bitcode, in.size, "o", 0);
+	assert_int_equal(LLVMParseBitcodeInContext2(ctx, buf, &mod), 0);
+	LLVMValueRef k2 = LLVMGetNamedFunction(mod, "k2");
+	assert_non_null(k2);
+	assert_null(LLVMGetNamedFunction(mod, "k1"));	/* other kernels go */
+	assert_int_equal(LLVMCountParams(k2), 3);
+	assert_int_equal(LLVMGetFunctionCallConv(k2), LLVMSPIRKERNELCallConv);
+	const char *kinds[] = { "kernel_arg_addr_space", "kernel_arg_access_qual", "kernel_arg_type",
+				"kernel_arg_base_type", "kernel_arg_type_qual" };
+	for (size_t i = 0; i < 5; i++)	/* extended exactly once, shared nodes too */
+		assert_int_equal(md_operands(ctx, k2, kinds[i]), 3);
+	LLVMValueRef helper = LLVMGetNamedFunction(mod, "helper");
+	assert_int_equal(LLVMCountParams(helper), 2);	/* counters passed down */
+	assert_int_equal(LLVMGetTypeKind(LLVMTypeOf(LLVMGetParam(helper, 1))), LLVMPointerTypeKind);
+	assert_true(sibyl_instrumented_buffer_size(&in, 64, 16) >= 8 * 8);
+
+	/* a buffer that is too small is refused */
+	struct sibyl_instcounts c;
+	uint64_t small = 0;
+	assert_int_equal(sibyl_instrumented_decode(&in, &small, sizeof(small), &c), -1);
+	LLVMDisposeModule(mod);
+	LLVMDisposeMemoryBuffer(buf);
+	LLVMContextDispose(ctx);
+	sibyl_instrumented_free(&in);
+	free(bc);
+}
+
+/* Per-item rows: the buffer grows with the NDRange, the rows are summed. */
+static void test_rows(void **state)
+{
+	(void)state;
+	size_t size;
+	void *bc = bitcode(&size);
+	struct sibyl_instrument_options opt = { .per_item_rows = true };
+	struct sibyl_instrumented in;
+	struct sibyl_instcounts c;
+
+	assert_int_equal(sibyl_instrument_kernel_ex(bc, size, "k1", &opt, &in), 0);
+	size_t row = sibyl_instrumented_buffer_size(&in, 1, 0);
+	assert_int_equal(sibyl_instrumented_buffer_size(&in, 3, 1), 3 * row);
+	uint64_t *buf = calloc(3, row);
+	for (size_t i = 0; i < 3 * row / 8; i++)
+		buf[i] = 1;
+	assert_int_equal(sibyl_instrumented_decode(&in, buf, 3 * row, &c), 0);
+	for (size_t i = 0; i < c.n; i++) {
+		assert_int_equal(c.items[i].count, 3);
+		if (!strncmp(c.items[i].name, "load", 4) || !strncmp(c.items[i].name, "store", 5))
+			assert_int_equal(c.items[i].bytes, 3);
+	}
+	sibyl_instcounts_free(&c);
+	assert_int_equal(sibyl_instrumented_decode(&in, buf, 3 * row - 8, &c), -1);
+	free(buf);
+	sibyl_instrumented_free(&in);
+	free(bc);
+}
+
+static void test_static(void **state)
+{
+	(void)state;
+	size_t size;
+	void *bc = bitcode(&size);
+	struct sibyl_instcounts c;
+
+	assert_int_equal(sibyl_static_counts(bc, size, "k2", &c), 0);
+	char *text = listing(&c);
+	assert_string_equal(text, "Instructions executed for kernel 'k':\n"
+				  "               3 - ret\n"
+				  "               2 - call helper()\n"
+				  "               1 - add\n"
+				  "               1 - alloca\n"
+				  "               1 - br\n"
+				  "               1 - icmp\n"
+				  "               1 - load local (4 bytes)\n"
+				  "               1 - load private (16 bytes)\n"
+				  "               1 - store global (4 bytes)\n\n");
+	free(text);
+	sibyl_instcounts_free(&c);
+	free(bc);
+}
+
+static void test_errors(void **state)
+{
+	(void)state;
+	size_t size;
+	void *bc = bitcode(&size);
+	struct sibyl_instrumented in;
+	struct sibyl_instcounts c;
+
+	assert_int_equal(sibyl_instrument_kernel("not bitcode", 11, "k1", &in), -1);
+	assert_int_equal(sibyl_instrument_kernel(bc, size, "nosuch", &in), -1);
+	assert_int_equal(sibyl_instrument_kernel(bc, size, "helper", &in), -1);	/* not a kernel */
+	assert_int_equal(sibyl_static_counts(bc, size / 2, "k1", &c), -1);
+	free(bc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_print_order), cmocka_unit_test(test_coarsen),
+		cmocka_unit_test(test_type_bytes), cmocka_unit_test(test_rewrite), cmocka_unit_test(test_rows),
+		cmocka_unit_test(test_static), cmocka_unit_test(test_errors),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
