@@ -1,0 +1,33 @@
+#!/bin/bash
+# Listing without -k, and one-line refusals: images, bool parameters,
+# missing files, compile errors, unknown kernels.
+. "$(dirname "$0")/../lib.sh"
+K="$SIBYL_SOURCE/tests/kernels/args"
+
+"$SIBYL" kernel -f "$K/two.cl" < /dev/null > "$WORK/list.txt"
+grep -q '^first$' "$WORK/list.txt" || fail "kernel 'first' not listed"
+grep -q 'arg 1: t (int\*, local)' "$WORK/list.txt" || fail "local argument not listed"
+# A script (stdin not a terminal) gets the listing, never a prompt.
+"$SIBYL" kernel -f "$K/two.cl" -g 4 < /dev/null > "$WORK/list2.txt"
+cmp -s "$WORK/list.txt" "$WORK/list2.txt" || fail "listing with -g differs"
+"$SIBYL" kernel -f "$K/two.cl" --json > "$WORK/list.json"
+expect_eq "kernels" "['first', 'second']" "$(json "[k['name'] for k in j['kernels']]" "$WORK/list.json")"
+expect_eq "second's arguments" "['buffer', 'local', 'value']" \
+	"$(json "[a['kind'] for a in j['kernels'][1]['args']]" "$WORK/list.json")"
+
+one_line_error() {	# one_line_error WHAT PATTERN CMD...
+	local what=$1 pattern=$2
+	shift 2
+	if "$@" > "$WORK/out" 2> "$WORK/err"; then fail "$what: exit status 0"; fi
+	[ "$(wc -l < "$WORK/err")" = 1 ] || fail "$what: not one line: $(cat "$WORK/err")"
+	grep -q "$pattern" "$WORK/err" || fail "$what: unexpected message: $(cat "$WORK/err")"
+	echo "ok: $what: $(cat "$WORK/err")"
+}
+one_line_error "image argument" "unsupported" "$SIBYL" kernel -f "$K/image.cl" -k blur -g 4
+one_line_error "bool parameter" "cannot be used as the type of a kernel parameter" \
+	"$SIBYL" kernel -f "$K/boolarg.cl" -k flag -g 4
+one_line_error "missing file" "No such file" "$SIBYL" kernel -f "$WORK/none.cl" -k x -g 4
+printf '__kernel void bad(__global int *a) { a[0] = b; }\n' > "$WORK/bad.cl"
+one_line_error "compile error" "undeclared identifier 'b'" "$SIBYL" kernel -f "$WORK/bad.cl" -k bad -g 4
+one_line_error "unknown kernel" "no kernel 'third'" "$SIBYL" kernel -f "$K/two.cl" -k third -g 4
+one_line_error "bad gsize" "gsize" "$SIBYL" kernel -f "$K/two.cl" -k first -g 10:2

@@ -1,0 +1,57 @@
+#!/bin/bash
+# Running: -t per-sample times, crash and timeout reported in one line
+# with the seed, sweeps into JSON lines, the instrumented-binary cache.
+. "$(dirname "$0")/../lib.sh"
+K="$SIBYL_SOURCE/tests/kernels/args"
+
+"$SIBYL" kernel -f "$K/loop.cl" -k loop -g 256 -s 4 -t --json > "$WORK/t.json"
+expect_eq "samples" 4 "$(json "len(j['samples'])" "$WORK/t.json")"
+expect_eq "sample seeds" "[0, 1, 2, 3]" "$(json "[s['seed'] for s in j['samples']]" "$WORK/t.json")"
+for f in host_ns device_ns queue_ns submit_ns transfer_ns; do
+	expect_eq "$f in every sample" True \
+		"$(json "all(s['$f'] >= 0 for s in j['samples'])" "$WORK/t.json")"
+	expect_eq "$f summary" "['mean', 'median', 'stdev']" \
+		"$(json "sorted(j['times']['$f'])" "$WORK/t.json")"
+done
+expect_eq "device time measured" True "$(json "all(s['device_ns'] > 0 for s in j['samples'])" "$WORK/t.json")"
+"$SIBYL" kernel -f "$K/loop.cl" -k loop -g 256 -s 2 -t > "$WORK/t.txt"
+grep -q "^Time per sample for kernel 'loop'" "$WORK/t.txt" || fail "no -t table"
+grep -Eq '^  device +[0-9.]+ +[0-9.]+ +[0-9.]+$' "$WORK/t.txt" || fail "no device row"
+
+# A crash and a hang take the child down, not sibyl.
+if "$SIBYL" kernel -f "$K/crash.cl" -k null_deref -g 64 --seed 5 2> "$WORK/err"; then
+	fail "crash: exit status 0"
+fi
+expect_eq "crash message" "sibyl: kernel null_deref crashed (signal 11) with seed 5 (gsize 64)" \
+	"$(cat "$WORK/err")"
+if "$SIBYL" kernel -f "$K/crash.cl" -k forever -g 4 --timeout 1 2> "$WORK/err"; then
+	fail "hang: exit status 0"
+fi
+expect_eq "timeout message" "sibyl: kernel forever timed out after 1 s with seed 0 (gsize 4)" \
+	"$(cat "$WORK/err")"
+
+# Sweeps: one line per sample; crashes are skipped and the sweep goes on.
+"$SIBYL" kernel -f "$K/loop.cl" -k loop -g 64:256:64 -s 3 -t --out "$WORK/d.jsonl"
+expect_eq "sweep lines" 12 "$(wc -l < "$WORK/d.jsonl")"
+expect_eq "sweep gsizes" "[64, 64, 64, 128, 128, 128, 192, 192, 192, 256, 256, 256]" \
+	"$(/usr/bin/python3 -c 'import json,sys; print([json.loads(l)["gsize"] for l in open(sys.argv[1])])' "$WORK/d.jsonl")"
+if "$SIBYL" kernel -f "$K/loop.cl" -k loop -g 64:128:64 --out "$WORK/d.jsonl" 2> "$WORK/err"; then
+	fail "sweep replaced an existing file without --force"
+fi
+expect_eq "kept" 12 "$(wc -l < "$WORK/d.jsonl")"
+if "$SIBYL" kernel -f "$K/crash.cl" -k null_deref -g 32:64:32 -s 2 --out "$WORK/c.jsonl" 2> "$WORK/err"; then
+	fail "crashing sweep: exit status 0"
+fi
+expect_eq "crashes reported, sweep continued" 4 "$(grep -c 'crashed (signal 11)' "$WORK/err")"
+
+# -i: counts, and the instrumented binary cached for the second run.
+export XDG_CACHE_HOME="$WORK/cache"
+"$SIBYL" kernel -f "$K/loop.cl" -k loop -g 64 -i --json > "$WORK/i1.json"
+expect_eq "first run" miss "$(json "j['cache']" "$WORK/i1.json")"
+ls "$WORK"/cache/sibyl/*.bin > /dev/null || fail "no cache entry"
+"$SIBYL" kernel -f "$K/loop.cl" -k loop -g 64 -i --json > "$WORK/i2.json"
+expect_eq "second run" hit "$(json "j['cache']" "$WORK/i2.json")"
+expect_eq "same counts" "$(json "j['instcounts']" "$WORK/i1.json")" "$(json "j['instcounts']" "$WORK/i2.json")"
+expect_eq "ret per work-item" 64 "$(json "j['instcounts']['ret']" "$WORK/i2.json")"
+"$SIBYL" kernel -f "$K/loop.cl" -k loop -g 64 -i --coarse --json > "$WORK/i3.json"
+expect_eq "coarse names" True "$(json "'load global' in j['instcounts'] or 'call' in j['instcounts']" "$WORK/i3.json")"
