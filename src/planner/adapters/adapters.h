@@ -125,7 +125,8 @@ struct adapter_internal {
 #define ADAPTER_LIST(X) \
 	X(heap_sort) X(insertion_sort) X(lcs) X(quick_sort) \
 	X(conv2d) X(circ_conv) X(floyd_warshall) X(inner_product) \
-	X(matmul) X(matmul_paper) X(mean_filter) X(optical_flow) X(prewitt)
+	X(matmul) X(matmul_paper) X(mean_filter) X(optical_flow) X(prewitt) \
+	X(inner_product_ocl)
 
 #define ADAPTER_DECLARE(name) \
 	extern const struct sibyl_adapter adapter_##name; \
