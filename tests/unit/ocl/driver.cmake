@@ -1,0 +1,4 @@
+# sibyl kernel: argument generation, half conversion, sweeps' ranges,
+# signature JSON, cache keys.
+sibyl_unit_test(test_kernel_args SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_kernel_args.c
+  LIBS sibyl-ocl-driver)
