@@ -105,7 +105,7 @@ int cmd_device(int argc, char **argv)
 	if (operands)
 		return sibyl_err("device: unexpected argument '%s' (see --help)", argv[1]), 2;
 	if (a.list)
-		return sibyl_device_list(stdout, a.json) ? 1 : 0;
+		return sibyl_device_list_child(a.json) ? 1 : 0;
 	if (!a.show && check_args(&a, &run))
 		return 2;
 	p = malloc(sizeof(*p));	/* ~15 KB: keep it off the stack */
@@ -114,7 +114,7 @@ int cmd_device(int argc, char **argv)
 	if (a.show)
 		r = sibyl_device_profile_load(a.show, p);
 	else
-		r = sibyl_device_measure(&run, p);
+		r = sibyl_device_measure_child(&run, p);
 	if (!r)
 		r = print_profile(&a, p);
 	if (!r && a.out && !a.show)

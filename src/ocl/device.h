@@ -21,11 +21,16 @@ struct sibyl_device_run {
 	const char *sibyl_version;
 };
 
-/* Measure into *p (fitted, ready to save).  0, or -1 after one error line. */
+/* Measure into *p (fitted, ready to save).  0, or -1 after one error line.
+ * In this process: only for sibyl-device-run (see device_spawn.c). */
 int sibyl_device_measure(const struct sibyl_device_run *run, struct sibyl_device_profile *p);
-
 /* Print every platform and device with its index (JSON: one object). */
 int sibyl_device_list(FILE *out, bool json);
+
+/* The same two through the sibyl-device-run child: what sibyl uses. */
+int sibyl_device_measure_child(const struct sibyl_device_run *run,
+			       struct sibyl_device_profile *p);
+int sibyl_device_list_child(bool json);
 
 /* "64", "64K", "64M", "1G" (binary units, optional "B"/"iB"); 0 or -1. */
 int sibyl_parse_bytes(const char *s, uint64_t *out);

@@ -1,41 +1,11 @@
-/* `sibyl device --list`, and the byte sizes its options take. */
+/* `sibyl device --list` (run in sibyl-device-run). */
 #include "ocl/device.h"
 #include "ocl/clutil.h"
 #include "core/log.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-
-int sibyl_parse_bytes(const char *s, uint64_t *out)
-{
-	static const struct { const char *suffix; int shift; } units[] = {
-		{ "", 0 }, { "B", 0 }, { "K", 10 }, { "KB", 10 }, { "KiB", 10 },
-		{ "M", 20 }, { "MB", 20 }, { "MiB", 20 }, { "G", 30 }, { "GB", 30 },
-		{ "GiB", 30 }, { "T", 40 }, { "TB", 40 }, { "TiB", 40 },
-	};
-	char *end;
-
-	if (!s || !isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-
-	if (errno)
-		return -1;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcasecmp(end, units[i].suffix))
-			continue;
-		if (v > (UINT64_MAX >> units[i].shift))
-			return -1;
-		*out = (uint64_t)v << units[i].shift;
-		return 0;
-	}
-	return -1;
-}
 
 static cl_device_id *devices_of(cl_platform_id plat, cl_uint *n)
 {

@@ -7,8 +7,6 @@
 #include "ocl/device_bench.h"
 #include "core/log.h"
 
-#include <dirent.h>
-#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -53,6 +51,22 @@ static cl_int enqueue_tiny(cl_command_queue q, void *arg, cl_event *ev)
 	}
 }
 
+/*
+ * Wake the runtime up before the first timed command: PoCL's worker
+ * threads sleep when idle, and the first few hundred microseconds of
+ * round trips after context creation come out twice as slow.
+ */
+static void warm_up(struct sibyl_cl_bench *b)
+{
+	uint64_t end = sibyl_mono_ns() + 20 * 1000 * 1000;
+
+	while (sibyl_mono_ns() < end) {
+		if (clEnqueueMarkerWithWaitList(b->q, 0, NULL, NULL) != CL_SUCCESS ||
+		    clFinish(b->q) != CL_SUCCESS)
+			break;
+	}
+}
+
 static int measure_latencies(struct sibyl_cl_bench *b, struct sibyl_device_profile *p,
 			     unsigned reps)
 {
@@ -63,6 +77,7 @@ static int measure_latencies(struct sibyl_cl_bench *b, struct sibyl_device_profi
 	int r = 0;
 
 	sibyl_bench_progress(b, "command latency");
+	warm_up(b);
 	if (sibyl_bench_time(b, b->q, enqueue_marker, NULL, reps, CL_PROFILING_COMMAND_QUEUED,
 			     "command latency", &p->command, NULL))
 		return -1;
@@ -195,45 +210,6 @@ static void provenance(struct sibyl_cl_bench *b, cl_platform_id plat,
 	p->global_mem_bytes = v;
 }
 
-/*
- * sibyl itself links LLVM 14 (IR instrumentation, libclang), and an ICD
- * such as PoCL links another LLVM: loaded the usual way, the ICD's LLVM
- * calls would bind to our LLVM 14 symbols and crash in clBuildProgram.
- * Loading each vendor library first with RTLD_DEEPBIND makes it and its
- * own dependencies resolve among themselves; the ICD loader then gets
- * the same, already loaded, copy.
- */
-static void preload_icds(void)
-{
-	const char *dir = getenv("OCL_ICD_VENDORS");
-	DIR *d;
-	struct dirent *e;
-
-	if (!dir || !*dir)
-		dir = "/etc/OpenCL/vendors";
-	d = opendir(dir);
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		char path[4096], lib[4096];
-		size_t n = strlen(e->d_name);
-		FILE *f;
-
-		if (n < 4 || strcmp(e->d_name + n - 4, ".icd"))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(lib, sizeof(lib), f)) {
-			lib[strcspn(lib, "\r\n")] = '\0';
-			dlopen(lib, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
-		}
-		fclose(f);
-	}
-	closedir(d);
-}
-
 static int open_bench(struct sibyl_cl_bench *b, const struct sibyl_device_run *run,
 		      cl_platform_id *plat)
 {
@@ -243,7 +219,6 @@ static int open_bench(struct sibyl_cl_bench *b, const struct sibyl_device_run *r
 	memset(b, 0, sizeof(*b));
 	b->run = run;
 	sibyl_clock_pair(&tsc0, &ns0);
-	preload_icds();
 	if (sibyl_cl_pick_device(run->platform, run->device, plat, &b->dev))
 		return -1;
 	b->ctx = clCreateContext(NULL, 1, &b->dev, NULL, NULL, &err);

@@ -1,8 +1,13 @@
-/* The human table `sibyl device` prints for a device profile. */
+/* The human table `sibyl device` prints for a device profile, and the
+ * byte sizes it reads and prints. */
 #include "ocl/device.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <strings.h>
 
 /* "850 ns", "12.3 us", "1.23 ms", "2.50 s"; "-" when not measured. */
 static const char *fmt_time(char *buf, size_t len, double s, unsigned n)
@@ -35,6 +40,33 @@ const char *sibyl_fmt_bytes(char *buf, size_t len, uint64_t b)
 	}
 	snprintf(buf, len, "%" PRIu64 " %s", b, unit[u]);
 	return buf;
+}
+
+int sibyl_parse_bytes(const char *s, uint64_t *out)
+{
+	static const struct { const char *suffix; int shift; } units[] = {
+		{ "", 0 }, { "B", 0 }, { "K", 10 }, { "KB", 10 }, { "KiB", 10 },
+		{ "M", 20 }, { "MB", 20 }, { "MiB", 20 }, { "G", 30 }, { "GB", 30 },
+		{ "GiB", 30 }, { "T", 40 }, { "TB", 40 }, { "TiB", 40 },
+	};
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+
+	if (errno)
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcasecmp(end, units[i].suffix))
+			continue;
+		if (v > (UINT64_MAX >> units[i].shift))
+			return -1;
+		*out = (uint64_t)v << units[i].shift;
+		return 0;
+	}
+	return -1;
 }
 
 static void latency_row(FILE *out, const char *what, const struct sibyl_timing *t)
