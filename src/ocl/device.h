@@ -27,6 +27,9 @@ int sibyl_device_measure(const struct sibyl_device_run *run, struct sibyl_device
 /* Print every platform and device with its index (JSON: one object). */
 int sibyl_device_list(FILE *out, bool json);
 
+/* sibyl-device-run's exit status after printing its one-line error. */
+#define SIBYL_DEVICE_RUN_FAILED 3
+
 /* The same two through the sibyl-device-run child: what sibyl uses. */
 int sibyl_device_measure_child(const struct sibyl_device_run *run,
 			       struct sibyl_device_profile *p);

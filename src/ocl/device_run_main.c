@@ -7,7 +7,8 @@
  *       prints the device profile JSON on stdout ("" = first platform/device)
  *   sibyl-device-run list text|json
  *
- * Errors are one line on stderr and exit status 1.
+ * Errors are one line on stderr and exit status SIBYL_DEVICE_RUN_FAILED,
+ * which tells sibyl that the reason was already printed.
  */
 #include "ocl/device.h"
 #include "core/log.h"
@@ -46,9 +47,9 @@ static int measure(char **argv)
 int main(int argc, char **argv)
 {
 	if (argc == 9 && !strcmp(argv[1], "measure"))
-		return measure(argv + 2) ? 1 : 0;
+		return measure(argv + 2) ? SIBYL_DEVICE_RUN_FAILED : 0;
 	if (argc == 3 && !strcmp(argv[1], "list"))
-		return sibyl_device_list(stdout, !strcmp(argv[2], "json")) ? 1 : 0;
+		return sibyl_device_list(stdout, !strcmp(argv[2], "json")) ? SIBYL_DEVICE_RUN_FAILED : 0;
 	fprintf(stderr, "sibyl-device-run: internal helper of `sibyl device`\n");
 	return 2;
 }

@@ -109,8 +109,10 @@ static int run_child(const char **args, char **out, size_t *len)
 		;
 	if (WIFSIGNALED(status))
 		r = sibyl_err("device: %s crashed (signal %d)", path, WTERMSIG(status));
-	else if (WEXITSTATUS(status))
+	else if (WEXITSTATUS(status) == SIBYL_DEVICE_RUN_FAILED || WEXITSTATUS(status) == 127)
 		r = -1;		/* the child printed its one-line error */
+	else if (WEXITSTATUS(status))
+		r = sibyl_err("device: %s exited with status %d", path, WEXITSTATUS(status));
 	free(path);
 	return r;
 }

@@ -52,4 +52,17 @@ one_line_error "missing field" "missing field 'latencies.d2h'" \
 echo '{"format": "sibyl-profile", "version": 1}' >"$WORK/other.json"
 one_line_error "other format" "not a device profile" "$SIBYL" device --show "$WORK/other.json"
 one_line_error "missing file" "No such file" "$SIBYL" device --show "$WORK/none.json"
+# The measuring child failing in every way still gives one line.
+printf '#!/bin/sh\nkill -SEGV $$\n' >"$WORK/crash.sh"
+printf '#!/bin/sh\necho "{not json"\n' >"$WORK/garbage.sh"
+chmod +x "$WORK/crash.sh" "$WORK/garbage.sh"
+SIBYL_DEVICE_RUNNER="$WORK/crash.sh" one_line_error "child crash" "crashed (signal 11)" \
+	"$SIBYL" device --quick
+SIBYL_DEVICE_RUNNER=/bin/false one_line_error "child status" "exited with status 1" \
+	"$SIBYL" device --quick
+SIBYL_DEVICE_RUNNER="$WORK/none" one_line_error "no child" "cannot run" \
+	"$SIBYL" device --quick
+SIBYL_DEVICE_RUNNER="$WORK/garbage.sh" one_line_error "child garbage" "gave a bad profile" \
+	"$SIBYL" device --quick -o "$WORK/g.json"
+[ ! -e "$WORK/g.json" ] || fail "a bad profile was written"
 echo "ok: device errors"
