@@ -8,6 +8,7 @@ source "$(dirname "$0")/../lib.sh"
 "$SIBYL" device --quick -o "$WORK/p.json" >"$WORK/table.txt" 2>"$WORK/err.txt" ||
 	fail "sibyl device --quick failed: $(cat "$WORK/err.txt")"
 grep -q '^  latency ' "$WORK/table.txt" || fail "no latency table"
+[ ! -s "$WORK/err.txt" ] || fail "stderr is not a TTY, yet: $(cat "$WORK/err.txt")"
 grep -q '^  transfer model' "$WORK/table.txt" || fail "no transfer model lines"
 
 /usr/bin/python3 - "$WORK/p.json" <<'PY' || fail "profile checks"
@@ -59,4 +60,9 @@ expect_eq "--repeat 2" 2 "$(json 'j["provenance"]["repeat"]' "$WORK/out.json")"
 # --show reads the profile back and prints the same table header.
 "$SIBYL" device --show "$WORK/p.json" >"$WORK/show.txt" || fail "--show failed"
 expect_eq "--show device line" "$(head -1 "$WORK/table.txt")" "$(head -1 "$WORK/show.txt")"
+# On a terminal, a progress line on stderr (cleared at the end).
+if command -v script >/dev/null; then
+	script -qec "'$SIBYL' device --quick --max-bytes 256 >/dev/null" /dev/null >"$WORK/tty.txt"
+	grep -q 'sibyl device: bandwidth d2d of 256 B' "$WORK/tty.txt" || fail "no progress on a TTY"
+fi
 echo "ok: device profile"
