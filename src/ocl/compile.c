@@ -50,8 +50,17 @@ char *sibyl_build_options(const struct sibyl_compile_opts *o)
 {
 	struct sibyl_strlist l = { 0 };
 	size_t len = 1;
-	char *s;
+	char *s, *dir = realpath(o->file, NULL);
 
+	/* clang looks for "quoted" includes next to the file; OpenCL
+	 * runtimes compile a string and look in their working directory. */
+	if (dir && !strpbrk(dir, " \t\n")) {
+		*strrchr(dir, '/') = '\0';
+		if (asprintf(&s, "-I%s", *dir ? dir : "/") < 0)
+			abort();
+		sibyl_strlist_take(&l, s);
+	}
+	free(dir);
 	add_defines_includes(&l, o);
 	add_words(&l, o->build_options);
 	for (size_t i = 0; i < l.count; i++)

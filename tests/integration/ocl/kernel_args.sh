@@ -24,3 +24,9 @@ expect_eq "same seed, same arguments" "$(args_of "$WORK/scalars.json")" "$(args_
 "$SIBYL" kernel -f "$K/pointers.cl" -k pointers -g 16 -l 16 --elements 32 --dump-args --json \
 	> "$WORK/elements.json"
 expect_eq "--elements 32" 32 "$(json "len(j['samples'][0]['args'][0]['data'])" "$WORK/elements.json")"
+
+# -D reaches both compilers; an include next to the file is found by both.
+"$SIBYL" kernel -f "$K/include.cl" -k scaled -g 8 -D SCALE=3 --dump-args --json > "$WORK/inc.json"
+expect_eq "-D SCALE=3 and inc/scale.h" \
+	"$(json "[3 * x for x in j['samples'][0]['args'][0]['data']]" "$WORK/inc.json")" \
+	"$(json "j['samples'][0]['after'][1]['data']" "$WORK/inc.json")"

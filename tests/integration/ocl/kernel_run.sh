@@ -55,3 +55,11 @@ expect_eq "same counts" "$(json "j['instcounts']" "$WORK/i1.json")" "$(json "j['
 expect_eq "ret per work-item" 64 "$(json "j['instcounts']['ret']" "$WORK/i2.json")"
 "$SIBYL" kernel -f "$K/loop.cl" -k loop -g 64 -i --coarse --json > "$WORK/i3.json"
 expect_eq "coarse names" True "$(json "'load global' in j['instcounts'] or 'call' in j['instcounts']" "$WORK/i3.json")"
+
+# An included file is part of the key: changing it is a miss.
+cp -r "$K/include.cl" "$K/inc" "$WORK/"
+hits() { "$SIBYL" kernel -f "$WORK/include.cl" -k scaled -g 8 -D SCALE=2 -i --json > "$WORK/h.json"; json "j['cache']" "$WORK/h.json"; }
+expect_eq "include: first" miss "$(hits)"
+expect_eq "include: again" hit "$(hits)"
+sed -i 's/((x) \* SCALE)/((x) * SCALE + 1)/' "$WORK/inc/scale.h"
+expect_eq "include changed" miss "$(hits)"
