@@ -1,8 +1,8 @@
 /*
  * Dynamic and static LLVM instruction counts of an OpenCL kernel
  * (`sibyl kernel -i` / `--static`), the contract between the kernel
- * driver (driver.c, which compiles, runs and reads back) and the IR
- * instrumentation (instrument.c, counts.c).
+ * driver (which compiles, runs and reads back) and the IR
+ * instrumentation (instrument*.c, counts.c, listing.c; docs/instcounts.md).
  *
  * The instrumented kernel takes one extra trailing argument, a __global
  * buffer of counters; each work-item counts in private variables and

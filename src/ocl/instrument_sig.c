@@ -112,8 +112,10 @@ LLVMValueRef ic_add_param(LLVMModuleRef mod, LLVMValueRef f, LLVMTypeRef extra, 
 	char *name = strdup(LLVMGetValueName2(f, &len));
 	LLVMValueRef nf = NULL;
 
-	if (!params || !name)
+	if (!params || !name) {
+		sibyl_err("instrument: out of memory");
 		goto out;
+	}
 	LLVMGetParamTypes(fty, params);
 	params[n] = extra;
 	LLVMSetValueName2(f, "", 0);
@@ -138,8 +140,6 @@ LLVMValueRef ic_add_param(LLVMModuleRef mod, LLVMValueRef f, LLVMTypeRef extra, 
 		LLVMAppendExistingBasicBlock(nf, b);
 	}
 out:
-	if (!nf)
-		sibyl_err("instrument: out of memory");
 	free(params);
 	free(name);
 	return nf;
