@@ -16,24 +16,39 @@
 #define BYTES_BUDGET (256ull << 20)
 #define QUICK_BYTES_BUDGET (16ull << 20)
 
-struct transfer {
-	cl_mem a, b;
-	void *host;
-	size_t bytes;
-	enum sibyl_transfer_dir dir;
-};
-
-static cl_int enqueue_transfer(cl_command_queue q, void *arg, cl_event *ev)
+/* map, copy, unmap: the zero-copy path of devices sharing host memory
+ * and the pinned path of discrete ones. */
+static cl_int mapped_copy(cl_command_queue q, struct sibyl_transfer *t)
 {
-	struct transfer *t = arg;
+	bool to_device = t->dir == SIBYL_H2D_MAP;
+	cl_int err;
+	void *p = clEnqueueMapBuffer(q, t->mapped, CL_TRUE,
+				     to_device ? CL_MAP_WRITE_INVALIDATE_REGION : CL_MAP_READ,
+				     0, t->bytes, 0, NULL, NULL, &err);
+
+	if (err != CL_SUCCESS)
+		return err;
+	if (to_device)
+		memcpy(p, t->host, t->bytes);
+	else
+		memcpy(t->host, p, t->bytes);
+	return clEnqueueUnmapMemObject(q, t->mapped, p, 0, NULL, NULL);
+}
+
+cl_int sibyl_enqueue_transfer(cl_command_queue q, void *arg, cl_event *ev)
+{
+	struct sibyl_transfer *t = arg;
 
 	switch (t->dir) {
 	case SIBYL_H2D:
 		return clEnqueueWriteBuffer(q, t->a, CL_FALSE, 0, t->bytes, t->host, 0, NULL, ev);
 	case SIBYL_D2H:
 		return clEnqueueReadBuffer(q, t->a, CL_FALSE, 0, t->bytes, t->host, 0, NULL, ev);
-	default:
+	case SIBYL_D2D:
 		return clEnqueueCopyBuffer(q, t->a, t->b, 0, 0, t->bytes, 0, NULL, ev);
+	default:
+		*ev = NULL;
+		return mapped_copy(q, t);
 	}
 }
 
@@ -64,22 +79,22 @@ static bool unified_memory(cl_device_id dev)
 }
 
 /*
- * Why `bytes` cannot be measured, or NULL.  One host buffer and two
+ * Why `bytes` cannot be measured, or NULL.  One host buffer and three
  * device buffers of that size; on a device sharing host memory all
- * three come from the host, of which we take at most half of what is
+ * four come from the host, of which we take at most half of what is
  * available (other programs run too).
  */
 static const char *too_large(struct sibyl_cl_bench *b, const struct sibyl_device_profile *p,
 			     uint64_t bytes, char *why, size_t len)
 {
 	uint64_t avail = host_available();
-	uint64_t host_need = bytes * (unified_memory(b->dev) ? 3 : 1);
+	uint64_t host_need = bytes * (unified_memory(b->dev) ? 4 : 1);
 
 	if (p->max_alloc_bytes && bytes > p->max_alloc_bytes)
 		snprintf(why, len, "above CL_DEVICE_MAX_MEM_ALLOC_SIZE (%llu bytes)",
 			 (unsigned long long)p->max_alloc_bytes);
-	else if (p->global_mem_bytes && 2 * bytes > p->global_mem_bytes)
-		snprintf(why, len, "two buffers exceed CL_DEVICE_GLOBAL_MEM_SIZE (%llu bytes)",
+	else if (p->global_mem_bytes && 3 * bytes > p->global_mem_bytes)
+		snprintf(why, len, "three buffers exceed CL_DEVICE_GLOBAL_MEM_SIZE (%llu bytes)",
 			 (unsigned long long)p->global_mem_bytes);
 	else if (avail && host_need > avail / 2)
 		snprintf(why, len, "needs %llu MiB of host memory, %llu MiB available",
@@ -99,18 +114,20 @@ static unsigned repeats_for(const struct sibyl_device_run *run, uint64_t bytes)
 	return n < 3 ? 3 : (unsigned)n;
 }
 
-static void release_transfer(struct transfer *t)
+void sibyl_transfer_release(struct sibyl_transfer *t)
 {
 	if (t->a)
 		clReleaseMemObject(t->a);
 	if (t->b)
 		clReleaseMemObject(t->b);
+	if (t->mapped)
+		clReleaseMemObject(t->mapped);
 	free(t->host);
 	memset(t, 0, sizeof(*t));
 }
 
 /* Buffers for one size; CL_MEM_OBJECT_ALLOCATION_FAILURE etc. on failure. */
-static cl_int alloc_transfer(struct sibyl_cl_bench *b, struct transfer *t, uint64_t bytes)
+cl_int sibyl_transfer_alloc(struct sibyl_cl_bench *b, struct sibyl_transfer *t, uint64_t bytes)
 {
 	cl_int err = CL_SUCCESS;
 
@@ -122,16 +139,22 @@ static cl_int alloc_transfer(struct sibyl_cl_bench *b, struct transfer *t, uint6
 	t->a = clCreateBuffer(b->ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
 	if (err == CL_SUCCESS)
 		t->b = clCreateBuffer(b->ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
-	/* Fill both device buffers so the copy reads committed memory. */
+	if (err == CL_SUCCESS)
+		t->mapped = clCreateBuffer(b->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes,
+					   NULL, &err);
+	/* Fill the device buffers so no timed transfer pays first touch. */
 	if (err == CL_SUCCESS)
 		err = clEnqueueWriteBuffer(b->q, t->a, CL_TRUE, 0, bytes, t->host, 0, NULL, NULL);
 	if (err == CL_SUCCESS)
 		err = clEnqueueWriteBuffer(b->q, t->b, CL_TRUE, 0, bytes, t->host, 0, NULL, NULL);
+	if (err == CL_SUCCESS)
+		err = clEnqueueWriteBuffer(b->q, t->mapped, CL_TRUE, 0, bytes, t->host, 0, NULL,
+					   NULL);
 	return err;
 }
 
 static int measure_size(struct sibyl_cl_bench *b, struct sibyl_device_profile *p,
-			struct transfer *t, size_t index, int steps)
+			struct sibyl_transfer *t, size_t index, int steps)
 {
 	char size[32];
 	unsigned reps = repeats_for(b->run, t->bytes);
@@ -145,7 +168,7 @@ static int measure_size(struct sibyl_cl_bench *b, struct sibyl_device_profile *p
 		sibyl_bench_progress(b, "bandwidth %s (%zu/%d)", what, index + 1, steps);
 		t->dir = d;
 		pt->bytes = t->bytes;
-		if (sibyl_bench_time(b, b->q, enqueue_transfer, t, reps, CL_PROFILING_COMMAND_START,
+		if (sibyl_bench_time(b, b->q, sibyl_enqueue_transfer, t, reps, CL_PROFILING_COMMAND_START,
 				     what, &pt->t, NULL))
 			return -1;
 		pt->gbps = pt->t.host.median > 0 ? (double)t->bytes / pt->t.host.median / 1e9 : 0;
@@ -176,23 +199,23 @@ int sibyl_bench_bandwidth(struct sibyl_cl_bench *b, struct sibyl_device_profile 
 	for (uint64_t bytes = SIBYL_BW_MIN_BYTES; bytes <= b->run->max_bytes &&
 	     index < SIBYL_BW_MAX_POINTS; bytes *= 4, index++) {
 		char why[SIBYL_PROFILE_STR];
-		struct transfer t;
+		struct sibyl_transfer t;
 
 		if (too_large(b, p, bytes, why, sizeof(why))) {
 			skip_from(b, p, bytes, why);
 			break;
 		}
-		cl_int err = alloc_transfer(b, &t, bytes);
+		cl_int err = sibyl_transfer_alloc(b, &t, bytes);
 
 		if (err != CL_SUCCESS) {
 			snprintf(why, sizeof(why), "allocation failed (%s)", sibyl_cl_error_name(err));
-			release_transfer(&t);
+			sibyl_transfer_release(&t);
 			skip_from(b, p, bytes, why);
 			break;
 		}
 		int r = measure_size(b, p, &t, index, steps);
 
-		release_transfer(&t);
+		sibyl_transfer_release(&t);
 		if (r)
 			return -1;
 	}

@@ -41,6 +41,22 @@ double sibyl_bench_seconds(const struct sibyl_cl_bench *b, uint64_t delta);
 void sibyl_bench_progress(const struct sibyl_cl_bench *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* Buffers for transfers of one size: a page-aligned host buffer, two
+ * device buffers (a, b) and one CL_MEM_ALLOC_HOST_PTR buffer for the
+ * mapped directions; `dir` picks what sibyl_enqueue_transfer does. */
+struct sibyl_transfer {
+	cl_mem a, b, mapped;
+	void *host;
+	size_t bytes;
+	enum sibyl_transfer_dir dir;
+};
+
+cl_int sibyl_transfer_alloc(struct sibyl_cl_bench *b, struct sibyl_transfer *t, uint64_t bytes);
+void sibyl_transfer_release(struct sibyl_transfer *t);
+/* A sibyl_enqueue_fn; arg is a struct sibyl_transfer.  The mapped
+ * directions (map, memcpy, unmap) return no event: host time only. */
+cl_int sibyl_enqueue_transfer(cl_command_queue q, void *arg, cl_event *ev);
+
 /* The bandwidth curves (device_bandwidth.c). */
 int sibyl_bench_bandwidth(struct sibyl_cl_bench *b, struct sibyl_device_profile *p);
 

@@ -144,7 +144,8 @@ double sibyl_device_transfer_seconds_measured(const struct sibyl_device_profile 
 
 const char *sibyl_transfer_dir_name(enum sibyl_transfer_dir dir)
 {
-	static const char *names[SIBYL_DIR_COUNT] = { "h2d", "d2h", "d2d" };
+	static const char *names[SIBYL_DIR_COUNT] = { "h2d", "d2h", "d2d", "h2d_map",
+						       "d2h_map" };
 
 	return (unsigned)dir < SIBYL_DIR_COUNT ? names[dir] : "?";
 }

@@ -82,13 +82,12 @@ static json_t *profile_json(const struct sibyl_device_profile *p)
 		"driver_version", p->driver_version, "host", p->host, "date", p->date,
 		"sibyl_version", p->sibyl_version, "repeat", (json_int_t)p->repeat,
 		"max_bytes", (json_int_t)p->max_bytes, "quick", p->quick);
-	json_t *lat = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}",
-				"command", timing_json(&p->command),
-				"h2d", timing_json(&p->transfer[SIBYL_H2D]),
-				"d2h", timing_json(&p->transfer[SIBYL_D2H]),
-				"d2d", timing_json(&p->transfer[SIBYL_D2D]),
-				"kernel_launch", timing_json(&p->launch),
-				"kernel_exec", stat_json(&p->launch_exec));
+	json_t *lat = json_pack("{s:o}", "command", timing_json(&p->command));
+
+	for (int d = 0; d < SIBYL_DIR_COUNT; d++)
+		json_object_set_new(lat, sibyl_transfer_dir_name(d), timing_json(&p->transfer[d]));
+	json_object_set_new(lat, "kernel_launch", timing_json(&p->launch));
+	json_object_set_new(lat, "kernel_exec", stat_json(&p->launch_exec));
 	json_t *prof = json_pack("{s:o, s:o, s:f, s:f}",
 				 "with_profiling", stat_json(&p->with_profiling),
 				 "without_profiling", stat_json(&p->without_profiling),

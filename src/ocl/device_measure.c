@@ -30,27 +30,6 @@ static cl_int enqueue_empty(cl_command_queue q, void *arg, cl_event *ev)
 	return clEnqueueNDRangeKernel(q, (cl_kernel)arg, 1, NULL, &one, NULL, 0, NULL, ev);
 }
 
-/* A 1-byte transfer in each direction between two small buffers. */
-struct tiny {
-	cl_mem a, b;
-	unsigned char host[8];
-	enum sibyl_transfer_dir dir;
-};
-
-static cl_int enqueue_tiny(cl_command_queue q, void *arg, cl_event *ev)
-{
-	struct tiny *t = arg;
-
-	switch (t->dir) {
-	case SIBYL_H2D:
-		return clEnqueueWriteBuffer(q, t->a, CL_FALSE, 0, 1, t->host, 0, NULL, ev);
-	case SIBYL_D2H:
-		return clEnqueueReadBuffer(q, t->a, CL_FALSE, 0, 1, t->host, 0, NULL, ev);
-	default:
-		return clEnqueueCopyBuffer(q, t->a, t->b, 0, 0, 1, 0, NULL, ev);
-	}
-}
-
 /*
  * Wake the runtime up before the first timed command: PoCL's worker
  * threads sleep when idle, and the first few hundred microseconds of
@@ -71,8 +50,9 @@ static int measure_latencies(struct sibyl_cl_bench *b, struct sibyl_device_profi
 			     unsigned reps)
 {
 	static const char *what[SIBYL_DIR_COUNT] = {
-		"host->device latency", "device->host latency", "device->device latency" };
-	struct tiny t = { 0 };
+		"host->device latency", "device->host latency", "device->device latency",
+		"mapped host->device latency", "mapped device->host latency" };
+	struct sibyl_transfer t;
 	cl_int err;
 	int r = 0;
 
@@ -81,21 +61,16 @@ static int measure_latencies(struct sibyl_cl_bench *b, struct sibyl_device_profi
 	if (sibyl_bench_time(b, b->q, enqueue_marker, NULL, reps, CL_PROFILING_COMMAND_QUEUED,
 			     "command latency", &p->command, NULL))
 		return -1;
-	t.a = clCreateBuffer(b->ctx, CL_MEM_READ_WRITE, 64, NULL, &err);
-	if (err == CL_SUCCESS)
-		t.b = clCreateBuffer(b->ctx, CL_MEM_READ_WRITE, 64, NULL, &err);
+	err = sibyl_transfer_alloc(b, &t, 1);
 	if (err != CL_SUCCESS)
-		r = sibyl_err("device: creating a 64-byte buffer: %s", sibyl_cl_error_name(err));
+		r = sibyl_err("device: creating 1-byte buffers: %s", sibyl_cl_error_name(err));
 	for (int d = 0; d < SIBYL_DIR_COUNT && !r; d++) {
 		sibyl_bench_progress(b, "%s", what[d]);
 		t.dir = d;
-		r = sibyl_bench_time(b, b->q, enqueue_tiny, &t, reps, CL_PROFILING_COMMAND_START,
-				     what[d], &p->transfer[d], NULL);
+		r = sibyl_bench_time(b, b->q, sibyl_enqueue_transfer, &t, reps,
+				     CL_PROFILING_COMMAND_START, what[d], &p->transfer[d], NULL);
 	}
-	if (t.a)
-		clReleaseMemObject(t.a);
-	if (t.b)
-		clReleaseMemObject(t.b);
+	sibyl_transfer_release(&t);
 	return r;
 }
 

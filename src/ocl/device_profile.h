@@ -26,10 +26,12 @@ enum sibyl_transfer_dir {
 	SIBYL_H2D,	/* host -> device (clEnqueueWriteBuffer) */
 	SIBYL_D2H,	/* device -> host (clEnqueueReadBuffer) */
 	SIBYL_D2D,	/* device -> device (clEnqueueCopyBuffer) */
+	SIBYL_H2D_MAP,	/* host -> device through a mapped CL_MEM_ALLOC_HOST_PTR buffer */
+	SIBYL_D2H_MAP,	/* device -> host, likewise */
 	SIBYL_DIR_COUNT
 };
 
-/* "h2d", "d2h", "d2d" (the JSON keys). */
+/* "h2d", "d2h", "d2d", "h2d_map", "d2h_map" (the JSON keys). */
 const char *sibyl_transfer_dir_name(enum sibyl_transfer_dir dir);
 
 /* Summary of repeated measurements, in seconds. n == 0: not measured. */

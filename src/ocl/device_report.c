@@ -92,6 +92,8 @@ static void print_latencies(FILE *out, const struct sibyl_device_profile *p)
 	latency_row(out, "host->device (1 byte)", &p->transfer[SIBYL_H2D]);
 	latency_row(out, "device->host (1 byte)", &p->transfer[SIBYL_D2H]);
 	latency_row(out, "device->device (1 byte)", &p->transfer[SIBYL_D2D]);
+	latency_row(out, "mapped host->device (1 B)", &p->transfer[SIBYL_H2D_MAP]);
+	latency_row(out, "mapped device->host (1 B)", &p->transfer[SIBYL_D2H_MAP]);
 	latency_row(out, "kernel launch (empty)", &p->launch);
 	latency_row(out, "kernel exec (END-START)", &exec);
 	if (p->with_profiling.n)
@@ -102,21 +104,22 @@ static void print_latencies(FILE *out, const struct sibyl_device_profile *p)
 			fmt_time(c, sizeof(c), p->without_profiling.median, 1));
 }
 
-static void print_curve(FILE *out, const struct sibyl_device_profile *p)
+/* Curves of directions [from, to) side by side. */
+static void print_curves(FILE *out, const struct sibyl_device_profile *p, int from, int to)
 {
 	size_t rows = 0;
 	char a[24], b[24];
 
-	for (int d = 0; d < SIBYL_DIR_COUNT; d++)
+	for (int d = from; d < to; d++)
 		if (p->curve[d].count > rows)
 			rows = p->curve[d].count;
 	fprintf(out, "\n  %-9s", "bandwidth");
-	for (int d = 0; d < SIBYL_DIR_COUNT; d++)
+	for (int d = from; d < to; d++)
 		fprintf(out, " %10s %8s", sibyl_transfer_dir_name(d), "GB/s");
 	fputc('\n', out);
 	for (size_t i = 0; i < rows; i++) {
-		fprintf(out, "  %-9s", sibyl_fmt_bytes(a, sizeof(a), p->curve[0].points[i].bytes));
-		for (int d = 0; d < SIBYL_DIR_COUNT; d++) {
+		fprintf(out, "  %-9s", sibyl_fmt_bytes(a, sizeof(a), p->curve[from].points[i].bytes));
+		for (int d = from; d < to; d++) {
 			const struct sibyl_bw_point *pt = &p->curve[d].points[i];
 
 			if (i < p->curve[d].count)
@@ -128,6 +131,14 @@ static void print_curve(FILE *out, const struct sibyl_device_profile *p)
 		}
 		fputc('\n', out);
 	}
+}
+
+static void print_curve(FILE *out, const struct sibyl_device_profile *p)
+{
+	char a[24];
+
+	print_curves(out, p, SIBYL_H2D, SIBYL_H2D_MAP);
+	print_curves(out, p, SIBYL_H2D_MAP, SIBYL_DIR_COUNT);
 	if (p->skipped_from)
 		fprintf(out, "  sizes from %s skipped: %s\n",
 			sibyl_fmt_bytes(a, sizeof(a), p->skipped_from), p->skipped_reason);
@@ -143,10 +154,10 @@ static void print_models(FILE *out, const struct sibyl_device_profile *p)
 		const struct sibyl_transfer_model *m = &p->model[d];
 
 		if (!m->points) {
-			fprintf(out, "  %s  no points\n", sibyl_transfer_dir_name(d));
+			fprintf(out, "  %-7s no points\n", sibyl_transfer_dir_name(d));
 			continue;
 		}
-		fprintf(out, "  %s  latency %10s  bandwidth %8.3f GB/s  worst error %5.1f%% "
+		fprintf(out, "  %-7s latency %10s  bandwidth %8.3f GB/s  worst error %5.1f%% "
 			"over %u sizes\n", sibyl_transfer_dir_name(d),
 			fmt_time(a, sizeof(a), m->latency_s, 1), m->bytes_per_s / 1e9,
 			100 * m->max_rel_error, m->points);

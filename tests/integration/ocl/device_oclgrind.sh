@@ -11,5 +11,7 @@ oclgrind "$SIBYL" device --quick --max-bytes 16K -o "$WORK/p.json" >/dev/null ||
 expect_eq "platform" Oclgrind "$(json 'j["provenance"]["platform"]' "$WORK/p.json")"
 expect_eq "sizes" "[64, 256, 1024, 4096, 16384]" \
 	"$(json '[q["bytes"] for q in j["bandwidth"]["h2d"]]' "$WORK/p.json")"
+expect_eq "mapped sizes" "[64, 256, 1024, 4096, 16384]" \
+	"$(json '[q["bytes"] for q in j["bandwidth"]["d2h_map"]]' "$WORK/p.json")"
 expect_eq "launch measured" True "$(json 'j["latencies"]["kernel_launch"]["host"]["median"] > 0' "$WORK/p.json")"
 echo "ok: device under oclgrind"

@@ -22,20 +22,23 @@ for k in ("platform", "device", "driver_version", "host", "date", "sibyl_version
 assert "Portable Computing Language" in prov["platform"], prov["platform"]
 assert prov["quick"] is True and prov["max_bytes"] == 1 << 20
 lat = p["latencies"]
-for k in ("command", "h2d", "d2h", "d2d", "kernel_launch"):
+dirs = ("h2d", "d2h", "d2d", "h2d_map", "d2h_map")
+for k in ("command", "kernel_launch") + dirs:
     s = lat[k]["host"]
     assert 0 < s["min"] <= s["median"] < 1, (k, s)
     assert s["stdev"] >= 0 and s["n"] >= 3
     assert lat[k]["device"] is None or lat[k]["device"]["median"] >= 0
 po = p["profiling_overhead"]
 assert po["with_profiling"]["median"] > 0 and po["without_profiling"]["median"] > 0
-for d in ("h2d", "d2h", "d2d"):
+for d in dirs:
     pts = p["bandwidth"][d]
     sizes = [q["bytes"] for q in pts]
     assert sizes == [64 * 4 ** i for i in range(len(sizes))], sizes
     assert sizes[-1] == 1 << 20, sizes
     for q in pts:
         assert 0 < q["seconds_min"] <= q["seconds_median"] < 10, q
+        if d.endswith("_map"):    # map + memcpy + unmap: host time only
+            assert q["device_seconds_median"] is None, q
         assert abs(q["gbps"] - q["bytes"] / q["seconds_median"] / 1e9) <= 1e-9 * q["gbps"], q
         assert 0 < q["gbps"] < 10000, q    # no CPU moves 10 TB/s
     m = p["transfer_model"][d]
