@@ -30,7 +30,7 @@ static const struct sibyl_command_help help = {
 struct opts {
 	struct sibyl_compile_opts c;
 	const char *kernel, *gsize, *platform, *device, *out;
-	long lsize, samples, seed, elements;
+	long lsize, samples, seed, elements, warmup;
 	double timeout;
 	bool inst, timeit, stat, json, coarse, dump_args, force;
 };
@@ -246,15 +246,15 @@ static int run(struct opts *o, const struct sibyl_kernel *k, void *bc, size_t si
 		return sibyl_err("kernel: -g GSIZE is required to run %s (see --help)", k->name), 2;
 	if (sibyl_range_parse(o->gsize, &r) < 0)
 		return 2;
-	if (o->samples < 1 || o->lsize < 0 || o->elements < 0 || o->seed < 0)
-		return sibyl_err("kernel: --samples, --lsize, --elements and --seed must be "
-				 "positive"), 2;
+	if (o->samples < 1 || o->lsize < 0 || o->elements < 0 || o->seed < 0 || o->warmup < 0)
+		return sibyl_err("kernel: --samples, --lsize, --elements, --seed and --warmup "
+				 "cannot be negative"), 2;
 	char *build = sibyl_build_options(&o->c);
 	struct sibyl_run_cfg cfg = {
 		.platform = o->platform, .device = o->device, .kernel = k, .file = o->c.file,
 		.build_options = build, .user_options = o->c.build_options,
 		.dump_args = o->dump_args, .gsize = r.from, .lsize = (uint64_t)o->lsize,
-		.elements = (uint64_t)o->elements, .seed = (uint64_t)o->seed, .samples = o->samples,
+		.elements = (uint64_t)o->elements, .seed = (uint64_t)o->seed, .samples = o->samples, .warmup = o->warmup,
 	};
 	struct instrumented in = { 0 };
 	int ret;
@@ -301,6 +301,8 @@ int cmd_kernel(int argc, char **argv)
 		  "clang optimisation level of the SPIR bitcode for -i/--static (0)" },
 		{ "platform", 'p', SIBYL_OPT_STRING, &o.platform, "P", "platform: index or name" },
 		{ "device", 'd', SIBYL_OPT_STRING, &o.device, "D", "device: index or name" },
+		{ "warmup", 0, SIBYL_OPT_LONG, &o.warmup, "N",
+		  "unreported launches first, e.g. to keep JIT out of -t (0)" },
 		{ "seed", 0, SIBYL_OPT_LONG, &o.seed, "N", "seed of sample 0; sample i uses N+i (0)" },
 		{ "elements", 'e', SIBYL_OPT_LONG, &o.elements, "N", "buffer elements (default G)" },
 		{ "timeout", 0, SIBYL_OPT_DOUBLE, &o.timeout, "S",

@@ -226,7 +226,9 @@ static int launch(const struct sibyl_run_cfg *cfg, struct dev_state *s, json_t *
 	return 0;
 }
 
-static int run_sample(const struct sibyl_run_cfg *cfg, struct dev_state *s, long i, int fd)
+/* One sample; a warm-up (report false) runs the same way, unreported. */
+static int run_sample(const struct sibyl_run_cfg *cfg, struct dev_state *s, long i, int fd,
+		      bool report)
 {
 	struct sibyl_args_cfg acfg = { cfg->gsize, cfg->elements, cfg->seed + (uint64_t)i };
 	struct sibyl_args a;
@@ -242,8 +244,8 @@ static int run_sample(const struct sibyl_run_cfg *cfg, struct dev_state *s, long
 
 	if (cfg->dump_args)
 		json_object_set_new(msg, "args", sibyl_args_json(cfg->kernel, &a));
-	sibyl_emit(fd, json_pack("{s:s, s:i, s:I}", "event", "start", "sample", (int)i,
-				 "seed", (json_int_t)acfg.seed));
+	sibyl_emit(fd, json_pack("{s:s, s:i, s:I, s:b}", "event", "start", "sample", (int)i,
+				 "seed", (json_int_t)acfg.seed, "warmup", !report));
 	if (cfg->spir_path && !(counters = calloc(1, s->counters_size + 1)))
 		abort();
 	s->transfer_ns = 0;
@@ -256,6 +258,12 @@ static int run_sample(const struct sibyl_run_cfg *cfg, struct dev_state *s, long
 	}
 	json_object_set_new(msg, "host_ns", json_real((double)(sibyl_mono_ns() - t0)));
 	json_object_set_new(msg, "transfer_ns", json_real(s->transfer_ns));
+	if (!report) {
+		json_decref(msg);
+		sibyl_emit(fd, json_pack("{s:s}", "event", "warmed"));
+		r = 0;
+		goto out;
+	}
 	if (counters && save_counters(cfg, s, i, counters, msg) < 0) {
 		json_decref(msg);
 		goto out;
@@ -275,8 +283,10 @@ int sibyl_run_samples(const struct sibyl_run_cfg *cfg, int fd)
 	struct dev_state s = { 0 };
 	int r = setup(cfg, &s, fd);
 
+	for (long w = 0; !r && w < cfg->warmup; w++)
+		r = run_sample(cfg, &s, cfg->first_sample, fd, false);
 	for (long i = cfg->first_sample; !r && i < cfg->samples; i++)
-		r = run_sample(cfg, &s, i, fd);
+		r = run_sample(cfg, &s, i, fd, true);
 	for (size_t i = 0; s.mems && i < cfg->kernel->nargs; i++)
 		if (s.mems[i])
 			clReleaseMemObject(s.mems[i]);

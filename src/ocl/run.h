@@ -33,6 +33,7 @@ struct sibyl_run_cfg {
 	bool dump_args;
 	uint64_t gsize, lsize, elements, seed;
 	long first_sample, samples;	/* sample i uses seed + i */
+	long warmup;			/* unreported launches before the samples */
 	const struct sibyl_instrumented *inst;	/* parent side: decodes counters */
 };
 

@@ -13,6 +13,8 @@ json_t *sibyl_run_cfg_to_json(const struct sibyl_run_cfg *c)
 		"elements", (json_int_t)c->elements, "seed", (json_int_t)c->seed,
 		"first_sample", (json_int_t)c->first_sample, "samples", (json_int_t)c->samples);
 
+	json_object_set_new(j, "warmup", json_integer(c->warmup));
+
 	if (c->spir_path)
 		json_object_update_new(j, json_pack("{s:s, s:i, s:I, s:s}", "spir", c->spir_path,
 			"counter_arg", (int)c->counter_arg, "counters_size",
@@ -47,5 +49,6 @@ int sibyl_run_cfg_from_json(json_t *j, struct sibyl_run_cfg *c, struct sibyl_ker
 	c->seed = u64(j, "seed");
 	c->first_sample = (long)u64(j, "first_sample");
 	c->samples = (long)u64(j, "samples");
+	c->warmup = (long)u64(j, "warmup");
 	return c->file ? 0 : -1;
 }

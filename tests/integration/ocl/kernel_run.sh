@@ -63,3 +63,9 @@ expect_eq "include: first" miss "$(hits)"
 expect_eq "include: again" hit "$(hits)"
 sed -i 's/((x) \* SCALE)/((x) * SCALE + 1)/' "$WORK/inc/scale.h"
 expect_eq "include changed" miss "$(hits)"
+
+# A warm-up launch is not reported and does not leak into the counts.
+"$SIBYL" kernel -f "$K/loop.cl" -k loop -g 64 -i --warmup 2 -s 2 --json > "$WORK/w.json"
+expect_eq "samples after warm-up" 2 "$(json "len(j['samples'])" "$WORK/w.json")"
+expect_eq "warm-up leaves the counts alone" "$(json "j['samples'][0]['instcounts']" "$WORK/i1.json")" \
+	"$(json "j['samples'][0]['instcounts']" "$WORK/w.json")"
