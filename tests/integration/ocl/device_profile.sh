@@ -52,6 +52,28 @@ for d in dirs:
     print("ok:", d, len(pts), "sizes, model", m["latency_seconds"], m["bandwidth_gbps"])
 PY
 
+# The C API (device_profile.h) predicts from the loaded file what the
+# model and the curve in the JSON say.
+PREDICT="$SIBYL_BUILD/bin/ocl_device_predict_driver"
+for case in "h2d 1000000" "d2d 64" "d2h_map 300000" "d2h 5000000"; do
+	set -- $case
+	read -r model measured < <("$PREDICT" "$WORK/p.json" "$1" "$2") || fail "predict $case"
+	/usr/bin/python3 - "$WORK/p.json" "$1" "$2" "$model" "$measured" <<'PY' || fail "predict $case"
+import json, sys
+import numpy as np
+p = json.load(open(sys.argv[1])); d, n = sys.argv[2], int(sys.argv[3])
+model, measured = float(sys.argv[4]), float(sys.argv[5])
+m = p["transfer_model"][d]
+want = m["latency_seconds"] + (n / m["bytes_per_second"] if m["bytes_per_second"] else 0)
+assert np.isclose(model, want, rtol=1e-12), (model, want)
+pts = p["bandwidth"][d]
+x = [q["bytes"] for q in pts]; t = [q["seconds_median"] for q in pts]
+want = t[-1] * n / x[-1] if n > x[-1] else float(np.interp(n, x, t))
+assert np.isclose(measured, want, rtol=1e-12), (measured, want)
+print("ok: predict", d, n, model, measured)
+PY
+done
+
 # --json prints the profile on stdout; --max-bytes caps the curve.
 "$SIBYL" device --quick --repeat 2 --max-bytes 4K --json >"$WORK/out.json" ||
 	fail "--json run failed"
