@@ -11,8 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Above this many bytes per size and direction, fewer repeats (>= 3):
- * the large sizes would otherwise dominate the run time. */
+/* Above this many bytes per size and direction, fewer repeats (but at
+ * least 3, or --repeat when smaller): the large sizes would otherwise
+ * dominate the run time. */
 #define BYTES_BUDGET (256ull << 20)
 #define QUICK_BYTES_BUDGET (16ull << 20)
 
@@ -109,9 +110,11 @@ static unsigned repeats_for(const struct sibyl_device_run *run, uint64_t bytes)
 	uint64_t budget = run->quick ? QUICK_BYTES_BUDGET : BYTES_BUDGET;
 	uint64_t n = budget / bytes;
 
+	unsigned floor = run->repeat < 3 ? run->repeat : 3;
+
 	if (n >= run->repeat)
 		return run->repeat;
-	return n < 3 ? 3 : (unsigned)n;
+	return n < floor ? floor : (unsigned)n;
 }
 
 void sibyl_transfer_release(struct sibyl_transfer *t)

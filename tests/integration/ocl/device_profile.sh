@@ -81,6 +81,8 @@ expect_eq "--json format" sibyl-device-profile "$(json 'j["format"]' "$WORK/out.
 expect_eq "--max-bytes 4K sizes" "[64, 256, 1024, 4096]" \
 	"$(json '[q["bytes"] for q in j["bandwidth"]["d2d"]]' "$WORK/out.json")"
 expect_eq "--repeat 2" 2 "$(json 'j["provenance"]["repeat"]' "$WORK/out.json")"
+expect_eq "--repeat 2 samples per size" "{2}" \
+	"$(json '{q["repeats"] for d in j["bandwidth"].values() for q in d}' "$WORK/out.json")"
 
 # --show reads the profile back and prints the same table header.
 "$SIBYL" device --show "$WORK/p.json" >"$WORK/show.txt" || fail "--show failed"
