@@ -147,12 +147,3 @@ int sibyl_program_build(const struct sibyl_run_cfg *cfg, cl_context ctx, cl_devi
 				 sibyl_cl_error_name(e));
 	return 0;
 }
-
-void sibyl_program_release(struct sibyl_program *p)
-{
-	if (p->kernel)
-		clReleaseKernel(p->kernel);
-	if (p->program)
-		clReleaseProgram(p->program);
-	memset(p, 0, sizeof(*p));
-}

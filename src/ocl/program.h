@@ -19,6 +19,5 @@ struct sibyl_program {
 
 int sibyl_program_build(const struct sibyl_run_cfg *cfg, cl_context ctx, cl_device_id dev,
 			struct sibyl_program *out);
-void sibyl_program_release(struct sibyl_program *p);
 
 #endif
