@@ -224,10 +224,8 @@ static void instrumented_done(struct instrumented *in)
 {
 	if (in->inst.bitcode)
 		sibyl_instrumented_free(&in->inst);
-	if (in->spir)
-		unlink(in->spir);
-	if (in->dir[0])
-		rmdir(in->dir);
+	if (in->dir[0])	/* with the counters a crashed runner left */
+		sibyl_remove_tree(in->dir);
 	free(in->spir);
 	free(in->counters);
 }

@@ -15,6 +15,7 @@ struct watch {
 	const struct sibyl_guard *g;
 	const struct sibyl_run_cfg *cfg;
 	bool bad_counters;
+	bool started;		/* a sample started in this child */
 	long current, next;	/* the sample running, the first not done */
 	json_int_t seed;
 };
@@ -73,6 +74,7 @@ static bool on_line(void *ctx, json_t *msg)
 		return false;
 	if (!strcmp(ev, "start")) {
 		w->current = sample;
+		w->started = true;
 		w->seed = json_integer_value(json_object_get(msg, "seed"));
 		return true;
 	}
@@ -127,7 +129,7 @@ static int start(struct sibyl_run_cfg *cfg, struct watch *w, struct sibyl_child_
 
 int sibyl_run_guarded(struct sibyl_run_cfg *cfg, const struct sibyl_guard *g)
 {
-	struct watch w = { g, cfg, false, -1, cfg->first_sample, 0 };
+	struct watch w = { .g = g, .cfg = cfg, .current = -1, .next = cfg->first_sample };
 	const char *k = cfg->kernel->name;
 	int failures = 0;
 
@@ -136,13 +138,14 @@ int sibyl_run_guarded(struct sibyl_run_cfg *cfg, const struct sibyl_guard *g)
 
 		cfg->first_sample = w.next;
 		w.current = -1;
+		w.started = false;
 		if (start(cfg, &w, &res) < 0 || w.bad_counters)
 			return -1;
 		if (res.status == SIBYL_CHILD_OK)
 			break;
 		if (res.status == SIBYL_CHILD_FAILED)
 			return -1;
-		if (w.current < w.next) {	/* died before any sample started */
+		if (!w.started) {	/* died building or setting up */
 			sibyl_err("kernel: the OpenCL runtime crashed (signal %d) while preparing %s",
 				  res.code, k);
 			return -1;
@@ -156,7 +159,10 @@ int sibyl_run_guarded(struct sibyl_run_cfg *cfg, const struct sibyl_guard *g)
 		failures++;
 		if (!g->keep_going)
 			break;
-		w.next = w.current + 1;
+		/* A crash between samples is the last one's doing (it wrote
+		 * out of bounds into the host heap): blame it, redo none. */
+		if (w.current >= w.next)
+			w.next = w.current + 1;
 	}
 	return failures;
 }
