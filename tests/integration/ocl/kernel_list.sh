@@ -31,3 +31,11 @@ printf '__kernel void bad(__global int *a) { a[0] = b; }\n' > "$WORK/bad.cl"
 one_line_error "compile error" "undeclared identifier 'b'" "$SIBYL" kernel -f "$WORK/bad.cl" -k bad -g 4
 one_line_error "unknown kernel" "no kernel 'third'" "$SIBYL" kernel -f "$K/two.cl" -k third -g 4
 one_line_error "bad gsize" "gsize" "$SIBYL" kernel -f "$K/two.cl" -k first -g 10:2
+
+# On a terminal (script(1) gives one) with -g, sibyl asks which kernel.
+if command -v script > /dev/null; then
+	printf '2\n' | script -qec "'$SIBYL' kernel -f '$K/two.cl' -g 8" /dev/null > "$WORK/tty.txt"
+	grep -q "kernel to run \[1-2\]" "$WORK/tty.txt" || fail "no prompt on a terminal"
+	grep -q "kernel 'second' ran 1 sample" "$WORK/tty.txt" || fail "the chosen kernel did not run"
+	echo "ok: prompt on a terminal"
+fi

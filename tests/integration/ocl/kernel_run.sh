@@ -69,3 +69,13 @@ expect_eq "include changed" miss "$(hits)"
 expect_eq "samples after warm-up" 2 "$(json "len(j['samples'])" "$WORK/w.json")"
 expect_eq "warm-up leaves the counts alone" "$(json "j['samples'][0]['instcounts']" "$WORK/i1.json")" \
 	"$(json "j['samples'][0]['instcounts']" "$WORK/w.json")"
+
+# A progress bar on a terminal, nothing on a pipe.
+if command -v script > /dev/null; then
+	script -qec "'$SIBYL' kernel -f '$K/loop.cl' -k loop -g 64:128:64 -s 2 --out '$WORK/p.jsonl'" \
+		/dev/null > "$WORK/tty.txt"
+	grep -q '\[##############################\] 4/4 samples' "$WORK/tty.txt" || fail "no progress bar"
+	echo "ok: progress bar on a terminal"
+fi
+"$SIBYL" kernel -f "$K/loop.cl" -k loop -g 64:128:64 --out "$WORK/q.jsonl" 2> "$WORK/quiet.txt"
+[ ! -s "$WORK/quiet.txt" ] || fail "progress output without a terminal: $(cat "$WORK/quiet.txt")"
