@@ -1,10 +1,427 @@
-/* sibyl plan: placeholder until the component lands. */
+/* sibyl plan: adaptive performance profiles of an implementation (docs/plan.md). */
 #include "cli/commands.h"
 #include "core/log.h"
+#include "core/options.h"
+#include "planner/envelope.h"
+#include "planner/evaluate.h"
+#include "planner/loader.h"
+#include "planner/plot.h"
+#include "planner/session.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const struct sibyl_command_help help = {
+	"plan", "--adapter NAME|--adapter-so FILE.so[:NAME] [options] -o PROFILE.json\n"
+	"       sibyl plan --list-adapters [--adapter-so FILE.so] [--json]\n"
+	"       sibyl plan --adapter NAME --evaluate N [--json]\n"
+	"       sibyl plan envelope A.json B.json ... -o OUT.json\n"
+	"       sibyl plan show PROFILE.json -o PLOT.png|PLOT.svg",
+	"Sample an implementation through its adapter with the planner heuristic of "
+	"Wernsing & Stitt (2010) and write its piecewise-linear performance profile "
+	"(docs/profile-format.md).  Percentages are given in percent (10 = 10%).  "
+	"--evaluate N plans, then measures N random work metrics and compares the profile "
+	"and two baselines with the same sample budget against them.  Sampling runs in a "
+	"worker process: a crashing or hanging adapter stops the planner with one line, "
+	"keeping the part of the profile already found.",
+};
+
+struct plan_opts {
+	bool list, json, force;
+	const char *adapter, *adapter_so, *range, *output, *device, *platform;
+	long threads, seed, evaluate, max_samples;
+	double segment_error, sample_error, growth, confidence, timeout, max_seconds;
+};
+
+static int parse_range(const char *s, uint64_t *lo, uint64_t *hi)
+{
+	char *end;
+
+	errno = 0;
+	if (*s == '-' || !(*s >= '0' && *s <= '9'))
+		goto bad;
+	*lo = strtoull(s, &end, 10);
+	if (errno || *end != ':' || end[1] == '-' || !(end[1] >= '0' && end[1] <= '9'))
+		goto bad;
+	*hi = strtoull(end + 1, &end, 10);
+	if (errno || *end)
+		goto bad;
+	return 0;
+bad:
+	return sibyl_err("plan: --range: '%s' is not LO:HI (two non-negative integers)", s);
+}
+
+static int percent(const char *name, double v, double *out)
+{
+	if (!(v > 0 && v < 100))
+		return sibyl_err("plan: --%s: %g is not a percentage between 0 and 100", name, v);
+	*out = v / 100;
+	return 0;
+}
+
+/* "FILE.so:NAME" or "FILE.so" with a single adapter. */
+static const struct sibyl_adapter *find_adapter(const struct plan_opts *o,
+						struct sibyl_adapter_list *l)
+{
+	char err[1024];
+	const char *name = o->adapter;
+	char *path = NULL;
+
+	if (o->adapter_so) {
+		path = strdup(o->adapter_so);
+		char *colon = strrchr(path, ':');
+
+		if (colon) {
+			*colon = '\0';
+			name = colon + 1;
+		}
+		if (sibyl_adapters_open(l, path, err, sizeof(err))) {
+			free(path);
+			return sibyl_err("plan: %s", err), NULL;
+		}
+		if (!name && l->count == 1)
+			name = l->items[0]->name;
+	} else {
+		sibyl_adapters_builtin(l);
+	}
+	const struct sibyl_adapter *a = name ? sibyl_adapters_find(l, name, err, sizeof(err)) : NULL;
+
+	if (!name)
+		sibyl_err("plan: %s holds several adapters: name one as FILE.so:NAME", path);
+	else if (!a)
+		sibyl_err("plan: %s", err);
+	free(path);
+	return a;
+}
+
+static int list_adapters(const struct plan_opts *o)
+{
+	struct sibyl_adapter_list l;
+	char err[1024];
+
+	if (o->adapter_so) {
+		if (sibyl_adapters_open(&l, o->adapter_so, err, sizeof(err)))
+			return sibyl_err("plan: %s", err), 1;
+	} else {
+		sibyl_adapters_builtin(&l);
+	}
+	json_t *arr = json_array();
+
+	if (!o->json)
+		printf("%-20s %-18s %-8s %s\n", "ADAPTER", "RANGE", "KIND", "DESCRIPTION");
+	for (size_t i = 0; i < l.count; i++) {
+		const struct sibyl_adapter *a = l.items[i];
+		const char *kind = a->flags & SIBYL_ADAPTER_OPENCL ? "opencl" :
+				   a->flags & SIBYL_ADAPTER_THREADED ? "threads" : "serial";
+		char range[64];
+
+		snprintf(range, sizeof(range), "%" PRIu64 ":%" PRIu64, a->min_metric, a->max_metric);
+		if (o->json)
+			json_array_append_new(arr, json_pack("{sssIsIsssssss?}", "name", a->name,
+				"min", (json_int_t)a->min_metric, "max", (json_int_t)a->max_metric,
+				"kind", kind, "description", a->description ? a->description : "",
+				"work_metric", a->work_metric ? a->work_metric : "",
+				"params", a->params_doc));
+		else
+			printf("%-20s %-18s %-8s %s (work metric: %s)\n", a->name, range, kind,
+			       a->description ? a->description : "",
+			       a->work_metric ? a->work_metric : "?");
+	}
+	if (o->json) {
+		json_dumpf(arr, stdout, JSON_INDENT(1));
+		putchar('\n');
+	}
+	json_decref(arr);
+	sibyl_adapters_close(&l);
+	return 0;
+}
+
+static int make_request(const struct plan_opts *o, const struct sibyl_adapter *a,
+			const char *source, struct sibyl_plan_request *rq)
+{
+	struct sibyl_plan_params *p = &rq->params;
+	char err[512];
+
+	memset(rq, 0, sizeof(*rq));
+	sibyl_plan_defaults(p);
+	rq->adapter = a;
+	rq->source = source;
+	p->lo = a->min_metric;
+	p->hi = a->max_metric;
+	if (o->range && parse_range(o->range, &p->lo, &p->hi))
+		return -1;
+	if (percent("segment-error", o->segment_error, &p->segment_error) ||
+	    percent("sample-error", o->sample_error, &p->sample_error) ||
+	    percent("growth", o->growth, &p->growth) ||
+	    percent("confidence", o->confidence, &p->confidence))
+		return -1;
+	if (o->seed < 0 || o->max_samples < 0 || o->max_seconds < 0 || !(o->timeout > 0))
+		return sibyl_err("plan: --seed, --max-samples, --max-seconds must be >= 0 and "
+				 "--timeout > 0");
+	p->seed = (uint64_t)o->seed;
+	p->max_samples = (size_t)o->max_samples;
+	p->max_seconds = o->max_seconds;
+	/* Four ticks of the clock: finer differences are not measurable. */
+	p->time_floor = 4 * sibyl_plan_resolution();
+	if (sibyl_plan_check(p, err, sizeof(err)))
+		return sibyl_err("plan: %s", err);
+	if (o->threads < 1 || o->threads > 4096)
+		return sibyl_err("plan: --threads: %ld is not between 1 and 4096", o->threads);
+	if (o->threads > 1 && !(a->flags & SIBYL_ADAPTER_THREADED))
+		return sibyl_err("plan: --threads: adapter %s is single-threaded", a->name);
+	rq->config.threads = (unsigned)o->threads;
+	rq->config.seed = p->seed;
+	rq->config.device = o->device;
+	rq->config.platform = o->platform;
+	rq->config.now = sibyl_plan_now;
+	rq->timeout = o->timeout;
+	rq->progress = isatty(STDERR_FILENO);
+	return 0;
+}
+
+static json_t *error_json(const struct sibyl_error *e)
+{
+	return json_pack("{sfsf}", "mean_error_pct", e->mean_pct, "rmse_pct", e->rmse_pct);
+}
+
+static void print_result(const struct plan_opts *o, const struct sibyl_plan_request *rq,
+			 const struct sibyl_plan_result *r, const struct sibyl_eval *e)
+{
+	const struct sibyl_profile *p = r->profile;
+
+	if (o->json) {
+		json_t *j = json_pack("{sssisIsIsIsfsb}", "adapter", rq->adapter->name,
+				      "threads", (int)rq->config.threads,
+				      "samples", (json_int_t)r->samples,
+				      "points", (json_int_t)p->npoints,
+				      "segments", (json_int_t)p->nsegments, "seconds", r->seconds,
+				      "complete", p->complete);
+
+		if (o->output)
+			json_object_set_new(j, "output", json_string(o->output));
+		if (e) {
+			json_object_set_new(j, "evaluated", json_integer((json_int_t)e->n));
+			json_object_set_new(j, "mean_error_pct", json_real(e->planner.mean_pct));
+			json_object_set_new(j, "rmse_pct", json_real(e->planner.rmse_pct));
+			json_object_set_new(j, "baselines", json_pack("{sIsos{sfsfsfsfsf}}",
+				"budget", (json_int_t)e->budget, "uniform", error_json(&e->uniform),
+				"power", "mean_error_pct", e->power.mean_pct, "rmse_pct",
+				e->power.rmse_pct, "a", e->power_a, "b", e->power_b, "c", e->power_c));
+			json_object_set_new(j, "evaluation_seconds", json_real(e->seconds));
+		}
+		json_dumpf(j, stdout, JSON_INDENT(1));
+		putchar('\n');
+		json_decref(j);
+		return;
+	}
+	printf("%s: %zu samples, %zu profile points, %zu segments, %.2f s planner time%s%s\n",
+	       rq->adapter->name, r->samples, p->npoints, p->nsegments, r->seconds,
+	       o->output ? " -> " : "", o->output ? o->output : "");
+	if (!e)
+		return;
+	printf("%-34s %12s %10s\n", "evaluated at", "mean error", "RMSE");
+	printf("%-34s %11.2f%% %9.2f%%\n", "planner profile", e->planner.mean_pct,
+	       e->planner.rmse_pct);
+	printf("%-34s %11.2f%% %9.2f%%\n", "uniform samples + interpolation", e->uniform.mean_pct,
+	       e->uniform.rmse_pct);
+	printf("%-34s %11.2f%% %9.2f%%\n", "a*n^b+c fit (StarPU-style)", e->power.mean_pct,
+	       e->power.rmse_pct);
+	printf("(%zu random work metrics; baselines had %zu samples each)\n", e->n, e->budget);
+}
+
+static int run_plan(const struct plan_opts *o)
+{
+	struct sibyl_adapter_list l;
+	struct sibyl_plan_request rq;
+	struct sibyl_plan_result r;
+	struct sibyl_worker *w = NULL;
+	struct sibyl_eval e;
+	char err[1024];
+	int status = 0;
+
+	if (!o->output && o->evaluate <= 0)
+		return sibyl_err("plan: -o PROFILE.json is required (or --evaluate N)"), 2;
+	if (o->evaluate < 0 || o->evaluate > 1000000)
+		return sibyl_err("plan: --evaluate: %ld is not between 1 and 1000000", o->evaluate), 2;
+	if (o->output && !o->force && access(o->output, F_OK) == 0)
+		return sibyl_err("plan: %s: exists (use --force to replace it)", o->output), 1;
+	const struct sibyl_adapter *a = find_adapter(o, &l);
+
+	if (!a) {
+		sibyl_adapters_close(&l);
+		return 2;
+	}
+	if (make_request(o, a, l.source, &rq)) {
+		sibyl_adapters_close(&l);
+		return 2;
+	}
+	if (sibyl_plan_adapter(&rq, &r, o->evaluate > 0 ? &w : NULL)) {
+		sibyl_err("plan: %s: %s%s", a->name, r.message,
+			  r.profile ? "; the partial profile is kept" : "");
+		status = 1;
+	}
+	if (r.profile && o->output &&
+	    sibyl_profile_save(r.profile, o->output, o->force, err, sizeof(err))) {
+		sibyl_err("plan: %s", err);
+		status = 1;
+	}
+	if (status == 0 && w) {
+		if (sibyl_plan_evaluate(r.profile, &rq.params, (size_t)o->evaluate, r.samples,
+					sibyl_worker_measure_cb, w, &e, err, sizeof(err))) {
+			sibyl_err("plan: evaluate: %s", err);
+			status = 1;
+		}
+	}
+	if (status == 0)
+		print_result(o, &rq, &r, w ? &e : NULL);
+	sibyl_worker_stop(w);
+	sibyl_plan_result_free(&r);
+	sibyl_adapters_close(&l);
+	return status;
+}
+
+static int plan_main(int argc, char **argv)
+{
+	struct plan_opts o = { .threads = 1, .seed = 1, .max_samples = 2000,
+			       .segment_error = 10, .sample_error = 10, .growth = 10,
+			       .confidence = 95, .timeout = 10, .max_seconds = 600 };
+	struct sibyl_option opts[] = {
+		{ "list-adapters", 0, SIBYL_OPT_FLAG, &o.list, NULL, "list the adapters and exit" },
+		{ "adapter", 'a', SIBYL_OPT_STRING, &o.adapter, "NAME", "a built-in adapter" },
+		{ "adapter-so", 0, SIBYL_OPT_STRING, &o.adapter_so, "FILE.so[:NAME]",
+		  "an adapter exported by a shared object (include/sibyl/adapter.h)" },
+		{ "threads", 't', SIBYL_OPT_LONG, &o.threads, "N", "threads for a threaded adapter (1)" },
+		{ "range", 'r', SIBYL_OPT_STRING, &o.range, "LO:HI",
+		  "work metric range (the adapter's by default)" },
+		{ "seed", 's', SIBYL_OPT_LONG, &o.seed, "S", "random seed (1): same seed, same samples" },
+		{ "segment-error", 0, SIBYL_OPT_DOUBLE, &o.segment_error, "P",
+		  "max confidence-interval width of a segment, % of its time (10)" },
+		{ "sample-error", 0, SIBYL_OPT_DOUBLE, &o.sample_error, "P",
+		  "error beyond which a sample is out of range, % (10)" },
+		{ "growth", 0, SIBYL_OPT_DOUBLE, &o.growth, "P", "interval growth factor, % (10)" },
+		{ "confidence", 0, SIBYL_OPT_DOUBLE, &o.confidence, "P", "confidence level, % (95)" },
+		{ "timeout", 0, SIBYL_OPT_DOUBLE, &o.timeout, "SEC", "per-sample time limit (10)" },
+		{ "max-samples", 0, SIBYL_OPT_LONG, &o.max_samples, "N",
+		  "safety stop after N samples (2000; 0 = none)" },
+		{ "max-seconds", 0, SIBYL_OPT_DOUBLE, &o.max_seconds, "SEC",
+		  "safety stop after SEC seconds of planning (600; 0 = none)" },
+		{ "device", 0, SIBYL_OPT_STRING, &o.device, "NAME", "OpenCL device for OpenCL adapters" },
+		{ "platform", 0, SIBYL_OPT_STRING, &o.platform, "NAME", "OpenCL platform" },
+		{ "evaluate", 'e', SIBYL_OPT_LONG, &o.evaluate, "N",
+		  "after planning, measure N random work metrics against the profile" },
+		{ "output", 'o', SIBYL_OPT_STRING, &o.output, "FILE", "the profile to write" },
+		{ "force", 'f', SIBYL_OPT_FLAG, &o.force, NULL, "replace an existing output" },
+		{ "json", 0, SIBYL_OPT_FLAG, &o.json, NULL, "print one JSON object" },
+		SIBYL_OPT_END,
+	};
+	int operands, r = sibyl_options_parse(&help, opts, argc, argv, false, &operands);
+
+	if (r)
+		return r > 0 ? 0 : 2;
+	if (operands)
+		return sibyl_err("plan: unexpected operand '%s' (see --help)", argv[1]), 2;
+	if (o.list)
+		return list_adapters(&o);
+	if (!o.adapter == !o.adapter_so)
+		return sibyl_err("plan: name one adapter with --adapter or --adapter-so "
+				 "(see --list-adapters)"), 2;
+	return run_plan(&o);
+}
+
+static const struct sibyl_command_help envelope_help = {
+	"plan envelope", "A.json B.json ... -o OUT.json [--force] [--json]",
+	"Overlay performance profiles of implementations of the same function and keep the "
+	"lowest envelope: the fastest implementation at each work metric.  The output is a "
+	"profile whose \"pieces\" say which implementation wins where.",
+};
+
+static int plan_envelope(int argc, char **argv)
+{
+	const char *output = NULL;
+	bool force = false, json = false;
+	struct sibyl_option opts[] = {
+		{ "output", 'o', SIBYL_OPT_STRING, &output, "FILE", "the envelope profile to write" },
+		{ "force", 'f', SIBYL_OPT_FLAG, &force, NULL, "replace an existing output" },
+		{ "json", 0, SIBYL_OPT_FLAG, &json, NULL, "print the pieces as JSON" },
+		SIBYL_OPT_END,
+	};
+	int n, r = sibyl_options_parse(&envelope_help, opts, argc, argv, false, &n);
+	char err[1024];
+
+	if (r)
+		return r > 0 ? 0 : 2;
+	if (n < 1 || !output)
+		return sibyl_err("plan envelope: expected profiles and -o OUT.json (see --help)"), 2;
+	if (!force && access(output, F_OK) == 0)
+		return sibyl_err("plan envelope: %s: exists (use --force to replace it)", output), 1;
+	struct sibyl_profile **in = calloc((size_t)n, sizeof(*in)), *env = NULL;
+	int status = 1;
+
+	for (int i = 0; i < n; i++)
+		if (!(in[i] = sibyl_profile_load(argv[i + 1], err, sizeof(err)))) {
+			sibyl_err("plan envelope: %s", err);
+			goto out;
+		}
+	if (!(env = sibyl_envelope((const struct sibyl_profile *const *)in, (size_t)n, err,
+				   sizeof(err))))
+		sibyl_err("plan envelope: %s", err);
+	else if (sibyl_profile_save(env, output, force, err, sizeof(err)))
+		sibyl_err("plan envelope: %s", err);
+	else
+		status = 0;
+	if (status == 0)
+		sibyl_envelope_print(stdout, env, json);
+out:
+	for (int i = 0; i < n; i++)
+		sibyl_profile_free(in[i]);
+	free(in);
+	sibyl_profile_free(env);
+	return status;
+}
+
+static const struct sibyl_command_help show_help = {
+	"plan show", "PROFILE.json -o PLOT.png|PLOT.svg [--force]",
+	"Plot a profile: its samples as points and its piecewise-linear profile as lines "
+	"(an envelope: one colour per implementation).  The format follows the extension.",
+};
+
+static int plan_show(int argc, char **argv)
+{
+	const char *output = NULL;
+	bool force = false;
+	struct sibyl_option opts[] = {
+		{ "output", 'o', SIBYL_OPT_STRING, &output, "FILE", "PNG or SVG file to write" },
+		{ "force", 'f', SIBYL_OPT_FLAG, &force, NULL, "replace an existing output" },
+		SIBYL_OPT_END,
+	};
+	int n, r = sibyl_options_parse(&show_help, opts, argc, argv, false, &n);
+	char err[1024];
+
+	if (r)
+		return r > 0 ? 0 : 2;
+	if (n != 1 || !output)
+		return sibyl_err("plan show: expected one profile and -o PLOT.png|svg (see --help)"), 2;
+	struct sibyl_profile *p = sibyl_profile_load(argv[1], err, sizeof(err));
+
+	if (!p)
+		return sibyl_err("plan show: %s", err), 1;
+	r = sibyl_plot_profile(p, output, force, err, sizeof(err));
+	if (r)
+		sibyl_err("plan show: %s", err);
+	sibyl_profile_free(p);
+	return r ? 1 : 0;
+}
 
 int cmd_plan(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return sibyl_err("plan: not built yet") ? 2 : 2;
+	if (argc > 1 && !strcmp(argv[1], "envelope"))
+		return plan_envelope(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "show"))
+		return plan_show(argc - 1, argv + 1);
+	return plan_main(argc, argv);
 }

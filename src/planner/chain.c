@@ -125,22 +125,22 @@ struct sibyl_segment *sibyl_chain_segments(const struct sibyl_matrix *m, size_t 
 }
 
 /*
- * Where two consecutive segments meet.  Their lines normally cross inside
- * the overlap [next.from, prev.to]; when they are parallel or cross
- * outside it (noise), the profile switches at the middle of the overlap,
- * taking the mean of both lines there.
+ * Where two consecutive segments meet: where their lines cross, if that
+ * is within the span both cover together [prev.from, next.to] (a kink
+ * between two sampled work metrics often puts the crossing just outside
+ * the overlap of the two segments).  Parallel lines, or lines crossing
+ * outside that span (noise), switch at the middle of the overlap
+ * [next.from, prev.to], taking the mean of both lines there.
  */
 static struct sibyl_point join(const struct sibyl_segment *p, const struct sibyl_segment *q)
 {
-	double lo = q->from, hi = p->to;
-
 	if (p->b != q->b) {
 		double x = (q->a - p->a) / (p->b - q->b);
 
-		if (x >= lo && x <= hi)
+		if (x >= p->from && x <= q->to)
 			return (struct sibyl_point){ x, p->a + p->b * x };
 	}
-	double x = (lo + hi) / 2;
+	double x = (q->from + p->to) / 2;
 
 	return (struct sibyl_point){ x, (p->a + p->b * x + q->a + q->b * x) / 2 };
 }

@@ -54,7 +54,8 @@ static uint32_t out_of_range(const struct sibyl_matrix *m, size_t row, size_t co
 		double pred = sibyl_ols_predict(f, v->x);
 
 		for (size_t j = 0; j < v->nys; j++)
-			if (fabs(pred - v->ys[j]) > m->p.sample_error * fabs(v->ys[j]))
+			if (fabs(pred - v->ys[j]) > fmax(m->p.sample_error * fabs(v->ys[j]),
+							  m->p.time_floor))
 				n++;
 	}
 	return n;
@@ -67,6 +68,9 @@ static uint32_t out_of_range(const struct sibyl_matrix *m, size_t row, size_t co
  * interval is widest at the ends of the segment, so the width is taken at
  * both ends (the first and last sampled work metric) and the larger
  * relative width decides; a non-positive prediction at an end fails.
+ * Widths and errors below `time_floor` (a few ticks of the clock) always pass:
+ * a 10% interval around a 20 ns run is finer than the clock can see, and
+ * demanding it would pin the planner to the lowest work metrics.
  */
 static void generate_segment(struct sibyl_matrix *m, size_t row, size_t col)
 {
@@ -88,7 +92,8 @@ static void generate_segment(struct sibyl_matrix *m, size_t row, size_t col)
 		double pred = sibyl_ols_predict(&f, ends[e]);
 
 		if (!(pred > 0) ||
-		    2 * sibyl_ols_ci_half(&f, ends[e], t) > m->p.segment_error * pred)
+		    2 * sibyl_ols_ci_half(&f, ends[e], t) > fmax(m->p.segment_error * pred,
+								m->p.time_floor))
 			return;
 	}
 	c->valid = true;

@@ -35,6 +35,7 @@ struct sibyl_matrix_params {
 	double segment_error;      /* max CI width / predicted time, e.g. 0.10 */
 	double sample_error;       /* |measured - predicted| / measured, e.g. 0.10 */
 	double confidence;         /* e.g. 0.95 */
+	double time_floor;         /* seconds the clock cannot resolve (see below) */
 };
 
 struct sibyl_matrix {

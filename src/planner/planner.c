@@ -13,8 +13,9 @@
 /* The narrowest interval of interest: a few distinct work metrics. */
 #define IOI_MIN_WIDTH 4.0
 /* Before any chain exists the interval sits at the lower bound and
- * doubles after this many samples without a chain. */
-#define PRECHAIN_DOUBLING 4
+ * doubles after this many samples without a chain (noisy or flat short
+ * runs may need a wider start). */
+#define PRECHAIN_DOUBLING 12
 
 void sibyl_plan_defaults(struct sibyl_plan_params *p)
 {
@@ -71,27 +72,30 @@ struct planner {
  * The interval of interest (section III.C).  Without a chain it starts at
  * the lower bound.  With one it is centred on the chain's last sampled
  * work metric x, with width growth * time(x) / slope(x) from the last
- * segment (for time proportional to x^k that is growth * x / k), clamped
- * to [IOI_MIN_WIDTH, growth * (hi - lo)]: a flat or falling segment would
- * otherwise ask for an unbounded interval.
+ * segment (for time proportional to x^k that is growth * x / k).  The
+ * width is clamped to [IOI_MIN_WIDTH, x - lo + IOI_MIN_WIDTH]: a flat or
+ * falling segment (a fixed overhead dominating small work metrics) would
+ * otherwise ask for an interval so wide that almost no sample lands near
+ * the chain's end; the clamp still lets a flat profile grow by half its
+ * length per step.
  */
 static void interval(struct planner *pl, double *a, double *b)
 {
 	const struct sibyl_plan_params *p = pl->p;
 	double lo = (double)p->lo, hi = (double)p->hi;
-	double wmax = fmax(IOI_MIN_WIDTH, p->growth * (hi - lo)), w;
+	double w;
 
 	if (!pl->have_chain) {
-		w = IOI_MIN_WIDTH * ldexp(1, (int)(pl->without_chain / PRECHAIN_DOUBLING));
+		w = IOI_MIN_WIDTH * ldexp(1, (int)fmin(60, pl->without_chain / PRECHAIN_DOUBLING));
 		*a = lo;
-		*b = fmin(hi, lo + fmin(w, wmax));
+		*b = fmin(hi, lo + w);
 		return;
 	}
 	struct sibyl_ols_fit f;
 	double x = pl->m.nodes[pl->ccol].x;
 
 	sibyl_matrix_fit(&pl->m, pl->crow, pl->ccol, &f);
-	double y = sibyl_ols_predict(&f, x);
+	double y = sibyl_ols_predict(&f, x), wmax = x - lo + IOI_MIN_WIDTH;
 
 	w = f.b > 0 && y > 0 ? p->growth * y / f.b : wmax;
 	w = fmin(fmax(w, IOI_MIN_WIDTH), wmax);
@@ -182,7 +186,8 @@ int sibyl_plan_run(const struct sibyl_plan_params *p, sibyl_measure_fn measure,
 		   struct sibyl_plan_result *r)
 {
 	struct planner pl = { .p = p, .rng = p->seed };
-	struct sibyl_matrix_params mp = { p->segment_error, p->sample_error, p->confidence };
+	struct sibyl_matrix_params mp = { p->segment_error, p->sample_error, p->confidence,
+					  p->time_floor };
 	double t0 = (double)sibyl_mono_ns();
 
 	memset(r, 0, sizeof(*r));

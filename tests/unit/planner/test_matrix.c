@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct sibyl_matrix_params params = { 0.10, 0.10, 0.95 };
+static const struct sibyl_matrix_params params = { 0.10, 0.10, 0.95, 0 };
 
 static double curve(double x, uint64_t *rng)
 {

@@ -1,0 +1,108 @@
+/* Baselines for --evaluate: uniform sampling and a power-law fit. */
+#include "planner/evaluate.h"
+
+#include <gsl/gsl_multifit_nlinear.h>
+#include <gsl/gsl_vector.h>
+#include <math.h>
+#include <stdlib.h>
+
+uint64_t *sibyl_uniform_metrics(uint64_t lo, uint64_t hi, size_t budget, size_t *n)
+{
+	uint64_t *v = malloc((budget + 2) * sizeof(*v));
+	size_t k = 0;
+
+	if (budget < 2)
+		budget = 2;
+	for (size_t i = 0; i < budget; i++) {
+		uint64_t x = lo + (uint64_t)llround((double)(hi - lo) * (double)i / (double)(budget - 1));
+
+		if (k == 0 || x > v[k - 1])
+			v[k++] = x;
+	}
+	*n = k;
+	return v;
+}
+
+/* The fit is made on u = x / xmax and v = y / ymax so the three
+ * parameters have similar scales; residuals are relative to y. */
+struct power_data {
+	const double *u, *v;
+	size_t n;
+};
+
+static int residuals(const gsl_vector *q, void *data, gsl_vector *f)
+{
+	const struct power_data *d = data;
+	double a = gsl_vector_get(q, 0), b = gsl_vector_get(q, 1), c = gsl_vector_get(q, 2);
+
+	for (size_t i = 0; i < d->n; i++)
+		gsl_vector_set(f, i, (a * pow(d->u[i], b) + c - d->v[i]) / d->v[i]);
+	return GSL_SUCCESS;
+}
+
+/* Starting point: c at half the smallest time, then log(v - c) against
+ * log(u) by ordinary least squares gives b and a. */
+static void log_space_start(const struct power_data *d, double q[3])
+{
+	double vmin = INFINITY, sx = 0, sy = 0, sxx = 0, sxy = 0, m = 0;
+
+	for (size_t i = 0; i < d->n; i++)
+		vmin = fmin(vmin, d->v[i]);
+	q[2] = vmin / 2;
+	for (size_t i = 0; i < d->n; i++) {
+		if (d->v[i] <= q[2] || d->u[i] <= 0)
+			continue;
+		double lx = log(d->u[i]), ly = log(d->v[i] - q[2]);
+
+		sx += lx, sy += ly, sxx += lx * lx, sxy += lx * ly, m++;
+	}
+	double den = m * sxx - sx * sx;
+
+	q[1] = m >= 2 && den > 0 ? (m * sxy - sx * sy) / den : 1;
+	q[0] = m >= 2 ? exp((sy - q[1] * sx) / m) : 1;
+}
+
+int sibyl_power_fit(const double *x, const double *y, size_t n, double *a, double *b,
+		    double *c)
+{
+	double xmax = 0, ymax = 0, q0[3];
+
+	for (size_t i = 0; i < n; i++) {
+		xmax = fmax(xmax, x[i]);
+		ymax = fmax(ymax, y[i]);
+		if (!(y[i] > 0))
+			return -1;
+	}
+	if (n < 3 || !(xmax > 0))
+		return -1;
+	double *u = malloc(n * sizeof(*u)), *v = malloc(n * sizeof(*v));
+
+	for (size_t i = 0; i < n; i++)
+		u[i] = x[i] / xmax, v[i] = y[i] / ymax;
+	struct power_data d = { u, v, n };
+	gsl_multifit_nlinear_fdf fdf = { residuals, NULL, NULL, n, 3, &d, 0, 0, 0 };
+	gsl_multifit_nlinear_parameters fp = gsl_multifit_nlinear_default_parameters();
+	gsl_multifit_nlinear_workspace *w =
+		gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &fp, n, 3);
+	gsl_vector_view start = gsl_vector_view_array(q0, 3);
+	int info, rc;
+
+	log_space_start(&d, q0);
+	gsl_set_error_handler_off();
+	rc = gsl_multifit_nlinear_init(&start.vector, &fdf, w);
+	if (rc == GSL_SUCCESS)
+		rc = gsl_multifit_nlinear_driver(500, 1e-10, 1e-10, 1e-10, NULL, NULL, &info, w);
+	const gsl_vector *q = gsl_multifit_nlinear_position(w);
+	double qa = gsl_vector_get(q, 0), qb = gsl_vector_get(q, 1), qc = gsl_vector_get(q, 2);
+
+	/* Keep the log-space start if the iteration wandered off. */
+	if (!isfinite(qa) || !isfinite(qb) || !isfinite(qc))
+		qa = q0[0], qb = q0[1], qc = q0[2];
+	*a = qa * ymax / pow(xmax, qb);
+	*b = qb;
+	*c = qc * ymax;
+	gsl_multifit_nlinear_free(w);
+	free(u);
+	free(v);
+	return 0;
+}

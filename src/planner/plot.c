@@ -1,0 +1,139 @@
+/* Profile plots with PLplot. */
+#define _GNU_SOURCE
+#include "planner/plot.h"
+
+#include <math.h>
+#include <plplot.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *device_for(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+
+	if (dot && !strcasecmp(dot, ".png"))
+		return "pngcairo";
+	if (dot && !strcasecmp(dot, ".svg"))
+		return "svg";
+	return NULL;
+}
+
+/* Seconds, milliseconds or microseconds, whichever reads best. */
+static double time_unit(double ymax, const char **name)
+{
+	if (ymax < 1e-3) {
+		*name = "microseconds";
+		return 1e6;
+	}
+	if (ymax < 1) {
+		*name = "milliseconds";
+		return 1e3;
+	}
+	*name = "seconds";
+	return 1;
+}
+
+static void draw_points(const struct sibyl_point *v, size_t n, double scale, int symbol)
+{
+	PLFLT *x = malloc((n + 1) * sizeof(*x)), *y = malloc((n + 1) * sizeof(*y));
+
+	for (size_t i = 0; i < n; i++)
+		x[i] = v[i].x, y[i] = v[i].y * scale;
+	if (symbol)
+		plpoin((PLINT)n, x, y, symbol);
+	else
+		plline((PLINT)n, x, y);
+	free(x);
+	free(y);
+}
+
+/* An envelope: each implementation's pieces in its own colour. */
+static void draw_pieces(const struct sibyl_profile *p, double scale)
+{
+	for (size_t i = 0; i < p->npieces; i++) {
+		const struct sibyl_piece *q = &p->pieces[i];
+		size_t k = 0;
+		struct sibyl_point *v = malloc((p->npoints + 2) * sizeof(*v));
+
+		v[k++] = (struct sibyl_point){ q->from, sibyl_profile_eval(p, q->from) };
+		for (size_t j = 0; j < p->npoints; j++)
+			if (p->points[j].x > q->from && p->points[j].x < q->to)
+				v[k++] = p->points[j];
+		v[k++] = (struct sibyl_point){ q->to, sibyl_profile_eval(p, q->to) };
+		plcol0(2 + (PLINT)(i % 12));
+		draw_points(v, k, scale, 0);
+		free(v);
+	}
+}
+
+static void draw(const struct sibyl_profile *p)
+{
+	double xmin = p->lo, xmax = p->hi, ymax = 0;
+	const char *unit;
+
+	for (size_t i = 0; i < p->npoints; i++)
+		ymax = fmax(ymax, p->points[i].y);
+	for (size_t i = 0; i < p->nsamples; i++)
+		ymax = fmax(ymax, p->samples[i].y);
+	if (!(xmax > xmin))
+		xmax = xmin + 1;
+	double scale = time_unit(ymax > 0 ? ymax : 1, &unit);
+	char ylabel[64], title[256];
+
+	snprintf(ylabel, sizeof(ylabel), "time (%s)", unit);
+	snprintf(title, sizeof(title), "%s%s", p->name ? p->name : "profile",
+		 p->complete ? "" : " (partial)");
+	plcol0(15);
+	plenv(xmin, xmax, 0, (ymax > 0 ? ymax : 1) * scale * 1.05, 0, 0);
+	pllab(p->work_metric && *p->work_metric ? p->work_metric : "work metric", ylabel, title);
+	plcol0(1);
+	draw_points(p->samples, p->nsamples, scale, 1);
+	plwidth(2);
+	if (p->npieces)
+		draw_pieces(p, scale);
+	else {
+		plcol0(9);
+		draw_points(p->points, p->npoints, scale, 0);
+		plcol0(2);
+		draw_points(p->points, p->npoints, scale, 4);
+	}
+}
+
+int sibyl_plot_profile(const struct sibyl_profile *p, const char *path, bool force,
+		       char *err, size_t errlen)
+{
+	const char *dev = device_for(path);
+	char *tmp = NULL;
+
+	if (!dev)
+		return snprintf(err, errlen, "%s: the plot must end in .png or .svg", path), -1;
+	if (!force && access(path, F_OK) == 0)
+		return snprintf(err, errlen, "%s: exists (use --force to replace it)", path), -1;
+	if (asprintf(&tmp, "%s.tmp.%d", path, (int)getpid()) < 0)
+		return snprintf(err, errlen, "out of memory"), -1;
+	FILE *probe = fopen(tmp, "w");
+
+	if (!probe) {
+		snprintf(err, errlen, "%s: cannot write there", path);
+		free(tmp);
+		return -1;
+	}
+	fclose(probe);
+	plsdev(dev);
+	plsfnam(tmp);
+	plscolbg(255, 255, 255);
+	plspage(0, 0, 1000, 700, 0, 0);
+	plinit();
+	draw(p);
+	plend();
+	if (rename(tmp, path)) {
+		snprintf(err, errlen, "%s: cannot rename the plot into place", path);
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	return 0;
+}

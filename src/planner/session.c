@@ -1,0 +1,103 @@
+/* One planning session: worker process, planner, provenance. */
+#include "planner/session.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+static json_t *machine(void)
+{
+	struct utsname u;
+	char host[256] = "", cpu[256] = "", line[512];
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	gethostname(host, sizeof(host) - 1);
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
+			snprintf(cpu, sizeof(cpu), "%s", strchr(line, ':') + 2);
+			cpu[strcspn(cpu, "\n")] = '\0';
+			break;
+		}
+	if (f)
+		fclose(f);
+	uname(&u);
+	return json_pack("{sssssssi}", "hostname", host, "cpu", cpu, "kernel", u.release,
+			 "cpus", (int)sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+static json_t *provenance(const struct sibyl_plan_request *rq)
+{
+	const struct sibyl_adapter *a = rq->adapter;
+	const struct sibyl_plan_params *p = &rq->params;
+
+	return json_pack("{s{sssssssssssb}sisoss?ss?s{sIsIsfsfsfsfsIsfsf}ss}",
+			 "adapter", "name", a->name, "description", a->description ? a->description : "",
+			 "work_metric", a->work_metric ? a->work_metric : "",
+			 "params", a->params_doc ? a->params_doc : "", "source", rq->source,
+			 "threaded", (a->flags & SIBYL_ADAPTER_THREADED) != 0,
+			 "threads", (int)rq->config.threads, "machine", machine(),
+			 "device", rq->config.device, "platform", rq->config.platform,
+			 "parameters", "lo", (json_int_t)p->lo, "hi", (json_int_t)p->hi,
+			 "segment_error", p->segment_error, "sample_error", p->sample_error,
+			 "growth", p->growth, "confidence", p->confidence,
+			 "seed", (json_int_t)p->seed, "timeout", rq->timeout,
+			 "time_floor", p->time_floor,
+			 "clock", "tsc");
+}
+
+static void progress(void *ctx, size_t samples, double end)
+{
+	const struct sibyl_plan_request *rq = ctx;
+	const struct sibyl_plan_params *p = &rq->params;
+	double done = end < (double)p->lo ? 0 : (end - (double)p->lo) / (double)(p->hi - p->lo);
+
+	fprintf(stderr, "\rsibyl: plan %s: %zu samples, profile covers %.1f%% ", rq->adapter->name,
+		samples, 100 * done);
+}
+
+static const char *status_name(enum sibyl_plan_status s)
+{
+	return s == SIBYL_PLAN_DONE ? "complete" : s == SIBYL_PLAN_LIMIT ? "limit" : "failed";
+}
+
+int sibyl_plan_adapter(const struct sibyl_plan_request *rq, struct sibyl_plan_result *r,
+		       struct sibyl_worker **keep)
+{
+	struct sibyl_worker *w;
+
+	memset(r, 0, sizeof(*r));
+	if (keep)
+		*keep = NULL;
+	w = sibyl_worker_start(rq->adapter, &rq->config, rq->timeout, r->message,
+			       sizeof(r->message));
+	if (!w) {
+		r->status = SIBYL_PLAN_FAILED;
+		return -1;
+	}
+	int rc = sibyl_plan_run(&rq->params, sibyl_worker_measure_cb, w,
+				rq->progress ? progress : NULL, (void *)rq, r);
+
+	if (rq->progress)
+		fprintf(stderr, "\r\033[K");
+	if (r->profile) {
+		struct sibyl_profile *p = r->profile;
+
+		p->name = strdup(rq->adapter->name);
+		p->work_metric = strdup(rq->adapter->work_metric ? rq->adapter->work_metric : "");
+		p->provenance = provenance(rq);
+		p->stats = json_pack("{sssIsIsIsIsf}", "status", status_name(r->status),
+				     "samples", (json_int_t)r->samples,
+				     "unique_work_metrics", (json_int_t)r->unique,
+				     "points", (json_int_t)p->npoints,
+				     "segments", (json_int_t)p->nsegments, "seconds", r->seconds);
+		if (r->status != SIBYL_PLAN_DONE)
+			json_object_set_new(p->stats, "stopped", json_string(r->message));
+	}
+	if (keep && rc == 0)
+		*keep = w;
+	else
+		sibyl_worker_stop(w);
+	return rc;
+}

@@ -1,0 +1,29 @@
+/* Planning one adapter end to end: worker, planner, provenance. */
+#ifndef SIBYL_PLANNER_SESSION_H
+#define SIBYL_PLANNER_SESSION_H
+
+#include "planner/planner.h"
+#include "planner/worker.h"
+
+#include <stdbool.h>
+
+struct sibyl_plan_request {
+	const struct sibyl_adapter *adapter;
+	const char *source;        /* "builtin" or the .so path */
+	struct sibyl_adapter_config config;
+	struct sibyl_plan_params params;
+	double timeout;            /* per sample, seconds */
+	bool progress;             /* a progress line on stderr */
+};
+
+/*
+ * Start a worker, run the planner, name the profile and attach its
+ * provenance (machine, adapter, parameters) and statistics.  Returns 0
+ * when the profile spans the range; -1 otherwise, with r->message (and
+ * r->profile when part of the range was covered).  With keep, the worker
+ * stays running for evaluation (NULL if it died).
+ */
+int sibyl_plan_adapter(const struct sibyl_plan_request *rq, struct sibyl_plan_result *r,
+		       struct sibyl_worker **keep);
+
+#endif

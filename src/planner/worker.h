@@ -1,0 +1,41 @@
+/*
+ * Sampling in a worker process, so an adapter that crashes or hangs
+ * cannot take the planner down: the worker runs the adapter's init once,
+ * then one sample (setup, timed run, teardown) per request over a pipe.
+ * Each sample has a deadline; a worker that dies or misses it is killed
+ * and the request fails with "adapter X crashed (signal N) at work metric
+ * M" or "adapter X timed out after T s at work metric M".  The caller
+ * stops there and keeps what it learned (no restart: an adapter that
+ * crashed at one work metric would most likely crash again nearby).
+ */
+#ifndef SIBYL_PLANNER_WORKER_H
+#define SIBYL_PLANNER_WORKER_H
+
+#include <sibyl/adapter.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct sibyl_worker;
+
+/* Seconds from the TSC, calibrated once per process (the adapters' clock). */
+double sibyl_plan_now(void);
+void sibyl_plan_clock_init(void);
+/* The median step between two back-to-back reads of that clock (seconds). */
+double sibyl_plan_resolution(void);
+
+/* Fork the worker and run init there; NULL with a one-line reason. */
+struct sibyl_worker *sibyl_worker_start(const struct sibyl_adapter *a,
+					const struct sibyl_adapter_config *config,
+					double timeout, char *err, size_t errlen);
+/* One sample: 0 and the run's seconds, or -1 with a one-line reason (the
+ * worker is gone after a crash or timeout). */
+int sibyl_worker_measure(struct sibyl_worker *w, uint64_t metric, double *seconds,
+			 char *err, size_t errlen);
+/* A sibyl_measure_fn over a worker (ctx is the worker). */
+int sibyl_worker_measure_cb(void *ctx, uint64_t metric, double *seconds, char *err,
+			    size_t errlen);
+/* Ask the worker to run fini and exit; kill it if it does not. */
+void sibyl_worker_stop(struct sibyl_worker *w);
+
+#endif
