@@ -14,6 +14,8 @@
 #include <llvm-c/Analysis.h>
 #include <llvm-c/BitReader.h>
 #include <llvm-c/BitWriter.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/Transforms/PassBuilder.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,6 +67,23 @@ void ic_module_close(struct ic_module *m)
 	*m = (struct ic_module){ 0 };
 }
 
+/* Inline the helpers (marked alwaysinline by ic_add_param) here rather
+ * than trusting the device compiler to: a helper left out of line keeps
+ * the counters in memory, behind a pointer. */
+static int inline_helpers(LLVMModuleRef mod)
+{
+	LLVMPassBuilderOptionsRef opt = LLVMCreatePassBuilderOptions();
+	LLVMErrorRef err = LLVMRunPasses(mod, "always-inline", NULL, opt);
+
+	LLVMDisposePassBuilderOptions(opt);
+	if (!err)
+		return 0;
+	char *msg = LLVMGetErrorMessage(err);
+	sibyl_err("instrument: inlining the helpers: %s", msg);
+	LLVMDisposeErrorMessage(msg);
+	return -1;
+}
+
 static int write_bitcode(LLVMModuleRef mod, struct sibyl_instrumented *out)
 {
 	char *msg = NULL;
@@ -79,6 +98,8 @@ static int write_bitcode(LLVMModuleRef mod, struct sibyl_instrumented *out)
 		return -1;
 	}
 	LLVMDisposeMessage(msg);
+	if (inline_helpers(mod))
+		return -1;
 	LLVMMemoryBufferRef buf = LLVMWriteBitcodeToMemoryBuffer(mod);
 	out->size = LLVMGetBufferSize(buf);
 	out->bitcode = malloc(out->size);
