@@ -35,6 +35,16 @@ struct opts {
 	bool inst, timeit, stat, json, coarse, dump_args, force;
 };
 
+/* Struct members' signedness is not in the bitcode: ask libclang. */
+static void refine(const struct opts *o, struct sibyl_kernels *ks)
+{
+	struct sibyl_strlist args = { 0 };
+
+	sibyl_compile_frontend_args(&o->c, &args);
+	sibyl_kernels_refine(ks, o->c.file, args.items, (int)args.count);
+	sibyl_strlist_free(&args);
+}
+
 /* A terminal user may pick the kernel; scripts get the listing. */
 static const struct sibyl_kernel *prompt_kernel(const struct sibyl_kernels *ks)
 {
@@ -334,6 +344,7 @@ int cmd_kernel(int argc, char **argv)
 		sibyl_err("kernel: %s defines no kernel", o.c.file);
 		goto out;
 	}
+	refine(&o, &ks);
 	if (o.kernel && !(k = sibyl_kernels_find(&ks, o.kernel))) {
 		sibyl_err("kernel: %s has no kernel '%s'", o.c.file, o.kernel);
 		goto out;

@@ -114,7 +114,8 @@ static void gen_value(const struct sibyl_ktype *t, uint64_t g, uint64_t *s, unsi
 		break;
 	case SIBYL_KT_STRUCT:
 		for (size_t i = 0; i < t->n; i++)
-			gen_value(t->members[i], g, s, p + t->offsets[i]);
+			if (!t->members[i]->is_padding)
+				gen_value(t->members[i], g, s, p + t->offsets[i]);
 		break;
 	case SIBYL_KT_OPAQUE:
 		break;
@@ -191,7 +192,9 @@ json_t *sibyl_value_json(const struct sibyl_ktype *t, const void *p)
 	case SIBYL_KT_STRUCT:
 		a = json_array();
 		for (size_t i = 0; i < t->n; i++)
-			json_array_append_new(a, sibyl_value_json(t->members[i], b + t->offsets[i]));
+			if (!t->members[i]->is_padding)
+				json_array_append_new(a, sibyl_value_json(t->members[i],
+									  b + t->offsets[i]));
 		return a;
 	case SIBYL_KT_OPAQUE:
 		break;

@@ -77,6 +77,15 @@ char *sibyl_build_options(const struct sibyl_compile_opts *o)
 	return s;
 }
 
+#define FRONTEND "-target spir64 -x cl -cl-std=CL1.2 -Xclang -finclude-default-header"
+
+void sibyl_compile_frontend_args(const struct sibyl_compile_opts *o, struct sibyl_strlist *l)
+{
+	add_words(l, FRONTEND);
+	add_defines_includes(l, o);
+	add_words(l, o->build_options);
+}
+
 /* The clang-14 command line: the recipe PoCL accepts (spir64, CL1.2,
  * default header, arg info for names and qualifiers). */
 static void clang_argv(struct sibyl_strlist *l, const struct sibyl_compile_opts *o,
@@ -85,8 +94,7 @@ static void clang_argv(struct sibyl_strlist *l, const struct sibyl_compile_opts 
 	const char *lvl = o->opt_level ? o->opt_level : "0";
 	char *w;
 
-	add_words(l, SIBYL_CLANG " -target spir64 -x cl -cl-std=CL1.2 -Xclang "
-		  "-finclude-default-header -emit-llvm -c -fgnu89-inline -cl-kernel-arg-info");
+	add_words(l, SIBYL_CLANG " " FRONTEND " -emit-llvm -c -fgnu89-inline -cl-kernel-arg-info");
 	if (asprintf(&w, "-O%s", lvl) < 0)
 		abort();
 	sibyl_strlist_take(l, w);

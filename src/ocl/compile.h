@@ -24,6 +24,10 @@ struct sibyl_compile_opts {
  * malloc'd. Returns 0 or -1. */
 int sibyl_compile_spir(const struct sibyl_compile_opts *o, void **bc, size_t *size);
 
+/* The front-end options of that compile (target, language, -D, -I, the
+ * user's), for libclang. */
+void sibyl_compile_frontend_args(const struct sibyl_compile_opts *o, struct sibyl_strlist *l);
+
 /* malloc'd first "error:" line of a compiler log (or its first line). */
 char *sibyl_first_error_line(const char *log);
 

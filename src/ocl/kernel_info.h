@@ -27,6 +27,7 @@ struct sibyl_ktype {
 	unsigned bits;
 	bool is_signed;		/* known for kernel arguments, not for members */
 	bool is_bool;
+	bool is_padding;	/* a struct member clang added for alignment */
 	size_t size;		/* allocation size in bytes (a float3 takes 16) */
 	size_t n;
 	struct sibyl_ktype *elem;	/* VECTOR, ARRAY */
@@ -64,6 +65,11 @@ struct sibyl_kernels {
 /* Read every kernel of SPIR bitcode (kernel_info.c, the only part that
  * needs LLVM). Returns 0, or -1 after one error line. */
 int sibyl_kernels_read(const void *bc, size_t size, struct sibyl_kernels *out);
+
+/* Signedness and bool of struct members, from the source through
+ * libclang (kernel_types.c); `args` are clang's front-end options. */
+void sibyl_kernels_refine(struct sibyl_kernels *ks, const char *file, const char *const *args,
+			  int nargs);
 
 /* The rest (kernel_sig.c) is plain C, shared with sibyl-kernel-run. */
 struct sibyl_ktype *sibyl_ktype_new(enum sibyl_ktype_kind kind, size_t size);

@@ -96,9 +96,9 @@ json_t *sibyl_kernel_json(const struct sibyl_kernel *k)
 
 static json_t *ktype_json(const struct sibyl_ktype *t)
 {
-	json_t *j = json_pack("{s:s, s:I, s:i, s:b, s:b}", "k", tkinds[t->kind],
+	json_t *j = json_pack("{s:s, s:I, s:i, s:b, s:b, s:b}", "k", tkinds[t->kind],
 			      "size", (json_int_t)t->size, "bits", (int)t->bits,
-			      "signed", t->is_signed, "bool", t->is_bool);
+			      "signed", t->is_signed, "bool", t->is_bool, "padding", t->is_padding);
 
 	if (t->elem) {
 		json_object_set_new(j, "n", json_integer((json_int_t)t->n));
@@ -129,6 +129,7 @@ static struct sibyl_ktype *ktype_from(json_t *j)
 	t->bits = (unsigned)json_integer_value(json_object_get(j, "bits"));
 	t->is_signed = json_is_true(json_object_get(j, "signed"));
 	t->is_bool = json_is_true(json_object_get(j, "bool"));
+	t->is_padding = json_is_true(json_object_get(j, "padding"));
 	if (json_object_get(j, "elem")) {
 		t->n = (size_t)json_integer_value(json_object_get(j, "n"));
 		t->elem = ktype_from(json_object_get(j, "elem"));

@@ -9,6 +9,8 @@ for k in scalars vectors structs; do
 	"$SIBYL" kernel -f "$K/$k.cl" -k $k -g 64 --seed 7 --dump-args --json > "$WORK/$k.json"
 	"${CHECK[@]}" $k "$WORK/$k.json" 64
 done
+"$SIBYL" kernel -f "$K/structs.cl" -k padded -g 8 --dump-args --json > "$WORK/padded.json"
+"${CHECK[@]}" padded "$WORK/padded.json" 8
 "$SIBYL" kernel -f "$K/pointers.cl" -k pointers -g 64 -l 16 --seed 7 --dump-args --json \
 	> "$WORK/pointers.json"
 "${CHECK[@]}" pointers "$WORK/pointers.json" 64

@@ -57,6 +57,18 @@ elif kernel == "structs":
     expect("struct floats", [f, d], after["fo"][:2])
     expect("struct buffer copied", args["src"], after["dst"])
     expect("struct buffer length", [g], [len(args["src"])])
+    # Signedness of members comes from the source (libclang): char, int
+    # and short members take negative values too, uchar2 never does.
+    signed = flat([[[c, a] for c, a in e[1]] + [e[4]] for e in args["src"]])
+    unsigned = flat([e[3] for e in args["src"]])
+    if not any(v < 0 for v in signed) or any(not -g <= v <= g for v in signed):
+        sys.exit(f"FAIL: structs: signed members not in [-{g}, {g}] with negatives")
+    if any(not 0 <= v < g for v in unsigned):
+        sys.exit(f"FAIL: structs: unsigned members outside [0, {g})")
+    print("ok: structs: member signedness from the source")
+elif kernel == "padded":
+    expect("members without clang's padding", [2], [len(args["p"])])
+    expect("int4 and uchar", flat(args["p"]), after["o"][:5])
 elif kernel == "pointers":
     expect("constant -> local -> global", args["in"], after["out"])
     expect("half buffer", args["h"], after["hf"])

@@ -19,3 +19,14 @@ __kernel void structs(__global long *o, __global double *fo, outer_t x,
 	o[k++] = x.v.x; o[k++] = x.v.y; o[k++] = x.s;
 	fo[0] = x.f; fo[1] = x.d;
 }
+
+/* clang lays this out as { <4 x i32>, i8, [15 x i8] }: the explicit
+ * padding is no field, gets no value, and is not reported. */
+typedef struct { int4 v; uchar b; } padded_t;
+
+__kernel void padded(__global long *o, padded_t p)
+{
+	if (get_global_id(0) == 0) {
+		o[0] = p.v.x; o[1] = p.v.y; o[2] = p.v.z; o[3] = p.v.w; o[4] = p.b;
+	}
+}
