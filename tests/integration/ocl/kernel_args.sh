@@ -14,6 +14,8 @@ done
 "$SIBYL" kernel -f "$K/pointers.cl" -k pointers -g 64 -l 16 --seed 7 --dump-args --json \
 	> "$WORK/pointers.json"
 "${CHECK[@]}" pointers "$WORK/pointers.json" 64
+"$SIBYL" kernel -f "$K/bools.cl" -k bools -g 64 --dump-args --json > "$WORK/bools.json"
+"${CHECK[@]}" bools "$WORK/bools.json" 64
 
 # The same seed gives the same values; another seed other values.
 args_of() { json "j['samples'][0]['args']" "$1"; }

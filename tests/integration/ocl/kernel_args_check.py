@@ -69,6 +69,11 @@ elif kernel == "structs":
 elif kernel == "padded":
     expect("members without clang's padding", [2], [len(args["p"])])
     expect("int4 and uchar", flat(args["p"]), after["o"][:5])
+elif kernel == "bools":
+    b = [e[1] for e in args["r"]]
+    expect("bool members", b, after["o"])
+    if set(b) != {0, 1}:
+        sys.exit(f"FAIL: bools: expected both 0 and 1, got {sorted(set(b))}")
 elif kernel == "pointers":
     expect("constant -> local -> global", args["in"], after["out"])
     expect("half buffer", args["h"], after["hf"])

@@ -79,3 +79,14 @@ if command -v script > /dev/null; then
 fi
 "$SIBYL" kernel -f "$K/loop.cl" -k loop -g 64:128:64 --out "$WORK/q.jsonl" 2> "$WORK/quiet.txt"
 [ ! -s "$WORK/quiet.txt" ] || fail "progress output without a terminal: $(cat "$WORK/quiet.txt")"
+
+# --static counts the IR without running; -O changes the IR counted.
+"$SIBYL" kernel -f "$K/loop.cl" -k loop --static > "$WORK/static.txt"
+head -1 "$WORK/static.txt" | grep -qx "Instructions executed for kernel 'loop':" || fail "--static header"
+"$SIBYL" kernel -f "$K/loop.cl" -k loop --static --json > "$WORK/static.json"
+expect_eq "one ret in the IR" 1 "$(json "j['static']['ret']" "$WORK/static.json")"
+"$SIBYL" kernel -f "$K/loop.cl" -k loop --static -O2 --json > "$WORK/static2.json"
+expect_eq "-O2 removes the allocas" 0 "$(json "j['static'].get('alloca', 0)" "$WORK/static2.json")"
+"$SIBYL" kernel -f "$K/loop.cl" -k loop -g 64 -i -O2 --json > "$WORK/o2.json"
+expect_eq "-i -O2: no private memory traffic" False \
+	"$(json "any(k.startswith('load private') for k in j['instcounts'])" "$WORK/o2.json")"
