@@ -34,7 +34,7 @@ static const struct sibyl_command_help help = {
 struct plan_opts {
 	bool list, json, force;
 	const char *adapter, *adapter_so, *range, *output, *device, *platform;
-	long threads, seed, evaluate, max_samples;
+	long threads, seed, evaluate, max_samples, repeat;
 	double segment_error, sample_error, growth, confidence, timeout, max_seconds;
 };
 
@@ -122,7 +122,7 @@ static int list_adapters(const struct plan_opts *o)
 
 		snprintf(range, sizeof(range), "%" PRIu64 ":%" PRIu64, a->min_metric, a->max_metric);
 		if (o->json)
-			json_array_append_new(arr, json_pack("{sssIsIsssssss?}", "name", a->name,
+			json_array_append_new(arr, json_pack("{sssIsIssssssss?}", "name", a->name,
 				"min", (json_int_t)a->min_metric, "max", (json_int_t)a->max_metric,
 				"kind", kind, "description", a->description ? a->description : "",
 				"work_metric", a->work_metric ? a->work_metric : "",
@@ -180,6 +180,9 @@ static int make_request(const struct plan_opts *o, const struct sibyl_adapter *a
 	rq->config.platform = o->platform;
 	rq->config.now = sibyl_plan_now;
 	rq->timeout = o->timeout;
+	if (o->repeat < 1 || o->repeat > 1000)
+		return sibyl_err("plan: --repeat: %ld is not between 1 and 1000", o->repeat);
+	rq->repeat = (unsigned)o->repeat;
 	rq->progress = isatty(STDERR_FILENO);
 	return 0;
 }
@@ -195,8 +198,8 @@ static void print_result(const struct plan_opts *o, const struct sibyl_plan_requ
 	const struct sibyl_profile *p = r->profile;
 
 	if (o->json) {
-		json_t *j = json_pack("{sssisIsIsIsfsb}", "adapter", rq->adapter->name,
-				      "threads", (int)rq->config.threads,
+		json_t *j = json_pack("{sssisisIsIsIsfsb}", "adapter", rq->adapter->name,
+				      "threads", (int)rq->config.threads, "repeat", (int)rq->repeat,
 				      "samples", (json_int_t)r->samples,
 				      "points", (json_int_t)p->npoints,
 				      "segments", (json_int_t)p->nsegments, "seconds", r->seconds,
@@ -289,7 +292,7 @@ static int plan_main(int argc, char **argv)
 {
 	struct plan_opts o = { .threads = 1, .seed = 1, .max_samples = 2000,
 			       .segment_error = 10, .sample_error = 10, .growth = 10,
-			       .confidence = 95, .timeout = 10, .max_seconds = 600 };
+			       .confidence = 95, .timeout = 10, .max_seconds = 600, .repeat = 3 };
 	struct sibyl_option opts[] = {
 		{ "list-adapters", 0, SIBYL_OPT_FLAG, &o.list, NULL, "list the adapters and exit" },
 		{ "adapter", 'a', SIBYL_OPT_STRING, &o.adapter, "NAME", "a built-in adapter" },
@@ -306,6 +309,8 @@ static int plan_main(int argc, char **argv)
 		{ "growth", 0, SIBYL_OPT_DOUBLE, &o.growth, "P", "interval growth factor, % (10)" },
 		{ "confidence", 0, SIBYL_OPT_DOUBLE, &o.confidence, "P", "confidence level, % (95)" },
 		{ "timeout", 0, SIBYL_OPT_DOUBLE, &o.timeout, "SEC", "per-sample time limit (10)" },
+		{ "repeat", 0, SIBYL_OPT_LONG, &o.repeat, "K",
+		  "runs per sample, the fastest counts (3; the paper: 1)" },
 		{ "max-samples", 0, SIBYL_OPT_LONG, &o.max_samples, "N",
 		  "safety stop after N samples (2000; 0 = none)" },
 		{ "max-seconds", 0, SIBYL_OPT_DOUBLE, &o.max_seconds, "SEC",

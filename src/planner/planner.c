@@ -101,6 +101,11 @@ static void interval(struct planner *pl, double *a, double *b)
 	w = fmin(fmax(w, IOI_MIN_WIDTH), wmax);
 	*a = fmax(lo, x - w / 2);
 	*b = fmin(hi, x + w / 2);
+	/* Keep the next sampled work metric past the chain's end inside: if
+	 * an anomalous sample there blocks the chain, more samples at it
+	 * average it away instead of the planner waiting forever. */
+	if (pl->ccol + 1 < pl->m.count)
+		*b = fmax(*b, fmin(hi, pl->m.nodes[pl->ccol + 1].x));
 }
 
 /* The range's ends are sampled exactly, once each: the profile starts and

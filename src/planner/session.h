@@ -13,6 +13,7 @@ struct sibyl_plan_request {
 	struct sibyl_adapter_config config;
 	struct sibyl_plan_params params;
 	double timeout;            /* per sample, seconds */
+	unsigned repeat;           /* runs per sample; the fastest counts */
 	bool progress;             /* a progress line on stderr */
 };
 

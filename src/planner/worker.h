@@ -24,10 +24,13 @@ void sibyl_plan_clock_init(void);
 /* The median step between two back-to-back reads of that clock (seconds). */
 double sibyl_plan_resolution(void);
 
-/* Fork the worker and run init there; NULL with a one-line reason. */
+/* Fork the worker and run init there; NULL with a one-line reason.  Each
+ * sample is the fastest of `repeat` runs (each with its own setup and
+ * teardown); the timeout covers all of them. */
 struct sibyl_worker *sibyl_worker_start(const struct sibyl_adapter *a,
 					const struct sibyl_adapter_config *config,
-					double timeout, char *err, size_t errlen);
+					unsigned repeat, double timeout, char *err,
+					size_t errlen);
 /* One sample: 0 and the run's seconds, or -1 with a one-line reason (the
  * worker is gone after a crash or timeout). */
 int sibyl_worker_measure(struct sibyl_worker *w, uint64_t metric, double *seconds,

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# sibyl plan end to end: listing, planning a built-in adapter and a user
+# adapter object, evaluation, envelope and plots.
+. "$(dirname "$0")/../lib.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
+cc -shared -fPIC -O2 -I"$SIBYL_SOURCE/include" "$HERE/test_adapters.c" -o "$WORK/test.so"
+
+"$SIBYL" plan --list-adapters > "$WORK/list"
+grep -q '^insertion-sort ' "$WORK/list" || fail "insertion-sort not listed"
+"$SIBYL" plan --list-adapters --json > "$WORK/list.json"
+range=$(json "[str(a['min'])+':'+str(a['max']) for a in j if a['name']=='insertion-sort'][0]" "$WORK/list.json")
+grep -q "^insertion-sort  *$range " "$WORK/list" || fail "table and JSON disagree on the range ($range)"
+expect_eq "adapters in the .so" "spin crash hang" \
+	"$("$SIBYL" plan --list-adapters --adapter-so "$WORK/test.so" --json | /usr/bin/python3 -c 'import json,sys; print(" ".join(a["name"] for a in json.load(sys.stdin)))')"
+
+# A built-in adapter on a small range; loose thresholds keep it quick on a
+# busy machine.  Whether it completes or stops, the profile must be valid.
+"$SIBYL" plan --adapter insertion-sort --range 1:3000 --segment-error 30 --sample-error 30 \
+	--max-samples 800 -o "$WORK/isort.json" > "$WORK/isort.out" || true
+[ -s "$WORK/isort.json" ] || fail "no insertion-sort profile"
+expect_eq "profile format" "sibyl-profile 1" "$(json "j['format']+' '+str(j['version'])" "$WORK/isort.json")"
+expect_eq "points ascending" "True" \
+	"$(json "all(a[0] <= b[0] for a, b in zip(j['points'], j['points'][1:]))" "$WORK/isort.json")"
+expect_eq "profile starts at 1" "1.0" "$(json "float(j['points'][0][0])" "$WORK/isort.json")"
+expect_eq "provenance adapter" "insertion-sort" "$(json "j['provenance']['adapter']['name']" "$WORK/isort.json")"
+
+# The user adapter: a linear profile, evaluated.
+"$SIBYL" plan --adapter-so "$WORK/test.so:spin" --range 1:2000 --seed 3 -o "$WORK/spin.json" \
+	--evaluate 30 --json > "$WORK/spin.eval"
+for key in mean_error_pct rmse_pct samples points seconds baselines; do
+	json "j['$key']" "$WORK/spin.eval" > /dev/null || fail "--evaluate --json lacks $key"
+done
+expect_eq "spin profile complete" "True" "$(json "j['complete']" "$WORK/spin.json")"
+err=$(json "j['mean_error_pct']" "$WORK/spin.eval")
+echo "spin: mean error $err%"
+json "j['mean_error_pct'] < 25" "$WORK/spin.eval" | grep -q True || fail "spin mean error $err%"
+
+# Same seed, same samples.
+"$SIBYL" plan --adapter-so "$WORK/test.so:spin" --range 1:2000 --seed 3 -o "$WORK/spin2.json"
+expect_eq "deterministic sample positions" \
+	"$(json "[s[0] for s in j['samples']]" "$WORK/spin.json")" \
+	"$(json "[s[0] for s in j['samples']]" "$WORK/spin2.json")"
+
+# Envelope: the spin profile against itself shifted by a constant.
+/usr/bin/python3 - "$WORK/spin.json" "$WORK/slow.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+j['name'] = 'slow'
+j['points'] = [[x, y * 2 - 1e-3] for x, y in j['points']]
+json.dump(j, open(sys.argv[2], 'w'))
+PY
+"$SIBYL" plan envelope "$WORK/spin.json" "$WORK/slow.json" -o "$WORK/env.json" --json > "$WORK/env.out"
+expect_eq "envelope winners" "slow spin" "$(json "' '.join(p['implementation'] for p in j['pieces'])" "$WORK/env.json")"
+
+"$SIBYL" plan show "$WORK/spin.json" -o "$WORK/spin.png"
+expect_eq "png magic" "PNG" "$(head -c 4 "$WORK/spin.png" | tail -c 3)"
+"$SIBYL" plan show "$WORK/env.json" -o "$WORK/env.svg"
+grep -q '<svg' "$WORK/env.svg" || fail "no svg"
+echo "ok: plan CLI"

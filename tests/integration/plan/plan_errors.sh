@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Bad input to sibyl plan: one error line, a non-zero status, outputs kept.
+. "$(dirname "$0")/../lib.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
+cc -shared -fPIC -O2 -I"$SIBYL_SOURCE/include" "$HERE/test_adapters.c" -o "$WORK/test.so"
+cc -shared -fPIC -O2 -DBAD_ABI -I"$SIBYL_SOURCE/include" "$HERE/test_adapters.c" -o "$WORK/abi.so"
+echo 'int nothing;' > "$WORK/none.c"
+cc -shared -fPIC "$WORK/none.c" -o "$WORK/none.so"
+
+# expect_error WHAT PATTERN -- COMMAND...: non-zero, exactly one stderr line
+# "sibyl: ..." matching PATTERN.
+expect_error() {
+	local what=$1 pattern=$2 status=0
+	shift 3
+	"$@" > "$WORK/out" 2> "$WORK/err" || status=$?
+	[ "$status" -ne 0 ] || fail "$what: exit status 0"
+	[ "$(wc -l < "$WORK/err")" -eq 1 ] || { cat "$WORK/err"; fail "$what: not one error line"; }
+	grep -q "^sibyl: .*$pattern" "$WORK/err" || fail "$what: '$(cat "$WORK/err")' lacks '$pattern'"
+	echo "ok: $what: $(cat "$WORK/err")"
+}
+
+expect_error "unknown adapter" "no adapter 'bogus'" -- "$SIBYL" plan --adapter bogus -o "$WORK/x.json"
+expect_error "range not numbers" "is not LO:HI" -- "$SIBYL" plan --adapter insertion-sort --range 5:x -o "$WORK/x.json"
+expect_error "range backwards" "fewer than 5" -- "$SIBYL" plan --adapter insertion-sort --range 100:10 -o "$WORK/x.json"
+expect_error "negative range" "is not LO:HI" -- "$SIBYL" plan --adapter insertion-sort --range -5:10 -o "$WORK/x.json"
+expect_error "bad percentage" "percentage" -- "$SIBYL" plan --adapter insertion-sort --segment-error 0 -o "$WORK/x.json"
+expect_error "threads on a serial adapter" "single-threaded" -- "$SIBYL" plan --adapter insertion-sort --threads 2 -o "$WORK/x.json"
+expect_error "no output" "-o PROFILE.json is required" -- "$SIBYL" plan --adapter insertion-sort
+expect_error "missing .so" "cannot open shared object" -- "$SIBYL" plan --adapter-so "$WORK/missing.so:x" -o "$WORK/x.json"
+expect_error ".so without the symbol" "does not export sibyl_adapters" -- "$SIBYL" plan --adapter-so "$WORK/none.so:x" -o "$WORK/x.json"
+expect_error "ABI mismatch" "ABI version 2" -- "$SIBYL" plan --adapter-so "$WORK/abi.so:spin" -o "$WORK/x.json"
+expect_error "several adapters, none named" "several adapters" -- "$SIBYL" plan --adapter-so "$WORK/test.so" -o "$WORK/x.json"
+
+# A crashing and a hanging adapter stop the planner, not sibyl.
+expect_error "crashing adapter" "adapter crash crashed (signal 11.*) at work metric" -- \
+	"$SIBYL" plan --adapter-so "$WORK/test.so:crash" --range 1:2000 -o "$WORK/crash.json"
+expect_error "hanging adapter" "adapter hang timed out after 1 s at work metric" -- \
+	"$SIBYL" plan --adapter-so "$WORK/test.so:hang" --range 1:2000 --timeout 1 -o "$WORK/hang.json"
+if [ -e "$WORK/crash.json" ]; then
+	expect_eq "partial profile marked" "False" "$(json "j['complete']" "$WORK/crash.json")"
+	json "j['points'][-1][0] < 50" "$WORK/crash.json" | grep -q True || fail "partial profile beyond the crash"
+fi
+
+# Existing outputs are kept.
+echo keep > "$WORK/exists.json"
+expect_error "existing output" "exists (use --force" -- "$SIBYL" plan --adapter insertion-sort -o "$WORK/exists.json"
+expect_eq "output kept" "keep" "$(cat "$WORK/exists.json")"
+
+# Damaged and foreign profiles.
+printf '{"format": "sibyl-profile", "version": 1, "min_version": 1, "points": [[1, ' > "$WORK/cut.json"
+echo '{"format": "sibyl-profile", "version": 7, "min_version": 5, "range": [1, 2], "points": [[1, 1]]}' > "$WORK/future.json"
+echo '{"hello": 1}' > "$WORK/other.json"
+expect_error "truncated profile" "cut.json: not JSON" -- "$SIBYL" plan show "$WORK/cut.json" -o "$WORK/p.png"
+expect_error "future profile" "unsupported profile version 7" -- "$SIBYL" plan show "$WORK/future.json" -o "$WORK/p.png"
+expect_error "not a profile" "not a performance profile" -- "$SIBYL" plan envelope "$WORK/other.json" -o "$WORK/e.json"
+expect_error "missing profile" "missing.json" -- "$SIBYL" plan envelope "$WORK/missing.json" -o "$WORK/e.json"
+echo '{"format": "sibyl-profile", "version": 1, "min_version": 1, "range": [1, 2], "points": [[1, 1], [2, 2]]}' > "$WORK/ok.json"
+expect_error "plot format" "must end in .png or .svg" -- "$SIBYL" plan show "$WORK/ok.json" -o "$WORK/p.gif"
+[ ! -e "$WORK/p.png" ] || fail "a plot was written for a bad profile"
+echo "ok: plan errors"

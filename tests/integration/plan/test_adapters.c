@@ -1,0 +1,68 @@
+/*
+ * Adapters for the plan integration tests, built into a .so at test time
+ * (cc -shared): "spin" waits metric microseconds on the planner's clock
+ * (a low-noise linear profile), "crash" dies with SIGSEGV and "hang"
+ * never returns from metric 50 on.  With -DBAD_ABI the object claims a
+ * future ABI version.
+ */
+#include <sibyl/adapter.h>
+
+#include <signal.h>
+#include <unistd.h>
+
+#ifdef BAD_ABI
+#define ABI (SIBYL_ADAPTER_ABI_VERSION + 1)
+#else
+#define ABI SIBYL_ADAPTER_ABI_VERSION
+#endif
+
+static double (*now)(void);
+
+static int init(void **state, const struct sibyl_adapter_config *c, char *err, size_t len)
+{
+	(void)err;
+	(void)len;
+	now = c->now;
+	*state = NULL;
+	return 0;
+}
+
+static double spin(void *state, void *sample, uint64_t metric)
+{
+	(void)state;
+	(void)sample;
+	double t0 = now(), t;
+
+	while ((t = now()) - t0 < 2e-6 + metric * 1e-6)
+		;
+	return t - t0;
+}
+
+static double crash(void *state, void *sample, uint64_t metric)
+{
+	if (metric >= 50)
+		raise(SIGSEGV);
+	return spin(state, sample, metric);
+}
+
+static double hang(void *state, void *sample, uint64_t metric)
+{
+	while (metric >= 50)
+		pause();
+	return spin(state, sample, metric);
+}
+
+#define ADAPTER(NAME, RUN) { .abi_version = ABI, .name = NAME, .description = "test " NAME, \
+	.work_metric = "microseconds", .min_metric = 1, .max_metric = 2000, .init = init, \
+	.run = RUN }
+
+static const struct sibyl_adapter adapters[] = {
+	ADAPTER("spin", spin), ADAPTER("crash", crash), ADAPTER("hang", hang),
+};
+static const struct sibyl_adapter *const list[] = { &adapters[0], &adapters[1], &adapters[2] };
+
+const struct sibyl_adapter *const *sibyl_adapters(size_t *count)
+{
+	*count = 3;
+	return list;
+}
