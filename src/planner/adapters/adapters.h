@@ -6,6 +6,7 @@
 #define SIBYL_PLANNER_ADAPTERS_ADAPTERS_H
 
 #include <sibyl/adapter.h>
+#include "planner/adapters/builtin.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -37,6 +38,9 @@ void adapter_fill_random_ints(void *state, int *values, size_t n);
 void adapter_fill_random_floats(void *state, float *values, size_t n);
 /* malloc of n * size bytes, never of 0 bytes, NULL on overflow. */
 void *adapter_alloc(size_t n, size_t size);
+/* The same, written once: an output buffer whose pages are mapped in
+ * setup, so first-touch page faults never land in the timed run. */
+void *adapter_alloc_output(size_t n, size_t size);
 
 /* --- threads ---------------------------------------------------------- */
 
@@ -118,6 +122,8 @@ struct adapter_internal {
 	 * the paper's evaluation with random parameters (matrix multiply). */
 	int (*setup_params)(void *state, const double *params, size_t nparams,
 			    void **sample);
+	/* Optional: see sibyl_builtin_setup_random (builtin.h). */
+	sibyl_setup_random_fn setup_random;
 };
 
 /* Every built-in, listed once: X(name) expands per adapter. Each file

@@ -19,3 +19,11 @@ const struct adapter_internal *const *adapter_internals(size_t *count)
 	*count = sizeof(internals) / sizeof(internals[0]);
 	return internals;
 }
+
+sibyl_setup_random_fn sibyl_builtin_setup_random(const struct sibyl_adapter *a)
+{
+	for (size_t i = 0; i < sizeof(internals) / sizeof(internals[0]); i++)
+		if (internals[i]->adapter == a)
+			return internals[i]->setup_random;
+	return NULL;
+}

@@ -27,7 +27,7 @@ static int setup(void *state, uint64_t metric, void **sample)
 		return -1;
 	s->n = metric;
 	s->x = adapter_alloc(s->n, sizeof(float));
-	s->y = adapter_alloc(s->n, sizeof(float));
+	s->y = adapter_alloc_output(s->n, sizeof(float));
 	if (!s->x || !s->y || s->n == 0) {
 		free(s->x);
 		free(s->y);

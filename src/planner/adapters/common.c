@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static double monotonic_seconds(void)
@@ -98,6 +99,14 @@ void *adapter_alloc(size_t n, size_t size)
 	if (size && n > SIZE_MAX / size)
 		return NULL;
 	return malloc(n * size);
+}
+
+void *adapter_alloc_output(size_t n, size_t size)
+{
+	void *p = adapter_alloc(n, size);
+	if (p)
+		memset(p, 0, (n ? n : 1) * size);
+	return p;
 }
 
 bool adapter_params_ok(const double *params, size_t nparams, size_t want, double min)

@@ -18,7 +18,7 @@ int adapter_image_setup(void *state, size_t rows, size_t cols, size_t win,
 	s->in_cols = cols + win - 1;
 	size_t in_rows = rows + win - 1;
 	s->in = adapter_alloc(in_rows * s->in_cols, sizeof(float));
-	s->out = adapter_alloc(rows * cols, sizeof(float));
+	s->out = adapter_alloc_output(rows * cols, sizeof(float));
 	s->window = adapter_alloc(win * win, sizeof(float));
 	if (!s->in || !s->out || !s->window) {
 		adapter_image_teardown(state, s);

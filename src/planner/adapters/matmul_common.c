@@ -4,34 +4,37 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
-int matmul_setup_shape(void *state, size_t m, size_t n, size_t p,
+int matmul_setup_shape(void *state, size_t m, size_t n, size_t p, bool padded,
 		       struct matmul_sample **out)
 {
 	struct matmul_sample *s = calloc(1, sizeof(*s));
 	if (!s)
 		return -1;
-	*s = (struct matmul_sample){ .m = m, .n = n, .p = p };
+	size_t ld = padded ? (p + 15) / 16 * 16 : p;
+	*s = (struct matmul_sample){ .m = m, .n = n, .p = p, .ld = ld };
 	s->a = adapter_alloc(m * n, sizeof(float));
-	s->b = adapter_alloc(n * p, sizeof(float));
-	s->c = adapter_alloc(m * p, sizeof(float));
+	s->b = adapter_alloc_output(n * ld, sizeof(float));
+	s->c = adapter_alloc_output(m * ld, sizeof(float));
 	if (!s->a || !s->b || !s->c || !m || !n || !p) {
 		matmul_teardown(state, s);
 		return -1;
 	}
 	adapter_fill_random_floats(state, s->a, m * n);
-	adapter_fill_random_floats(state, s->b, n * p);
+	for (size_t k = 0; k < n; k++)
+		adapter_fill_random_floats(state, s->b + k * ld, p);
 	*out = s;
 	return 0;
 }
 
 int matmul_setup_params(void *state, const double *params, size_t nparams,
-			void **sample)
+			bool padded, void **sample)
 {
 	if (!adapter_params_ok(params, nparams, 3, 1))
 		return -1;
 	return matmul_setup_shape(state, (size_t)params[0], (size_t)params[1],
-				  (size_t)params[2], (struct matmul_sample **)sample);
+				  (size_t)params[2], padded, (struct matmul_sample **)sample);
 }
 
 void matmul_teardown(void *state, void *sample)
@@ -53,8 +56,8 @@ int matmul_verify(void *state, void *sample, uint64_t metric)
 		for (size_t j = 0; j < s->p; j++) {
 			double sum = 0;
 			for (size_t k = 0; k < s->n; k++)
-				sum += (double)s->a[i * s->n + k] * s->b[k * s->p + j];
-			double got = s->c[i * s->p + j];
+				sum += (double)s->a[i * s->n + k] * s->b[k * s->ld + j];
+			double got = s->c[i * s->ld + j];
 			if (!(fabs(got - sum) <= 1e-4 * (1 + fabs(sum)) + 1e-6 * s->n))
 				return -1;
 		}
@@ -70,11 +73,70 @@ size_t matmul_params_of(void *sample, double *params)
 	return 3;
 }
 
+/* Random shapes: each matrix at most 2^22 floats (16 MiB), the two
+ * free dimensions at most 4096. */
+#define MAX_ELEMENTS (1u << 22)
+#define MAX_FREE_DIM 4096.0
+
+double matmul_solve_dim(matmul_cost_fn cost, double d[3], int which, double w)
+{
+	double lo = 1, hi = MAX_ELEMENTS;
+	while (hi - lo > 1) {
+		double mid = floor((lo + hi) / 2);
+		d[which] = mid;
+		if (cost(d) < w)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	d[which] = lo;
+	double below = fabs(cost(d) - w);
+	d[which] = hi;
+	if (below < fabs(cost(d) - w))
+		d[which] = lo;
+	return fabs(cost(d) - w) / w;
+}
+
+/* Keep the candidate whose metric is closest (within 0.5% but at the
+ * smallest metrics) and whose matrices fit. */
+static void random_shape(void *state, matmul_cost_fn cost, double w, double dims[3])
+{
+	double best_err = INFINITY;
+	double span = log(MAX_FREE_DIM);
+	dims[0] = dims[1] = dims[2] = 1;
+	for (int attempt = 0; attempt < 256 && best_err > 0.005; attempt++) {
+		int solved = (int)(adapter_random(state) % 3);
+		double d[3];
+		for (int i = 0; i < 3; i++)
+			d[i] = floor(exp(span * adapter_random_unit(state)));
+		double err = matmul_solve_dim(cost, d, solved, w);
+		if (d[0] * d[1] > MAX_ELEMENTS || d[1] * d[2] > MAX_ELEMENTS ||
+		    d[0] * d[2] > MAX_ELEMENTS || err >= best_err)
+			continue;
+		best_err = err;
+		memcpy(dims, d, sizeof(d));
+	}
+}
+
+int matmul_setup_random(void *state, matmul_cost_fn cost, bool padded, uint64_t lo,
+			uint64_t hi, void **sample, double *params, size_t *nparams)
+{
+	double w = lo + adapter_random_unit(state) * (double)(hi - lo);
+	random_shape(state, cost, w, params);
+	*nparams = 3;
+	return matmul_setup_shape(state, (size_t)params[0], (size_t)params[1],
+				  (size_t)params[2], padded, (struct matmul_sample **)sample);
+}
+
 struct matmul_job {
 	struct matmul_sample *s;
 	matmul_kernel_fn kernel;
 	int by_rows;
 };
+
+/* Columns are split in groups of 16 so that a kernel running whole
+ * 16-lane vectors never writes into another thread's columns. */
+#define GROUP 16
 
 static void matmul_range(void *arg, unsigned tid, size_t lo, size_t hi)
 {
@@ -84,11 +146,12 @@ static void matmul_range(void *arg, unsigned tid, size_t lo, size_t hi)
 	if (job->by_rows)
 		job->kernel(s, lo, hi, 0, s->p);
 	else
-		job->kernel(s, 0, s->m, lo, hi);
+		job->kernel(s, 0, s->m, lo * GROUP, hi * GROUP < s->p ? hi * GROUP : s->p);
 }
 
 double matmul_timed(void *state, struct matmul_sample *s, matmul_kernel_fn kernel)
 {
 	struct matmul_job job = { s, kernel, s->m >= s->p };
-	return adapter_timed_parallel(state, job.by_rows ? s->m : s->p, matmul_range, &job);
+	size_t units = job.by_rows ? s->m : (s->p + GROUP - 1) / GROUP;
+	return adapter_timed_parallel(state, units, matmul_range, &job);
 }

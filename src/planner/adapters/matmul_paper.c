@@ -10,7 +10,7 @@
 
 static int setup(void *state, uint64_t metric, void **sample)
 {
-	return matmul_setup_shape(state, metric, FIXED, FIXED,
+	return matmul_setup_shape(state, metric, FIXED, FIXED, false,
 				  (struct matmul_sample **)sample);
 }
 
@@ -21,8 +21,8 @@ static void naive_kernel(const struct matmul_sample *s, size_t i0, size_t i1,
 		for (size_t j = j0; j < j1; j++) {
 			float sum = 0;
 			for (size_t k = 0; k < s->n; k++)
-				sum += s->a[i * s->n + k] * s->b[k * s->p + j];
-			s->c[i * s->p + j] = sum;
+				sum += s->a[i * s->n + k] * s->b[k * s->ld + j];
+			s->c[i * s->ld + j] = sum;
 		}
 }
 
@@ -32,11 +32,27 @@ static double run(void *state, void *sample, uint64_t metric)
 	return matmul_timed(state, sample, naive_kernel);
 }
 
+static double macs_over_256(const double d[3])
+{
+	return d[0] * d[1] * d[2] / (FIXED * FIXED);
+}
+
+static int setup_random(void *state, uint64_t lo, uint64_t hi, void **sample,
+			double *params, size_t *nparams)
+{
+	return matmul_setup_random(state, macs_over_256, false, lo, hi, sample, params, nparams);
+}
+
+static int setup_params(void *state, const double *params, size_t nparams, void **sample)
+{
+	return matmul_setup_params(state, params, nparams, false, sample);
+}
+
 static double metric_of(const double *params, size_t nparams)
 {
 	if (!adapter_params_ok(params, nparams, 3, 1))
 		return -1;
-	return params[0] * params[1] * params[2] / (FIXED * FIXED);
+	return macs_over_256(params);
 }
 
 const struct sibyl_adapter adapter_matmul_paper = {
@@ -60,5 +76,6 @@ const struct adapter_internal adapter_matmul_paper_internal = {
 	.adapter = &adapter_matmul_paper,
 	.verify = matmul_verify,
 	.params_of = matmul_params_of,
-	.setup_params = matmul_setup_params,
+	.setup_params = setup_params,
+	.setup_random = setup_random,
 };

@@ -4,8 +4,9 @@
  *
  *   adapter_probe top [NAME] [THREADS]   time one sample at max_metric
  *   adapter_probe fit COUNT              least-squares cost of "matmul"
- *   adapter_probe shapes NAME COUNT      paper-style check: profile the
- *       adapter along its own metric, then predict COUNT random (m,n,p)
+ *   adapter_probe ratio NAME COUNT       time per metric unit, random shapes
+ *   adapter_probe shapes NAME COUNT      paper-style check: COUNT random
+ *       (m,n,p) against the adapter's own sample at the same metric
  */
 #include "planner/adapters/adapters.h"
 #include "planner/adapters/matmul.h"
@@ -47,34 +48,55 @@ static void *start(const struct sibyl_adapter *a, unsigned threads)
 	return state;
 }
 
-/* The fastest of three runs, each on fresh inputs: on a shared machine
+/* The fastest of REPS runs, each on fresh inputs: on a shared machine
  * the minimum is the least disturbed. */
+#define REPS 5
 static double time_metric(const struct sibyl_adapter *a, void *state, uint64_t m)
 {
-	double t[3];
-	for (int r = 0; r < 3; r++) {
+	double best = INFINITY;
+	for (int r = 0; r < REPS; r++) {
 		void *sample = NULL;
 		if (a->setup && a->setup(state, m, &sample) != 0)
 			return -1;
-		t[r] = a->run(state, sample, m);
+		best = fmin(best, a->run(state, sample, m));
 		if (a->teardown)
 			a->teardown(state, sample);
 	}
-	return fmin(t[0], fmin(t[1], t[2]));
+	return best;
+}
+
+static double run_metric(const struct sibyl_adapter *a, void *state, uint64_t m)
+{
+	void *sample;
+	if (a->setup(state, m, &sample) != 0)
+		exit(1);
+	double t = a->run(state, sample, m);
+	a->teardown(state, sample);
+	return t;
+}
+
+static double run_params(const struct adapter_internal *in, void *state, const double *d)
+{
+	void *sample;
+	if (in->setup_params(state, d, 3, &sample) != 0)
+		exit(1);
+	double t = in->adapter->run(state, sample, 0);
+	in->adapter->teardown(state, sample);
+	return t;
 }
 
 static double time_params(const struct adapter_internal *in, void *state,
 			  const double *params, size_t np)
 {
-	double t[3];
-	for (int r = 0; r < 3; r++) {
+	double best = INFINITY;
+	for (int r = 0; r < REPS; r++) {
 		void *sample;
 		if (in->setup_params(state, params, np, &sample) != 0)
 			return -1;
-		t[r] = in->adapter->run(state, sample, 0);
+		best = fmin(best, in->adapter->run(state, sample, 0));
 		in->adapter->teardown(state, sample);
 	}
-	return fmin(t[0], fmin(t[1], t[2]));
+	return best;
 }
 
 static void top(const char *only, unsigned threads)
@@ -126,7 +148,15 @@ static void fit(int count)
 		f[MATMUL_NF] = 1;
 		for (int j = 0; j < NF; j++)
 			gsl_matrix_set(x, i, j, f[j]);
-		double t = time_params(in, state, d, 3);
+		/* Time relative to a fixed reference product run alternately:
+		 * a machine that slows down for seconds slows both. */
+		static const double ref_shape[3] = { 256, 128, 128 };
+		double t = INFINITY, ref = INFINITY;
+		for (int r = 0; r < REPS; r++) {
+			t = fmin(t, run_params(in, state, d));
+			ref = fmin(ref, run_params(in, state, ref_shape));
+		}
+		t /= ref;
 		gsl_vector_set(y, i, t);
 		/* Relative error is what the planner is judged on. */
 		gsl_vector_set(w, i, 1 / (t * t));
@@ -135,10 +165,10 @@ static void fit(int count)
 	gsl_multifit_linear_workspace *ws = gsl_multifit_linear_alloc(count, NF);
 	gsl_multifit_wlinear(x, w, y, c, cov, &chisq, ws);
 	double mac = gsl_vector_get(c, 0);
-	printf("ns per MAC %.4f; weights in MACs:", mac * 1e9);
+	printf("MAC / (256x128x128 product) %.3g; weights in MACs:", mac);
 	for (int j = 1; j < MATMUL_NF; j++)
 		printf(" %.2f", gsl_vector_get(c, j) / mac);
-	printf("; constant %.2f us\n", gsl_vector_get(c, MATMUL_NF) * 1e6);
+	printf("; constant %.1f MACs\n", gsl_vector_get(c, MATMUL_NF) / mac);
 	gsl_multifit_linear_free(ws);
 	gsl_matrix_free(x);
 	gsl_matrix_free(cov);
@@ -148,44 +178,42 @@ static void fit(int count)
 	in->adapter->fini(state);
 }
 
-/* The paper's evaluation without the planner: a dense piecewise-linear
- * profile along the adapter's own metric, then random parameters
- * predicted through metric_of. */
-#define GRID 40
+/* The paper's evaluation without the planner's interpolation: for each
+ * random (m, n, p), the time of that call against the time of the
+ * adapter's own sample at the same metric (what a perfect profile would
+ * predict). Runs alternate between the two and keep the fastest of each,
+ * so a machine that slows down for a while slows both. */
 static void shapes(const char *name, int count)
 {
 	const struct adapter_internal *in = find(name);
 	const struct sibyl_adapter *a = in->adapter;
 	void *state = start(a, 1);
-	double gm[GRID], gt[GRID];
-	double lo = log((double)a->min_metric), hi = log((double)a->max_metric / 4);
-	for (int g = 0; g < GRID; g++) {
-		gm[g] = round(exp(lo + (hi - lo) * g / (GRID - 1)));
-		gt[g] = time_metric(a, state, (uint64_t)gm[g]);
-	}
-	double sum = 0, sq = 0;
+	double sum = 0, sq = 0, noise = 0;
 	int used = 0;
 	while (used < count) {
 		double d[3];
 		random_shape(d, 1e8);
 		double m = a->metric_of(d, 3);
-		if (m < gm[0] || m > gm[GRID - 1])
+		if (m < a->min_metric || m > a->max_metric)
 			continue;
-		int g = 1;
-		while (gm[g] < m)
-			g++;
-		double f = (m - gm[g - 1]) / (gm[g] - gm[g - 1] ? gm[g] - gm[g - 1] : 1);
-		double pred = gt[g - 1] + f * (gt[g] - gt[g - 1]);
-		double t = time_params(in, state, d, 3);
-		double err = fabs(pred - t) / t * 100;
-		printf("%6.0f %6.0f %6.0f metric %12.0f measured %10.6f predicted %10.6f err %6.1f%%\n",
-		       d[0], d[1], d[2], m, t, pred, err);
+		double t = INFINITY, ref = INFINITY, again = INFINITY;
+		for (int r = 0; r < REPS; r++) {
+			t = fmin(t, run_params(in, state, d));
+			ref = fmin(ref, run_metric(a, state, (uint64_t)llround(m)));
+			again = fmin(again, run_metric(a, state, (uint64_t)llround(m)));
+		}
+		double err = fabs(ref - t) / t * 100;
+		double floor_err = fabs(again - ref) / ref * 100;
+		printf("%6.0f %6.0f %6.0f metric %12.0f measured %10.6f predicted %10.6f err %6.1f%%"
+		       " (same metric twice: %5.1f%%)\n", d[0], d[1], d[2], m, t, ref, err, floor_err);
 		sum += err;
 		sq += err * err;
+		noise += floor_err;
 		used++;
 	}
-	printf("%s: %d random shapes: mean error %.1f%%, RMSE %.1f%%\n", name, count,
-	       sum / count, sqrt(sq / count));
+	printf("%s: %d random shapes: mean error %.1f%%, RMSE %.1f%%; "
+	       "noise floor (the adapter's own sample timed twice) %.1f%%\n", name, count,
+	       sum / count, sqrt(sq / count), noise / count);
 	a->fini(state);
 }
 

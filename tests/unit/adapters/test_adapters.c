@@ -11,6 +11,7 @@
 #include "planner/adapters/builtin.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -89,9 +90,15 @@ static void one_sample(const struct adapter_internal *in, void *state, uint64_t 
 	double params[8];
 	size_t np = in->params_of(sample, params);
 	double back = a->metric_of(params, np);
-	/* matmul's random shapes are exact to 0.5% above a few hundred. */
-	double tol = metric < 512 ? 0.25 : metric < 20000 ? 0.03 : 0.01;
-	if (!(fabs(back - (double)metric) <= tol * (double)metric))
+	/* The first parameter is a whole number: the metric may fall between
+	 * those of params[0] and params[0] + 1 (or - 1). */
+	double p0 = params[0];
+	params[0] = p0 + 1;
+	double up = a->metric_of(params, np);
+	params[0] = p0 > 1 ? p0 - 1 : p0;
+	double down = a->metric_of(params, np);
+	bool bracketed = down <= (double)metric && (double)metric <= up;
+	if (!bracketed && !(fabs(back - (double)metric) <= 0.01 * (double)metric))
 		fail_msg("%s: metric %llu -> params -> %g", a->name,
 			 (unsigned long long)metric, back);
 	if (a->teardown)
@@ -109,12 +116,14 @@ static void run_adapter(const struct adapter_internal *in, unsigned threads)
 	if (a->init && a->init(&state, &config, err, sizeof(err)) != 0)
 		fail_msg("%s: init: %s", a->name, err);
 	const uint64_t metrics[] = { 1, 2, 3, 7, 16, 33, 100, 255, 256, 257, 1000, 4099,
-				     100000 };
+				     12345, 100000, 1000000 };
 	for (size_t i = 0; i < sizeof(metrics) / sizeof(metrics[0]); i++) {
 		uint64_t m = metrics[i];
 		if (m < a->min_metric)
 			continue;
 		/* Keep the naive references cheap on the big-metric kernels. */
+		if (m > 100000 && strstr(a->name, "inner-product"))
+			continue;
 		if (m > 300 && (!strcmp(a->name, "floyd-warshall") ||
 				!strcmp(a->name, "insertion-sort")))
 			continue;
@@ -128,6 +137,52 @@ static void run_adapter(const struct adapter_internal *in, unsigned threads)
 	}
 	if (a->fini)
 		a->fini(state);
+}
+
+/* The random-parameter hook: samples whose parameters map back into
+ * [lo, hi] and whose product is right. */
+static void random_samples(const struct adapter_internal *in, unsigned threads)
+{
+	const struct sibyl_adapter *a = in->adapter;
+	struct sibyl_adapter_config config = { .threads = threads, .seed = 5 };
+	char err[256];
+	void *state;
+	assert_int_equal(a->init(&state, &config, err, sizeof(err)), 0);
+	uint64_t lo = a->min_metric, hi = a->min_metric * 50;
+	for (int i = 0; i < 20; i++) {
+		void *sample;
+		double params[3];
+		size_t np;
+		assert_int_equal(in->setup_random(state, lo, hi, &sample, params, &np), 0);
+		assert_int_equal(np, 3);
+		double m = a->metric_of(params, np);
+		if (!(m >= 0.99 * lo && m <= 1.01 * hi))
+			fail_msg("%s: random %gx%gx%g has metric %g outside %llu:%llu", a->name,
+				 params[0], params[1], params[2], m, (unsigned long long)lo,
+				 (unsigned long long)hi);
+		assert_true(a->run(state, sample, (uint64_t)m) >= 0);
+		assert_int_equal(in->verify(state, sample, (uint64_t)m), 0);
+		a->teardown(state, sample);
+	}
+	a->fini(state);
+}
+
+static void test_random_parameters(void **unused)
+{
+	(void)unused;
+	size_t n, hooks = 0;
+	const struct adapter_internal *const *in = adapter_internals(&n);
+	for (size_t i = 0; i < n; i++) {
+		assert_ptr_equal(sibyl_builtin_setup_random(in[i]->adapter), in[i]->setup_random);
+		if (!in[i]->setup_random)
+			continue;
+		hooks++;
+		random_samples(in[i], 1);
+		random_samples(in[i], 2);
+	}
+	assert_int_equal(hooks, 2);
+	struct sibyl_adapter other = { 0 };
+	assert_null(sibyl_builtin_setup_random(&other));
 }
 
 static void test_all_adapters(void **unused)
@@ -221,6 +276,7 @@ int main(void)
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_pool),
 		cmocka_unit_test(test_all_adapters),
+		cmocka_unit_test(test_random_parameters),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
