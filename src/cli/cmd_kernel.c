@@ -32,7 +32,7 @@ struct opts {
 	const char *kernel, *gsize, *platform, *device, *out;
 	long lsize, samples, seed, elements, warmup;
 	double timeout;
-	bool inst, timeit, stat, json, coarse, dump_args, force;
+	bool inst, timeit, stat, json, coarse, dump_args, force, fence;
 };
 
 /* Struct members' signedness is not in the bitcode: ask libclang. */
@@ -263,6 +263,7 @@ static int run(struct opts *o, const struct sibyl_kernel *k, void *bc, size_t si
 		.build_options = build, .user_options = o->c.build_options,
 		.dump_args = o->dump_args, .gsize = r.from, .lsize = (uint64_t)o->lsize,
 		.elements = (uint64_t)o->elements, .seed = (uint64_t)o->seed, .samples = o->samples, .warmup = o->warmup,
+		.fence = o->fence,
 	};
 	struct instrumented in = { 0 };
 	int ret;
@@ -315,6 +316,8 @@ int cmd_kernel(int argc, char **argv)
 		{ "elements", 'e', SIBYL_OPT_LONG, &o.elements, "N", "buffer elements (default G)" },
 		{ "timeout", 0, SIBYL_OPT_DOUBLE, &o.timeout, "S",
 		  "seconds a sample may run, 0: no limit (60)" },
+		{ "fence", 0, SIBYL_OPT_FLAG, &o.fence, NULL,
+		  "buffers end at an inaccessible page: out-of-bounds accesses crash at once" },
 		{ "json", 0, SIBYL_OPT_FLAG, &o.json, NULL, "print one JSON object" },
 		{ "dump-args", 0, SIBYL_OPT_FLAG, &o.dump_args, NULL,
 		  "report the generated arguments (and buffers after the run)" },

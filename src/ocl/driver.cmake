@@ -2,7 +2,7 @@
 # kernels' signatures (LLVM-C), generate arguments, sweeps, and the
 # guarded child. The OpenCL half runs in sibyl-kernel-run, which must not
 # link LLVM 14: OpenCL runtimes (PoCL) carry their own LLVM.
-add_library(sibyl-ocl-kernelrun STATIC kernel_sig.c args.c run_cfg.c program.c run.c
+add_library(sibyl-ocl-kernelrun STATIC kernel_sig.c args.c run_cfg.c program.c run.c fenced.c
   cache.c compile.c)
 target_compile_definitions(sibyl-ocl-kernelrun PRIVATE SIBYL_CLANG="${CLANG14}"
   SIBYL_VERSION="${PROJECT_VERSION}")

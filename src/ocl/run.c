@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "ocl/run.h"
 #include "ocl/args.h"
+#include "ocl/fenced.h"
 #include "ocl/program.h"
 #include "core/clock.h"
 #include "core/fs.h"
@@ -91,6 +92,15 @@ static int setup(const struct sibyl_run_cfg *cfg, struct dev_state *s, int fd)
 	return 0;
 }
 
+/* The alignment the device wants of host pointers (at least 128 bytes). */
+static size_t fence_align(cl_device_id dev)
+{
+	cl_uint bits = 0;
+
+	clGetDeviceInfo(dev, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof(bits), &bits, NULL);
+	return bits / 8 > 128 ? bits / 8 : 128;
+}
+
 /* Buffers keep their size for every sample of a run: create them once. */
 static int create_buffers(const struct sibyl_run_cfg *cfg, struct dev_state *s,
 			  const struct sibyl_args *a)
@@ -106,7 +116,14 @@ static int create_buffers(const struct sibyl_run_cfg *cfg, struct dev_state *s,
 			continue;
 		cl_mem_flags f = !strcmp(k->args[i].space, "constant") ? CL_MEM_READ_ONLY
 								       : CL_MEM_READ_WRITE;
-		s->mems[i] = clCreateBuffer(s->ctx, f, a->a[i].size, NULL, &e);
+		void *host = NULL;
+
+		if (cfg->fence) {
+			if (!(host = sibyl_fenced_alloc(a->a[i].size, fence_align(s->dev))))
+				return sibyl_err_errno("kernel: --fence: %s", k->args[i].name);
+			f |= CL_MEM_USE_HOST_PTR;
+		}
+		s->mems[i] = clCreateBuffer(s->ctx, f, a->a[i].size, host, &e);
 		if (cl_check(e, k->args[i].name))
 			return -1;
 	}

@@ -31,6 +31,7 @@ struct sibyl_run_cfg {
 	size_t counters_size;		/* -i: its bytes */
 	const char *counters_path;	/* -i: sample i's counters go to PATH.i */
 	bool dump_args;
+	bool fence;			/* buffers end at an inaccessible page */
 	uint64_t gsize, lsize, elements, seed;
 	long first_sample, samples;	/* sample i uses seed + i */
 	long warmup;			/* unreported launches before the samples */

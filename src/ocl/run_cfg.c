@@ -14,6 +14,7 @@ json_t *sibyl_run_cfg_to_json(const struct sibyl_run_cfg *c)
 		"first_sample", (json_int_t)c->first_sample, "samples", (json_int_t)c->samples);
 
 	json_object_set_new(j, "warmup", json_integer(c->warmup));
+	json_object_set_new(j, "fence", json_boolean(c->fence));
 
 	if (c->spir_path)
 		json_object_update_new(j, json_pack("{s:s, s:i, s:I, s:s}", "spir", c->spir_path,
@@ -50,5 +51,6 @@ int sibyl_run_cfg_from_json(json_t *j, struct sibyl_run_cfg *c, struct sibyl_ker
 	c->first_sample = (long)u64(j, "first_sample");
 	c->samples = (long)u64(j, "samples");
 	c->warmup = (long)u64(j, "warmup");
+	c->fence = json_is_true(json_object_get(j, "fence"));
 	return c->file ? 0 : -1;
 }

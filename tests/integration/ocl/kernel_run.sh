@@ -90,3 +90,12 @@ expect_eq "-O2 removes the allocas" 0 "$(json "j['static'].get('alloca', 0)" "$W
 "$SIBYL" kernel -f "$K/loop.cl" -k loop -g 64 -i -O2 --json > "$WORK/o2.json"
 expect_eq "-i -O2: no private memory traffic" False \
 	"$(json "any(k.startswith('load private') for k in j['instcounts'])" "$WORK/o2.json")"
+
+# --fence: a read one element past the end faults at once.
+if "$SIBYL" kernel -f "$K/bounds.cl" -k past_end -g 1024 --fence --seed 4 2> "$WORK/err"; then
+	fail "--fence: an out-of-bounds read went unnoticed"
+fi
+expect_eq "--fence message" "sibyl: kernel past_end crashed (signal 11) with seed 4 (gsize 1024)" \
+	"$(cat "$WORK/err")"
+"$SIBYL" kernel -f "$K/pointers.cl" -k pointers -g 64 -l 16 --fence --dump-args --json > "$WORK/f.json"
+/usr/bin/python3 "$(dirname "$0")/kernel_args_check.py" pointers "$WORK/f.json" 64

@@ -1,0 +1,23 @@
+/* mmap a region, make its last page PROT_NONE, place the buffer before it. */
+#include "ocl/fenced.h"
+
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+void *sibyl_fenced_alloc(size_t size, size_t align)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t rounded = (size + align - 1) & ~(align - 1);
+	size_t body = (rounded + page - 1) & ~(page - 1);
+	char *base = mmap(NULL, body + page, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (base == MAP_FAILED)
+		return NULL;
+	if (mprotect(base + body, page, PROT_NONE) < 0) {
+		munmap(base, body + page);
+		return NULL;
+	}
+	return base + body - rounded;
+}
