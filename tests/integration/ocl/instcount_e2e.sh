@@ -41,4 +41,6 @@ barrier       reduce         256 64
 early_return  early_return   200 40
 helpers       helpers        128 32
 helpers       helpers_other  64  16
+structs       structs        64  16
+locals        locals         128 64
 TABLE

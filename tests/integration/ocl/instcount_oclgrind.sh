@@ -48,6 +48,7 @@ barrier       reduce         96  32  g:float:96 g:float:3 l:float:32
 early_return  early_return   256 64  g:int:256 g:int:256 s:int:200
 helpers       helpers        128 32  g:int:128 c:int:8 g:int:128 l:int:32
 helpers       helpers_other  64  16  g:int:64 c:int:8
+locals        locals         128 64  g:int:128
 memory        memory         64  16  g:float4:64 g:float:256 g:uchar:64 g:long:64 g:double:64 g:int:1 g:uchar:1280 g:float:64
 args          args           64  8   s:char:-3 s:uchar:200 s:short:-300 s:int:7 s:uint:9 s:long:-5 s:ulong:11 s:float:2 s:double:3 g:int4:64 g:float4:64
 TABLE
