@@ -273,15 +273,21 @@ static int run_plan(const struct plan_opts *o)
 		sibyl_err("plan: %s", err);
 		status = 1;
 	}
-	if (status == 0 && w) {
+	/* A partial profile (safety stop) is still evaluated, over the whole
+	 * range: the figures then show what stopping early costs. */
+	bool evaluated = false;
+
+	if (w && r.profile) {
 		if (sibyl_plan_evaluate(r.profile, &rq.params, (size_t)o->evaluate, r.samples,
 					sibyl_worker_measure_cb, w, &e, err, sizeof(err))) {
 			sibyl_err("plan: evaluate: %s", err);
 			status = 1;
+		} else {
+			evaluated = true;
 		}
 	}
-	if (status == 0)
-		print_result(o, &rq, &r, w ? &e : NULL);
+	if (r.profile && (evaluated || !w))
+		print_result(o, &rq, &r, evaluated ? &e : NULL);
 	sibyl_worker_stop(w);
 	sibyl_plan_result_free(&r);
 	sibyl_adapters_close(&l);

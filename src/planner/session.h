@@ -22,7 +22,8 @@ struct sibyl_plan_request {
  * provenance (machine, adapter, parameters) and statistics.  Returns 0
  * when the profile spans the range; -1 otherwise, with r->message (and
  * r->profile when part of the range was covered).  With keep, the worker
- * stays running for evaluation (NULL if it died).
+ * stays running for evaluation when there is a profile and the worker
+ * did not fail (else *keep is NULL).
  */
 int sibyl_plan_adapter(const struct sibyl_plan_request *rq, struct sibyl_plan_result *r,
 		       struct sibyl_worker **keep);
