@@ -138,6 +138,27 @@ static void test_type_bytes(void **state)
 	LLVMContextDispose(ctx);
 }
 
+/* The last entry of a kernel's `kind` node, as text. */
+static const char *md_last_string(LLVMContextRef ctx, LLVMValueRef f, const char *kind)
+{
+	unsigned id = LLVMGetMDKindIDInContext(ctx, kind, (unsigned)strlen(kind)), len;
+	size_t count;
+	const char *out = NULL;
+	LLVMValueMetadataEntry *md = LLVMGlobalCopyAllMetadata(f, &count);
+
+	for (unsigned i = 0; i < count; i++)
+		if (LLVMValueMetadataEntriesGetKind(md, i) == id) {
+			LLVMValueRef node = LLVMMetadataAsValue(ctx, LLVMValueMetadataEntriesGetMetadata(md, i));
+			LLVMValueRef ops[8];
+			unsigned n = LLVMGetMDNodeNumOperands(node);
+			assert_true(n <= 8);
+			LLVMGetMDNodeOperands(node, ops);
+			out = LLVMGetMDString(ops[n - 1], &len);
+		}
+	LLVMDisposeValueMetadataEntries(md);
+	return out;
+}
+
 static unsigned md_operands(LLVMContextRef ctx, LLVMValueRef f, const char *kind)
 {
 	unsigned id = LLVMGetMDKindIDInContext(ctx, kind, (unsigned)strlen(kind)), n = 0;
@@ -174,6 +195,10 @@ static void test_rewrite(void **state)
 				"kernel_arg_base_type", "kernel_arg_type_qual" };
 	for (size_t i = 0; i < 5; i++)	/* extended exactly once, shared nodes too */
 		assert_int_equal(md_operands(ctx, k2, kinds[i]), 3);
+	assert_string_equal(md_last_string(ctx, k2, "kernel_arg_type"), "ulong*");
+	assert_string_equal(md_last_string(ctx, k2, "kernel_arg_base_type"), "ulong*");
+	assert_string_equal(md_last_string(ctx, k2, "kernel_arg_access_qual"), "none");
+	assert_string_equal(md_last_string(ctx, k2, "kernel_arg_type_qual"), "");
 	LLVMValueRef helper = LLVMGetNamedFunction(mod, "helper");
 	assert_int_equal(LLVMCountParams(helper), 2);	/* counters passed down */
 	assert_int_equal(LLVMGetTypeKind(LLVMTypeOf(LLVMGetParam(helper, 1))), LLVMPointerTypeKind);
