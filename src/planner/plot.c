@@ -124,6 +124,8 @@ int sibyl_plot_profile(const struct sibyl_profile *p, const char *path, bool for
 	plsdev(dev);
 	plsfnam(tmp);
 	plscolbg(255, 255, 255);
+	plscol0(15, 0, 0, 0);   /* axes and labels: black on white */
+	plscol0(2, 0, 140, 0);  /* profile points: dark green, not yellow */
 	plspage(0, 0, 1000, 700, 0, 0);
 	plinit();
 	draw(p);
