@@ -138,6 +138,8 @@ void sibyl_args_generate(const struct sibyl_kernel *k, const struct sibyl_args_c
 		size_t elem = arg->type->size ? arg->type->size : 1;
 
 		b->count = arg->kind == SIBYL_KARG_VALUE ? 1 : count;
+		if (arg->kind == SIBYL_KARG_LOCAL && cfg->local_elements)
+			b->count = cfg->local_elements;
 		b->size = b->count * elem;
 		if (arg->kind == SIBYL_KARG_LOCAL || arg->kind == SIBYL_KARG_UNSUPPORTED)
 			continue;

@@ -29,6 +29,7 @@ struct sibyl_args_cfg {
 	uint64_t gsize;		/* the value range */
 	uint64_t elements;	/* buffer elements; 0: gsize */
 	uint64_t seed;
+	uint64_t local_elements;	/* __local elements; 0: as buffers */
 };
 
 /* Generate every argument of `k` (none may be unsupported). */

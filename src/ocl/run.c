@@ -22,6 +22,7 @@ struct dev_state {
 	cl_mem counters;	/* -i */
 	size_t counters_size;
 	double transfer_ns;	/* of the current sample */
+	uint64_t local_elements;	/* items of each __local argument */
 };
 
 void sibyl_emit(int fd, json_t *msg)
@@ -66,6 +67,33 @@ static void transfer_done(struct dev_state *s, cl_event ev)
 	clReleaseEvent(ev);
 }
 
+/* __local arrays: --elements, else one item per work-item of a group. */
+static void local_elements(const struct sibyl_run_cfg *cfg, struct dev_state *s)
+{
+	size_t max_wg = 0;
+
+	clGetDeviceInfo(s->dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(max_wg), &max_wg, NULL);
+	s->local_elements = cfg->elements ? cfg->elements : cfg->lsize ? cfg->lsize
+			  : cfg->gsize < max_wg || !max_wg ? cfg->gsize : max_wg;
+}
+
+/* Some runtimes (PoCL) assert instead of failing on too much local memory. */
+static int check_local(const struct sibyl_run_cfg *cfg, struct dev_state *s,
+		       const struct sibyl_args *a)
+{
+	cl_ulong have = 0;
+	size_t need = 0;
+
+	clGetDeviceInfo(s->dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof(have), &have, NULL);
+	for (size_t i = 0; i < cfg->kernel->nargs; i++)
+		if (cfg->kernel->args[i].kind == SIBYL_KARG_LOCAL)
+			need += a->a[i].size;
+	if (have && need > have)
+		return sibyl_err("kernel: the __local arguments need %zu bytes, the device has %llu "
+				 "(see --elements)", need, (unsigned long long)have);
+	return 0;
+}
+
 static int setup(const struct sibyl_run_cfg *cfg, struct dev_state *s, int fd)
 {
 	cl_platform_id plat;
@@ -81,6 +109,7 @@ static int setup(const struct sibyl_run_cfg *cfg, struct dev_state *s, int fd)
 		return -1;
 	if (sibyl_program_build(cfg, s->ctx, s->dev, &s->prog) < 0)
 		return -1;
+	local_elements(cfg, s);
 	char *pn = sibyl_cl_platform_name(plat), *dn = sibyl_cl_device_name(s->dev);
 	json_t *msg = json_pack("{s:s, s:s, s:s}", "event", "device", "platform", pn, "device", dn);
 
@@ -247,13 +276,14 @@ static int launch(const struct sibyl_run_cfg *cfg, struct dev_state *s, json_t *
 static int run_sample(const struct sibyl_run_cfg *cfg, struct dev_state *s, long i, int fd,
 		      bool report)
 {
-	struct sibyl_args_cfg acfg = { cfg->gsize, cfg->elements, cfg->seed + (uint64_t)i };
+	struct sibyl_args_cfg acfg = { cfg->gsize, cfg->elements, cfg->seed + (uint64_t)i,
+				       s->local_elements };
 	struct sibyl_args a;
 	void *counters = NULL;
 	int r = -1;
 
 	sibyl_args_generate(cfg->kernel, &acfg, &a);
-	if (!s->mems && create_buffers(cfg, s, &a) < 0)
+	if (!s->mems && (create_buffers(cfg, s, &a) < 0 || check_local(cfg, s, &a) < 0))
 		goto out;
 	json_t *msg = json_pack("{s:s, s:i, s:I, s:I, s:I}", "event", "sample", "sample", (int)i,
 				"seed", (json_int_t)acfg.seed, "gsize", (json_int_t)cfg->gsize,

@@ -77,7 +77,7 @@ static void test_ranges(void **state)
 
 	kernel_init(&k);
 	for (uint64_t seed = 0; seed < 200; seed++) {
-		struct sibyl_args_cfg cfg = { 1000, 0, seed };
+		struct sibyl_args_cfg cfg = { 1000, 0, seed, 0 };
 		struct sibyl_args a;
 
 		sibyl_args_generate(&k, &cfg, &a);
@@ -106,7 +106,7 @@ static void test_seeds(void **state)
 {
 	struct sibyl_kernel k;
 	struct sibyl_args a, b, c;
-	struct sibyl_args_cfg ca = { 64, 8, 42 }, cc = { 64, 8, 43 };
+	struct sibyl_args_cfg ca = { 64, 8, 42, 0 }, cc = { 64, 8, 43, 0 };
 	(void)state;
 
 	kernel_init(&k);
@@ -122,6 +122,13 @@ static void test_seeds(void **state)
 	assert_int_equal(json_array_size(json_object_get(json_array_get(ja, 4), "data")), 8);
 	assert_int_equal(json_integer_value(json_object_get(json_array_get(ja, 5), "bytes")), 16);
 	json_decref(ja);
+	struct sibyl_args l;
+	struct sibyl_args_cfg cl = { 64, 8, 42, 5 };	/* __local: 5 items */
+
+	sibyl_args_generate(&k, &cl, &l);
+	assert_int_equal(l.a[5].size, 10);
+	assert_int_equal(l.a[4].count, 8);
+	sibyl_args_free(&l);
 	sibyl_args_free(&a);
 	sibyl_args_free(&b);
 	sibyl_args_free(&c);
