@@ -1,9 +1,9 @@
 /* sibyl kernel: run, time and count any standalone OpenCL kernel (docs/kernel.md). */
 #include "cli/commands.h"
-#include "core/fs.h"
 #include "core/log.h"
 #include "core/options.h"
 #include "ocl/compile.h"
+#include "ocl/counting.h"
 #include "ocl/guard.h"
 #include "ocl/instrument.h"
 #include "ocl/kernel_info.h"
@@ -203,43 +203,6 @@ static int run_once(const struct opts *o, struct sibyl_run_cfg *cfg)
 	return n == 0 ? 0 : 1;
 }
 
-/* -i: the instrumented bitcode goes to a temporary file for the runner;
- * the layout stays here to decode the counters. */
-struct instrumented {
-	struct sibyl_instrumented inst;
-	char dir[32];
-	char *spir, *counters;
-};
-
-static int instrument(struct instrumented *in, const void *bc, size_t size,
-		      const struct sibyl_kernel *k, struct sibyl_run_cfg *cfg)
-{
-	strcpy(in->dir, "/tmp/sibyl-kernel-XXXXXX");
-	if (!mkdtemp(in->dir))
-		return in->dir[0] = '\0', sibyl_err_errno("kernel: temporary directory");
-	if (sibyl_instrument_kernel(bc, size, k->name, &in->inst) < 0)
-		return -1;
-	in->spir = sibyl_path_join(in->dir, "instrumented.bc");
-	in->counters = sibyl_path_join(in->dir, "counters");
-	if (sibyl_write_file_atomic(in->spir, in->inst.bitcode, in->inst.size) < 0)
-		return sibyl_err_errno("kernel: %s", in->spir);
-	cfg->inst = &in->inst;
-	cfg->spir_path = in->spir;
-	cfg->counter_arg = in->inst.counter_arg;
-	cfg->counters_path = in->counters;
-	return 0;
-}
-
-static void instrumented_done(struct instrumented *in)
-{
-	if (in->inst.bitcode)
-		sibyl_instrumented_free(&in->inst);
-	if (in->dir[0])	/* with the counters a crashed runner left */
-		sibyl_remove_tree(in->dir);
-	free(in->spir);
-	free(in->counters);
-}
-
 static int run(struct opts *o, const struct sibyl_kernel *k, void *bc, size_t size)
 {
 	const struct sibyl_karg *bad = sibyl_kernel_unsupported(k);
@@ -262,14 +225,14 @@ static int run(struct opts *o, const struct sibyl_kernel *k, void *bc, size_t si
 		.platform = o->platform, .device = o->device, .kernel = k, .file = o->c.file,
 		.build_options = build, .user_options = o->c.build_options,
 		.dump_args = o->dump_args, .gsize = r.from, .lsize = (uint64_t)o->lsize,
-		.elements = (uint64_t)o->elements, .seed = (uint64_t)o->seed, .samples = o->samples, .warmup = o->warmup,
-		.fence = o->fence,
+		.elements = (uint64_t)o->elements, .seed = (uint64_t)o->seed,
+		.samples = o->samples, .warmup = o->warmup, .fence = o->fence,
 	};
-	struct instrumented in = { 0 };
+	struct sibyl_counting counting = { 0 };
 	int ret;
 
-	if (o->inst && instrument(&in, bc, size, k, &cfg) < 0) {
-		instrumented_done(&in);
+	if (o->inst && sibyl_counting_prepare(&counting, bc, size, &cfg) < 0) {
+		sibyl_counting_done(&counting);
 		free(build);
 		return 1;
 	}
@@ -281,7 +244,7 @@ static int run(struct opts *o, const struct sibyl_kernel *k, void *bc, size_t si
 	} else {
 		ret = run_once(o, &cfg);
 	}
-	instrumented_done(&in);
+	sibyl_counting_done(&counting);
 	free(build);
 	return ret;
 }

@@ -14,7 +14,7 @@ target_link_libraries(sibyl-kernel-run PRIVATE sibyl-ocl-kernelrun m)
 # libclang needs to be told where clang's own headers (opencl-c.h) are.
 execute_process(COMMAND ${CLANG14} -print-resource-dir OUTPUT_VARIABLE SIBYL_CLANG_RESOURCE_DIR
   OUTPUT_STRIP_TRAILING_WHITESPACE)
-add_library(sibyl-ocl-driver STATIC kernel_info.c kernel_types.c child.c guard.c summary.c sweep.c)
+add_library(sibyl-ocl-driver STATIC kernel_info.c kernel_types.c counting.c child.c guard.c summary.c sweep.c)
 target_include_directories(sibyl-ocl-driver PUBLIC ${LLVM_INCLUDE} ${LIBCLANG_INCLUDE})
 target_link_libraries(sibyl-ocl-driver PUBLIC sibyl-ocl-kernelrun sibyl-ocl-instrument
   ${LLVM_LIB} ${LIBCLANG_LIB} PkgConfig::JANSSON PkgConfig::GSL sibyl-core)

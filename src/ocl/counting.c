@@ -1,0 +1,37 @@
+/* Temporary files of an instrumented run. */
+#include "ocl/counting.h"
+#include "core/fs.h"
+#include "core/log.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int sibyl_counting_prepare(struct sibyl_counting *c, const void *bc, size_t size,
+			   struct sibyl_run_cfg *cfg)
+{
+	memset(c, 0, sizeof(*c));
+	strcpy(c->dir, "/tmp/sibyl-kernel-XXXXXX");
+	if (!mkdtemp(c->dir))
+		return c->dir[0] = '\0', sibyl_err_errno("kernel: temporary directory");
+	if (sibyl_instrument_kernel(bc, size, cfg->kernel->name, &c->inst) < 0)
+		return -1;
+	c->spir = sibyl_path_join(c->dir, "instrumented.bc");
+	c->counters = sibyl_path_join(c->dir, "counters");
+	if (sibyl_write_file_atomic(c->spir, c->inst.bitcode, c->inst.size) < 0)
+		return sibyl_err_errno("kernel: %s", c->spir);
+	cfg->inst = &c->inst;
+	cfg->spir_path = c->spir;
+	cfg->counter_arg = c->inst.counter_arg;
+	cfg->counters_path = c->counters;
+	return 0;
+}
+
+void sibyl_counting_done(struct sibyl_counting *c)
+{
+	if (c->inst.bitcode)
+		sibyl_instrumented_free(&c->inst);
+	if (c->dir[0])
+		sibyl_remove_tree(c->dir);
+	free(c->spir);
+	free(c->counters);
+}
