@@ -141,37 +141,28 @@ static double metric_of(const double *params, size_t nparams)
 	return params[0];
 }
 
-static const struct sibyl_adapter naive = {
-	.abi_version = SIBYL_ADAPTER_ABI_VERSION,
-	.name = "naive-search",
-	.description = "naive search of an 8-byte needle in random text",
-	.work_metric = "haystack bytes",
-	.min_metric = 1,
-	.max_metric = 50000000,
-	.init = init,
-	.fini = fini,
-	.setup = setup,
-	.run = run_naive,
-	.teardown = teardown,
-	.params_doc = "haystack_bytes",
-	.metric_of = metric_of,
-};
+/* Both adapters share everything but their name and run(). */
+#define SEARCH_ADAPTER(NAME, DESCRIPTION, RUN) {                      \
+	.abi_version = SIBYL_ADAPTER_ABI_VERSION,                      \
+	.name = NAME,                                                  \
+	.description = DESCRIPTION,                                    \
+	.work_metric = "haystack bytes",                               \
+	.min_metric = 1,                                               \
+	.max_metric = 50000000,                                        \
+	.init = init,                                                  \
+	.fini = fini,                                                  \
+	.setup = setup,                                                \
+	.run = RUN,                                                    \
+	.teardown = teardown,                                          \
+	.params_doc = "haystack_bytes",                                \
+	.metric_of = metric_of,                                        \
+}
 
-static const struct sibyl_adapter with_memchr = {
-	.abi_version = SIBYL_ADAPTER_ABI_VERSION,
-	.name = "memchr-search",
-	.description = "memchr + memcmp search of an 8-byte needle in random text",
-	.work_metric = "haystack bytes",
-	.min_metric = 1,
-	.max_metric = 50000000,
-	.init = init,
-	.fini = fini,
-	.setup = setup,
-	.run = run_memchr,
-	.teardown = teardown,
-	.params_doc = "haystack_bytes",
-	.metric_of = metric_of,
-};
+static const struct sibyl_adapter naive = SEARCH_ADAPTER(
+	"naive-search", "naive search of an 8-byte needle in random text", run_naive);
+static const struct sibyl_adapter with_memchr = SEARCH_ADAPTER(
+	"memchr-search", "memchr + memcmp search of an 8-byte needle in random text",
+	run_memchr);
 
 static const struct sibyl_adapter *const adapters[] = { &naive, &with_memchr };
 

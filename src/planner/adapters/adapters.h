@@ -81,6 +81,8 @@ struct sort_sample {
 int adapter_sort_setup(void *state, uint64_t metric, void **sample);
 void adapter_sort_teardown(void *state, void *sample);
 int adapter_sort_verify(void *state, void *sample, uint64_t metric);
+/* Time sort(values, n) on the sample. */
+double adapter_sort_run(void *state, void *sample, void (*sort)(int *values, size_t n));
 size_t adapter_sort_params_of(void *sample, double *params);
 /* The insertion-sort adapter's implementation, also quick sort's finish. */
 void adapter_insertion_sort_ints(int *a, size_t n);
@@ -90,24 +92,47 @@ void adapter_insertion_sort_ints(int *a, size_t n);
 /* The input is (rows + win - 1) x (cols + win - 1) so every output pixel
  * reads a full window without edge branches: time is then exactly
  * proportional to rows (the paper's Theta(x*y)). */
+struct image_sample;
+typedef float (*adapter_ref_pixel_fn)(const struct image_sample *s, size_t r, size_t c);
+
 struct image_sample {
 	size_t rows, cols, win, in_cols;
 	float *in;
 	float *out;
 	float *window;             /* win x win coefficients or template */
+	adapter_range_fn rows_fn;  /* the implementation, on a band of rows */
+	adapter_ref_pixel_fn ref_pixel; /* naive reference, one pixel */
 };
 
 int adapter_image_setup(void *state, size_t rows, size_t cols, size_t win,
-			struct image_sample **out);
+			adapter_range_fn rows_fn, adapter_ref_pixel_fn ref_pixel,
+			void **sample);
+/* run: rows_fn over equal bands of rows on the adapter's threads. */
+double adapter_image_run(void *state, void *sample, uint64_t metric);
 void adapter_image_teardown(void *state, void *sample);
-/* Compare s->out with a reference image computed pixel by pixel (by
- * naive code, in double); 0 when every pixel is within 1e-4 relative. */
-int adapter_image_verify(const struct image_sample *s, uint64_t rows,
-			 float (*ref_pixel)(const struct image_sample *s, size_t r, size_t c));
+/* Compare s->out with a reference image computed pixel by pixel by
+ * s->ref_pixel (naive code, in double); 0 when every pixel is within
+ * 1e-4 relative. */
+int adapter_image_verify(void *state, void *sample, uint64_t rows);
 /* Metric = image rows for an image of `fixed_cols` columns. */
 double adapter_image_metric_of(const double *params, size_t nparams, double fixed_cols);
 /* rows, cols of the sample's image. */
 size_t adapter_image_params_of(void *sample, double *params);
+
+/* Descriptor fields the sliding-window, sorting and other threaded
+ * adapters share (designated initialisers; never set one twice). */
+#define ADAPTER_THREADED_FIELDS \
+	.abi_version = SIBYL_ADAPTER_ABI_VERSION, \
+	.flags = SIBYL_ADAPTER_THREADED, .init = adapter_threaded_init, \
+	.fini = adapter_common_fini
+#define ADAPTER_IMAGE_FIELDS \
+	ADAPTER_THREADED_FIELDS, .run = adapter_image_run, \
+	.teardown = adapter_image_teardown, .params_doc = "rows,cols"
+#define ADAPTER_SORT_FIELDS \
+	.abi_version = SIBYL_ADAPTER_ABI_VERSION, \
+	.init = adapter_common_init, .fini = adapter_common_fini, \
+	.setup = adapter_sort_setup, .teardown = adapter_sort_teardown, \
+	.params_doc = "n", .metric_of = adapter_count_metric_of
 
 /* --- test-only view of the built-ins ----------------------------------- */
 

@@ -125,15 +125,12 @@ static size_t params_of(void *sample, double *params)
 }
 
 const struct sibyl_adapter adapter_circ_conv = {
-	.abi_version = SIBYL_ADAPTER_ABI_VERSION,
+	ADAPTER_THREADED_FIELDS,
 	.name = "circ-conv",
 	.description = "circular convolution with a 256-tap operand, pthreads",
 	.work_metric = "length of x (h has 256 elements)",
 	.min_metric = 1,
 	.max_metric = 2500000,
-	.flags = SIBYL_ADAPTER_THREADED,
-	.init = adapter_threaded_init,
-	.fini = adapter_common_fini,
 	.setup = setup,
 	.run = run,
 	.teardown = teardown,

@@ -7,12 +7,6 @@
 #define COLS 128
 #define WIN 8
 
-static int setup(void *state, uint64_t metric, void **sample)
-{
-	return adapter_image_setup(state, metric, COLS, WIN,
-				   (struct image_sample **)sample);
-}
-
 /* Row-wise accumulation: each window tap scales a whole input row into
  * the output row, a loop of fixed length the compiler vectorises. */
 static void conv_rows(void *arg, unsigned tid, size_t lo, size_t hi)
@@ -35,13 +29,6 @@ static void conv_rows(void *arg, unsigned tid, size_t lo, size_t hi)
 	}
 }
 
-static double run(void *state, void *sample, uint64_t metric)
-{
-	(void)metric;
-	return adapter_timed_parallel(state, ((struct image_sample *)sample)->rows,
-				      conv_rows, sample);
-}
-
 /* Reference: one pixel at a time, summed in double. */
 static float ref_pixel(const struct image_sample *s, size_t r, size_t c)
 {
@@ -53,10 +40,9 @@ static float ref_pixel(const struct image_sample *s, size_t r, size_t c)
 	return (float)sum;
 }
 
-static int verify(void *state, void *sample, uint64_t metric)
+static int setup(void *state, uint64_t metric, void **sample)
 {
-	(void)state;
-	return adapter_image_verify(sample, metric, ref_pixel);
+	return adapter_image_setup(state, metric, COLS, WIN, conv_rows, ref_pixel, sample);
 }
 
 static double metric_of(const double *params, size_t nparams)
@@ -65,24 +51,18 @@ static double metric_of(const double *params, size_t nparams)
 }
 
 const struct sibyl_adapter adapter_conv2d = {
-	.abi_version = SIBYL_ADAPTER_ABI_VERSION,
+	ADAPTER_IMAGE_FIELDS,
 	.name = "conv2d",
 	.description = "2D convolution of a float image with an 8x8 window, pthreads",
 	.work_metric = "image rows (128 columns)",
 	.min_metric = 1,
 	.max_metric = 10000,
-	.flags = SIBYL_ADAPTER_THREADED,
-	.init = adapter_threaded_init,
-	.fini = adapter_common_fini,
 	.setup = setup,
-	.run = run,
-	.teardown = adapter_image_teardown,
-	.params_doc = "rows,cols",
 	.metric_of = metric_of,
 };
 
 const struct adapter_internal adapter_conv2d_internal = {
 	.adapter = &adapter_conv2d,
-	.verify = verify,
+	.verify = adapter_image_verify,
 	.params_of = adapter_image_params_of,
 };

@@ -108,15 +108,12 @@ static size_t params_of(void *sample, double *params)
 }
 
 const struct sibyl_adapter adapter_floyd_warshall = {
-	.abi_version = SIBYL_ADAPTER_ABI_VERSION,
+	ADAPTER_THREADED_FIELDS,
 	.name = "floyd-warshall",
 	.description = "Floyd-Warshall shortest paths, complete graph, random weights, pthreads",
 	.work_metric = "vertices",
 	.min_metric = 1,
 	.max_metric = 600,
-	.flags = SIBYL_ADAPTER_THREADED,
-	.init = adapter_threaded_init,
-	.fini = adapter_common_fini,
 	.setup = setup,
 	.run = run,
 	.teardown = teardown,

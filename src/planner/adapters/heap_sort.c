@@ -35,27 +35,18 @@ static void heap_sort(int *a, size_t n)
 
 static double run(void *state, void *sample, uint64_t metric)
 {
-	struct sort_sample *s = sample;
 	(void)metric;
-	double t0 = adapter_now(state);
-	heap_sort(s->values, s->n);
-	return adapter_now(state) - t0;
+	return adapter_sort_run(state, sample, heap_sort);
 }
 
 const struct sibyl_adapter adapter_heap_sort = {
-	.abi_version = SIBYL_ADAPTER_ABI_VERSION,
+	ADAPTER_SORT_FIELDS,
 	.name = "heap-sort",
 	.description = "heap sort of random ints",
 	.work_metric = "elements to sort",
 	.min_metric = 1,
 	.max_metric = 3500000,
-	.init = adapter_common_init,
-	.fini = adapter_common_fini,
-	.setup = adapter_sort_setup,
 	.run = run,
-	.teardown = adapter_sort_teardown,
-	.params_doc = "n",
-	.metric_of = adapter_count_metric_of,
 };
 
 const struct adapter_internal adapter_heap_sort_internal = {

@@ -7,11 +7,14 @@
 #include <stdlib.h>
 
 int adapter_image_setup(void *state, size_t rows, size_t cols, size_t win,
-			struct image_sample **out)
+			adapter_range_fn rows_fn, adapter_ref_pixel_fn ref_pixel,
+			void **sample)
 {
 	struct image_sample *s = calloc(1, sizeof(*s));
 	if (!s)
 		return -1;
+	s->rows_fn = rows_fn;
+	s->ref_pixel = ref_pixel;
 	s->rows = rows;
 	s->cols = cols;
 	s->win = win;
@@ -26,8 +29,15 @@ int adapter_image_setup(void *state, size_t rows, size_t cols, size_t win,
 	}
 	adapter_fill_random_floats(state, s->in, in_rows * s->in_cols);
 	adapter_fill_random_floats(state, s->window, win * win);
-	*out = s;
+	*sample = s;
 	return 0;
+}
+
+double adapter_image_run(void *state, void *sample, uint64_t metric)
+{
+	struct image_sample *s = sample;
+	(void)metric;
+	return adapter_timed_parallel(state, s->rows, s->rows_fn, s);
 }
 
 void adapter_image_teardown(void *state, void *sample)
@@ -63,9 +73,10 @@ size_t adapter_image_params_of(void *sample, double *params)
 	return 2;
 }
 
-int adapter_image_verify(const struct image_sample *s, uint64_t rows,
-			 float (*ref_pixel)(const struct image_sample *s, size_t r, size_t c))
+int adapter_image_verify(void *state, void *sample, uint64_t rows)
 {
+	const struct image_sample *s = sample;
+	(void)state;
 	float *ref = adapter_alloc(s->rows * s->cols, sizeof(float));
 	if (!ref || s->rows != rows) {
 		free(ref);
@@ -73,7 +84,7 @@ int adapter_image_verify(const struct image_sample *s, uint64_t rows,
 	}
 	for (size_t r = 0; r < s->rows; r++)
 		for (size_t c = 0; c < s->cols; c++)
-			ref[r * s->cols + c] = ref_pixel(s, r, c);
+			ref[r * s->cols + c] = s->ref_pixel(s, r, c);
 	int rc = image_compare(s, ref);
 	free(ref);
 	return rc;

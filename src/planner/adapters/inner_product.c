@@ -99,15 +99,12 @@ static size_t params_of(void *sample, double *params)
 }
 
 const struct sibyl_adapter adapter_inner_product = {
-	.abi_version = SIBYL_ADAPTER_ABI_VERSION,
+	ADAPTER_THREADED_FIELDS,
 	.name = "inner-product",
 	.description = "inner product of two float vectors (double sums), pthreads",
 	.work_metric = "elements of each vector",
 	.min_metric = 1,
 	.max_metric = 10000000,
-	.flags = SIBYL_ADAPTER_THREADED,
-	.init = adapter_threaded_init,
-	.fini = adapter_common_fini,
 	.setup = setup,
 	.run = run,
 	.teardown = teardown,

@@ -3,27 +3,18 @@
 
 static double run(void *state, void *sample, uint64_t metric)
 {
-	struct sort_sample *s = sample;
 	(void)metric;
-	double t0 = adapter_now(state);
-	adapter_insertion_sort_ints(s->values, s->n);
-	return adapter_now(state) - t0;
+	return adapter_sort_run(state, sample, adapter_insertion_sort_ints);
 }
 
 const struct sibyl_adapter adapter_insertion_sort = {
-	.abi_version = SIBYL_ADAPTER_ABI_VERSION,
+	ADAPTER_SORT_FIELDS,
 	.name = "insertion-sort",
 	.description = "insertion sort of random ints",
 	.work_metric = "elements to sort",
 	.min_metric = 1,
 	.max_metric = 60000,
-	.init = adapter_common_init,
-	.fini = adapter_common_fini,
-	.setup = adapter_sort_setup,
 	.run = run,
-	.teardown = adapter_sort_teardown,
-	.params_doc = "n",
-	.metric_of = adapter_count_metric_of,
 };
 
 const struct adapter_internal adapter_insertion_sort_internal = {

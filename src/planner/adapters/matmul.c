@@ -12,8 +12,9 @@
  *  2. metric = the kernel's cost in multiply-accumulate equivalents,
  *     the sum of those features weighted by least squares over random
  *     shapes (matmul_weights);
- *  3. the planner samples one shape family (n = p = 128, m varies); any
- *     (m, n, p) is predicted through metric_of = cost(m, n, p).
+ *  3. the planner samples one family of shapes (m >= 100, n = p <= 128)
+ *     whose cost matches the metric within 1%; any (m, n, p) is
+ *     predicted through metric_of = cost(m, n, p).
  */
 #include "planner/adapters/adapters.h"
 #include "planner/adapters/matmul.h"
@@ -79,11 +80,12 @@ static double metric_of(const double *params, size_t nparams)
 	return cost(floor(params[0]), floor(params[1]), floor(params[2]));
 }
 
-/* The planning shape: m varies, n = p = 128 (whole vectors and tiles),
- * so time is a straight function of the metric and the planner's
- * samples agree with each other; other shapes are predicted through
- * metric_of. */
-#define CANON 128
+/* The planning shapes: n = p = 128 (whole vectors and tiles) for large
+ * metrics, smaller n and p below, so that m, solved from the metric, is
+ * always about 100 or more and the shape's cost is within 1% of the
+ * metric (a fixed n = p = 128 would turn small metrics into a staircase
+ * of whole rows). Other shapes are predicted through metric_of. */
+#define CANON 128.0
 
 static double cost_of(const double d[3])
 {
@@ -92,9 +94,10 @@ static double cost_of(const double d[3])
 
 static int setup(void *state, uint64_t metric, void **sample)
 {
-	double d[3] = { 1, CANON, CANON };
+	double side = fmin(CANON, floor(sqrt((double)metric / 100)));
+	double d[3] = { 1, fmax(1, side), fmax(VL, floor(side / VL) * VL) };
 	matmul_solve_dim(cost_of, d, 0, (double)metric);
-	return matmul_setup_shape(state, (size_t)d[0], CANON, CANON, true,
+	return matmul_setup_shape(state, (size_t)d[0], (size_t)d[1], (size_t)d[2], true,
 				  (struct matmul_sample **)sample);
 }
 
@@ -147,15 +150,12 @@ static double run(void *state, void *sample, uint64_t metric)
 }
 
 const struct sibyl_adapter adapter_matmul = {
-	.abi_version = SIBYL_ADAPTER_ABI_VERSION,
+	ADAPTER_THREADED_FIELDS,
 	.name = "matmul",
 	.description = "cache-blocked matrix multiply, shape-aware metric, pthreads",
-	.work_metric = "multiply-accumulate equivalents of the blocked kernel (m varies, n = p = 128)",
-	.min_metric = 40000,       /* > cost(1, 128, 128) */
+	.work_metric = "multiply-accumulate equivalents of the blocked kernel (planned with n = p <= 128, m >= 100)",
+	.min_metric = 10000,
 	.max_metric = 640000000,
-	.flags = SIBYL_ADAPTER_THREADED,
-	.init = adapter_threaded_init,
-	.fini = adapter_common_fini,
 	.setup = setup,
 	.run = run,
 	.teardown = matmul_teardown,

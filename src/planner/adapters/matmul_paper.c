@@ -56,15 +56,12 @@ static double metric_of(const double *params, size_t nparams)
 }
 
 const struct sibyl_adapter adapter_matmul_paper = {
-	.abi_version = SIBYL_ADAPTER_ABI_VERSION,
+	ADAPTER_THREADED_FIELDS,
 	.name = "matmul-paper",
 	.description = "naive matrix multiply, the paper's adapter (m varies, n = p = 16), pthreads",
 	.work_metric = "rows m of A (n = p = 16); m*n*p/256 for other shapes",
 	.min_metric = 1,
 	.max_metric = 2500000,
-	.flags = SIBYL_ADAPTER_THREADED,
-	.init = adapter_threaded_init,
-	.fini = adapter_common_fini,
 	.setup = setup,
 	.run = run,
 	.teardown = matmul_teardown,

@@ -8,12 +8,6 @@
 #define COLS 256
 #define WIN 3
 
-static int setup(void *state, uint64_t metric, void **sample)
-{
-	return adapter_image_setup(state, metric, COLS, WIN,
-				   (struct image_sample **)sample);
-}
-
 static void mean_rows(void *arg, unsigned tid, size_t lo, size_t hi)
 {
 	const struct image_sample *s = arg;
@@ -30,13 +24,6 @@ static void mean_rows(void *arg, unsigned tid, size_t lo, size_t hi)
 	}
 }
 
-static double run(void *state, void *sample, uint64_t metric)
-{
-	(void)metric;
-	return adapter_timed_parallel(state, ((struct image_sample *)sample)->rows,
-				      mean_rows, sample);
-}
-
 static float ref_pixel(const struct image_sample *s, size_t r, size_t c)
 {
 	double sum = 0;
@@ -46,10 +33,9 @@ static float ref_pixel(const struct image_sample *s, size_t r, size_t c)
 	return (float)(sum / 9);
 }
 
-static int verify(void *state, void *sample, uint64_t metric)
+static int setup(void *state, uint64_t metric, void **sample)
 {
-	(void)state;
-	return adapter_image_verify(sample, metric, ref_pixel);
+	return adapter_image_setup(state, metric, COLS, WIN, mean_rows, ref_pixel, sample);
 }
 
 static double metric_of(const double *params, size_t nparams)
@@ -58,24 +44,18 @@ static double metric_of(const double *params, size_t nparams)
 }
 
 const struct sibyl_adapter adapter_mean_filter = {
-	.abi_version = SIBYL_ADAPTER_ABI_VERSION,
+	ADAPTER_IMAGE_FIELDS,
 	.name = "mean-filter",
 	.description = "3x3 mean filter of a float image, pthreads",
 	.work_metric = "image rows (256 columns)",
 	.min_metric = 1,
 	.max_metric = 25000,
-	.flags = SIBYL_ADAPTER_THREADED,
-	.init = adapter_threaded_init,
-	.fini = adapter_common_fini,
 	.setup = setup,
-	.run = run,
-	.teardown = adapter_image_teardown,
-	.params_doc = "rows,cols",
 	.metric_of = metric_of,
 };
 
 const struct adapter_internal adapter_mean_filter_internal = {
 	.adapter = &adapter_mean_filter,
-	.verify = verify,
+	.verify = adapter_image_verify,
 	.params_of = adapter_image_params_of,
 };

@@ -11,12 +11,6 @@
 #define COLS 128
 #define WIN 8
 
-static int setup(void *state, uint64_t metric, void **sample)
-{
-	return adapter_image_setup(state, metric, COLS, WIN,
-				   (struct image_sample **)sample);
-}
-
 static void sad_rows(void *arg, unsigned tid, size_t lo, size_t hi)
 {
 	const struct image_sample *s = arg;
@@ -37,13 +31,6 @@ static void sad_rows(void *arg, unsigned tid, size_t lo, size_t hi)
 	}
 }
 
-static double run(void *state, void *sample, uint64_t metric)
-{
-	(void)metric;
-	return adapter_timed_parallel(state, ((struct image_sample *)sample)->rows,
-				      sad_rows, sample);
-}
-
 static float ref_pixel(const struct image_sample *s, size_t r, size_t c)
 {
 	double sad = 0;
@@ -54,10 +41,9 @@ static float ref_pixel(const struct image_sample *s, size_t r, size_t c)
 	return (float)sad;
 }
 
-static int verify(void *state, void *sample, uint64_t metric)
+static int setup(void *state, uint64_t metric, void **sample)
 {
-	(void)state;
-	return adapter_image_verify(sample, metric, ref_pixel);
+	return adapter_image_setup(state, metric, COLS, WIN, sad_rows, ref_pixel, sample);
 }
 
 static double metric_of(const double *params, size_t nparams)
@@ -66,24 +52,18 @@ static double metric_of(const double *params, size_t nparams)
 }
 
 const struct sibyl_adapter adapter_optical_flow = {
-	.abi_version = SIBYL_ADAPTER_ABI_VERSION,
+	ADAPTER_IMAGE_FIELDS,
 	.name = "optical-flow",
 	.description = "optical flow by SAD block matching of an 8x8 template, pthreads",
 	.work_metric = "image rows (128 columns)",
 	.min_metric = 1,
 	.max_metric = 10000,
-	.flags = SIBYL_ADAPTER_THREADED,
-	.init = adapter_threaded_init,
-	.fini = adapter_common_fini,
 	.setup = setup,
-	.run = run,
-	.teardown = adapter_image_teardown,
-	.params_doc = "rows,cols",
 	.metric_of = metric_of,
 };
 
 const struct adapter_internal adapter_optical_flow_internal = {
 	.adapter = &adapter_optical_flow,
-	.verify = verify,
+	.verify = adapter_image_verify,
 	.params_of = adapter_image_params_of,
 };

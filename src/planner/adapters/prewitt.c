@@ -13,12 +13,6 @@
 static const int prewitt_x[3][3] = { { -1, 0, 1 }, { -1, 0, 1 }, { -1, 0, 1 } };
 static const int prewitt_y[3][3] = { { -1, -1, -1 }, { 0, 0, 0 }, { 1, 1, 1 } };
 
-static int setup(void *state, uint64_t metric, void **sample)
-{
-	return adapter_image_setup(state, metric, COLS, WIN,
-				   (struct image_sample **)sample);
-}
-
 static void prewitt_rows(void *arg, unsigned tid, size_t lo, size_t hi)
 {
 	const struct image_sample *s = arg;
@@ -40,13 +34,6 @@ static void prewitt_rows(void *arg, unsigned tid, size_t lo, size_t hi)
 	}
 }
 
-static double run(void *state, void *sample, uint64_t metric)
-{
-	(void)metric;
-	return adapter_timed_parallel(state, ((struct image_sample *)sample)->rows,
-				      prewitt_rows, sample);
-}
-
 /* Reference: the two masks applied literally, in double. */
 static float ref_pixel(const struct image_sample *s, size_t r, size_t c)
 {
@@ -60,10 +47,9 @@ static float ref_pixel(const struct image_sample *s, size_t r, size_t c)
 	return (float)sqrt(gx * gx + gy * gy);
 }
 
-static int verify(void *state, void *sample, uint64_t metric)
+static int setup(void *state, uint64_t metric, void **sample)
 {
-	(void)state;
-	return adapter_image_verify(sample, metric, ref_pixel);
+	return adapter_image_setup(state, metric, COLS, WIN, prewitt_rows, ref_pixel, sample);
 }
 
 static double metric_of(const double *params, size_t nparams)
@@ -72,24 +58,18 @@ static double metric_of(const double *params, size_t nparams)
 }
 
 const struct sibyl_adapter adapter_prewitt = {
-	.abi_version = SIBYL_ADAPTER_ABI_VERSION,
+	ADAPTER_IMAGE_FIELDS,
 	.name = "prewitt",
 	.description = "Prewitt gradient magnitude of a float image, pthreads",
 	.work_metric = "image rows (256 columns)",
 	.min_metric = 1,
 	.max_metric = 25000,
-	.flags = SIBYL_ADAPTER_THREADED,
-	.init = adapter_threaded_init,
-	.fini = adapter_common_fini,
 	.setup = setup,
-	.run = run,
-	.teardown = adapter_image_teardown,
-	.params_doc = "rows,cols",
 	.metric_of = metric_of,
 };
 
 const struct adapter_internal adapter_prewitt_internal = {
 	.adapter = &adapter_prewitt,
-	.verify = verify,
+	.verify = adapter_image_verify,
 	.params_of = adapter_image_params_of,
 };

@@ -46,31 +46,27 @@ static void quick_sort_range(int *a, size_t lo, size_t hi)
 	}
 }
 
+static void quick_sort(int *a, size_t n)
+{
+	if (n > 1)
+		quick_sort_range(a, 0, n);
+	adapter_insertion_sort_ints(a, n);
+}
+
 static double run(void *state, void *sample, uint64_t metric)
 {
-	struct sort_sample *s = sample;
 	(void)metric;
-	double t0 = adapter_now(state);
-	if (s->n > 1)
-		quick_sort_range(s->values, 0, s->n);
-	adapter_insertion_sort_ints(s->values, s->n);
-	return adapter_now(state) - t0;
+	return adapter_sort_run(state, sample, quick_sort);
 }
 
 const struct sibyl_adapter adapter_quick_sort = {
-	.abi_version = SIBYL_ADAPTER_ABI_VERSION,
+	ADAPTER_SORT_FIELDS,
 	.name = "quick-sort",
 	.description = "quick sort (median of three, insertion below 16) of random ints",
 	.work_metric = "elements to sort",
 	.min_metric = 1,
 	.max_metric = 10000000,
-	.init = adapter_common_init,
-	.fini = adapter_common_fini,
-	.setup = adapter_sort_setup,
 	.run = run,
-	.teardown = adapter_sort_teardown,
-	.params_doc = "n",
-	.metric_of = adapter_count_metric_of,
 };
 
 const struct adapter_internal adapter_quick_sort_internal = {

@@ -33,6 +33,14 @@ void adapter_sort_teardown(void *state, void *sample)
 	free(s);
 }
 
+double adapter_sort_run(void *state, void *sample, void (*sort)(int *values, size_t n))
+{
+	struct sort_sample *s = sample;
+	double t0 = adapter_now(state);
+	sort(s->values, s->n);
+	return adapter_now(state) - t0;
+}
+
 void adapter_insertion_sort_ints(int *a, size_t n)
 {
 	for (size_t i = 1; i < n; i++) {
