@@ -52,9 +52,17 @@ static void draw_points(const struct sibyl_point *v, size_t n, double scale, int
 /* An envelope: each implementation's pieces in its own colour. */
 static void draw_pieces(const struct sibyl_profile *p, double scale)
 {
+	static const PLINT palette[] = { 9, 1, 2, 13, 8, 10, 3, 14, 4, 12 };
+
 	for (size_t i = 0; i < p->npieces; i++) {
 		const struct sibyl_piece *q = &p->pieces[i];
-		size_t k = 0;
+		size_t k = 0, colour = i;
+
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(p->pieces[j].name, q->name)) {
+				colour = j;
+				break;
+			}
 		struct sibyl_point *v = malloc((p->npoints + 2) * sizeof(*v));
 
 		v[k++] = (struct sibyl_point){ q->from, sibyl_profile_eval(p, q->from) };
@@ -62,8 +70,12 @@ static void draw_pieces(const struct sibyl_profile *p, double scale)
 			if (p->points[j].x > q->from && p->points[j].x < q->to)
 				v[k++] = p->points[j];
 		v[k++] = (struct sibyl_point){ q->to, sibyl_profile_eval(p, q->to) };
-		plcol0(2 + (PLINT)(i % 12));
+		plcol0(palette[colour % (sizeof(palette) / sizeof(palette[0]))]);
 		draw_points(v, k, scale, 0);
+		/* Name the winner above the middle of its piece. */
+		double mid = (q->from + q->to) / 2;
+
+		plptex(mid, sibyl_profile_eval(p, mid) * scale, 1, 0, 0.5, q->name);
 		free(v);
 	}
 }
