@@ -1,0 +1,110 @@
+/* Baselines and envelopes on hand-built data. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "planner/envelope.h"
+#include "planner/evaluate.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void test_power_fit_recovers(void **state)
+{
+	(void)state;
+	static const double shapes[][3] = { { 2e-9, 1.0, 5e-6 }, { 3e-10, 2.0, 1e-8 },
+					    { 1e-8, 1.3, 0 }, { 5e-11, 3.0, 2e-6 } };
+
+	for (size_t s = 0; s < 4; s++) {
+		double x[200], y[200], a, b, c;
+
+		for (size_t i = 0; i < 200; i++) {
+			x[i] = 1 + 50.0 * (double)i;
+			y[i] = shapes[s][0] * pow(x[i], shapes[s][1]) + shapes[s][2];
+		}
+		assert_int_equal(sibyl_power_fit(x, y, 200, &a, &b, &c), 0);
+		for (size_t i = 0; i < 200; i += 37)
+			assert_float_equal(a * pow(x[i], b) + c, y[i], 1e-3 * y[i]);
+		assert_float_equal(b, shapes[s][1], 1e-3);
+	}
+}
+
+static void test_power_fit_rejects(void **state)
+{
+	(void)state;
+	double x[3] = { 1, 2, 3 }, y[3] = { 1, 0, 2 }, a, b, c;
+
+	assert_int_equal(sibyl_power_fit(x, y, 3, &a, &b, &c), -1);
+	assert_int_equal(sibyl_power_fit(x, y, 2, &a, &b, &c), -1);
+}
+
+static void test_uniform_metrics(void **state)
+{
+	(void)state;
+	size_t n;
+	uint64_t *v = sibyl_uniform_metrics(1, 1000, 5, &n);
+
+	assert_int_equal(n, 5);
+	assert_int_equal(v[0], 1);
+	assert_int_equal(v[4], 1000);
+	assert_int_equal(v[2], 501);   /* 1 + round(999 / 2) */
+	free(v);
+	v = sibyl_uniform_metrics(1, 4, 10, &n);   /* no repeats */
+	assert_int_equal(n, 4);
+	free(v);
+}
+
+static struct sibyl_profile *line(const char *name, double x0, double y0, double x1, double y1)
+{
+	struct sibyl_profile *p = calloc(1, sizeof(*p));
+
+	p->name = strdup(name);
+	p->work_metric = strdup("n");
+	p->lo = x0;
+	p->hi = x1;
+	p->complete = true;
+	p->npoints = 2;
+	p->points = calloc(2, sizeof(*p->points));
+	p->points[0] = (struct sibyl_point){ x0, y0 };
+	p->points[1] = (struct sibyl_point){ x1, y1 };
+	return p;
+}
+
+static void test_envelope_crossing(void **state)
+{
+	(void)state;
+	/* a: 10 + x, b: 2 x; they cross at x = 10. */
+	struct sibyl_profile *in[2] = { line("a", 0, 10, 100, 110), line("b", 0, 0, 100, 200) };
+	char err[200];
+	struct sibyl_profile *e = sibyl_envelope((const struct sibyl_profile *const *)in, 2, err,
+						 sizeof(err));
+
+	assert_non_null(e);
+	assert_int_equal(e->npieces, 2);
+	assert_string_equal(e->pieces[0].name, "b");
+	assert_float_equal(e->pieces[0].to, 10, 1e-9);
+	assert_string_equal(e->pieces[1].name, "a");
+	for (double x = 0; x <= 100; x += 7)
+		assert_float_equal(sibyl_profile_eval(e, x), fmin(10 + x, 2 * x), 1e-9);
+	sibyl_profile_free(e);
+	/* A gap between the ranges is refused. */
+	in[1]->points[0].x = 200;
+	in[1]->points[1].x = 300;
+	assert_null(sibyl_envelope((const struct sibyl_profile *const *)in, 2, err, sizeof(err)));
+	assert_non_null(strstr(err, "no profile covers"));
+	sibyl_profile_free(in[0]);
+	sibyl_profile_free(in[1]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_power_fit_recovers),
+		cmocka_unit_test(test_power_fit_rejects),
+		cmocka_unit_test(test_uniform_metrics),
+		cmocka_unit_test(test_envelope_crossing),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
