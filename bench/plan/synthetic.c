@@ -3,9 +3,11 @@
  * implementations, with seeded noise (gaussian, 2% by default, plus 1% of
  * samples 50% slow) and a 10 ns clock quantum: the algorithm's samples,
  * points and error free of this machine's interference.  Errors are
- * against the noise-free function at 100 random work metrics.
+ * against the noise-free function at 100 random work metrics, for the
+ * planner and for the two --evaluate baselines given the same samples.
  * Usage: bench_plan_synthetic [NOISE [GROWTH [SEEDS]]]
  */
+#include "planner/evaluate.h"
 #include "planner/planner.h"
 
 #include <math.h>
@@ -59,17 +61,47 @@ static int measure(void *ctx, uint64_t m, double *s, char *err, size_t errlen)
 	return 0;
 }
 
+/* Uniform samples with the planner's budget: interpolated, and a*n^b+c. */
+static void baselines(struct noisy *n, uint64_t hi, size_t budget, uint64_t seed, double out[2])
+{
+	size_t k;
+	uint64_t *xs = sibyl_uniform_metrics(1, hi, budget, &k), er = seed;
+	struct sibyl_profile u = { .npoints = k };
+	double *x = malloc(k * sizeof(*x)), *y = malloc(k * sizeof(*y)), a, b, c;
+
+	u.points = malloc(k * sizeof(*u.points));
+	for (size_t i = 0; i < k; i++) {
+		x[i] = (double)xs[i];
+		measure(n, xs[i], &y[i], NULL, 0);
+		u.points[i] = (struct sibyl_point){ x[i], y[i] };
+	}
+	int fit = sibyl_power_fit(x, y, k, &a, &b, &c);
+
+	out[0] = out[1] = 0;
+	for (int i = 0; i < 100; i++) {
+		double v = (double)sibyl_random_between(&er, 1, hi), t = n->f(v);
+
+		out[0] += fabs(sibyl_profile_eval(&u, v) - t) / t;
+		out[1] += fit ? 100 : fabs(a * pow(v, b) + c - t) / t;
+	}
+	free(xs);
+	free(x);
+	free(y);
+	free(u.points);
+}
+
 int main(int argc, char **argv)
 {
 	double noise = argc > 1 ? atof(argv[1]) : 0.02, growth = argc > 2 ? atof(argv[2]) : 0.10;
 	int seeds = argc > 3 ? atoi(argv[3]) : 3;
-	double tot[4] = { 0 };
+	double tot[6] = { 0 };
 	size_t nshapes = sizeof(shapes) / sizeof(shapes[0]);
 
 	printf("noise %.1f%%, growth %.0f%%, %d seeds each\n", 100 * noise, 100 * growth, seeds);
-	printf("%-36s %8s %7s %8s %8s\n", "shape", "samples", "points", "mean", "RMSE");
+	printf("%-36s %8s %7s %8s %8s %9s %9s\n", "shape", "samples", "points", "mean", "RMSE",
+	       "uni mean", "pow mean");
 	for (size_t s = 0; s < nshapes; s++) {
-		double sum[4] = { 0 };
+		double sum[6] = { 0 };
 
 		for (int seed = 1; seed <= seeds; seed++) {
 			struct noisy n = { shapes[s].f, noise, (uint64_t)seed * 1000 + s };
@@ -96,15 +128,21 @@ int main(int argc, char **argv)
 			sum[1] += r.profile ? (double)r.profile->npoints : 0;
 			sum[2] += e1;          /* /100 * 100 % */
 			sum[3] += 100 * sqrt(e2 / 100);
+			double base[2];
+
+			baselines(&n, shapes[s].hi, r.samples, (uint64_t)seed, base);
+			sum[4] += base[0];
+			sum[5] += base[1];
 			sibyl_plan_result_free(&r);
 		}
-		for (int k = 0; k < 4; k++) {
+		for (int k = 0; k < 6; k++) {
 			sum[k] /= seeds;
 			tot[k] += sum[k] / (double)nshapes;
 		}
-		printf("%-36s %8.0f %7.1f %7.2f%% %7.2f%%\n", shapes[s].name, sum[0], sum[1], sum[2],
-		       sum[3]);
+		printf("%-36s %8.0f %7.1f %7.2f%% %7.2f%% %8.2f%% %8.2f%%\n", shapes[s].name, sum[0],
+		       sum[1], sum[2], sum[3], sum[4], sum[5]);
 	}
-	printf("%-36s %8.0f %7.1f %7.2f%% %7.2f%%\n", "average", tot[0], tot[1], tot[2], tot[3]);
+	printf("%-36s %8.0f %7.1f %7.2f%% %7.2f%% %8.2f%% %8.2f%%\n", "average", tot[0], tot[1],
+	       tot[2], tot[3], tot[4], tot[5]);
 	return 0;
 }
