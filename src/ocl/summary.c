@@ -56,16 +56,36 @@ void sibyl_times_print(FILE *out, const char *kernel, size_t n, json_t *summary)
 	}
 }
 
-static struct sibyl_instcount *find_or_add(struct sibyl_instcounts *c, const char *name)
+/* "load global (768 bytes)" -> "load global": samples moving different
+ * bytes are the same line of the mean. */
+static char *base_name(const char *name)
+{
+	const char *p = strstr(name, " (");
+
+	return p && strstr(p, " bytes)") ? strndup(name, (size_t)(p - name)) : strdup(name);
+}
+
+static struct sibyl_instcount *find_or_add(struct sibyl_instcounts *c, char *base)
 {
 	for (size_t i = 0; i < c->n; i++)
-		if (!strcmp(c->items[i].name, name))
+		if (!strcmp(c->items[i].name, base)) {
+			free(base);
 			return &c->items[i];
+		}
 	c->items = realloc(c->items, (c->n + 1) * sizeof(*c->items));
 	if (!c->items)
 		abort();
-	c->items[c->n] = (struct sibyl_instcount){ strdup(name), 0, 0 };
+	c->items[c->n] = (struct sibyl_instcount){ base, 0, 0 };
 	return &c->items[c->n++];
+}
+
+static int by_count_then_name(const void *pa, const void *pb)
+{
+	const struct sibyl_instcount *a = pa, *b = pb;
+
+	if (a->count != b->count)
+		return a->count > b->count ? -1 : 1;
+	return strcmp(a->name, b->name);
 }
 
 void sibyl_instcounts_mean(json_t *samples, struct sibyl_instcounts *out)
@@ -78,36 +98,38 @@ void sibyl_instcounts_mean(json_t *samples, struct sibyl_instcounts *out)
 		list = json_object_get(json_array_get(samples, i), "instcounts");
 		json_array_foreach(list, j, e) {
 			struct sibyl_instcount *c = find_or_add(out,
-				json_string_value(json_array_get(e, 0)));
+				base_name(json_string_value(json_array_get(e, 0))));
 
 			c->count += (uint64_t)json_integer_value(json_array_get(e, 1));
 			c->bytes += (uint64_t)json_integer_value(json_array_get(e, 2));
 		}
 	}
-	for (i = 0; n > 1 && i < out->n; i++) {
-		out->items[i].count = (out->items[i].count + n / 2) / n;
-		out->items[i].bytes = (out->items[i].bytes + n / 2) / n;
+	for (i = 0; i < out->n; i++) {
+		struct sibyl_instcount *c = &out->items[i];
+		char *name;
+
+		if (n > 1) {
+			c->count = (c->count + n / 2) / n;
+			c->bytes = (c->bytes + n / 2) / n;
+		}
+		if (!c->bytes)
+			continue;
+		/* Oclgrind's name carries the bytes moved. */
+		if (asprintf(&name, "%s (%llu bytes)", c->name, (unsigned long long)c->bytes) < 0)
+			abort();
+		free(c->name);
+		c->name = name;
 	}
+	if (out->n)
+		qsort(out->items, out->n, sizeof(*out->items), by_count_then_name);
 }
 
 json_t *sibyl_instcounts_json(const struct sibyl_instcounts *c)
 {
 	json_t *o = json_object();
 
-	for (size_t i = 0; i < c->n; i++) {
-		const struct sibyl_instcount *it = &c->items[i];
-		char *name;
-
-		if (it->bytes && !strstr(it->name, " bytes)")) {
-			if (asprintf(&name, "%s (%llu bytes)", it->name,
-				     (unsigned long long)it->bytes) < 0)
-				abort();
-		} else {
-			name = strdup(it->name);
-		}
-		json_object_set_new(o, name, json_integer((json_int_t)it->count));
-		free(name);
-	}
+	for (size_t i = 0; i < c->n; i++)
+		json_object_set_new(o, c->items[i].name, json_integer((json_int_t)c->items[i].count));
 	return o;
 }
 
