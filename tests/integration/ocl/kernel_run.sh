@@ -54,7 +54,11 @@ expect_eq "second run" hit "$(json "j['cache']" "$WORK/i2.json")"
 expect_eq "same counts" "$(json "j['instcounts']" "$WORK/i1.json")" "$(json "j['instcounts']" "$WORK/i2.json")"
 expect_eq "ret per work-item" 64 "$(json "j['instcounts']['ret']" "$WORK/i2.json")"
 "$SIBYL" kernel -f "$K/loop.cl" -k loop -g 64 -i --coarse --json > "$WORK/i3.json"
-expect_eq "coarse names" True "$(json "'load global' in j['instcounts'] or 'call' in j['instcounts']" "$WORK/i3.json")"
+expect_eq "coarse names" "True False" \
+	"$(json "'load global' in j['instcounts'] and 'call' in j['instcounts'], any('bytes' in k for k in j['instcounts'])" "$WORK/i3.json" | tr -d '(),')"
+# The mean of samples that moved different bytes is one line per operation.
+"$SIBYL" kernel -f "$K/loop.cl" -k loop -g 64 -i -s 3 > "$WORK/mean.txt"
+expect_eq "one 'load global' line in the mean" 1 "$(grep -c ' - load global (' "$WORK/mean.txt")"
 
 # An included file is part of the key: changing it is a miss.
 cp -r "$K/include.cl" "$K/inc" "$WORK/"
