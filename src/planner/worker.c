@@ -250,8 +250,17 @@ struct sibyl_worker *sibyl_worker_start(const struct sibyl_adapter *a,
 	}
 	/* Write errors to a dead worker must come back as EPIPE, not kill us. */
 	signal(SIGPIPE, SIG_IGN);
-	if (await(w, &r, " in init", err, errlen) || (r.status &&
-	    snprintf(err, errlen, "adapter %s: init: %s", a->name, r.msg))) {
+	/* init may build device programs (PoCL compiles on first use): give
+	 * it six sample timeouts, at least a minute. */
+	w->timeout = fmax(60, 6 * timeout);
+	int rc = await(w, &r, " in init", err, errlen);
+
+	w->timeout = timeout;
+	if (rc == 0 && r.status) {
+		snprintf(err, errlen, "adapter %s: init: %s", a->name, r.msg);
+		rc = -1;
+	}
+	if (rc) {
 		sibyl_worker_stop(w);
 		return NULL;
 	}

@@ -31,6 +31,9 @@ expect_error ".so without the symbol" "does not export sibyl_adapters" -- "$SIBY
 expect_error "ABI mismatch" "ABI version 2" -- "$SIBYL" plan --adapter-so "$WORK/abi.so:spin" -o "$WORK/x.json"
 expect_error "several adapters, none named" "several adapters" -- "$SIBYL" plan --adapter-so "$WORK/test.so" -o "$WORK/x.json"
 
+expect_error "failing init" "adapter badinit: init: no such device" -- \
+	"$SIBYL" plan --adapter-so "$WORK/test.so:badinit" -o "$WORK/x.json"
+
 # A crashing and a hanging adapter stop the planner, not sibyl.
 expect_error "crashing adapter" "adapter crash crashed (signal 11.*) at work metric" -- \
 	"$SIBYL" plan --adapter-so "$WORK/test.so:crash" --range 1:2000 -o "$WORK/crash.json"

@@ -2,12 +2,13 @@
  * Adapters for the plan integration tests, built into a .so at test time
  * (cc -shared): "spin" waits metric microseconds on the planner's clock
  * (a low-noise linear profile), "crash" dies with SIGSEGV and "hang"
- * never returns from metric 50 on.  With -DBAD_ABI the object claims a
+ * never returns from metric 50 on; "badinit" fails in init.  With -DBAD_ABI the object claims a
  * future ABI version.
  */
 #include <sibyl/adapter.h>
 
 #include <signal.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #ifdef BAD_ABI
@@ -25,6 +26,14 @@ static int init(void **state, const struct sibyl_adapter_config *c, char *err, s
 	now = c->now;
 	*state = NULL;
 	return 0;
+}
+
+static int bad_init(void **state, const struct sibyl_adapter_config *c, char *err, size_t len)
+{
+	(void)state;
+	(void)c;
+	snprintf(err, len, "no such device");
+	return -1;
 }
 
 static double spin(void *state, void *sample, uint64_t metric)
@@ -52,17 +61,19 @@ static double hang(void *state, void *sample, uint64_t metric)
 	return spin(state, sample, metric);
 }
 
-#define ADAPTER(NAME, RUN) { .abi_version = ABI, .name = NAME, .description = "test " NAME, \
-	.work_metric = "microseconds", .min_metric = 1, .max_metric = 2000, .init = init, \
-	.run = RUN }
+#define ADAPTER(NAME, INIT, RUN) { .abi_version = ABI, .name = NAME, \
+	.description = "test " NAME, .work_metric = "microseconds", .min_metric = 1, \
+	.max_metric = 2000, .init = INIT, .run = RUN }
 
 static const struct sibyl_adapter adapters[] = {
-	ADAPTER("spin", spin), ADAPTER("crash", crash), ADAPTER("hang", hang),
+	ADAPTER("spin", init, spin), ADAPTER("crash", init, crash), ADAPTER("hang", init, hang),
+	ADAPTER("badinit", bad_init, spin),
 };
-static const struct sibyl_adapter *const list[] = { &adapters[0], &adapters[1], &adapters[2] };
+static const struct sibyl_adapter *const list[] = { &adapters[0], &adapters[1], &adapters[2],
+						    &adapters[3] };
 
 const struct sibyl_adapter *const *sibyl_adapters(size_t *count)
 {
-	*count = 3;
+	*count = 4;
 	return list;
 }
