@@ -264,7 +264,10 @@ static int run_plan(const struct plan_opts *o)
 		return 2;
 	}
 	if (sibyl_plan_adapter(&rq, &r, o->evaluate > 0 ? &w : NULL)) {
-		sibyl_err("plan: %s: %s%s", a->name, r.message,
+		/* Worker messages already start with "adapter NAME". */
+		bool named = !strncmp(r.message, "adapter ", 8);
+
+		sibyl_err("plan: %s%s%s%s", named ? "" : a->name, named ? "" : ": ", r.message,
 			  r.profile ? "; the partial profile is kept" : "");
 		status = 1;
 	}
