@@ -19,24 +19,27 @@ struct linebuf {
 	size_t len, cap;
 };
 
-/* Hand every complete line to `line`; returns its last verdict. */
-static bool split_lines(struct linebuf *b, sibyl_child_line_fn line, void *ctx, bool armed)
+/* Hand every complete line to `line`; *armed becomes its last verdict.
+ * Returns whether there was a line. */
+static bool split_lines(struct linebuf *b, sibyl_child_line_fn line, void *ctx, bool *armed)
 {
 	char *start = b->buf, *nl;
+	bool any = false;
 
 	while ((nl = memchr(start, '\n', b->len - (size_t)(start - b->buf)))) {
 		*nl = '\0';
 		json_t *msg = json_loads(start, 0, NULL);
 
 		if (msg) {
-			armed = line(ctx, msg);
+			*armed = line(ctx, msg);
 			json_decref(msg);
 		}
 		start = nl + 1;
+		any = true;
 	}
 	b->len -= (size_t)(start - b->buf);
 	memmove(b->buf, start, b->len);
-	return armed;
+	return any;
 }
 
 static void child_main(char *const argv[], int fds[2])
@@ -55,8 +58,10 @@ static void child_main(char *const argv[], int fds[2])
 static bool pump(int fd, sibyl_child_line_fn line, void *ctx, double timeout_s)
 {
 	struct linebuf b = { malloc(65536), 0, 65536 };
-	bool armed = false;
-	uint64_t deadline = 0;
+	/* Until its first line the child builds the program: a hang there
+	 * (a compiler loop) gets a generous limit of its own. */
+	bool armed = timeout_s > 0;
+	uint64_t deadline = sibyl_mono_ns() + (uint64_t)(SIBYL_CHILD_SETUP_FACTOR * timeout_s * 1e9);
 
 	if (!b.buf)
 		abort();
@@ -88,8 +93,7 @@ static bool pump(int fd, sibyl_child_line_fn line, void *ctx, double timeout_s)
 			return false;
 		}
 		b.len += (size_t)got;
-		armed = split_lines(&b, line, ctx, armed);
-		if (armed)
+		if (split_lines(&b, line, ctx, &armed) && armed)
 			deadline = sibyl_mono_ns() + (uint64_t)(timeout_s * 1e9);
 	}
 	free(b.buf);

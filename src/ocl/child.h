@@ -28,7 +28,10 @@ struct sibyl_child_result {
 typedef bool (*sibyl_child_line_fn)(void *ctx, json_t *msg);
 
 /* Run the program argv[0] with the pipe as its file descriptor 3;
- * timeout_s <= 0 means none. Returns 0 or -1 when it could not start. */
+ * timeout_s <= 0 means none. Before its first line the child may take
+ * SIBYL_CHILD_SETUP_FACTOR times as long. Returns 0 or -1 when it could
+ * not start. */
+#define SIBYL_CHILD_SETUP_FACTOR 10
 #define SIBYL_CHILD_FD 3
 int sibyl_child_run(char *const argv[], sibyl_child_line_fn line, void *line_ctx,
 		    double timeout_s, struct sibyl_child_result *res);

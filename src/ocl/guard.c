@@ -145,6 +145,11 @@ int sibyl_run_guarded(struct sibyl_run_cfg *cfg, const struct sibyl_guard *g)
 			break;
 		if (res.status == SIBYL_CHILD_FAILED)
 			return -1;
+		if (!w.started && res.status == SIBYL_CHILD_TIMEOUT) {
+			sibyl_err("kernel: building %s took longer than %g s", k,
+				  SIBYL_CHILD_SETUP_FACTOR * g->timeout_s);
+			return -1;
+		}
 		if (!w.started) {	/* died building or setting up */
 			sibyl_err("kernel: the OpenCL runtime crashed (signal %d) while preparing %s",
 				  res.code, k);

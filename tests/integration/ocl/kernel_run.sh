@@ -103,3 +103,12 @@ expect_eq "--fence message" "sibyl: kernel past_end crashed (signal 11) with see
 	"$(cat "$WORK/err")"
 "$SIBYL" kernel -f "$K/pointers.cl" -k pointers -g 64 -l 16 --fence --dump-args --json > "$WORK/f.json"
 /usr/bin/python3 "$(dirname "$0")/kernel_args_check.py" pointers "$WORK/f.json" 64
+
+# A runner that never reports (a hanging build) gets 10x the timeout.
+printf '#!/bin/sh\nexec sleep 30\n' > "$WORK/hang-runner"
+chmod +x "$WORK/hang-runner"
+if SIBYL_KERNEL_RUNNER="$WORK/hang-runner" "$SIBYL" kernel -f "$K/loop.cl" -k loop -g 4 --timeout 0.2 \
+	2> "$WORK/err"; then
+	fail "a hanging build: exit status 0"
+fi
+expect_eq "hanging build" "sibyl: kernel: building loop took longer than 2 s" "$(cat "$WORK/err")"
