@@ -86,7 +86,10 @@ static void interval(struct planner *pl, double *a, double *b)
 	double w;
 
 	if (!pl->have_chain) {
+		/* ... but never past growth * (hi - lo): the start needs samples
+		 * near the lower bound, not spread over the range. */
 		w = IOI_MIN_WIDTH * ldexp(1, (int)fmin(60, pl->without_chain / PRECHAIN_DOUBLING));
+		w = fmin(w, fmax(IOI_MIN_WIDTH, p->growth * (hi - lo)));
 		*a = lo;
 		*b = fmin(hi, lo + w);
 		return;
