@@ -220,6 +220,9 @@ static int run(struct opts *o, const struct sibyl_kernel *k, void *bc, size_t si
 	if (o->samples < 1 || o->lsize < 0 || o->elements < 0 || o->seed < 0 || o->warmup < 0)
 		return sibyl_err("kernel: --samples, --lsize, --elements, --seed and --warmup "
 				 "cannot be negative"), 2;
+	if (o->lsize && (r.from % (uint64_t)o->lsize || (r.from != r.to && r.step % (uint64_t)o->lsize)))
+		return sibyl_err("kernel: every global size must be a multiple of the local size %ld "
+				 "(OpenCL 1.2)", o->lsize), 2;
 	char *build = sibyl_build_options(&o->c);
 	struct sibyl_run_cfg cfg = {
 		.platform = o->platform, .device = o->device, .kernel = k, .file = o->c.file,

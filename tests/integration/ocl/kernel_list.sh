@@ -31,8 +31,10 @@ printf '__kernel void bad(__global int *a) { a[0] = b; }\n' > "$WORK/bad.cl"
 one_line_error "compile error" "undeclared identifier 'b'" "$SIBYL" kernel -f "$WORK/bad.cl" -k bad -g 4
 one_line_error "unknown kernel" "no kernel 'third'" "$SIBYL" kernel -f "$K/two.cl" -k third -g 4
 one_line_error "bad gsize" "gsize" "$SIBYL" kernel -f "$K/two.cl" -k first -g 10:2
-one_line_error "local size not dividing" "CL_INVALID_WORK_GROUP_SIZE" \
+one_line_error "local size not dividing" "multiple of the local size 64" \
 	"$SIBYL" kernel -f "$K/two.cl" -k first -g 100 -l 64
+one_line_error "sweep step not a multiple" "multiple of the local size 64" \
+	"$SIBYL" kernel -f "$K/two.cl" -k first -g 64:256:32 -l 64
 one_line_error "too much __local memory" "the __local arguments need 8000000 bytes" \
 	"$SIBYL" kernel -f "$K/pointers.cl" -k pointers -g 64 -l 64 --elements 2000000
 
