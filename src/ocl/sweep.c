@@ -103,7 +103,7 @@ int sibyl_sweep(struct sibyl_run_cfg *cfg, const struct sibyl_range *r,
 	}
 	st.total = (size_t)((r->to - r->from) / r->step + 1) * (size_t)cfg->samples;
 	long samples = cfg->samples;
-	int res = 0;
+	int res = 0;	/* -1: nothing to keep, 1: some samples failed */
 
 	for (uint64_t gs = r->from; gs <= r->to; gs += r->step) {
 		cfg->gsize = gs;
@@ -113,7 +113,12 @@ int sibyl_sweep(struct sibyl_run_cfg *cfg, const struct sibyl_range *r,
 		int n = sibyl_run_guarded(cfg, &g);
 
 		if (n < 0) {
-			res = -1;
+			/* A build error fails at once; a failure later (out of
+			 * resources at a large size) keeps what was measured. */
+			res = st.done ? 1 : -1;
+			if (st.done && o->out)
+				sibyl_err("kernel: sweep stopped at gsize %llu; %zu samples kept in %s",
+					  (unsigned long long)gs, st.done, o->out);
 			break;
 		}
 		failed += n;
@@ -122,7 +127,7 @@ int sibyl_sweep(struct sibyl_run_cfg *cfg, const struct sibyl_range *r,
 	}
 	if (st.tty)
 		fputc('\n', stderr);
-	res = finish(st.out, tmp, o->out, res < 0 ? -1 : failed ? 1 : 0);
+	res = finish(st.out, tmp, o->out, res < 0 ? -1 : res || failed ? 1 : 0);
 	free(tmp);
 	return res;
 }

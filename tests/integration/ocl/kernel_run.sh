@@ -112,3 +112,18 @@ if SIBYL_KERNEL_RUNNER="$WORK/hang-runner" "$SIBYL" kernel -f "$K/loop.cl" -k lo
 	fail "a hanging build: exit status 0"
 fi
 expect_eq "hanging build" "sibyl: kernel: building loop took longer than 2 s" "$(cat "$WORK/err")"
+
+# A run that fails later in a sweep (here a runner refusing gsize 192)
+# keeps the samples measured so far.
+cat > "$WORK/picky-runner" <<EOS
+#!/bin/sh
+if grep -q '"gsize": *192' "\$1"; then echo "sibyl: kernel: out of resources" >&2; exit 1; fi
+exec "$SIBYL_BUILD/bin/sibyl-kernel-run" "\$@"
+EOS
+chmod +x "$WORK/picky-runner"
+if SIBYL_KERNEL_RUNNER="$WORK/picky-runner" "$SIBYL" kernel -f "$K/loop.cl" -k loop -g 64:256:64 -s 2 \
+	--out "$WORK/partial.jsonl" 2> "$WORK/err"; then
+	fail "a failing sweep: exit status 0"
+fi
+expect_eq "samples kept" 4 "$(wc -l < "$WORK/partial.jsonl")"
+grep -q "sweep stopped at gsize 192; 4 samples kept" "$WORK/err" || fail "no stop message: $(cat "$WORK/err")"
