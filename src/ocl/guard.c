@@ -1,4 +1,4 @@
-/* A child per run, restarted after a crashed or hung sample. */
+/* A child per run (a whole sweep), restarted after a crashed or hung sample. */
 #define _GNU_SOURCE
 #include "ocl/guard.h"
 #include "ocl/child.h"
@@ -11,14 +11,27 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Positions count samples through the sweep: size index * samples + sample. */
 struct watch {
 	const struct sibyl_guard *g;
 	const struct sibyl_run_cfg *cfg;
+	uint64_t from, step;	/* the sweep's first global size and step */
+	long samples;
 	bool bad_counters;
 	bool started;		/* a sample started in this child */
-	long current, next;	/* the sample running, the first not done */
+	long current, next;	/* the position running, the first not done */
 	json_int_t seed;
+	uint64_t gsize;		/* of the sample running */
 };
+
+static long position(const struct watch *w, json_t *msg)
+{
+	uint64_t gs = (uint64_t)json_integer_value(json_object_get(msg, "gsize"));
+	long sample = (long)json_integer_value(json_object_get(msg, "sample"));
+	uint64_t k = w->step && gs > w->from ? (gs - w->from) / w->step : 0;
+
+	return (long)k * w->samples + sample;
+}
 
 /* sibyl-kernel-run next to sibyl (or $SIBYL_KERNEL_RUNNER). */
 static char *runner_path(void)
@@ -68,18 +81,18 @@ static bool on_line(void *ctx, json_t *msg)
 {
 	struct watch *w = ctx;
 	const char *ev = json_string_value(json_object_get(msg, "event"));
-	long sample = (long)json_integer_value(json_object_get(msg, "sample"));
 
 	if (!ev)
 		return false;
 	if (!strcmp(ev, "start")) {
-		w->current = sample;
+		w->current = position(w, msg);
+		w->gsize = (uint64_t)json_integer_value(json_object_get(msg, "gsize"));
 		w->started = true;
 		w->seed = json_integer_value(json_object_get(msg, "seed"));
 		return true;
 	}
 	if (!strcmp(ev, "sample")) {
-		w->next = sample + 1;
+		w->next = position(w, msg) + 1;
 		if (decode_counters(w, msg) < 0)
 			w->bad_counters = true;
 		else if (w->g->on_sample)
@@ -108,20 +121,29 @@ static char *write_config(const struct sibyl_run_cfg *cfg)
 	return path;
 }
 
-/* One child for samples [cfg->first_sample, cfg->samples). */
+/* One child from (cfg->gsize, cfg->first_sample) to the end. */
 static int start(struct sibyl_run_cfg *cfg, struct watch *w, struct sibyl_child_result *res)
 {
 	char *config, *runner = runner_path();
+	size_t n = sibyl_run_cfg_sizes(cfg);
 	int r = -1;
 
-	if (cfg->inst)
-		cfg->counters_size = sibyl_instrumented_buffer_size(cfg->inst, cfg->gsize, cfg->lsize);
+	cfg->counters_sizes = NULL;
+	if (cfg->inst) {
+		if (!(cfg->counters_sizes = calloc(n, sizeof(*cfg->counters_sizes))))
+			abort();
+		for (size_t k = 0; k < n; k++)
+			cfg->counters_sizes[k] = sibyl_instrumented_buffer_size(cfg->inst,
+				cfg->gsize + k * cfg->gsize_step, cfg->lsize);
+	}
 	if ((config = write_config(cfg))) {
 		char *argv[] = { runner, config, NULL };
 
 		r = sibyl_child_run(argv, on_line, w, w->g->timeout_s, res);
 		unlink(config);
 	}
+	free(cfg->counters_sizes);
+	cfg->counters_sizes = NULL;
 	free(config);
 	free(runner);
 	return r;
@@ -129,22 +151,27 @@ static int start(struct sibyl_run_cfg *cfg, struct watch *w, struct sibyl_child_
 
 int sibyl_run_guarded(struct sibyl_run_cfg *cfg, const struct sibyl_guard *g)
 {
-	struct watch w = { .g = g, .cfg = cfg, .current = -1, .next = cfg->first_sample };
+	struct watch w = { .g = g, .cfg = cfg, .from = cfg->gsize, .step = cfg->gsize_step,
+			   .samples = cfg->samples, .current = -1, .next = cfg->first_sample };
 	const char *k = cfg->kernel->name;
+	long total = (long)sibyl_run_cfg_sizes(cfg) * cfg->samples;
 	int failures = 0;
 
-	while (w.next < cfg->samples) {
+	while (w.next < total) {
 		struct sibyl_child_result res;
 
-		cfg->first_sample = w.next;
+		cfg->gsize = w.from + (uint64_t)(w.next / w.samples) * w.step;
+		cfg->first_sample = w.next % w.samples;
 		w.current = -1;
 		w.started = false;
 		if (start(cfg, &w, &res) < 0 || w.bad_counters)
 			return -1;
 		if (res.status == SIBYL_CHILD_OK)
 			break;
-		if (res.status == SIBYL_CHILD_FAILED)
+		if (res.status == SIBYL_CHILD_FAILED) {	/* where it stopped */
+			cfg->gsize = w.from + (uint64_t)(w.next / w.samples) * w.step;
 			return -1;
+		}
 		if (!w.started && res.status == SIBYL_CHILD_TIMEOUT) {
 			sibyl_err("kernel: building %s took longer than %g s", k,
 				  SIBYL_CHILD_SETUP_FACTOR * g->timeout_s);
@@ -157,10 +184,10 @@ int sibyl_run_guarded(struct sibyl_run_cfg *cfg, const struct sibyl_guard *g)
 		}
 		if (res.status == SIBYL_CHILD_TIMEOUT)
 			sibyl_err("kernel %s timed out after %g s with seed %lld (gsize %llu)", k,
-				  g->timeout_s, (long long)w.seed, (unsigned long long)cfg->gsize);
+				  g->timeout_s, (long long)w.seed, (unsigned long long)w.gsize);
 		else
 			sibyl_err("kernel %s crashed (signal %d) with seed %lld (gsize %llu)", k,
-				  res.code, (long long)w.seed, (unsigned long long)cfg->gsize);
+				  res.code, (long long)w.seed, (unsigned long long)w.gsize);
 		failures++;
 		if (!g->keep_going)
 			break;
@@ -169,5 +196,7 @@ int sibyl_run_guarded(struct sibyl_run_cfg *cfg, const struct sibyl_guard *g)
 		if (w.current >= w.next)
 			w.next = w.current + 1;
 	}
+	cfg->gsize = w.from;
+	cfg->first_sample = 0;
 	return failures;
 }

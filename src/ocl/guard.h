@@ -17,8 +17,9 @@ struct sibyl_guard {
 	void *ctx;
 };
 
-/* Samples that crashed or timed out, or -1 when the run could not
- * start (a build error, printed by the child). */
+/* Run every sample of every global size of cfg. Returns the samples
+ * that crashed or timed out, or -1 when a runner failed (a build error,
+ * printed by the child); cfg->gsize then says where. */
 int sibyl_run_guarded(struct sibyl_run_cfg *cfg, const struct sibyl_guard *g);
 
 #endif

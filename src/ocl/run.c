@@ -109,7 +109,6 @@ static int setup(const struct sibyl_run_cfg *cfg, struct dev_state *s, int fd)
 		return -1;
 	if (sibyl_program_build(cfg, s->ctx, s->dev, &s->prog) < 0)
 		return -1;
-	local_elements(cfg, s);
 	char *pn = sibyl_cl_platform_name(plat), *dn = sibyl_cl_device_name(s->dev);
 	json_t *msg = json_pack("{s:s, s:s, s:s}", "event", "device", "platform", pn, "device", dn);
 
@@ -158,7 +157,6 @@ static int create_buffers(const struct sibyl_run_cfg *cfg, struct dev_state *s,
 	}
 	if (!cfg->spir_path)
 		return 0;
-	s->counters_size = cfg->counters_size;
 	s->counters = clCreateBuffer(s->ctx, CL_MEM_READ_WRITE,
 				     s->counters_size ? s->counters_size : 1, NULL, &e);
 	return cl_check(e, "the counters buffer");
@@ -238,7 +236,8 @@ static int save_counters(const struct sibyl_run_cfg *cfg, const struct dev_state
 {
 	char *path;
 
-	if (asprintf(&path, "%s.%ld", cfg->counters_path, i) < 0)
+	if (asprintf(&path, "%s.%llu.%ld", cfg->counters_path, (unsigned long long)cfg->gsize,
+		     i) < 0)
 		abort();
 	int r = sibyl_write_file_atomic(path, counters, s->counters_size);
 
@@ -291,8 +290,9 @@ static int run_sample(const struct sibyl_run_cfg *cfg, struct dev_state *s, long
 
 	if (cfg->dump_args)
 		json_object_set_new(msg, "args", sibyl_args_json(cfg->kernel, &a));
-	sibyl_emit(fd, json_pack("{s:s, s:i, s:I, s:b}", "event", "start", "sample", (int)i,
-				 "seed", (json_int_t)acfg.seed, "warmup", !report));
+	sibyl_emit(fd, json_pack("{s:s, s:i, s:I, s:I, s:b}", "event", "start", "sample", (int)i,
+				 "seed", (json_int_t)acfg.seed, "gsize", (json_int_t)cfg->gsize,
+				 "warmup", !report));
 	if (cfg->spir_path && !(counters = calloc(1, s->counters_size + 1)))
 		abort();
 	s->transfer_ns = 0;
@@ -325,17 +325,40 @@ out:
 	return r;
 }
 
+/* Buffers are sized by the global size: new ones for the next size. */
+static void drop_buffers(const struct sibyl_run_cfg *cfg, struct dev_state *s)
+{
+	for (size_t i = 0; s->mems && i < cfg->kernel->nargs; i++)
+		if (s->mems[i])
+			clReleaseMemObject(s->mems[i]);
+	free(s->mems);
+	s->mems = NULL;
+	if (s->counters)
+		clReleaseMemObject(s->counters);
+	s->counters = NULL;
+}
+
 int sibyl_run_samples(const struct sibyl_run_cfg *cfg, int fd)
 {
 	struct dev_state s = { 0 };
 	int r = setup(cfg, &s, fd);
+	size_t n = sibyl_run_cfg_sizes(cfg);
 
-	for (long w = 0; !r && w < cfg->warmup; w++)
-		r = run_sample(cfg, &s, cfg->first_sample, fd, false);
-	for (long i = cfg->first_sample; !r && i < cfg->samples; i++)
-		r = run_sample(cfg, &s, i, fd, true);
-	/* Nothing is released: the runner exits now, and PoCL 5 crashes in
-	 * clReleaseProgram for some programs (Rodinia's mergesort). */
-	free(s.mems);
+	/* One runner serves every size of a sweep: the program is built once. */
+	for (size_t k = 0; !r && k < n; k++) {
+		struct sibyl_run_cfg one = *cfg;
+
+		one.gsize = cfg->gsize + k * cfg->gsize_step;
+		one.first_sample = k ? 0 : cfg->first_sample;
+		s.counters_size = cfg->spir_path ? cfg->counters_sizes[k] : 0;
+		drop_buffers(cfg, &s);
+		local_elements(&one, &s);
+		for (long w = 0; !r && w < one.warmup; w++)
+			r = run_sample(&one, &s, one.first_sample, fd, false);
+		for (long i = one.first_sample; !r && i < one.samples; i++)
+			r = run_sample(&one, &s, i, fd, true);
+	}
+	/* Nothing else is released: the runner exits now, and PoCL 5 crashes
+	 * in clReleaseProgram for some programs (Rodinia's mergesort). */
 	return r ? 1 : 0;
 }

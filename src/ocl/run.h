@@ -28,12 +28,13 @@ struct sibyl_run_cfg {
 	const char *user_options;	/* --build-options alone (SPIR path) */
 	const char *spir_path;		/* instrumented SPIR bitcode (-i), or NULL */
 	unsigned counter_arg;		/* -i: the counters argument */
-	size_t counters_size;		/* -i: its bytes */
-	const char *counters_path;	/* -i: sample i's counters go to PATH.i */
+	const char *counters_path;	/* -i: counters go to PATH.GSIZE.SAMPLE */
 	bool dump_args;
 	bool fence;			/* buffers end at an inaccessible page */
 	uint64_t gsize, lsize, elements, seed;
-	long first_sample, samples;	/* sample i uses seed + i */
+	uint64_t gsize_to, gsize_step;	/* a sweep gsize, +step, .. to (0: gsize only) */
+	size_t *counters_sizes;		/* -i: the counters' bytes per global size */
+	long first_sample, samples;	/* of the first gsize; sample i uses seed + i */
 	long warmup;			/* unreported launches before the samples */
 	const struct sibyl_instrumented *inst;	/* parent side: decodes counters */
 };
@@ -42,6 +43,9 @@ struct sibyl_run_cfg {
  * from j; k receives the kernel). */
 json_t *sibyl_run_cfg_to_json(const struct sibyl_run_cfg *cfg);
 int sibyl_run_cfg_from_json(json_t *j, struct sibyl_run_cfg *cfg, struct sibyl_kernel *k);
+
+/* The number of global sizes cfg covers. */
+size_t sibyl_run_cfg_sizes(const struct sibyl_run_cfg *cfg);
 
 /* Build and run; returns the child's exit status (0 or 1). */
 int sibyl_run_samples(const struct sibyl_run_cfg *cfg, int fd);

@@ -1,6 +1,7 @@
 /* The run configuration handed from sibyl to sibyl-kernel-run as JSON. */
 #include "ocl/run.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 json_t *sibyl_run_cfg_to_json(const struct sibyl_run_cfg *c)
@@ -14,18 +15,32 @@ json_t *sibyl_run_cfg_to_json(const struct sibyl_run_cfg *c)
 		"first_sample", (json_int_t)c->first_sample, "samples", (json_int_t)c->samples);
 
 	json_object_set_new(j, "warmup", json_integer(c->warmup));
+	json_object_set_new(j, "gsize_to", json_integer((json_int_t)c->gsize_to));
+	json_object_set_new(j, "gsize_step", json_integer((json_int_t)c->gsize_step));
 	json_object_set_new(j, "fence", json_boolean(c->fence));
 
-	if (c->spir_path)
-		json_object_update_new(j, json_pack("{s:s, s:i, s:I, s:s}", "spir", c->spir_path,
-			"counter_arg", (int)c->counter_arg, "counters_size",
-			(json_int_t)c->counters_size, "counters_path", c->counters_path));
+	if (c->spir_path) {
+		json_t *sizes = json_array();
+
+		for (size_t i = 0; i < sibyl_run_cfg_sizes(c); i++)
+			json_array_append_new(sizes, json_integer((json_int_t)c->counters_sizes[i]));
+		json_object_update_new(j, json_pack("{s:s, s:i, s:o, s:s}", "spir", c->spir_path,
+			"counter_arg", (int)c->counter_arg, "counters_sizes", sizes,
+			"counters_path", c->counters_path));
+	}
 	return j;
 }
 
 static uint64_t u64(json_t *j, const char *key)
 {
 	return (uint64_t)json_integer_value(json_object_get(j, key));
+}
+
+size_t sibyl_run_cfg_sizes(const struct sibyl_run_cfg *c)
+{
+	if (!c->gsize_step || c->gsize_to <= c->gsize)
+		return 1;
+	return (size_t)((c->gsize_to - c->gsize) / c->gsize_step) + 1;
 }
 
 int sibyl_run_cfg_from_json(json_t *j, struct sibyl_run_cfg *c, struct sibyl_kernel *k)
@@ -41,7 +56,14 @@ int sibyl_run_cfg_from_json(json_t *j, struct sibyl_run_cfg *c, struct sibyl_ker
 	c->user_options = json_string_value(json_object_get(j, "user_options"));
 	c->spir_path = json_string_value(json_object_get(j, "spir"));
 	c->counter_arg = (unsigned)u64(j, "counter_arg");
-	c->counters_size = (size_t)u64(j, "counters_size");
+	json_t *sizes = json_object_get(j, "counters_sizes"), *e;
+	size_t i;
+
+	c->counters_sizes = calloc(json_array_size(sizes) + 1, sizeof(*c->counters_sizes));
+	if (!c->counters_sizes)
+		abort();
+	json_array_foreach(sizes, i, e)
+		c->counters_sizes[i] = (size_t)json_integer_value(e);
 	c->counters_path = json_string_value(json_object_get(j, "counters_path"));
 	c->dump_args = json_is_true(json_object_get(j, "dump_args"));
 	c->gsize = u64(j, "gsize");
@@ -51,6 +73,8 @@ int sibyl_run_cfg_from_json(json_t *j, struct sibyl_run_cfg *c, struct sibyl_ker
 	c->first_sample = (long)u64(j, "first_sample");
 	c->samples = (long)u64(j, "samples");
 	c->warmup = (long)u64(j, "warmup");
+	c->gsize_to = u64(j, "gsize_to");
+	c->gsize_step = u64(j, "gsize_step");
 	c->fence = json_is_true(json_object_get(j, "fence"));
 	return c->file ? 0 : -1;
 }

@@ -89,7 +89,6 @@ int sibyl_sweep(struct sibyl_run_cfg *cfg, const struct sibyl_range *r,
 	struct sweep_state st = { stdout, o, cfg->kernel->name, 0, 0, isatty(2) };
 	struct sibyl_guard g = { o->timeout_s, true, NULL, on_sample, &st };
 	char *tmp = NULL;
-	int failed = 0;
 
 	if (o->out && !o->force && access(o->out, F_OK) == 0)
 		return sibyl_err("kernel: %s exists (use --force to replace it)", o->out);
@@ -101,33 +100,24 @@ int sibyl_sweep(struct sibyl_run_cfg *cfg, const struct sibyl_range *r,
 			return sibyl_err_errno("kernel: %s", o->out);
 		}
 	}
-	st.total = (size_t)((r->to - r->from) / r->step + 1) * (size_t)cfg->samples;
-	long samples = cfg->samples;
-	int res = 0;	/* -1: nothing to keep, 1: some samples failed */
+	cfg->gsize = r->from;
+	cfg->gsize_to = r->to;
+	cfg->gsize_step = r->step;
+	st.total = sibyl_run_cfg_sizes(cfg) * (size_t)cfg->samples;
+	progress(&st, r->from);
+	int res = sibyl_run_guarded(cfg, &g);	/* -1: failed, else samples lost */
 
-	for (uint64_t gs = r->from; gs <= r->to; gs += r->step) {
-		cfg->gsize = gs;
-		cfg->first_sample = 0;
-		cfg->samples = samples;
-		progress(&st, gs);
-		int n = sibyl_run_guarded(cfg, &g);
-
-		if (n < 0) {
-			/* A build error fails at once; a failure later (out of
-			 * resources at a large size) keeps what was measured. */
-			res = st.done ? 1 : -1;
-			if (st.done && o->out)
-				sibyl_err("kernel: sweep stopped at gsize %llu; %zu samples kept in %s",
-					  (unsigned long long)gs, st.done, o->out);
-			break;
-		}
-		failed += n;
-		if (r->to - gs < r->step)
-			break;
+	/* A build error fails at once; a failure later (out of resources at
+	 * a large size) keeps what was measured. */
+	if (res < 0 && st.done) {
+		if (o->out)
+			sibyl_err("kernel: sweep stopped at gsize %llu; %zu samples kept in %s",
+				  (unsigned long long)cfg->gsize, st.done, o->out);
+		res = 1;
 	}
 	if (st.tty)
 		fputc('\n', stderr);
-	res = finish(st.out, tmp, o->out, res < 0 ? -1 : res || failed ? 1 : 0);
+	res = finish(st.out, tmp, o->out, res < 0 ? -1 : res ? 1 : 0);
 	free(tmp);
 	return res;
 }

@@ -1,6 +1,6 @@
 /*
  * Dataset sweeps: `--gsize FROM:TO:STEP --samples N --out data.jsonl`
- * runs every global size (each in its own guarded child) and writes one
+ * runs every global size (one guarded runner for all) and writes one
  * JSON line per sample: kernel, gsize, lsize, sample, seed, times and,
  * with -i, the instruction counts. A crash or timeout is reported and
  * the sweep goes on. The file appears only when the sweep is over

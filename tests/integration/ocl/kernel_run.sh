@@ -113,15 +113,17 @@ if SIBYL_KERNEL_RUNNER="$WORK/hang-runner" "$SIBYL" kernel -f "$K/loop.cl" -k lo
 fi
 expect_eq "hanging build" "sibyl: kernel: building loop took longer than 2 s" "$(cat "$WORK/err")"
 
-# A run that fails later in a sweep (here a runner refusing gsize 192)
-# keeps the samples measured so far.
+# A runner that fails later in a sweep (here one that stops after gsize
+# 128 with an error) leaves the samples measured so far.
 cat > "$WORK/picky-runner" <<EOS
 #!/bin/sh
-if grep -q '"gsize": *192' "\$1"; then echo "sibyl: kernel: out of resources" >&2; exit 1; fi
-exec "$SIBYL_BUILD/bin/sibyl-kernel-run" "\$@"
+sed 's/"gsize_to":256/"gsize_to":128/' "\$1" > "\$1.picky"
+"$SIBYL_BUILD/bin/sibyl-kernel-run" "\$1.picky"
+echo "sibyl: kernel: out of resources" >&2
+exit 1
 EOS
 chmod +x "$WORK/picky-runner"
-if SIBYL_KERNEL_RUNNER="$WORK/picky-runner" "$SIBYL" kernel -f "$K/loop.cl" -k loop -g 64:256:64 -s 2 \
+if TMPDIR="$WORK" SIBYL_KERNEL_RUNNER="$WORK/picky-runner" "$SIBYL" kernel -f "$K/loop.cl" -k loop -g 64:256:64 -s 2 \
 	--out "$WORK/partial.jsonl" 2> "$WORK/err"; then
 	fail "a failing sweep: exit status 0"
 fi
