@@ -45,7 +45,7 @@ const struct sibyl_adapter adapter_heap_sort = {
 	.description = "heap sort of random ints",
 	.work_metric = "elements to sort",
 	.min_metric = 1,
-	.max_metric = 3500000,
+	.max_metric = 3000000,
 	.run = run,
 };
 
