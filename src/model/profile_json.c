@@ -133,32 +133,35 @@ static int read_points(json_t *a, const char *what, bool sorted, struct sibyl_po
 	return 0;
 }
 
-static int read_segments(json_t *a, struct sibyl_profile *p, char *err, size_t errlen)
+static int read_segment(json_t *v, void *item)
 {
-	size_t i;
-	json_t *v;
+	struct sibyl_segment *s = item;
+	json_int_t n = 0, oor = 0;
 
-	if (!a)
-		return 0;
-	if (!json_is_array(a))
-		return bad(err, errlen, "\"segments\" is not an array");
-	p->segments = calloc(json_array_size(a) + 1, sizeof(*p->segments));
-	json_array_foreach(a, i, v) {
-		struct sibyl_segment *s = &p->segments[i];
-		json_int_t n = 0, oor = 0;
-
-		if (json_unpack(v, "{sFsFsFsF s?I s?I}", "from", &s->from, "to", &s->to,
-				"intercept", &s->a, "slope", &s->b, "samples", &n,
-				"out_of_range", &oor))
-			return bad(err, errlen, "\"segments\"[%zu] lacks from/to/intercept/slope", i);
-		s->samples = (unsigned)n;
-		s->out_of_range = (unsigned)oor;
-		p->nsegments = i + 1;
-	}
+	if (json_unpack(v, "{sFsFsFsF s?I s?I}", "from", &s->from, "to", &s->to, "intercept",
+			&s->a, "slope", &s->b, "samples", &n, "out_of_range", &oor))
+		return -1;
+	s->samples = (unsigned)n;
+	s->out_of_range = (unsigned)oor;
 	return 0;
 }
 
-static int read_pieces(json_t *a, struct sibyl_profile *p, char *err, size_t errlen)
+static int read_piece(json_t *v, void *item)
+{
+	struct sibyl_piece *q = item;
+	const char *name;
+
+	if (json_unpack(v, "{sFsFss}", "from", &q->from, "to", &q->to, "implementation", &name))
+		return -1;
+	q->name = strdup(name);
+	return 0;
+}
+
+/* An optional array of objects, each read by `one` into items of `size`
+ * bytes; `needs` names the keys for the error message. */
+static int read_objects(json_t *a, const char *what, const char *needs, size_t size,
+			int (*one)(json_t *v, void *item), void **items, size_t *n,
+			char *err, size_t errlen)
 {
 	size_t i;
 	json_t *v;
@@ -166,16 +169,12 @@ static int read_pieces(json_t *a, struct sibyl_profile *p, char *err, size_t err
 	if (!a)
 		return 0;
 	if (!json_is_array(a))
-		return bad(err, errlen, "\"pieces\" is not an array");
-	p->pieces = calloc(json_array_size(a) + 1, sizeof(*p->pieces));
+		return bad(err, errlen, "\"%s\" is not an array", what);
+	*items = calloc(json_array_size(a) + 1, size);
 	json_array_foreach(a, i, v) {
-		const char *name;
-
-		if (json_unpack(v, "{sFsFss}", "from", &p->pieces[i].from, "to", &p->pieces[i].to,
-				"implementation", &name))
-			return bad(err, errlen, "\"pieces\"[%zu] lacks from/to/implementation", i);
-		p->pieces[i].name = strdup(name);
-		p->npieces = i + 1;
+		if (one(v, (char *)*items + i * size))
+			return bad(err, errlen, "\"%s\"[%zu] lacks %s", what, i, needs);
+		*n = i + 1;
 	}
 	return 0;
 }
@@ -204,12 +203,20 @@ static int read_body(json_t *j, struct sibyl_profile *p, char *err, size_t errle
 	p->name = strdup(name);
 	p->work_metric = strdup(metric);
 	p->complete = complete;
-	if (read_points(json_object_get(j, "points"), "points", true, &p->points,
-			&p->npoints, err, errlen) ||
-	    read_points(json_object_get(j, "samples"), "samples", false, &p->samples,
-			&p->nsamples, err, errlen) ||
-	    read_segments(json_object_get(j, "segments"), p, err, errlen) ||
-	    read_pieces(json_object_get(j, "pieces"), p, err, errlen))
+	void *segments = NULL, *pieces = NULL;
+	int rc = read_points(json_object_get(j, "points"), "points", true, &p->points,
+			     &p->npoints, err, errlen) ||
+		 read_points(json_object_get(j, "samples"), "samples", false, &p->samples,
+			     &p->nsamples, err, errlen) ||
+		 read_objects(json_object_get(j, "segments"), "segments",
+			      "from/to/intercept/slope", sizeof(*p->segments), read_segment,
+			      &segments, &p->nsegments, err, errlen) ||
+		 read_objects(json_object_get(j, "pieces"), "pieces", "from/to/implementation",
+			      sizeof(*p->pieces), read_piece, &pieces, &p->npieces, err, errlen);
+
+	p->segments = segments;    /* owned by p even when reading failed */
+	p->pieces = pieces;
+	if (rc)
 		return -1;
 	if (p->npoints == 0)
 		return bad(err, errlen, "profile has no points");

@@ -110,6 +110,13 @@ static void test_rejects(void **state)
 			"\"range\": [1, 2], \"points\": []}", "no points");
 	expect_rejected("{\"format\": \"sibyl-profile\", \"version\": 1, \"min_version\": 1, "
 			"\"points\": [[1, 1]]}", "range");
+	expect_rejected("{\"format\": \"sibyl-profile\", \"version\": 1, \"min_version\": 1, "
+			"\"range\": [1, 2], \"points\": [[1, 2]], \"segments\": [{\"from\": 1}]}",
+			"\"segments\"[0] lacks from/to/intercept/slope");
+	expect_rejected("{\"format\": \"sibyl-profile\", \"version\": 1, \"min_version\": 1, "
+			"\"range\": [1, 2], \"points\": [[1, 2]], \"pieces\": [{\"from\": 1, "
+			"\"to\": 2, \"implementation\": \"a\"}, {\"to\": 3}]}",
+			"\"pieces\"[1] lacks from/to/implementation");
 }
 
 int main(void)
