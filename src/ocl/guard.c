@@ -66,6 +66,11 @@ static int decode_counters(struct watch *w, json_t *msg)
 	free(buf);
 	if (r < 0)
 		return -1;
+	if (!c.n) {	/* every work-item runs at least a ret */
+		sibyl_instcounts_free(&c);
+		return sibyl_err("kernel: the counters stayed zero: the device did not run the "
+				 "instrumented code (Oclgrind, for one, lacks 64-bit atomics)");
+	}
 	json_t *list = json_array();
 
 	for (size_t i = 0; i < c.n; i++)
@@ -93,7 +98,7 @@ static bool on_line(void *ctx, json_t *msg)
 	}
 	if (!strcmp(ev, "sample")) {
 		w->next = position(w, msg) + 1;
-		if (decode_counters(w, msg) < 0)
+		if (w->bad_counters || decode_counters(w, msg) < 0)
 			w->bad_counters = true;
 		else if (w->g->on_sample)
 			w->g->on_sample(w->g->ctx, msg);
