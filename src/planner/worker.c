@@ -255,7 +255,9 @@ struct sibyl_worker *sibyl_worker_start(const struct sibyl_adapter *a,
 	w->timeout = fmax(60, 6 * timeout);
 	int rc = await(w, &r, " in init", err, errlen);
 
-	w->timeout = timeout;
+	/* The limit is per run; a sample is `repeat` runs (plus the dropped
+	 * warm-up run of the first request). */
+	w->timeout = timeout * ((repeat ? repeat : 1) + 1);
 	if (rc == 0 && r.status) {
 		snprintf(err, errlen, "adapter %s: init: %s", a->name, r.msg);
 		rc = -1;

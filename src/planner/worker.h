@@ -26,7 +26,8 @@ double sibyl_plan_resolution(void);
 
 /* Fork the worker and run init there; NULL with a one-line reason.  Each
  * sample is the fastest of `repeat` runs (each with its own setup and
- * teardown); the timeout covers all of them. */
+ * teardown); `timeout` is per run, so a sample may take
+ * (repeat + 1) * timeout before it counts as hung. */
 struct sibyl_worker *sibyl_worker_start(const struct sibyl_adapter *a,
 					const struct sibyl_adapter_config *config,
 					unsigned repeat, double timeout, char *err,
