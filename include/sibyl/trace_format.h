@@ -61,7 +61,8 @@ struct sibyl_events_header {
 	uint32_t tid;
 	uint32_t reserved;
 	uint64_t committed;	/* records reserved so far (may include one torn record) */
-	uint64_t dropped;	/* records lost because the buffer could not grow */
+	uint64_t dropped;	/* calls not recorded: no room, or a signal handler
+				   interrupted the recording of another call */
 	uint64_t start_tsc;
 	uint8_t pad[64];
 };
@@ -133,7 +134,7 @@ struct sibyl_drain_control {
 	uint32_t doorbell;	/* futex word: producers bump and wake it */
 	uint64_t ring_bytes;	/* data bytes of each ring, a multiple of 4096 */
 	uint32_t drainer_pid;
-	uint32_t pad;
+	uint32_t finished;	/* the drainer has stopped: record nothing more */
 	uint8_t reserved[32];
 	/* Where the rings live: a private directory in /dev/shm when there is
 	 * one (creating a file there is ~10x cheaper than in the trace
@@ -150,7 +151,7 @@ struct sibyl_ring_header {
 	char magic[8];		/* SIBYL_RING_MAGIC, stored last */
 	uint64_t capacity;	/* records in the ring */
 	uint32_t closed;	/* the thread exited: nothing more will come */
-	uint32_t pad;
+	uint32_t abandoned;	/* the drainer gave up on this ring: record nothing more */
 	uint8_t pad1[104];
 	uint64_t tail;		/* records drained (written by the drainer only) */
 	uint8_t pad2[3832];

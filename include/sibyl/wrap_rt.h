@@ -21,12 +21,14 @@ struct sibyl_rt_thread {
 	volatile uint64_t *committed;		/* in the file header */
 	uint32_t depth;		/* wrapped calls in progress (nesting) */
 	uint32_t in_runtime;	/* nonzero: runtime code is running, do not trace */
+	uint32_t emitting;	/* nonzero: a record is being reserved/stored */
 	/* Runtime-private from here on. */
 	void *window;		/* current data mapping */
 	uint64_t window_bytes;
 	uint64_t file_bytes;
 	uint64_t granted_end;	/* ring mode: records reserved when cur reaches limit */
 	int state;
+	int stalled;		/* ring mode: the drainer stopped freeing room */
 };
 
 extern __thread struct sibyl_rt_thread sibyl_rt_self_state
@@ -92,25 +94,78 @@ sibyl_rt_reserve(struct sibyl_rt_thread *t)
 	return r;
 }
 
+/*
+ * Reserve, fill and commit form one critical section per thread: a signal
+ * handler that interrupts it and makes a wrapped call of its own must not
+ * touch the buffer (the interrupted code holds cur and committed in
+ * registers), so that call is only counted in the header's `dropped`.
+ * The signal fences keep the compiler from moving buffer accesses out of
+ * the section; on one thread nothing more is needed.
+ */
+static inline void sibyl_rt_lost(struct sibyl_rt_thread *t)
+{
+	if (t->committed)
+		__atomic_fetch_add(&((struct sibyl_events_header *)
+				     ((char *)t->committed -
+				      __builtin_offsetof(struct sibyl_events_header, committed)))->dropped,
+				   1, __ATOMIC_RELAXED);
+}
+
+/* A wrapped call that passes through untraced because runtime code is
+ * running on this thread: if that code is recording a call, this one
+ * comes from a signal handler and is counted as lost. */
+static inline void sibyl_rt_bypass(struct sibyl_rt_thread *t)
+{
+	if (t->emitting)
+		sibyl_rt_lost(t);
+}
+
+static inline int sibyl_rt_begin(struct sibyl_rt_thread *t)
+{
+	if (__builtin_expect(t->emitting, 0)) {
+		sibyl_rt_lost(t);
+		return 0;
+	}
+	t->emitting = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return 1;
+}
+
+/* Publish a filled record: readers (the drainer, a crash post-mortem)
+ * trust `committed` records, so it is bumped after the record's stores. */
+static inline void sibyl_rt_commit(struct sibyl_rt_thread *t)
+{
+	__atomic_store_n(t->committed, *t->committed + 1, __ATOMIC_RELEASE);
+}
+
+static inline void sibyl_rt_end(struct sibyl_rt_thread *t)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->emitting = 0;
+}
+
 static inline void sibyl_rt_emit_call(struct sibyl_rt_thread *t, uint32_t func,
 				      uint64_t start, uint64_t end,
 				      uint64_t in_bytes, uint64_t out_bytes,
 				      double work)
 {
+	if (!sibyl_rt_begin(t))
+		return;
 	struct sibyl_call_record *r = sibyl_rt_reserve(t);
 
-	if (!r)
-		return;
-	r->depth = (uint16_t)t->depth;
-	r->func = func;
-	r->start_tsc = start;
-	r->end_tsc = end;
-	r->in_bytes = in_bytes;
-	r->out_bytes = out_bytes;
-	r->work = work;
-	/* kind last: a record with kind 0 was torn by a crash. */
-	__atomic_store_n(&r->kind, SIBYL_REC_CALL, __ATOMIC_RELEASE);
-	*t->committed += 1;
+	if (r) {
+		r->depth = (uint16_t)t->depth;
+		r->func = func;
+		r->start_tsc = start;
+		r->end_tsc = end;
+		r->in_bytes = in_bytes;
+		r->out_bytes = out_bytes;
+		r->work = work;
+		/* kind last: a record with kind 0 was torn by a crash. */
+		__atomic_store_n(&r->kind, SIBYL_REC_CALL, __ATOMIC_RELEASE);
+		sibyl_rt_commit(t);
+	}
+	sibyl_rt_end(t);
 }
 
 #endif

@@ -146,6 +146,17 @@ static int exit_like(int status)
 	return WEXITSTATUS(status);
 }
 
+/* In the parent only (after fork): the command keeps its own limits. */
+static void raise_fd_limit(void)
+{
+	struct rlimit lim;
+
+	if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
+		lim.rlim_cur = lim.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &lim);
+	}
+}
+
 static int absolute_wrappers(struct sibyl_strlist *in, struct sibyl_strlist *out)
 {
 	for (size_t i = 0; i < in->count; i++) {
@@ -178,6 +189,10 @@ int cmd_trace(int argc, char **argv)
 	if (r)
 		return r > 0 ? 0 : 2;
 	sibyl_set_verbose(verbose);
+	if (ring_kb < 4 || ring_kb > (1L << 30)) {
+		sibyl_err("trace: --ring-kb must be between 4 and 1073741824");
+		return 2;
+	}
 	if (ncmd < 1) {
 		sibyl_err("trace: no command given (usage: sibyl trace [options] -- CMD ARGS...)");
 		return 2;
@@ -199,8 +214,6 @@ int cmd_trace(int argc, char **argv)
 	if (trace_meta_write(dir, &run) < 0)
 		return -sibyl_err_errno("trace: cannot write %s/meta.json", dir);
 	sibyl_info("tracing into %s with LD_PRELOAD=%s", dir, preload);
-	if (ring_kb < 4 || ring_kb > (1L << 30))
-		return -sibyl_err("trace: --ring-kb must be between 4 and 2^30");
 	struct sibyl_drain *drain = NULL;
 
 	if (!no_drain && !(drain = sibyl_drain_create(dir, (uint64_t)ring_kb * 1024)))
@@ -209,18 +222,26 @@ int cmd_trace(int argc, char **argv)
 	fflush(NULL);
 	pid_t pid = fork();
 
-	if (pid < 0)
-		return -sibyl_err_errno("trace: fork");
+	if (pid < 0) {
+		sibyl_err_errno("trace: fork");
+		if (drain)
+			sibyl_drain_finish(drain);
+		return 2;
+	}
 	if (pid == 0)
 		run_child(argv + 1, dir, preload);
 	child_pid = pid;
 	run.root_pid = pid;
 	int status = 0;
 
+	raise_fd_limit();	/* the drainer keeps a file open per live thread */
 	if (drain && sibyl_drain_start(drain) < 0)
 		sibyl_warn("trace: records will be drained when the command ends");
-	if (wait_child(pid, &status) < 0)
+	if (wait_child(pid, &status) < 0) {
+		if (drain)
+			sibyl_drain_finish(drain);
 		return 2;
+	}
 	if (drain && sibyl_drain_finish(drain) < 0)
 		sibyl_warn("trace: the trace in %s is incomplete", dir);
 	run.end_ns = sibyl_mono_ns();

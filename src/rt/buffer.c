@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -87,6 +88,10 @@ static void on_thread_exit(void *arg)
 {
 	struct sibyl_rt_thread *t = arg;
 
+	/* From here on this thread's calls (signal handlers, later
+	 * destructors) pass through untraced: once the ring is closed the
+	 * drainer may retire it. */
+	t->in_runtime = 1;
 	if (t->state == THREAD_RING)
 		rt_ring_close(t);
 	rt_thread_forget(t);
@@ -176,7 +181,9 @@ static int grow_thread_file(struct sibyl_rt_thread *t)
 	return 0;
 }
 
-RT_EXPORT struct sibyl_call_record *sibyl_rt_refill(struct sibyl_rt_thread *t)
+/* count_drop: a record is waiting for this slot (not a refill ahead of
+ * time), so count it in `dropped` if there is no room. */
+struct sibyl_call_record *rt_refill(struct sibyl_rt_thread *t, bool count_drop)
 {
 	int saved_errno = errno;
 	struct sibyl_call_record *r = NULL;
@@ -185,11 +192,11 @@ RT_EXPORT struct sibyl_call_record *sibyl_rt_refill(struct sibyl_rt_thread *t)
 		return NULL;
 	t->in_runtime = 1;
 	if (t->state == THREAD_RING) {
-		r = rt_ring_refill(t);
+		r = rt_ring_refill(t, count_drop);
 	} else if (t->state == THREAD_FRESH) {
 		if (rt_proc.drain && rt_ring_open(t) == 0) {
 			t->state = THREAD_RING;
-			r = rt_ring_refill(t);
+			r = rt_ring_refill(t, count_drop);
 		} else if (!rt_proc.drain && open_thread_file(t) == 0) {
 			t->state = THREAD_OPEN;
 			r = t->cur;
@@ -199,13 +206,18 @@ RT_EXPORT struct sibyl_call_record *sibyl_rt_refill(struct sibyl_rt_thread *t)
 		}
 	} else if (grow_thread_file(t) == 0) {
 		r = t->cur;
-	} else {
+	} else if (count_drop) {
 		/* Keep the old window full and count what is lost from now on. */
-		header_of(t)->dropped++;
+		__atomic_fetch_add(&header_of(t)->dropped, 1, __ATOMIC_RELAXED);
 	}
 	t->in_runtime = 0;
 	errno = saved_errno;
 	return r;
+}
+
+RT_EXPORT struct sibyl_call_record *sibyl_rt_refill(struct sibyl_rt_thread *t)
+{
+	return rt_refill(t, true);
 }
 
 /* Forget a thread's buffer without touching the file (used after fork,
@@ -222,6 +234,7 @@ void rt_thread_forget(struct sibyl_rt_thread *t)
 	t->committed = NULL;
 	t->window = NULL;
 	t->window_bytes = t->file_bytes = t->granted_end = 0;
+	t->stalled = 0;
 	t->state = THREAD_FRESH;
 	rt_counters_forget();
 }

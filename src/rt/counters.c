@@ -149,8 +149,12 @@ static int read_group(struct sibyl_rt_thread *t, uint64_t *values)
  */
 RT_EXPORT int sibyl_rt_counters_read(struct sibyl_rt_thread *t, uint64_t *values)
 {
-	if (t->cur == t->limit && !t->in_runtime)
-		(void)sibyl_rt_refill(t);
+	if (t->cur == t->limit && !t->in_runtime && !t->emitting) {
+		t->emitting = 1;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		(void)rt_refill(t, false);
+		sibyl_rt_end(t);
+	}
 	return read_group(t, values);
 }
 
@@ -162,17 +166,18 @@ RT_EXPORT void sibyl_rt_counters_emit(struct sibyl_rt_thread *t, uint32_t func,
 	uint64_t after[SIBYL_CNT_MAX] = { 0 };
 	int mask = read_group(t, after);
 
-	if (!mask)
+	if (!mask || !sibyl_rt_begin(t))
 		return;
 	struct sibyl_counters_record *r = (struct sibyl_counters_record *)sibyl_rt_reserve(t);
 
-	if (!r)
-		return;
-	r->mask = (uint16_t)mask;
-	r->func = func;
-	for (int i = 0; i < SIBYL_CNT_MAX; i++)
-		r->value[i] = (mask & (1 << i)) ? after[i] - before[i] : 0;
-	r->start_tsc = start_tsc;
-	__atomic_store_n(&r->kind, SIBYL_REC_COUNTERS, __ATOMIC_RELEASE);
-	*t->committed += 1;
+	if (r) {
+		r->mask = (uint16_t)mask;
+		r->func = func;
+		for (int i = 0; i < SIBYL_CNT_MAX; i++)
+			r->value[i] = (mask & (1 << i)) ? after[i] - before[i] : 0;
+		r->start_tsc = start_tsc;
+		__atomic_store_n(&r->kind, SIBYL_REC_COUNTERS, __ATOMIC_RELEASE);
+		sibyl_rt_commit(t);
+	}
+	sibyl_rt_end(t);
 }

@@ -7,6 +7,7 @@
 #define SIBYL_RT_INTERNAL_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -44,6 +45,7 @@ void rt_process_start(pid_t ppid);
 void rt_process_finish(void);
 
 /* buffer.c */
+struct sibyl_call_record *rt_refill(struct sibyl_rt_thread *t, bool count_drop);
 void rt_thread_forget(struct sibyl_rt_thread *t);
 size_t rt_thread_path(char *out, size_t size, pid_t tid, const char *suffix);
 void rt_events_header_init(struct sibyl_events_header *h, pid_t tid);
@@ -52,7 +54,7 @@ void rt_watch_thread_exit(struct sibyl_rt_thread *t);
 /* ring.c: the drained ring buffers (docs/runtime.md). */
 void rt_drain_attach(void);
 int rt_ring_open(struct sibyl_rt_thread *t);
-struct sibyl_call_record *rt_ring_refill(struct sibyl_rt_thread *t);
+struct sibyl_call_record *rt_ring_refill(struct sibyl_rt_thread *t, bool count_drop);
 void rt_ring_close(struct sibyl_rt_thread *t);
 
 /* counters.c: close this thread's perf events (after fork). */

@@ -115,6 +115,7 @@ static void after_fork_child(void)
 {
 	struct sibyl_rt_thread *t = sibyl_rt_self();
 	uint32_t saved = t->in_runtime;
+	int saved_errno = errno;
 
 	t->in_runtime = 1;
 	pid_t parent = rt_proc.pid;
@@ -125,6 +126,7 @@ static void after_fork_child(void)
 	if (rt_proc.enabled)
 		rt_process_start(parent);
 	t->in_runtime = saved;
+	errno = saved_errno;
 }
 
 static uint64_t env_u64(const char *name, uint64_t fallback)
@@ -167,5 +169,13 @@ __attribute__((constructor(101))) static void rt_init(void)
 
 __attribute__((destructor(101))) static void rt_fini(void)
 {
+	struct sibyl_rt_thread *t = sibyl_rt_self();
+
+	/* The exiting thread's ring is complete: say so, so the drainer can
+	 * retire it now (thread-exit destructors do not run at exit()).
+	 * Calls made by destructors that run after this one pass through. */
+	t->in_runtime = 1;
+	if (t->state == THREAD_RING)
+		rt_ring_close(t);
 	rt_process_finish();
 }

@@ -9,8 +9,9 @@
  * core.  The ring is MAP_SHARED, so a crash still loses nothing: the
  * drainer copies what the ring holds after the program died.
  *
- * Producer protocol (one producer per ring, x86 TSO): records are stored,
- * then events.committed is bumped (the hot path in wrap_rt.h); the drainer
+ * Producer protocol (one producer per ring): records are stored, then
+ * events.committed is bumped with release order (wrap_rt.h; a signal
+ * handler on the same thread never interleaves); the drainer
  * reads committed, copies, then advances tail.  The producer hands the
  * fast path at most a quarter of the ring at a time, so it comes here
  * often enough to wake the drainer when the ring is half full.
@@ -20,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -27,10 +29,18 @@
 #include <time.h>
 #include <unistd.h>
 
-/* How long a producer waits for a full ring to drain before it decides
- * the drainer is gone and drops records (counted in events.dropped). */
-#define STALL_NS 3000000000ull
+/* A producer whose ring stays full this long without the drainer freeing
+ * any room (a stopped or hung `sibyl trace`) drops records instead of
+ * blocking the program; it records again as soon as there is room. */
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+#define STALL_NS 10000000000ull
 #define POLL_NS 20000
+/* First-lap grants start small so that a thread's first call does not
+ * provision the whole ring. */
+#define FIRST_GRANT 1024
 
 /* Map drain.ctl if `sibyl trace` left one; otherwise stay in direct mode. */
 void rt_drain_attach(void)
@@ -101,13 +111,15 @@ int rt_ring_open(struct sibyl_rt_thread *t)
 		return -1;
 	void *p = MAP_FAILED;
 
-	/* Pages are faulted in lazily on the first lap: a short-lived
-	 * thread pays only for the pages it uses. */
+	/* Pages are provisioned grant by grant on the first lap (see
+	 * provision()): a short-lived thread pays only for what it uses. */
 	if (ftruncate(fd, (off_t)len) == 0)
 		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
-	if (p == MAP_FAILED)
+	if (p == MAP_FAILED) {
+		unlink(path);
 		return -1;
+	}
 	struct sibyl_ring_header *h = p;
 
 	rt_events_header_init(&h->events, tid);
@@ -130,52 +142,99 @@ static void ring_doorbell(void)
 	syscall(SYS_futex, bell, FUTEX_WAKE, 1, NULL, NULL, 0);
 }
 
-/* Free slots, waiting (bounded) for the drainer when the ring is full. */
-static uint64_t wait_for_room(struct sibyl_ring_header *h, uint64_t head)
+static uint64_t mono_ns(void)
 {
-	uint64_t waited = 0;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Nobody will drain this ring any more: sibyl trace finished or died,
+ * or gave up on the ring.  The death check is a system call, made only
+ * while waiting. */
+static bool drainer_gone(const struct sibyl_ring_header *h, bool check_pid)
+{
+	const struct sibyl_drain_control *c = rt_proc.drain;
+
+	if (__atomic_load_n(&c->finished, __ATOMIC_ACQUIRE) ||
+	    __atomic_load_n(&h->abandoned, __ATOMIC_ACQUIRE))
+		return true;
+	return check_pid && kill((pid_t)c->drainer_pid, 0) != 0 && errno == ESRCH;
+}
+
+/* Free slots.  A full ring waits for the drainer, up to STALL_NS without
+ * progress; a stalled thread only looks (no waiting) until room appears. */
+static uint64_t wait_for_room(struct sibyl_rt_thread *t, struct sibyl_ring_header *h,
+			      uint64_t head)
+{
+	uint64_t cap = h->capacity, since = 0, last_tail = 0;
 
 	for (;;) {
 		uint64_t tail = __atomic_load_n(&h->tail, __ATOMIC_ACQUIRE);
 		uint64_t used = head - tail;
 
-		if (used > h->capacity)
-			return 0;	/* the drainer wrote nonsense: stop */
-		if (used >= h->capacity / 2)
+		if (used > cap || drainer_gone(h, false))
+			return 0;	/* nonsense from the drainer, or no drainer */
+		if (used >= cap / 2)
 			ring_doorbell();
-		if (used < h->capacity)
-			return h->capacity - used;
-		if (waited >= STALL_NS)
+		if (used < cap) {
+			t->stalled = 0;
+			return cap - used;
+		}
+		if (t->stalled)
 			return 0;
+		uint64_t now = mono_ns();
+
+		if (!since || tail != last_tail) {
+			since = now;
+			last_tail = tail;
+		} else if (now - since >= STALL_NS || drainer_gone(h, true)) {
+			t->stalled = 1;
+			return 0;
+		}
 		struct timespec ts = { 0, POLL_NS };
 
 		nanosleep(&ts, NULL);
-		waited += POLL_NS;
 	}
 }
 
-struct sibyl_call_record *rt_ring_refill(struct sibyl_rt_thread *t)
+/* On the first lap, make the kernel provide the granted pages now: a
+ * full /dev/shm then fails here, not with SIGBUS on a record store. */
+static int provision(void *p, uint64_t bytes)
+{
+	if (madvise(p, bytes, MADV_POPULATE_WRITE) == 0 || errno == EINVAL)
+		return 0;	/* EINVAL: kernel before 5.14, fault lazily */
+	return -1;
+}
+
+struct sibyl_call_record *rt_ring_refill(struct sibyl_rt_thread *t, bool count_drop)
 {
 	struct sibyl_ring_header *h = ring_of(t);
-	uint64_t head = t->granted_end;
-	uint64_t room = h->events.dropped ? 0 : wait_for_room(h, head);
+	uint64_t head = t->granted_end, cap = h->capacity;
+	uint64_t room = wait_for_room(t, h, head);
+	uint64_t slot = head % cap, grant = cap / 4;
 
-	if (!room) {
-		/* Drainer gone: keep what is in the ring, drop from now on. */
-		h->events.dropped++;
-		return NULL;
-	}
-	uint64_t slot = head % h->capacity, grant = h->capacity / 4;
-
+	if (head < cap)
+		grant = head < FIRST_GRANT ? FIRST_GRANT : head;
+	if (grant > cap / 4)
+		grant = cap / 4;
 	if (grant == 0)
 		grant = 1;
 	if (grant > room)
 		grant = room;
-	if (grant > h->capacity - slot)
-		grant = h->capacity - slot;
+	if (grant > cap - slot)
+		grant = cap - slot;
 	struct sibyl_call_record *data =
 		(struct sibyl_call_record *)((char *)h + SIBYL_RING_DATA_OFFSET);
 
+	if (room && head < cap && provision(data + slot, grant * SIBYL_RECORD_SIZE) != 0)
+		room = 0;
+	if (!room) {
+		if (count_drop)
+			__atomic_fetch_add(&h->events.dropped, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
 	t->cur = data + slot;
 	t->limit = t->cur + grant;
 	t->granted_end = head + grant;

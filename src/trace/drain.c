@@ -6,6 +6,11 @@
  * ring's new records to its .events file with pwrite.  The .events files
  * it writes are exactly what the runtime writes in direct mode, so the
  * reader does not know the difference.
+ *
+ * The ring's header is shared with a program that may scribble over its
+ * own memory: the capacity and the tail are kept here and only ever
+ * written there; a committed count that makes no sense stops the drain
+ * of that ring with an error, never a read out of bounds.
  */
 #include "trace/drain.h"
 #include "core/fs.h"
@@ -19,7 +24,9 @@
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
@@ -30,13 +37,19 @@
 #include <unistd.h>
 
 #define WAKE_INTERVAL_NS 2000000	/* drain at least every 2 ms */
+#define LIVENESS_PASSES 50		/* look for vanished images every ~100 ms */
 
 struct ring {
 	char *path;			/* .ring */
-	struct sibyl_ring_header *h;	/* whole file mapped */
+	struct sibyl_ring_header *h;	/* whole file mapped; NULL once retired */
 	size_t map_bytes;
+	uint64_t capacity;		/* private copies: never re-read from h */
+	uint64_t tail;
+	uint64_t header_written;	/* committed count in the .events header */
 	int events_fd;
-	bool done;
+	uint32_t pid, gen;
+	bool closed;			/* the thread said it is done */
+	bool done;			/* drain once more, then retire */
 };
 
 struct sibyl_drain {
@@ -50,7 +63,7 @@ struct sibyl_drain {
 	int stop;			/* read with __atomic */
 	struct ring *rings;
 	size_t nrings;
-	int inotify_fd;			/* new files in dir, or -1: rescan */
+	int inotify_fd;			/* new files in ring_dir, or -1: rescan */
 	struct sibyl_strlist pending;	/* announced rings whose header is not complete */
 	int failed;
 };
@@ -135,16 +148,51 @@ static bool known(struct sibyl_drain *d, const char *path)
 	return false;
 }
 
-/* Map a ring once the runtime has finished its header (magic last);
- * its records go to the trace's <pid>.<gen>-<tid>.events. */
+/* "<pid>.<gen>-<tid>.ring" -> pid, gen; false for other names. */
+static bool parse_ring_name(const char *name, uint32_t *pid, uint32_t *gen)
+{
+	unsigned p, g, tid;
+	int end = 0;
+
+	return sscanf(name, "%u.%u-%u.ring%n", &p, &g, &tid, &end) == 3 &&
+	       name[end] == '\0' && (*pid = p, *gen = g, true);
+}
+
+/* Open the trace's <pid>.<gen>-<tid>.events for ring file `name`. */
+static int create_events(struct sibyl_drain *d, const char *name)
+{
+	size_t stem = strlen(name) - strlen(".ring");
+	char *file = malloc(stem + sizeof(".events"));
+
+	memcpy(file, name, stem);
+	strcpy(file + stem, ".events");
+	char *events = sibyl_path_join(d->dir, file);
+	int fd = open(events, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		sibyl_err_errno("trace: cannot create %s", events);
+	free(events);
+	free(file);
+	return fd;
+}
+
+/*
+ * Map a ring once the runtime has finished its header (magic last).
+ * Returns 0 when it is open, 1 to try again later, -1 on an error.
+ */
 static int open_ring(struct sibyl_drain *d, char *path, const char *name)
 {
-	int fd = open(path, O_RDWR | O_CLOEXEC);
+	uint32_t pid, gen;
 	struct stat st;
 
-	if (fd < 0 || fstat(fd, &st) != 0 || st.st_size < SIBYL_RING_DATA_OFFSET) {
-		if (fd >= 0)
-			close(fd);
+	if (!parse_ring_name(name, &pid, &gen))
+		return -1;
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno == ENOENT ? 1 : sibyl_err_errno("trace: cannot open %s", path);
+	if (fstat(fd, &st) != 0 || st.st_size < SIBYL_RING_DATA_OFFSET) {
+		close(fd);
 		return 1;	/* not ready yet */
 	}
 	struct sibyl_ring_header *h = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE,
@@ -153,31 +201,25 @@ static int open_ring(struct sibyl_drain *d, char *path, const char *name)
 	if (h == MAP_FAILED)
 		return sibyl_err_errno("trace: cannot map %s", path);
 	uint64_t magic = __atomic_load_n((const uint64_t *)h->magic, __ATOMIC_ACQUIRE);
+	uint64_t capacity = h->capacity;
 
-	if (memcmp(&magic, SIBYL_RING_MAGIC, 8) ||
-	    (uint64_t)st.st_size != SIBYL_RING_DATA_OFFSET + h->capacity * SIBYL_RECORD_SIZE) {
+	if (memcmp(&magic, SIBYL_RING_MAGIC, 8) || capacity == 0 ||
+	    (uint64_t)st.st_size != SIBYL_RING_DATA_OFFSET + capacity * SIBYL_RECORD_SIZE) {
 		munmap(h, (size_t)st.st_size);
 		return 1;
 	}
-	size_t stem = strlen(name) - strlen(".ring");
-	char *file = malloc(stem + sizeof(".events"));
+	int efd = create_events(d, name);
 
-	memcpy(file, name, stem);
-	strcpy(file + stem, ".events");
-	char *events = sibyl_path_join(d->dir, file);
-
-	free(file);
-	int efd = open(events, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-
-	if (efd < 0)
-		sibyl_err_errno("trace: cannot create %s", events);
-	free(events);
 	if (efd < 0) {
+		__atomic_store_n(&h->abandoned, 1, __ATOMIC_RELEASE);
 		munmap(h, (size_t)st.st_size);
 		return -1;
 	}
 	d->rings = realloc(d->rings, (d->nrings + 1) * sizeof(*d->rings));
-	d->rings[d->nrings++] = (struct ring){ path, h, (size_t)st.st_size, efd, false };
+	d->rings[d->nrings++] = (struct ring){
+		.path = path, .h = h, .map_bytes = (size_t)st.st_size, .capacity = capacity,
+		.events_fd = efd, .pid = pid, .gen = gen,
+	};
 	return 0;
 }
 
@@ -201,6 +243,8 @@ static int try_ring(struct sibyl_drain *d, const char *name)
 
 	if (r != 0)
 		free(path);
+	if (r < 0)
+		d->failed = 1;
 	return r > 0;
 }
 
@@ -218,32 +262,33 @@ static void scan(struct sibyl_drain *d)
 }
 
 /* Rings created since the last look (inotify), and earlier ones whose
- * header was not complete yet.  Without inotify: rescan the directory. */
+ * header was not complete yet.  Without inotify, or when its queue
+ * overflowed: rescan the directory. */
 static void scan_new(struct sibyl_drain *d)
 {
 	struct sibyl_strlist retry = { 0 };
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	bool rescan = d->inotify_fd < 0;
 	ssize_t n;
 
-	if (d->inotify_fd < 0) {
-		scan(d);
-		return;
-	}
-	while ((n = read(d->inotify_fd, buf, sizeof(buf))) > 0)
+	while (d->inotify_fd >= 0 && (n = read(d->inotify_fd, buf, sizeof(buf))) > 0)
 		for (char *p = buf; p < buf + n;) {
 			struct inotify_event *e = (struct inotify_event *)p;
 
-			if (e->len && is_ring_name(e->name))
+			if (e->mask & IN_Q_OVERFLOW)
+				rescan = true;
+			else if (e->len && is_ring_name(e->name))
 				sibyl_strlist_add(&d->pending, e->name);
 			p += sizeof(*e) + e->len;
 		}
+	if (rescan)
+		scan(d);
 	for (size_t i = 0; i < d->pending.count; i++)
 		if (try_ring(d, d->pending.items[i]))
 			sibyl_strlist_add(&retry, d->pending.items[i]);
 	sibyl_strlist_free(&d->pending);
 	d->pending = retry;
 }
-
 
 static int write_all(int fd, const void *buf, size_t len, off_t off)
 {
@@ -267,7 +312,7 @@ static int drain_ring(struct ring *r)
 	struct sibyl_ring_header *h = r->h;
 	bool closed = __atomic_load_n(&h->closed, __ATOMIC_ACQUIRE);
 	uint64_t head = __atomic_load_n(&h->events.committed, __ATOMIC_ACQUIRE);
-	uint64_t tail = h->tail, cap = h->capacity;
+	uint64_t tail = r->tail, cap = r->capacity;
 	const char *data = (const char *)h + SIBYL_RING_DATA_OFFSET;
 
 	if (head < tail || head - tail > cap)
@@ -282,42 +327,70 @@ static int drain_ring(struct ring *r)
 			return sibyl_err_errno("trace: cannot write the records of %s", r->path);
 		tail += n;
 	}
+	r->tail = tail;
 	__atomic_store_n(&h->tail, tail, __ATOMIC_RELEASE);
-	struct sibyl_events_header copy = h->events;
+	if (tail != r->header_written || closed || r->done || tail == 0) {
+		struct sibyl_events_header copy = h->events;
 
-	copy.committed = tail;
-	if (write_all(r->events_fd, &copy, sizeof(copy), 0) != 0)
-		return sibyl_err_errno("trace: cannot write the header for %s", r->path);
+		copy.committed = tail;
+		if (write_all(r->events_fd, &copy, sizeof(copy), 0) != 0)
+			return sibyl_err_errno("trace: cannot write the header for %s", r->path);
+		r->header_written = tail;
+	}
 	if (closed)
-		r->done = true;
+		r->closed = r->done = true;
 	return 0;
 }
 
-/* A finished ring: close its .events file and give its pages back. */
-static void retire_ring(struct ring *r)
+/*
+ * A finished ring: close its .events file and give its pages back.  Only
+ * a ring its thread closed, or whose process image is gone, may be
+ * truncated: a live mapping of a truncated file raises SIGBUS.
+ */
+static void retire_ring(struct ring *r, bool truncate_it)
 {
 	close(r->events_fd);
 	munmap(r->h, r->map_bytes);
 	r->h = NULL;
 	/* Keep the (now empty) file until the end so that the name is not
 	 * reused by a later thread with the same tid. */
-	if (truncate(r->path, 0) != 0)
+	if (truncate_it && truncate(r->path, 0) != 0)
 		sibyl_warn("trace: cannot truncate %s", r->path);
 }
 
-static void drain_all(struct sibyl_drain *d)
+/* The image that writes the ring exited or exec'd: its mappings are gone. */
+static bool image_gone(struct sibyl_drain *d, const struct ring *r)
+{
+	if (kill((pid_t)r->pid, 0) != 0 && errno == ESRCH)
+		return true;
+	char name[64];
+
+	snprintf(name, sizeof(name), "%u.%u.proc", r->pid, r->gen + 1);
+	char *next = sibyl_path_join(d->dir, name);
+	bool exec_d = access(next, F_OK) == 0;
+
+	free(next);
+	return exec_d;
+}
+
+static void drain_all(struct sibyl_drain *d, bool check_liveness)
 {
 	for (size_t i = 0; i < d->nrings; i++) {
 		struct ring *r = &d->rings[i];
 
 		if (!r->h)
 			continue;
+		bool gone = check_liveness && !r->done && !r->closed && image_gone(d, r);
+
 		if (drain_ring(r) != 0) {
+			/* Stop the producer from waiting for us, keep its mapping valid. */
+			__atomic_store_n(&r->h->abandoned, 1, __ATOMIC_RELEASE);
 			d->failed = 1;
-			r->done = true;
+			retire_ring(r, false);
+			continue;
 		}
-		if (r->done)
-			retire_ring(r);
+		if (r->done || gone)
+			retire_ring(r, r->closed || gone);
 	}
 }
 
@@ -326,11 +399,11 @@ static void *drain_thread(void *arg)
 	struct sibyl_drain *d = arg;
 	struct timespec wake = { 0, WAKE_INTERVAL_NS };
 
-	while (!__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE)) {
+	for (unsigned pass = 1; !__atomic_load_n(&d->stop, __ATOMIC_ACQUIRE); pass++) {
 		uint32_t seen = __atomic_load_n(&d->ctl->doorbell, __ATOMIC_ACQUIRE);
 
 		scan_new(d);
-		drain_all(d);
+		drain_all(d, pass % LIVENESS_PASSES == 0);
 		syscall(SYS_futex, &d->ctl->doorbell, FUTEX_WAIT, seen, &wake, NULL, 0);
 	}
 	return NULL;
@@ -352,11 +425,18 @@ int sibyl_drain_finish(struct sibyl_drain *d)
 		syscall(SYS_futex, &d->ctl->doorbell, FUTEX_WAKE, 1, NULL, NULL, 0);
 		pthread_join(d->thread, NULL);
 	}
-	scan(d);
-	for (size_t i = 0; i < d->nrings; i++)
-		if (d->rings[i].h)
-			d->rings[i].done = true;	/* nobody is left to write */
-	drain_all(d);
+	/* From now on producers (descendants that outlive the command) drop
+	 * records at once instead of waiting for a drainer that is leaving. */
+	__atomic_store_n(&d->ctl->finished, 1, __ATOMIC_RELEASE);
+	for (int round = 0; round < 2; round++) {
+		if (round == 1) {
+			scan_new(d);
+			scan(d);
+		}
+		for (size_t i = 0; i < d->nrings; i++)
+			d->rings[i].done = true;	/* last look at every ring */
+		drain_all(d, true);
+	}
 	for (size_t i = 0; i < d->nrings; i++) {
 		unlink(d->rings[i].path);
 		free(d->rings[i].path);

@@ -36,6 +36,7 @@ static void function(struct wg_inst *inst, const struct wg_unit *u, const struct
 	 * call straight through, skipping every other generator's code. */
 	wg_buf_printf(&out[WG_PREFIX],
 		      "\tif (__builtin_expect(sibyl_t->in_runtime, 0)) {\n"
+		      "\t\tsibyl_rt_bypass(sibyl_t);\n"
 		      "\t\t%s", wg_assign(fn));
 	wg_call_expr(fn, &out[WG_PREFIX]);
 	wg_buf_puts(&out[WG_PREFIX], fn->save_errno ? ";\n\t\tsibyl_errno = errno;\n" : ";\n");

@@ -37,6 +37,25 @@ expect_eq "fork with small rings: calls" 12000 "$(calls_of "$WORK/fork-ring.json
 traced killed 137 --ring-kb 8 -- "$LIFE" kill 1000
 expect_eq "killed: calls before the kill" 1000 "$(calls_of "$WORK/killed.json" testlib_work)"
 
+# Signal handlers making intercepted calls in the middle of the runtime's
+# recording: nothing may crash, and every call is either recorded or
+# counted as dropped (only a handler that interrupted a recording drops).
+for opts in "--ring-kb 8" "--ring-kb 4096" "--no-drain"; do
+	name=storm-${opts// /}
+	"$SIBYL" trace -o "$WORK/$name" --wrap "$WORK/libwrap-test.so" $opts -- \
+		"$LIFE" sigstorm 400000 >"$WORK/$name.out" || fail "$name: exit status $?"
+	"$SIBYL" report --json "$WORK/$name" >"$WORK/$name.json" || fail "$name: report"
+	made=$(sed -n 's/^calls //p' "$WORK/$name.out")
+	seen=$(json 'sum(f["calls"] for f in j["functions"]) + sum(t["dropped"] for t in j["threads"])' "$WORK/$name.json")
+	expect_eq "$name: calls recorded + dropped" "$made" "$seen"
+done
+
+# A grandchild still running when the command ends must not be harmed
+# (its ring is no longer drained; it must not get SIGBUS).
+traced outlive 0 -- "$LIFE" outlive 100 "$WORK/outlive.status"
+for _ in $(seq 50); do [ -s "$WORK/outlive.status" ] && break; sleep 0.1; done
+expect_eq "outliving grandchild's end" "exit 0" "$(cat "$WORK/outlive.status" 2>/dev/null)"
+
 # Ring and direct mode agree on nested calls.
 traced ring-rec 0 -- "$LIFE" recurse 300
 traced direct-rec 0 --no-drain -- "$LIFE" recurse 300

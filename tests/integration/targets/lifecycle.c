@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,55 @@ static int run_signals(int n)
 	return 0;
 }
 
+/* Timer signals every 20 us whose handler makes intercepted calls, so
+ * they land in the middle of the runtime recording the loop's calls.
+ * Prints how many calls were made in all. */
+static int run_sigstorm(int n)
+{
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+	struct itimerval every = { { 0, 20 }, { 0, 20 } }, off = { 0 };
+
+	/* The first call sets the thread's buffer up; a handler's calls
+	 * while that runs pass through uncounted (docs/runtime.md). */
+	testlib_work(-1);
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &every, NULL);
+	for (int i = 0; i < n; i++)
+		testlib_work(i);
+	setitimer(ITIMER_REAL, &off, NULL);
+	printf("calls %ld\n", (long)n + 1 + handled);
+	return 0;
+}
+
+/* A grandchild that outlives the command: it makes n calls after the
+ * traced command has exited, then writes how it ended into FILE. */
+static int run_outlive(int n, const char *file)
+{
+	pid_t child = fork();
+
+	if (child != 0)
+		return child < 0;
+	pid_t grandchild = fork();
+
+	if (grandchild == 0) {
+		testlib_work(0);
+		usleep(500000);
+		calls(n);
+		_exit(0);
+	}
+	int status = 0;
+
+	waitpid(grandchild, &status, 0);
+	FILE *f = fopen(file, "w");
+
+	if (f) {
+		fprintf(f, "%s %d\n", WIFSIGNALED(status) ? "signal" : "exit",
+			WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+		fclose(f);
+	}
+	_exit(0);
+}
+
 static int run_errno(void)
 {
 	errno = 0;
@@ -114,6 +164,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "signals"))
 		return run_signals(n);
+	if (!strcmp(mode, "sigstorm"))
+		return run_sigstorm(n);
+	if (!strcmp(mode, "outlive") && argc > 3)
+		return run_outlive(n, argv[3]);
 	if (!strcmp(mode, "recurse")) {
 		printf("depth %ld\n", testlib_recurse(n));
 		return 0;
