@@ -130,7 +130,7 @@ static int widen_row(struct sibyl_matrix *m, size_t r, size_t i)
 	size_t len = m->count - r;
 
 	if (len + 1 > m->rowcap[r]) {
-		size_t cap = 2 * (len + 1);
+		size_t cap = len + 1 + len / 4 + 8;   /* rows grow one cell per sample */
 		struct sibyl_cell *row = realloc(m->rows[r], cap * sizeof(*row));
 
 		if (!row)
