@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 static const struct sibyl_command_help help = {
-	"kernel", "-f FILE.cl [-k NAME] -g G [-l L] [-s SAMPLES] [-i] [-t] [--static] [-D ...] "
+	"kernel", "-f FILE.cl [-k NAME | --all] -g G [-l L] [-s SAMPLES] [-i] [-t] [--static] [-D ...] "
 	"[-I ...] [--build-options ...] [--platform P --device D] [--seed N] [--timeout S] [--json]",
 	"Run one kernel of an OpenCL C file on a real device with arguments generated from its "
 	"signature (integers in [-g, g] or [0, g), floats uniform in [-g, g], buffers of G "
@@ -32,7 +32,7 @@ struct opts {
 	const char *kernel, *gsize, *platform, *device, *out;
 	long lsize, samples, seed, elements, warmup;
 	double timeout;
-	bool inst, timeit, stat, json, coarse, dump_args, force, fence;
+	bool inst, timeit, stat, json, coarse, dump_args, force, fence, all;
 };
 
 /* Struct members' signedness is not in the bitcode: ask libclang. */
@@ -252,12 +252,39 @@ static int run(struct opts *o, const struct sibyl_kernel *k, void *bc, size_t si
 	return ret;
 }
 
+/* --all: every kernel of the file in turn, as the thesis surveyed
+ * Rodinia; failures are reported and the next kernel runs. */
+static int run_all(struct opts *o, const struct sibyl_kernels *ks, void *bc, size_t size)
+{
+	size_t ran = 0, failed = 0, unsupported = 0;
+
+	if (o->json || o->out)
+		return sibyl_err("kernel: --all prints text: no --json or --out"), 2;
+	for (size_t i = 0; i < ks->n; i++) {
+		const struct sibyl_kernel *k = &ks->items[i];
+		int r = run(o, k, bc, size);
+
+		if (r == 2)
+			return 2;
+		if (sibyl_kernel_unsupported(k))
+			unsupported++;
+		else if (r)
+			failed++;
+		else
+			ran++;
+	}
+	printf("%s: %zu kernel%s: %zu ran, %zu failed, %zu unsupported\n", o->c.file, ks->n,
+	       ks->n == 1 ? "" : "s", ran, failed, unsupported);
+	return failed || unsupported ? 1 : 0;
+}
+
 int cmd_kernel(int argc, char **argv)
 {
 	struct opts o = { .samples = 1, .timeout = 60 };
 	struct sibyl_option opts[] = {
 		{ "file", 'f', SIBYL_OPT_STRING, &o.c.file, "FILE", "the OpenCL C file" },
 		{ "kernel", 'k', SIBYL_OPT_STRING, &o.kernel, "NAME", "the kernel to run" },
+		{ "all", 'a', SIBYL_OPT_FLAG, &o.all, NULL, "run every kernel of the file in turn" },
 		{ "gsize", 'g', SIBYL_OPT_STRING, &o.gsize, "G|FROM:TO:STEP",
 		  "global size, or a sweep of global sizes" },
 		{ "lsize", 'l', SIBYL_OPT_LONG, &o.lsize, "L", "local size (default: the runtime's)" },
@@ -316,6 +343,10 @@ int cmd_kernel(int argc, char **argv)
 	refine(&o, &ks);
 	if (o.kernel && !(k = sibyl_kernels_find(&ks, o.kernel))) {
 		sibyl_err("kernel: %s has no kernel '%s'", o.c.file, o.kernel);
+		goto out;
+	}
+	if (o.all && !k) {
+		r = run_all(&o, &ks, bc, size);
 		goto out;
 	}
 	if (!k && !(o.gsize && !o.json && isatty(0))) {

@@ -129,3 +129,12 @@ if TMPDIR="$WORK" SIBYL_KERNEL_RUNNER="$WORK/picky-runner" "$SIBYL" kernel -f "$
 fi
 expect_eq "samples kept" 4 "$(wc -l < "$WORK/partial.jsonl")"
 grep -q "sweep stopped at gsize 192; 4 samples kept" "$WORK/err" || fail "no stop message: $(cat "$WORK/err")"
+
+# --all runs every kernel of a file, going on after failures.
+if "$SIBYL" kernel -f "$K/crash.cl" --all -g 16 --timeout 1 > "$WORK/all.txt" 2> "$WORK/err"; then
+	fail "--all with crashing kernels: exit status 0"
+fi
+expect_eq "--all summary" "$K/crash.cl: 2 kernels: 0 ran, 2 failed, 0 unsupported" "$(tail -1 "$WORK/all.txt")"
+expect_eq "--all failures" 2 "$(grep -c -e 'crashed (signal 11)' -e 'timed out after 1 s' "$WORK/err")"
+"$SIBYL" kernel -f "$K/two.cl" --all -g 16 -l 8 > "$WORK/all.txt"
+expect_eq "--all on two kernels" "$K/two.cl: 2 kernels: 2 ran, 0 failed, 0 unsupported" "$(tail -1 "$WORK/all.txt")"
