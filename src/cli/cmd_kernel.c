@@ -35,6 +35,14 @@ struct opts {
 	bool inst, timeit, stat, json, coarse, dump_args, force, fence, all;
 };
 
+/* Print one JSON object (stolen) on stdout. */
+static void put_json(json_t *top)
+{
+	json_dumpf(top, stdout, JSON_INDENT(2));
+	putchar('\n');
+	json_decref(top);
+}
+
 /* Struct members' signedness is not in the bitcode: ask libclang. */
 static void refine(const struct opts *o, struct sibyl_kernels *ks)
 {
@@ -71,11 +79,7 @@ static int list_kernels(const struct opts *o, const struct sibyl_kernels *ks)
 
 		for (size_t i = 0; i < ks->n; i++)
 			json_array_append_new(a, sibyl_kernel_json(&ks->items[i]));
-		json_t *top = json_pack("{s:s, s:o}", "file", o->c.file, "kernels", a);
-
-		json_dumpf(top, stdout, JSON_INDENT(2));
-		putchar('\n');
-		json_decref(top);
+		put_json(json_pack("{s:s, s:o}", "file", o->c.file, "kernels", a));
 	} else {
 		printf("Kernels in %s:\n", o->c.file);
 		for (size_t i = 0; i < ks->n; i++)
@@ -92,16 +96,10 @@ static int static_counts(const struct opts *o, const void *bc, size_t size, cons
 		return 1;
 	if (o->coarse)
 		sibyl_instcounts_coarsen(&c);
-	if (o->json) {
-		json_t *top = json_pack("{s:s, s:o}", "kernel", kernel, "static",
-					sibyl_instcounts_json(&c));
-
-		json_dumpf(top, stdout, JSON_INDENT(2));
-		putchar('\n');
-		json_decref(top);
-	} else {
+	if (o->json)
+		put_json(json_pack("{s:s, s:o}", "kernel", kernel, "static", sibyl_instcounts_json(&c)));
+	else
 		sibyl_instcounts_print(stdout, kernel, &c);
-	}
 	sibyl_instcounts_free(&c);
 	return 0;
 }
@@ -171,9 +169,7 @@ static void print_json(const struct opts *o, const struct sibyl_run_cfg *cfg, st
 		json_object_set_new(top, "times", sibyl_times_summary(c->samples));
 	if (o->inst)
 		json_object_set_new(top, "instcounts", sibyl_instcounts_json(mean));
-	json_dumpf(top, stdout, JSON_INDENT(2));
-	putchar('\n');
-	json_decref(top);
+	put_json(top);
 }
 
 static int run_once(const struct opts *o, struct sibyl_run_cfg *cfg)
