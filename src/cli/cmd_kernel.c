@@ -19,7 +19,7 @@ static const struct sibyl_command_help help = {
 	"kernel", "-f FILE.cl [-k NAME | --all] -g G [-l L] [-s SAMPLES] [-i] [-t] [--static] [-D ...] "
 	"[-I ...] [--build-options ...] [--platform P --device D] [--seed N] [--timeout S] [--json]",
 	"Run one kernel of an OpenCL C file on a real device with arguments generated from its "
-	"signature (integers in [-g, g] or [0, g), floats uniform in [-g, g], buffers of G "
+	"signature (signed integers in [-g, g], unsigned in [0, g), floats uniform in [-g, g], buffers of G "
 	"elements), in a child process that may crash or hang safely.  Without -k, list the "
 	"kernels and their arguments.  -t times every sample (host, device, queue, submit, "
 	"transfer); -i counts the LLVM instructions executed on the device (Oclgrind's "
