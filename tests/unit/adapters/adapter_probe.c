@@ -5,7 +5,7 @@
  *   adapter_probe top [NAME] [THREADS]   time one sample at max_metric
  *   adapter_probe fit COUNT              least-squares cost of "matmul"
  *   adapter_probe ratio NAME COUNT       time per metric unit, random shapes
- *   adapter_probe shapes NAME COUNT      paper-style check: COUNT random
+ *   adapter_probe shapes NAME COUNT [THREADS]  paper-style check: COUNT random
  *       (m,n,p) against the adapter's own sample at the same metric
  */
 #include "planner/adapters/adapters.h"
@@ -183,11 +183,11 @@ static void fit(int count)
  * adapter's own sample at the same metric (what a perfect profile would
  * predict). Runs alternate between the two and keep the fastest of each,
  * so a machine that slows down for a while slows both. */
-static void shapes(const char *name, int count)
+static void shapes(const char *name, int count, unsigned threads)
 {
 	const struct adapter_internal *in = find(name);
 	const struct sibyl_adapter *a = in->adapter;
-	void *state = start(a, 1);
+	void *state = start(a, threads);
 	double sum = 0, sq = 0, noise = 0;
 	int used = 0;
 	while (used < count) {
@@ -259,10 +259,11 @@ int main(int argc, char **argv)
 		fit(atoi(argv[2]));
 		return 0;
 	}
-	if (argc == 4 && !strcmp(argv[1], "shapes")) {
-		shapes(argv[2], atoi(argv[3]));
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "shapes")) {
+		shapes(argv[2], atoi(argv[3]), argc == 5 ? (unsigned)atoi(argv[4]) : 1);
 		return 0;
 	}
-	fprintf(stderr, "usage: adapter_probe top [NAME|all] [THREADS] | fit COUNT | shapes NAME COUNT\n");
+	fprintf(stderr, "usage: adapter_probe top [NAME|all] [THREADS] | fit COUNT | ratio NAME COUNT |"
+		" shapes NAME COUNT [THREADS]\n");
 	return 2;
 }
