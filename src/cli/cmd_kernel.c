@@ -16,14 +16,17 @@
 #include <unistd.h>
 
 static const struct sibyl_command_help help = {
-	"kernel", "-f FILE.cl [-k NAME | --all] -g G [-l L] [-s SAMPLES] [-i] [-t] [--static] [-D ...] "
-	"[-I ...] [--build-options ...] [--platform P --device D] [--seed N] [--timeout S] [--json]",
+	"kernel", "-f FILE.cl [-k NAME | --all] -g G [-l L] [-s SAMPLES] [-i | --spir] [-t] [--static] "
+	"[-D ...] [-I ...] [--build-options ...] [--platform P --device D] [--seed N] [--timeout S] "
+	"[--json]",
 	"Run one kernel of an OpenCL C file on a real device with arguments generated from its "
 	"signature (signed integers in [-g, g], unsigned in [0, g), floats uniform in [-g, g], buffers of G "
 	"elements), in a child process that may crash or hang safely.  Without -k, list the "
 	"kernels and their arguments.  -t times every sample (host, device, queue, submit, "
 	"transfer); -i counts the LLVM instructions executed on the device (Oclgrind's "
-	"--inst-counts listing); --static counts the kernel's IR.  -g FROM:TO:STEP sweeps "
+	"--inst-counts listing); --spir runs the plain kernel from the SPIR bitcode -i instruments "
+	"(ignored with -i and --static), for `oclgrind --inst-counts sibyl kernel --spir`; "
+	"--static counts the kernel's IR.  -g FROM:TO:STEP sweeps "
 	"global sizes, one JSON line per sample (--out).  See docs/kernel.md.",
 };
 
@@ -32,7 +35,7 @@ struct opts {
 	const char *kernel, *gsize, *platform, *device, *out;
 	long lsize, samples, seed, elements, warmup;
 	double timeout;
-	bool inst, timeit, stat, json, coarse, dump_args, force, fence, all;
+	bool inst, spir, timeit, stat, json, coarse, dump_args, force, fence, all;
 };
 
 /* Print one JSON object (stolen) on stdout. */
@@ -230,7 +233,8 @@ static int run(struct opts *o, const struct sibyl_kernel *k, void *bc, size_t si
 	struct sibyl_counting counting = { 0 };
 	int ret;
 
-	if (o->inst && sibyl_counting_prepare(&counting, bc, size, &cfg) < 0) {
+	if (o->inst ? sibyl_counting_prepare(&counting, bc, size, &cfg) < 0
+		    : o->spir && sibyl_counting_plain(&counting, bc, size, &cfg) < 0) {
 		sibyl_counting_done(&counting);
 		free(build);
 		return 1;
@@ -287,6 +291,8 @@ int cmd_kernel(int argc, char **argv)
 		{ "samples", 's', SIBYL_OPT_LONG, &o.samples, "N", "runs, each with new arguments (1)" },
 		{ "inst-counts", 'i', SIBYL_OPT_FLAG, &o.inst, NULL,
 		  "count the LLVM instructions executed, on the device" },
+		{ "spir", 0, SIBYL_OPT_FLAG, &o.spir, NULL,
+		  "run the plain kernel from the SPIR bitcode -i instruments (-O, -D, -I apply)" },
 		{ "time-it", 't', SIBYL_OPT_FLAG, &o.timeit, NULL, "time every sample" },
 		{ "static", 0, SIBYL_OPT_FLAG, &o.stat, NULL, "static instruction counts of the IR" },
 		{ "coarse", 0, SIBYL_OPT_FLAG, &o.coarse, NULL,
@@ -296,7 +302,7 @@ int cmd_kernel(int argc, char **argv)
 		{ "build-options", 0, SIBYL_OPT_STRING, &o.c.build_options, "OPTS",
 		  "more OpenCL build options" },
 		{ "opt-level", 'O', SIBYL_OPT_STRING, &o.c.opt_level, "LEVEL",
-		  "clang optimisation level of the SPIR bitcode for -i/--static (0)" },
+		  "clang optimisation level of the SPIR bitcode for -i/--spir/--static (0)" },
 		{ "platform", 'p', SIBYL_OPT_STRING, &o.platform, "P", "platform: index or name" },
 		{ "device", 'd', SIBYL_OPT_STRING, &o.device, "D", "device: index or name" },
 		{ "warmup", 0, SIBYL_OPT_LONG, &o.warmup, "N",

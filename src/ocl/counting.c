@@ -1,4 +1,4 @@
-/* Temporary files of an instrumented run. */
+/* Temporary files of a SPIR run (-i, --spir). */
 #include "ocl/counting.h"
 #include "core/fs.h"
 #include "core/log.h"
@@ -6,13 +6,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-int sibyl_counting_prepare(struct sibyl_counting *c, const void *bc, size_t size,
-			   struct sibyl_run_cfg *cfg)
+static int make_dir(struct sibyl_counting *c)
 {
 	memset(c, 0, sizeof(*c));
 	strcpy(c->dir, "/tmp/sibyl-kernel-XXXXXX");
 	if (!mkdtemp(c->dir))
 		return c->dir[0] = '\0', sibyl_err_errno("kernel: temporary directory");
+	return 0;
+}
+
+int sibyl_counting_plain(struct sibyl_counting *c, const void *bc, size_t size,
+			 struct sibyl_run_cfg *cfg)
+{
+	if (make_dir(c) < 0)
+		return -1;
+	c->spir = sibyl_path_join(c->dir, "plain.bc");
+	if (sibyl_write_file_atomic(c->spir, bc, size) < 0)
+		return sibyl_err_errno("kernel: %s", c->spir);
+	cfg->spir_path = c->spir;
+	cfg->spir_plain = true;
+	return 0;
+}
+
+int sibyl_counting_prepare(struct sibyl_counting *c, const void *bc, size_t size,
+			   struct sibyl_run_cfg *cfg)
+{
+	if (make_dir(c) < 0)
+		return -1;
 	if (sibyl_instrument_kernel(bc, size, cfg->kernel->name, &c->inst) < 0)
 		return -1;
 	c->spir = sibyl_path_join(c->dir, "instrumented.bc");

@@ -1,4 +1,4 @@
-/* Source and instrumented-binary builds of the kernel's program. */
+/* Source and SPIR-binary builds of the kernel's program. */
 #define _GNU_SOURCE
 #include "ocl/program.h"
 #include "ocl/cache.h"
@@ -54,8 +54,9 @@ static int build_source(const struct sibyl_run_cfg *cfg, cl_context ctx, cl_devi
 	return e == CL_SUCCESS ? 0 : build_failed(*out, dev, e, cfg->file);
 }
 
+/* what names the binary in the error line; NULL fails quietly (cache). */
 static int from_binary(cl_context ctx, cl_device_id dev, const void *bin, size_t size,
-		       const char *options, bool quiet, cl_program *out)
+		       const char *options, const char *what, cl_program *out)
 {
 	const unsigned char *b = bin;
 	cl_int e, status;
@@ -66,7 +67,7 @@ static int from_binary(cl_context ctx, cl_device_id dev, const void *bin, size_t
 	e = clBuildProgram(*out, 1, &dev, options, NULL, NULL);
 	if (e == CL_SUCCESS)
 		return 0;
-	return quiet ? -1 : build_failed(*out, dev, e, "the instrumented binary");
+	return !what ? -1 : build_failed(*out, dev, e, what);
 }
 
 /* The device binary a build produced, to cache. */
@@ -83,8 +84,10 @@ static void store_binary(cl_program prog, const struct sibyl_cache_key *key)
 	free(bin);
 }
 
-static int build_instrumented(const struct sibyl_run_cfg *cfg, cl_context ctx, cl_device_id dev,
-			      struct sibyl_program *p)
+/* -i's instrumented bitcode or --spir's plain one; "plain" in the key
+ * keeps the two apart should their bitcode ever be equal. */
+static int build_spir(const struct sibyl_run_cfg *cfg, cl_context ctx, cl_device_id dev,
+		      struct sibyl_program *p)
 {
 	char *options, *dname;
 	struct sibyl_cache_key key;
@@ -103,11 +106,12 @@ static int build_instrumented(const struct sibyl_run_cfg *cfg, cl_context ctx, c
 	sibyl_cache_key_add_str(&key, options);
 	sibyl_cache_key_add_str(&key, SIBYL_VERSION);
 	sibyl_cache_key_add_str(&key, dname);
+	sibyl_cache_key_add_str(&key, cfg->spir_plain ? "plain" : "instrumented");
 	sibyl_cache_key_done(&key);
 	free(dname);
 	p->cache = "miss";
 	if (!sibyl_cache_load(&key, &bin, &size)) {
-		r = from_binary(ctx, dev, bin, size, options, true, &p->program);
+		r = from_binary(ctx, dev, bin, size, options, NULL, &p->program);
 		free(bin);
 		if (!r) {
 			p->cache = "hit";
@@ -118,8 +122,8 @@ static int build_instrumented(const struct sibyl_run_cfg *cfg, cl_context ctx, c
 			clReleaseProgram(p->program);
 		p->program = NULL;
 	}
-	r = from_binary(ctx, dev, bc, bc_size, options, false,
-			&p->program);
+	r = from_binary(ctx, dev, bc, bc_size, options,
+			cfg->spir_plain ? "the SPIR binary" : "the instrumented binary", &p->program);
 	if (r && !p->program)
 		r = sibyl_err("kernel: the device does not accept SPIR bitcode (cl_khr_spir)");
 	if (!r)
@@ -137,8 +141,8 @@ int sibyl_program_build(const struct sibyl_run_cfg *cfg, cl_context ctx, cl_devi
 	int r;
 
 	memset(out, 0, sizeof(*out));
-	r = cfg->spir_path ? build_instrumented(cfg, ctx, dev, out)
-			    : build_source(cfg, ctx, dev, &out->program);
+	r = cfg->spir_path ? build_spir(cfg, ctx, dev, out)
+			   : build_source(cfg, ctx, dev, &out->program);
 	if (r)
 		return -1;
 	out->kernel = clCreateKernel(out->program, cfg->kernel->name, &e);

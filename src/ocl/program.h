@@ -1,9 +1,10 @@
 /*
  * Building the kernel for the device: the portable path
  * (clCreateProgramWithSource + clBuildProgram with the user's options,
- * so any OpenCL platform, Oclgrind included, runs it) and the -i path
- * (the instrumented SPIR bitcode sibyl wrote, through
- * clCreateProgramWithBinary; its device binary cached, cache.h).
+ * so any OpenCL platform, Oclgrind included, runs it) and the -i and
+ * --spir paths (the instrumented, or plain, SPIR bitcode sibyl
+ * wrote, through clCreateProgramWithBinary; the device binary cached,
+ * cache.h).
  */
 #ifndef SIBYL_OCL_PROGRAM_H
 #define SIBYL_OCL_PROGRAM_H

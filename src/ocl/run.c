@@ -19,7 +19,7 @@ struct dev_state {
 	cl_command_queue q;
 	struct sibyl_program prog;
 	cl_mem *mems;		/* per argument; NULL for values and __local */
-	cl_mem counters;	/* -i */
+	cl_mem counters;	/* -i (not --spir) */
 	size_t counters_size;
 	double transfer_ns;	/* of the current sample */
 	uint64_t local_elements;	/* items of each __local argument */
@@ -155,7 +155,7 @@ static int create_buffers(const struct sibyl_run_cfg *cfg, struct dev_state *s,
 		if (cl_check(e, k->args[i].name))
 			return -1;
 	}
-	if (!cfg->spir_path)
+	if (!sibyl_run_cfg_counts(cfg))
 		return 0;
 	s->counters = clCreateBuffer(s->ctx, CL_MEM_READ_WRITE,
 				     s->counters_size ? s->counters_size : 1, NULL, &e);
@@ -194,7 +194,7 @@ static int set_args(const struct sibyl_run_cfg *cfg, struct dev_state *s,
 			return sibyl_err("kernel: argument %u (%s): %s", i, k->args[i].name,
 					 sibyl_cl_error_name(e));
 	}
-	if (!cfg->spir_path)
+	if (!sibyl_run_cfg_counts(cfg))
 		return 0;
 	unsigned char zero = 0;
 
@@ -293,7 +293,7 @@ static int run_sample(const struct sibyl_run_cfg *cfg, struct dev_state *s, long
 	sibyl_emit(fd, json_pack("{s:s, s:i, s:I, s:I, s:b}", "event", "start", "sample", (int)i,
 				 "seed", (json_int_t)acfg.seed, "gsize", (json_int_t)cfg->gsize,
 				 "warmup", !report));
-	if (cfg->spir_path && !(counters = calloc(1, s->counters_size + 1)))
+	if (sibyl_run_cfg_counts(cfg) && !(counters = calloc(1, s->counters_size + 1)))
 		abort();
 	s->transfer_ns = 0;
 	uint64_t t0 = sibyl_mono_ns();
@@ -350,7 +350,7 @@ int sibyl_run_samples(const struct sibyl_run_cfg *cfg, int fd)
 
 		one.gsize = cfg->gsize + k * cfg->gsize_step;
 		one.first_sample = k ? 0 : cfg->first_sample;
-		s.counters_size = cfg->spir_path ? cfg->counters_sizes[k] : 0;
+		s.counters_size = sibyl_run_cfg_counts(cfg) ? cfg->counters_sizes[k] : 0;
 		drop_buffers(cfg, &s);
 		local_elements(&one, &s);
 		for (long w = 0; !r && w < one.warmup; w++)

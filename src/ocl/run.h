@@ -9,6 +9,9 @@
  *   {"event":"sample", "sample", "seed", "gsize", "lsize", "host_ns",
  *    "device_ns", "queue_ns", "submit_ns", "transfer_ns",
  *    ["counters": file with the raw counters (-i)], ["args", "after"]}
+ * A SPIR program is either the instrumented bitcode (-i: one more,
+ * counters, argument) or the plain bitcode (--spir, spir_plain: the
+ * kernel's own arguments only, nothing counted).
  * Errors are printed by the child itself (one line) with exit status 1.
  */
 #ifndef SIBYL_OCL_RUN_H
@@ -26,7 +29,8 @@ struct sibyl_run_cfg {
 	const char *file;		/* the .cl source (portable path) */
 	const char *build_options;	/* for clBuildProgram (-D, -I, user's) */
 	const char *user_options;	/* --build-options alone (SPIR path) */
-	const char *spir_path;		/* instrumented SPIR bitcode (-i), or NULL */
+	const char *spir_path;		/* SPIR bitcode (-i, --spir), or NULL: source */
+	bool spir_plain;		/* --spir: spir_path is not instrumented */
 	unsigned counter_arg;		/* -i: the counters argument */
 	const char *counters_path;	/* -i: counters go to PATH.GSIZE.SAMPLE */
 	bool dump_args;
@@ -43,6 +47,12 @@ struct sibyl_run_cfg {
  * from j; k receives the kernel). */
 json_t *sibyl_run_cfg_to_json(const struct sibyl_run_cfg *cfg);
 int sibyl_run_cfg_from_json(json_t *j, struct sibyl_run_cfg *cfg, struct sibyl_kernel *k);
+
+/* Whether the run passes and reads back a counters buffer (-i). */
+static inline bool sibyl_run_cfg_counts(const struct sibyl_run_cfg *cfg)
+{
+	return cfg->spir_path && !cfg->spir_plain;
+}
 
 /* The number of global sizes cfg covers. */
 size_t sibyl_run_cfg_sizes(const struct sibyl_run_cfg *cfg);

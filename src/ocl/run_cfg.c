@@ -19,13 +19,16 @@ json_t *sibyl_run_cfg_to_json(const struct sibyl_run_cfg *c)
 	json_object_set_new(j, "gsize_step", json_integer((json_int_t)c->gsize_step));
 	json_object_set_new(j, "fence", json_boolean(c->fence));
 
-	if (c->spir_path) {
+	if (c->spir_path)
+		json_object_set_new(j, "spir", json_string(c->spir_path));
+	if (c->spir_plain)
+		json_object_set_new(j, "spir_plain", json_true());
+	if (sibyl_run_cfg_counts(c)) {
 		json_t *sizes = json_array();
 
 		for (size_t i = 0; i < sibyl_run_cfg_sizes(c); i++)
 			json_array_append_new(sizes, json_integer((json_int_t)c->counters_sizes[i]));
-		json_object_update_new(j, json_pack("{s:s, s:i, s:o, s:s}", "spir", c->spir_path,
-			"counter_arg", (int)c->counter_arg, "counters_sizes", sizes,
+		json_object_update_new(j, json_pack("{s:i, s:o, s:s}", "counter_arg", (int)c->counter_arg, "counters_sizes", sizes,
 			"counters_path", c->counters_path));
 	}
 	return j;
@@ -55,6 +58,7 @@ int sibyl_run_cfg_from_json(json_t *j, struct sibyl_run_cfg *c, struct sibyl_ker
 	c->build_options = json_string_value(json_object_get(j, "build_options"));
 	c->user_options = json_string_value(json_object_get(j, "user_options"));
 	c->spir_path = json_string_value(json_object_get(j, "spir"));
+	c->spir_plain = json_is_true(json_object_get(j, "spir_plain"));
 	c->counter_arg = (unsigned)u64(j, "counter_arg");
 	json_t *sizes = json_object_get(j, "counters_sizes"), *e;
 	size_t i;

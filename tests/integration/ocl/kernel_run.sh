@@ -68,6 +68,26 @@ expect_eq "include: again" hit "$(hits)"
 sed -i 's/((x) \* SCALE)/((x) * SCALE + 1)/' "$WORK/inc/scale.h"
 expect_eq "include changed" miss "$(hits)"
 
+# --spir: the plain SPIR bitcode through clCreateProgramWithBinary (the
+# runner passes no counters argument), cached apart from -i's binary,
+# computing what the source build computes (-D applies).
+spir() { "$SIBYL" kernel -f "$WORK/include.cl" -k scaled -g 8 -D SCALE=3 --seed 4 --dump-args --json "$@"; }
+spir --spir > "$WORK/s1.json"
+expect_eq "--spir: first" miss "$(json "j['cache']" "$WORK/s1.json")"
+spir --spir -O1 > "$WORK/s2.json"
+expect_eq "--spir -O1: another key" miss "$(json "j['cache']" "$WORK/s2.json")"
+spir --spir > "$WORK/s3.json"
+expect_eq "--spir: again" hit "$(json "j['cache']" "$WORK/s3.json")"
+expect_eq "--spir: no counts" False "$(json "'instcounts' in j or 'instcounts' in j['samples'][0]" "$WORK/s3.json")"
+spir > "$WORK/src.json"
+expect_eq "--spir: no cache on the source path" False "$(json "'cache' in j" "$WORK/src.json")"
+for f in s1 s2 s3; do
+	expect_eq "--spir ($f) computes what the source build does" \
+		"$(json "j['samples'][0]['after']" "$WORK/src.json")" "$(json "j['samples'][0]['after']" "$WORK/$f.json")"
+done
+spir -i --spir > "$WORK/si.json"
+expect_eq "-i --spir: --spir ignored, counted" True "$(json "'instcounts' in j" "$WORK/si.json")"
+
 # A warm-up launch is not reported and does not leak into the counts.
 "$SIBYL" kernel -f "$K/loop.cl" -k loop -g 64 -i --warmup 2 -s 2 --json > "$WORK/w.json"
 expect_eq "samples after warm-up" 2 "$(json "len(j['samples'])" "$WORK/w.json")"
