@@ -23,7 +23,7 @@ void sibyl_clock_pair(uint64_t *tsc, uint64_t *ns)
 		uint64_t t = sibyl_tsc();
 		uint64_t b = sibyl_mono_ns();
 
-		if (b - a < best) {
+		if (i == 0 || b - a < best) {
 			best = b - a;
 			*tsc = t;
 			*ns = a + (b - a) / 2;
