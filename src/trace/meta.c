@@ -119,7 +119,7 @@ static int parse_clock(json_t *root, struct trace_meta_doc *doc, char *err, size
 static int parse_exit(json_t *root, struct trace_meta_doc *doc, char *err, size_t errlen)
 {
 	json_t *ex = json_object_get(root, "exit");
-	uint64_t v;
+	uint64_t v = 0;
 	int r;
 
 	if (!ex || json_is_null(ex))

@@ -150,7 +150,7 @@ static int parse_header(struct lexer *lx, struct wg_def *d)
 {
 	unsigned line = lx->line;
 	const char *begin = lx->p;
-	char *part[3];
+	char *part[3] = { NULL, NULL, NULL };
 	int rc;
 
 	while (*lx->p && *lx->p != '{' && !isspace((unsigned char)*lx->p))
