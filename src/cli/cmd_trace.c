@@ -224,8 +224,7 @@ int cmd_trace(int argc, char **argv)
 
 	if (pid < 0) {
 		sibyl_err_errno("trace: fork");
-		if (drain)
-			sibyl_drain_finish(drain);
+		sibyl_drain_finish(drain);
 		return 2;
 	}
 	if (pid == 0)
@@ -238,11 +237,10 @@ int cmd_trace(int argc, char **argv)
 	if (drain && sibyl_drain_start(drain) < 0)
 		sibyl_warn("trace: records will be drained when the command ends");
 	if (wait_child(pid, &status) < 0) {
-		if (drain)
-			sibyl_drain_finish(drain);
+		sibyl_drain_finish(drain);
 		return 2;
 	}
-	if (drain && sibyl_drain_finish(drain) < 0)
+	if (sibyl_drain_finish(drain) < 0)
 		sibyl_warn("trace: the trace in %s is incomplete", dir);
 	run.end_ns = sibyl_mono_ns();
 	run.finished = true;

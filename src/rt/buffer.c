@@ -28,10 +28,10 @@ __thread struct sibyl_rt_thread sibyl_rt_self_state
 #define HEADER_MAP_BYTES 4096
 
 /* "<dir>/<pid>.<gen>-<tid><suffix>" */
-size_t rt_thread_path(char *out, size_t size, pid_t tid, const char *suffix)
+size_t rt_thread_path(char *out, size_t size, const char *dir, pid_t tid, const char *suffix)
 {
 	char num[24];
-	size_t n = rt_image_path(out, size, rt_proc.gen);
+	size_t n = rt_image_path(out, size, dir, rt_proc.gen);
 
 	n = rt_append(out, n, size, "-");
 	rt_u64_dec(num, (uint64_t)tid);
@@ -88,12 +88,7 @@ static void on_thread_exit(void *arg)
 {
 	struct sibyl_rt_thread *t = arg;
 
-	/* From here on this thread's calls (signal handlers, later
-	 * destructors) pass through untraced: once the ring is closed the
-	 * drainer may retire it. */
-	t->in_runtime = 1;
-	if (t->state == THREAD_RING)
-		rt_ring_close(t);
+	rt_thread_finish(t);
 	rt_thread_forget(t);
 	t->state = THREAD_DISABLED;
 }
@@ -116,7 +111,7 @@ static int open_thread_file(struct sibyl_rt_thread *t)
 	char path[PATH_MAX];
 	pid_t tid = rt_gettid();
 
-	rt_thread_path(path, sizeof(path), tid, ".events");
+	rt_thread_path(path, sizeof(path), rt_proc.dir, tid, ".events");
 	/* O_EXCL: never truncate the records of an earlier thread that had
 	 * the same tid (tids can be reused within a process). */
 	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -160,7 +155,7 @@ static int grow_thread_file(struct sibyl_rt_thread *t)
 		len = rt_proc.max_window;
 	struct sibyl_events_header *h = header_of(t);
 
-	rt_thread_path(path, sizeof(path), (pid_t)h->tid, ".events");
+	rt_thread_path(path, sizeof(path), rt_proc.dir, (pid_t)h->tid, ".events");
 	int fd = open(path, O_RDWR | O_CLOEXEC);
 
 	if (fd < 0)
@@ -218,6 +213,16 @@ struct sibyl_call_record *rt_refill(struct sibyl_rt_thread *t, bool count_drop)
 RT_EXPORT struct sibyl_call_record *sibyl_rt_refill(struct sibyl_rt_thread *t)
 {
 	return rt_refill(t, true);
+}
+
+/* The thread records nothing more: from here on its calls (signal
+ * handlers, later destructors) pass through untraced, because once its
+ * ring is closed the drainer may retire it. */
+void rt_thread_finish(struct sibyl_rt_thread *t)
+{
+	t->in_runtime = 1;
+	if (t->state == THREAD_RING)
+		rt_ring_close(t);
 }
 
 /* Forget a thread's buffer without touching the file (used after fork,

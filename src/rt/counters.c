@@ -149,9 +149,7 @@ static int read_group(struct sibyl_rt_thread *t, uint64_t *values)
  */
 RT_EXPORT int sibyl_rt_counters_read(struct sibyl_rt_thread *t, uint64_t *values)
 {
-	if (t->cur == t->limit && !t->in_runtime && !t->emitting) {
-		t->emitting = 1;
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (t->cur == t->limit && !t->in_runtime && !t->emitting && sibyl_rt_begin(t)) {
 		(void)rt_refill(t, false);
 		sibyl_rt_end(t);
 	}

@@ -40,14 +40,15 @@ extern struct rt_process rt_proc;
 const char *rt_getenv(const char *name);
 
 /* process.c */
-size_t rt_image_path(char *out, size_t size, unsigned gen);
+size_t rt_image_path(char *out, size_t size, const char *dir, unsigned gen);
 void rt_process_start(pid_t ppid);
 void rt_process_finish(void);
 
 /* buffer.c */
 struct sibyl_call_record *rt_refill(struct sibyl_rt_thread *t, bool count_drop);
+void rt_thread_finish(struct sibyl_rt_thread *t);
 void rt_thread_forget(struct sibyl_rt_thread *t);
-size_t rt_thread_path(char *out, size_t size, pid_t tid, const char *suffix);
+size_t rt_thread_path(char *out, size_t size, const char *dir, pid_t tid, const char *suffix);
 void rt_events_header_init(struct sibyl_events_header *h, pid_t tid);
 void rt_watch_thread_exit(struct sibyl_rt_thread *t);
 

@@ -20,10 +20,10 @@
 struct rt_process rt_proc;
 
 /* "<dir>/<pid>.<gen>": the common stem of this image's file names. */
-size_t rt_image_path(char *out, size_t size, unsigned gen)
+size_t rt_image_path(char *out, size_t size, const char *dir, unsigned gen)
 {
 	char num[24];
-	size_t n = rt_strlcpy(out, rt_proc.dir, size);
+	size_t n = rt_strlcpy(out, dir, size);
 
 	n = rt_append(out, n, size, "/");
 	rt_u64_dec(num, (uint64_t)rt_proc.pid);
@@ -35,7 +35,7 @@ size_t rt_image_path(char *out, size_t size, unsigned gen)
 
 static size_t proc_path(char *out, size_t size, unsigned gen)
 {
-	return rt_append(out, rt_image_path(out, size, gen), size, ".proc");
+	return rt_append(out, rt_image_path(out, size, rt_proc.dir, gen), size, ".proc");
 }
 
 /* Claim the first free generation number for this pid (one per exec). */
@@ -169,13 +169,8 @@ __attribute__((constructor(101))) static void rt_init(void)
 
 __attribute__((destructor(101))) static void rt_fini(void)
 {
-	struct sibyl_rt_thread *t = sibyl_rt_self();
-
-	/* The exiting thread's ring is complete: say so, so the drainer can
-	 * retire it now (thread-exit destructors do not run at exit()).
-	 * Calls made by destructors that run after this one pass through. */
-	t->in_runtime = 1;
-	if (t->state == THREAD_RING)
-		rt_ring_close(t);
+	/* The exiting thread's ring is complete (thread-exit destructors do
+	 * not run at exit()): let the drainer retire it now. */
+	rt_thread_finish(sibyl_rt_self());
 	rt_process_finish();
 }

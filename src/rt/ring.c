@@ -17,6 +17,7 @@
  * often enough to wake the drainer when the ring is half full.
  */
 #include "rt/internal.h"
+#include "core/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,13 +30,13 @@
 #include <time.h>
 #include <unistd.h>
 
-/* A producer whose ring stays full this long without the drainer freeing
- * any room (a stopped or hung `sibyl trace`) drops records instead of
- * blocking the program; it records again as soon as there is room. */
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
 
+/* A producer whose ring stays full this long without the drainer freeing
+ * any room (a stopped or hung `sibyl trace`) drops records instead of
+ * blocking the program; it records again as soon as there is room. */
 #define STALL_NS 10000000000ull
 #define POLL_NS 20000
 /* First-lap grants start small so that a thread's first call does not
@@ -79,31 +80,13 @@ static struct sibyl_ring_header *ring_of(struct sibyl_rt_thread *t)
 	return t->window;
 }
 
-/* "<ring_dir>/<pid>.<gen>-<tid>.ring" */
-static void ring_path(char *out, size_t size, pid_t tid)
-{
-	char num[24];
-	size_t n = rt_strlcpy(out, rt_proc.drain->ring_dir, size);
-
-	n = rt_append(out, n, size, "/");
-	rt_u64_dec(num, (uint64_t)rt_proc.pid);
-	n = rt_append(out, n, size, num);
-	n = rt_append(out, n, size, ".");
-	rt_u64_dec(num, rt_proc.gen);
-	n = rt_append(out, n, size, num);
-	n = rt_append(out, n, size, "-");
-	rt_u64_dec(num, (uint64_t)tid);
-	n = rt_append(out, n, size, num);
-	rt_append(out, n, size, ".ring");
-}
-
 int rt_ring_open(struct sibyl_rt_thread *t)
 {
 	char path[PATH_MAX];
 	pid_t tid = rt_gettid();
 	uint64_t len = SIBYL_RING_DATA_OFFSET + rt_proc.drain->ring_bytes;
 
-	ring_path(path, sizeof(path), tid);
+	rt_thread_path(path, sizeof(path), rt_proc.drain->ring_dir, tid, ".ring");
 	/* O_EXCL: a reused tid must not overwrite an earlier thread's ring. */
 	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 
@@ -142,14 +125,6 @@ static void ring_doorbell(void)
 	syscall(SYS_futex, bell, FUTEX_WAKE, 1, NULL, NULL, 0);
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Nobody will drain this ring any more: sibyl trace finished or died,
  * or gave up on the ring.  The death check is a system call, made only
  * while waiting. */
@@ -184,7 +159,7 @@ static uint64_t wait_for_room(struct sibyl_rt_thread *t, struct sibyl_ring_heade
 		}
 		if (t->stalled)
 			return 0;
-		uint64_t now = mono_ns();
+		uint64_t now = sibyl_mono_ns();
 
 		if (!since || tail != last_tail) {
 			since = now;

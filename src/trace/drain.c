@@ -417,8 +417,18 @@ int sibyl_drain_start(struct sibyl_drain *d)
 	return 0;
 }
 
+/* Drain every open ring one last time and retire it. */
+static void last_look(struct sibyl_drain *d)
+{
+	for (size_t i = 0; i < d->nrings; i++)
+		d->rings[i].done = true;
+	drain_all(d, false);
+}
+
 int sibyl_drain_finish(struct sibyl_drain *d)
 {
+	if (!d)
+		return 0;
 	if (d->running) {
 		__atomic_store_n(&d->stop, 1, __ATOMIC_RELEASE);
 		__atomic_fetch_add(&d->ctl->doorbell, 1, __ATOMIC_RELEASE);
@@ -428,15 +438,11 @@ int sibyl_drain_finish(struct sibyl_drain *d)
 	/* From now on producers (descendants that outlive the command) drop
 	 * records at once instead of waiting for a drainer that is leaving. */
 	__atomic_store_n(&d->ctl->finished, 1, __ATOMIC_RELEASE);
-	for (int round = 0; round < 2; round++) {
-		if (round == 1) {
-			scan_new(d);
-			scan(d);
-		}
-		for (size_t i = 0; i < d->nrings; i++)
-			d->rings[i].done = true;	/* last look at every ring */
-		drain_all(d, true);
-	}
+	/* Retire the rings already open first, which frees their
+	 * descriptors, then open and drain every ring left in ring_dir. */
+	last_look(d);
+	scan(d);
+	last_look(d);
 	for (size_t i = 0; i < d->nrings; i++) {
 		unlink(d->rings[i].path);
 		free(d->rings[i].path);

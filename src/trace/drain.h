@@ -21,8 +21,8 @@ int sibyl_drain_start(struct sibyl_drain *d);
 /*
  * Stop the thread, drain every ring completely (including those of
  * crashed processes), complete the .events files and remove the rings
- * and drain.ctl.  Frees d.  Returns 0, or -1 if some records could not
- * be written (an error line was printed).
+ * and drain.ctl.  Frees d (NULL: nothing to do).  Returns 0, or -1 if
+ * some records could not be written (an error line was printed).
  */
 int sibyl_drain_finish(struct sibyl_drain *d);
 

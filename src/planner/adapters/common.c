@@ -1,17 +1,16 @@
 /* Per-process state every built-in adapter starts from. */
 #include "planner/adapters/adapters.h"
+#include "core/clock.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+/* The clock when the planner passes none (adapters run by tests). */
 static double monotonic_seconds(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
+	return (double)sibyl_mono_ns() * 1e-9;
 }
 
 int adapter_common_init(void **state, const struct sibyl_adapter_config *config,
