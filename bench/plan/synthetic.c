@@ -5,7 +5,7 @@
  * points and error free of this machine's interference.  Errors are
  * against the noise-free function at 100 random work metrics, for the
  * planner and for the two --evaluate baselines given the same samples.
- * Usage: bench_plan_synthetic [NOISE [GROWTH [SEEDS]]]
+ * Usage: bench_plan_synthetic [NOISE [GROWTH [SEEDS [FIT_ERROR]]]]
  */
 #include "planner/evaluate.h"
 #include "planner/planner.h"
@@ -116,6 +116,8 @@ int main(int argc, char **argv)
 			p.seed = (uint64_t)seed;
 			p.growth = growth;
 			p.time_floor = 40e-9;
+			if (argc > 4)
+				p.fit_error = atof(argv[4]);
 			sibyl_plan_run(&p, measure, &n, NULL, NULL, &r);
 			for (int i = 0; i < 100 && r.profile; i++) {
 				double x = (double)sibyl_random_between(&er, 1, shapes[s].hi);

@@ -36,6 +36,7 @@ struct plan_opts {
 	const char *adapter, *adapter_so, *range, *output, *device, *platform;
 	long threads, seed, evaluate, max_samples, repeat;
 	double segment_error, sample_error, growth, confidence, timeout, max_seconds;
+	double fit_error, sample_ms;
 };
 
 static int parse_range(const char *s, uint64_t *lo, uint64_t *hi)
@@ -160,6 +161,10 @@ static int make_request(const struct plan_opts *o, const struct sibyl_adapter *a
 	    percent("growth", o->growth, &p->growth) ||
 	    percent("confidence", o->confidence, &p->confidence))
 		return -1;
+	if (!(o->fit_error >= 0 && o->fit_error < 100))
+		return sibyl_err("plan: --fit-error: %g is not a percentage between 0 and 100",
+				 o->fit_error);
+	p->fit_error = o->fit_error / 100;
 	if (o->seed < 0 || o->max_samples < 0 || o->max_seconds < 0 || !(o->timeout > 0))
 		return sibyl_err("plan: --seed, --max-samples, --max-seconds must be >= 0 and "
 				 "--timeout > 0");
@@ -179,10 +184,12 @@ static int make_request(const struct plan_opts *o, const struct sibyl_adapter *a
 	rq->config.device = o->device;
 	rq->config.platform = o->platform;
 	rq->config.now = sibyl_plan_now;
-	rq->timeout = o->timeout;
 	if (o->repeat < 1 || o->repeat > 1000)
 		return sibyl_err("plan: --repeat: %ld is not between 1 and 1000", o->repeat);
-	rq->repeat = (unsigned)o->repeat;
+	if (!(o->sample_ms >= 0 && o->sample_ms <= 10000))
+		return sibyl_err("plan: --sample-time: %g ms is not between 0 and 10000", o->sample_ms);
+	rq->sampling = (struct sibyl_sampling){ (unsigned)o->repeat, o->sample_ms * 1e-3,
+						o->timeout };
 	rq->progress = isatty(STDERR_FILENO);
 	return 0;
 }
@@ -199,7 +206,7 @@ static void print_result(const struct plan_opts *o, const struct sibyl_plan_requ
 
 	if (o->json) {
 		json_t *j = json_pack("{sssisisIsIsIsfsb}", "adapter", rq->adapter->name,
-				      "threads", (int)rq->config.threads, "repeat", (int)rq->repeat,
+				      "threads", (int)rq->config.threads, "repeat", (int)rq->sampling.repeat,
 				      "samples", (json_int_t)r->samples,
 				      "points", (json_int_t)p->npoints,
 				      "segments", (json_int_t)p->nsegments, "seconds", r->seconds,
@@ -301,7 +308,8 @@ static int plan_main(int argc, char **argv)
 {
 	struct plan_opts o = { .threads = 1, .seed = 1, .max_samples = 2000,
 			       .segment_error = 10, .sample_error = 10, .growth = 10,
-			       .confidence = 95, .timeout = 10, .max_seconds = 600, .repeat = 3 };
+			       .confidence = 95, .timeout = 10, .max_seconds = 600, .repeat = 3,
+			       .fit_error = 3, .sample_ms = 1 };
 	struct sibyl_option opts[] = {
 		{ "list-adapters", 0, SIBYL_OPT_FLAG, &o.list, NULL, "list the adapters and exit" },
 		{ "adapter", 'a', SIBYL_OPT_STRING, &o.adapter, "NAME", "a built-in adapter" },
@@ -320,7 +328,12 @@ static int plan_main(int argc, char **argv)
 		{ "timeout", 0, SIBYL_OPT_DOUBLE, &o.timeout, "SEC",
 		  "time limit of one run of a sample (10)" },
 		{ "repeat", 0, SIBYL_OPT_LONG, &o.repeat, "K",
-		  "runs per sample, the fastest counts (3; the paper: 1)" },
+		  "runs per sample at least (3; the paper: 1)" },
+		{ "sample-time", 0, SIBYL_OPT_DOUBLE, &o.sample_ms, "MS",
+		  "more runs per sample until they add up to MS (1; 0 = just --repeat)" },
+		{ "fit-error", 0, SIBYL_OPT_DOUBLE, &o.fit_error, "P",
+		  "a segment's line must pass this close to the mean of each third of its "
+		  "samples, % (3; 0 = off, as in the paper)" },
 		{ "max-samples", 0, SIBYL_OPT_LONG, &o.max_samples, "N",
 		  "safety stop after N samples (2000; 0 = none)" },
 		{ "max-seconds", 0, SIBYL_OPT_DOUBLE, &o.max_seconds, "SEC",

@@ -62,6 +62,42 @@ static uint32_t out_of_range(const struct sibyl_matrix *m, size_t row, size_t co
 }
 
 /*
+ * sibyl's check against curvature, which the paper's checks miss: the
+ * confidence interval of the mean response narrows as samples pile up,
+ * so with enough of them a straight line over a curve passes it while
+ * most of its samples are out of range.  Split the segment's samples, in
+ * work-metric order, into thirds; the line must pass within fit_error of
+ * the mean time of each third, at that third's mean work metric.  Means
+ * average the noise away where samples are many, and a line through a
+ * curve misses the middle third one way and the outer ones the other.
+ */
+static bool fits_thirds(const struct sibyl_matrix *m, size_t row, size_t col,
+			const struct sibyl_ols_fit *f)
+{
+	double from = m->nodes[row].x, span = m->nodes[col].x - from;
+	double sx[3] = { 0 }, sy[3] = { 0 }, cnt[3] = { 0 };
+
+	for (size_t i = row; i <= col; i++) {
+		int part = (int)fmin(2, 3 * (m->nodes[i].x - from) / span);
+
+		for (size_t j = 0; j < m->nodes[i].nys; j++) {
+			sx[part] += m->nodes[i].x;
+			sy[part] += m->nodes[i].ys[j];
+			cnt[part]++;
+		}
+	}
+	for (int part = 0; part < 3; part++) {
+		if (!cnt[part])
+			continue;
+		double y = sy[part] / cnt[part], pred = sibyl_ols_predict(f, sx[part] / cnt[part]);
+
+		if (fabs(pred - y) > fmax(m->p.fit_error * y, m->p.time_floor))
+			return false;
+	}
+	return true;
+}
+
+/*
  * The segment checks of section III.B: at least three samples (and two
  * work metrics, so the slope exists), and a confidence interval of the
  * mean response no wider than segment_error of the segment's time.  The
@@ -100,6 +136,8 @@ static void generate_segment(struct sibyl_matrix *m, size_t row, size_t col)
 		if (!(sibyl_ols_predict(&f, ends[e]) > 0) ||
 		    2 * sibyl_ols_ci_half(&f, ends[e], t) > allowed)
 			return;
+	if (m->p.fit_error > 0 && !fits_thirds(m, row, col, &f))
+		return;
 	c->valid = true;
 	c->oor = out_of_range(m, row, col, &f);
 }

@@ -36,6 +36,9 @@ struct sibyl_matrix_params {
 	double sample_error;       /* |measured - predicted| / measured, e.g. 0.10 */
 	double confidence;         /* e.g. 0.95 */
 	double time_floor;         /* seconds the clock cannot resolve (see below) */
+	/* How far a segment's line may miss the mean time of each third of
+	 * its samples (sibyl's addition, see fits_thirds; 0 = the paper). */
+	double fit_error;
 };
 
 struct sibyl_matrix {

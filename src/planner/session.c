@@ -32,7 +32,7 @@ static json_t *provenance(const struct sibyl_plan_request *rq)
 	const struct sibyl_adapter *a = rq->adapter;
 	const struct sibyl_plan_params *p = &rq->params;
 
-	return json_pack("{s{sssssssssssb}sisoss?ss?s{sIsIsfsfsfsfsIsfsfsi}ss}",
+	return json_pack("{s{sssssssssssb}sisoss?ss?s{sIsIsfsfsfsfsfsIsfsfsisf}ss}",
 			 "adapter", "name", a->name, "description", a->description ? a->description : "",
 			 "work_metric", a->work_metric ? a->work_metric : "",
 			 "params", a->params_doc ? a->params_doc : "", "source", rq->source,
@@ -42,8 +42,10 @@ static json_t *provenance(const struct sibyl_plan_request *rq)
 			 "parameters", "lo", (json_int_t)p->lo, "hi", (json_int_t)p->hi,
 			 "segment_error", p->segment_error, "sample_error", p->sample_error,
 			 "growth", p->growth, "confidence", p->confidence,
-			 "seed", (json_int_t)p->seed, "timeout", rq->timeout,
-			 "time_floor", p->time_floor, "repeat", (int)rq->repeat,
+			 "fit_error", p->fit_error,
+			 "seed", (json_int_t)p->seed, "timeout", rq->sampling.timeout,
+			 "time_floor", p->time_floor, "repeat", (int)rq->sampling.repeat,
+			 "min_sample_seconds", rq->sampling.min_seconds,
 			 "clock", "tsc");
 }
 
@@ -70,7 +72,7 @@ int sibyl_plan_adapter(const struct sibyl_plan_request *rq, struct sibyl_plan_re
 	memset(r, 0, sizeof(*r));
 	if (keep)
 		*keep = NULL;
-	w = sibyl_worker_start(rq->adapter, &rq->config, rq->repeat, rq->timeout, r->message,
+	w = sibyl_worker_start(rq->adapter, &rq->config, &rq->sampling, r->message,
 			       sizeof(r->message));
 	if (!w) {
 		r->status = SIBYL_PLAN_FAILED;

@@ -12,8 +12,7 @@ struct sibyl_plan_request {
 	const char *source;        /* "builtin" or the .so path */
 	struct sibyl_adapter_config config;
 	struct sibyl_plan_params params;
-	double timeout;            /* per sample, seconds */
-	unsigned repeat;           /* runs per sample; the fastest counts */
+	struct sibyl_sampling sampling;
 	bool progress;             /* a progress line on stderr */
 };
 

@@ -1,8 +1,10 @@
 /* The sampling worker process and the TSC clock handed to adapters. */
+#define _GNU_SOURCE
 #include "planner/worker.h"
 #include "core/clock.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -123,15 +125,90 @@ static void sample(const struct sibyl_adapter *a, void *state, uint64_t metric,
 		a->teardown(state, s);
 }
 
+/* The middle half of n sorted run times, averaged (the median when n < 4):
+ * interference only ever adds time, and data-dependent run times (a sort
+ * of random inputs) vary both ways, so the fastest run would be biased
+ * low; the mean of the middle is smooth where the clock ticks coarsely. */
+static double interquartile_mean(double *t, size_t n)
+{
+	double sum = 0;
+	size_t lo = n / 4, hi = n - n / 4;
+
+	qsort(t, n, sizeof(*t), cmp_double);
+	if (n < 4)
+		return t[n / 2];
+	for (size_t i = lo; i < hi; i++)
+		sum += t[i];
+	return sum / (double)(hi - lo);
+}
+
+/* One sample: at least `repeat` runs and, for short runs, more until they
+ * add up to min_seconds (or the setups take ten times that). */
+static void measure(const struct sibyl_adapter *a, void *state, const struct sibyl_sampling *sp,
+		    uint64_t metric, double *times, struct reply *r)
+{
+	double total = 0, start = sibyl_plan_now();
+	size_t n = 0;
+
+	memset(r, 0, sizeof(*r));
+	while (n < sp->repeat ||
+	       (total < sp->min_seconds && n < SIBYL_MAX_RUNS &&
+		sibyl_plan_now() - start < 10 * sp->min_seconds)) {
+		struct reply one = { 0 };
+
+		sample(a, state, metric, &one);
+		if (one.status) {
+			*r = one;
+			return;
+		}
+		times[n++] = one.seconds;
+		total += one.seconds;
+	}
+	r->seconds = interquartile_mean(times, n);
+}
+
+/*
+ * Keep the worker on as many CPUs as the implementation has threads,
+ * starting with the one it runs on.  On this kind of VM the virtual CPUs
+ * differ in speed by up to a third (their host threads are shared
+ * differently), and a process that migrates between them turns one
+ * smooth profile into two interleaved ones.  With as many threads as
+ * CPUs, nothing is pinned.
+ */
+static void pin(unsigned threads)
+{
+	cpu_set_t allowed, use;
+	int cpu = sched_getcpu(), n = 0;
+
+	if (cpu < 0 || sched_getaffinity(0, sizeof(allowed), &allowed) ||
+	    (unsigned)CPU_COUNT(&allowed) <= threads)
+		return;
+	CPU_ZERO(&use);
+	for (int k = 0; k < CPU_SETSIZE && (unsigned)n < threads; k++) {
+		int c = (cpu + k) % CPU_SETSIZE;
+
+		if (CPU_ISSET(c, &allowed)) {
+			CPU_SET(c, &use);
+			n++;
+		}
+	}
+	sched_setaffinity(0, sizeof(use), &use);
+}
+
 static void __attribute__((noreturn)) worker_main(const struct sibyl_adapter *a,
 						  const struct sibyl_adapter_config *cfg,
-						  unsigned repeat, int in, int out)
+						  const struct sibyl_sampling *sp, int in, int out)
 {
 	struct reply r = { 0 };
 	void *state = NULL;
 	uint64_t metric;
+	double *times = malloc(SIBYL_MAX_RUNS * sizeof(*times));
 
-	if (a->init && a->init(&state, cfg, r.msg, sizeof(r.msg))) {
+	pin(cfg->threads ? cfg->threads : 1);
+	if (!times) {
+		r.status = -1;
+		snprintf(r.msg, sizeof(r.msg), "out of memory");
+	} else if (a->init && a->init(&state, cfg, r.msg, sizeof(r.msg))) {
 		r.status = -1;
 		if (!r.msg[0])
 			snprintf(r.msg, sizeof(r.msg), "init failed");
@@ -139,23 +216,12 @@ static void __attribute__((noreturn)) worker_main(const struct sibyl_adapter *a,
 	if (write_all(out, &r, sizeof(r)) || r.status)
 		_exit(1);
 	for (bool first = true; read_all(in, &metric, sizeof(metric)) == 1; first = false) {
-		struct reply one;
-		unsigned runs = repeat + (first ? 1 : 0);
-
 		/* A fresh process pays page faults and cold caches on its first
-		 * run: the first request runs once more and drops that run.
-		 * The sample is the fastest run: interference (preemption,
-		 * another process's cache traffic) only ever adds time. */
-		memset(&r, 0, sizeof(r));
-		r.seconds = INFINITY;
-		for (unsigned k = 0; k < runs && r.status == 0; k++) {
-			memset(&one, 0, sizeof(one));
-			sample(a, state, metric, &one);
-			if (one.status)
-				r = one;
-			else if (!(first && k == 0) && one.seconds < r.seconds)
-				r.seconds = one.seconds;
-		}
+		 * run: the first request runs once more and drops that run. */
+		if (first)
+			sample(a, state, metric, &r);
+		if (!first || r.status == 0)
+			measure(a, state, sp, metric, times, &r);
 		if (write_all(out, &r, sizeof(r)))
 			break;
 	}
@@ -217,7 +283,7 @@ static int await(struct sibyl_worker *w, struct reply *r, const char *at, char *
 
 struct sibyl_worker *sibyl_worker_start(const struct sibyl_adapter *a,
 					const struct sibyl_adapter_config *config,
-					unsigned repeat, double timeout, char *err, size_t errlen)
+					const struct sibyl_sampling *sp, char *err, size_t errlen)
 {
 	int req[2], rep[2];
 	struct sibyl_worker *w = calloc(1, sizeof(*w));
@@ -231,13 +297,12 @@ struct sibyl_worker *sibyl_worker_start(const struct sibyl_adapter *a,
 	}
 	fflush(NULL);
 	w->a = a;
-	w->timeout = timeout;
 	w->pid = fork();
 	if (w->pid == 0) {
 		close(req[1]);
 		close(rep[0]);
 		signal(SIGPIPE, SIG_DFL);
-		worker_main(a, config, repeat ? repeat : 1, req[0], rep[1]);
+		worker_main(a, config, sp, req[0], rep[1]);
 	}
 	close(req[0]);
 	close(rep[1]);
@@ -252,12 +317,13 @@ struct sibyl_worker *sibyl_worker_start(const struct sibyl_adapter *a,
 	signal(SIGPIPE, SIG_IGN);
 	/* init may build device programs (PoCL compiles on first use): give
 	 * it six sample timeouts, at least a minute. */
-	w->timeout = fmax(60, 6 * timeout);
+	w->timeout = fmax(60, 6 * sp->timeout);
 	int rc = await(w, &r, " in init", err, errlen);
 
-	/* The limit is per run; a sample is `repeat` runs (plus the dropped
-	 * warm-up run of the first request). */
-	w->timeout = timeout * ((repeat ? repeat : 1) + 1);
+	/* The limit is per run; a sample is `repeat` runs, plus the dropped
+	 * warm-up run of the first request, plus the short runs that fill
+	 * min_seconds (their setups stop after ten times that). */
+	w->timeout = sp->timeout * (sp->repeat + 1) + 10 * sp->min_seconds;
 	if (rc == 0 && r.status) {
 		snprintf(err, errlen, "adapter %s: init: %s", a->name, r.msg);
 		rc = -1;

@@ -24,13 +24,25 @@ void sibyl_plan_clock_init(void);
 /* The median step between two back-to-back reads of that clock (seconds). */
 double sibyl_plan_resolution(void);
 
-/* Fork the worker and run init there; NULL with a one-line reason.  Each
- * sample is the fastest of `repeat` runs (each with its own setup and
- * teardown); `timeout` is per run, so a sample may take
- * (repeat + 1) * timeout before it counts as hung. */
+/* How one sample is measured.  It is at least `repeat` runs, each with
+ * its own setup and teardown, and more while their times add up to less
+ * than min_seconds (at most SIBYL_MAX_RUNS): one short run is mostly the
+ * clock's tick and its input's luck.  The sample is the mean of the
+ * middle half of the run times (the median of fewer than four).
+ * `timeout` is per run, so a sample may take (repeat + 1) * timeout
+ * before it counts as hung. */
+struct sibyl_sampling {
+	unsigned repeat;           /* >= 1 */
+	double min_seconds;
+	double timeout;
+};
+
+#define SIBYL_MAX_RUNS 10000
+
+/* Fork the worker and run init there; NULL with a one-line reason. */
 struct sibyl_worker *sibyl_worker_start(const struct sibyl_adapter *a,
 					const struct sibyl_adapter_config *config,
-					unsigned repeat, double timeout, char *err,
+					const struct sibyl_sampling *sp, char *err,
 					size_t errlen);
 /* One sample: 0 and the run's seconds, or -1 with a one-line reason (the
  * worker is gone after a crash or timeout). */

@@ -38,7 +38,7 @@ expect_error "failing init" "adapter badinit: init: no such device" -- \
 expect_error "crashing adapter" "adapter crash crashed (signal 11.*) at work metric" -- \
 	"$SIBYL" plan --adapter-so "$WORK/test.so:crash" --range 1:2000 -o "$WORK/crash.json"
 expect_error "hanging adapter" "adapter hang timed out after 2 s at work metric" -- \
-	"$SIBYL" plan --adapter-so "$WORK/test.so:hang" --range 1:2000 --timeout 1 --repeat 1 -o "$WORK/hang.json"
+	"$SIBYL" plan --adapter-so "$WORK/test.so:hang" --range 1:2000 --timeout 1 --repeat 1 --sample-time 0 -o "$WORK/hang.json"
 if [ -e "$WORK/crash.json" ]; then
 	expect_eq "partial profile marked" "False" "$(json "j['complete']" "$WORK/crash.json")"
 	json "j['points'][-1][0] < 50" "$WORK/crash.json" | grep -q True || fail "partial profile beyond the crash"

@@ -1,9 +1,10 @@
 /*
  * Adapters for the plan integration tests, built into a .so at test time
  * (cc -shared): "spin" waits metric microseconds on the planner's clock
- * (a low-noise linear profile), "crash" dies with SIGSEGV and "hang"
- * never returns from metric 50 on; "badinit" fails in init.  With -DBAD_ABI the object claims a
- * future ABI version.
+ * and reports the nominal time (a noise-free linear profile), "crash"
+ * dies with SIGSEGV and "hang" never returns from metric 50 on;
+ * "badinit" fails in init.  With -DBAD_ABI the object claims a future
+ * ABI version.
  */
 #include <sibyl/adapter.h>
 
@@ -36,15 +37,18 @@ static int bad_init(void **state, const struct sibyl_adapter_config *c, char *er
 	return -1;
 }
 
+/* Busy for 2 + metric microseconds, but report exactly that nominal time:
+ * the planner then sees a synthetic clock, so its samples, profile and
+ * errors are the same on a busy machine as on a quiet one. */
 static double spin(void *state, void *sample, uint64_t metric)
 {
 	(void)state;
 	(void)sample;
-	double t0 = now(), t;
+	double t0 = now(), nominal = 2e-6 + (double)metric * 1e-6;
 
-	while ((t = now()) - t0 < 2e-6 + metric * 1e-6)
+	while (now() - t0 < nominal)
 		;
-	return t - t0;
+	return nominal;
 }
 
 static double crash(void *state, void *sample, uint64_t metric)
