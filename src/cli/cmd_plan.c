@@ -222,6 +222,7 @@ static void print_result(const struct plan_opts *o, const struct sibyl_plan_requ
 				"budget", (json_int_t)e->budget, "uniform", error_json(&e->uniform),
 				"power", "mean_error_pct", e->power.mean_pct, "rmse_pct",
 				e->power.rmse_pct, "a", e->power_a, "b", e->power_b, "c", e->power_c));
+			json_object_set_new(j, "noise_floor_pct", json_real(e->noise_pct));
 			json_object_set_new(j, "evaluation_seconds", json_real(e->seconds));
 		}
 		json_dumpf(j, stdout, JSON_INDENT(1));
@@ -241,6 +242,7 @@ static void print_result(const struct plan_opts *o, const struct sibyl_plan_requ
 	       e->uniform.rmse_pct);
 	printf("%-34s %11.2f%% %9.2f%%\n", "a*n^b+c fit (StarPU-style)", e->power.mean_pct,
 	       e->power.rmse_pct);
+	printf("%-34s %11.2f%%\n", "noise floor (measured twice)", e->noise_pct);
 	printf("(%zu random work metrics; baselines had %zu samples each)\n", e->n, e->budget);
 }
 

@@ -46,7 +46,7 @@ int sibyl_plan_evaluate(const struct sibyl_profile *prof, const struct sibyl_pla
 {
 	struct sibyl_profile uni = { 0 };
 	double t0 = (double)sibyl_mono_ns(), a = 0, b = 0, c = 0;
-	double s[3] = { 0 }, q[3] = { 0 };
+	double s[3] = { 0 }, q[3] = { 0 }, diff = 0;
 	uint64_t rng = p->seed ^ 0x5eedf00dull;
 	int rc = -1;
 
@@ -64,10 +64,11 @@ int sibyl_plan_evaluate(const struct sibyl_profile *prof, const struct sibyl_pla
 	free(uy);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t x = sibyl_random_between(&rng, p->lo, p->hi);
-		double y;
+		double y, again;
 
-		if (measure(ctx, x, &y, err, errlen))
+		if (measure(ctx, x, &y, err, errlen) || measure(ctx, x, &again, err, errlen))
 			goto out;
+		diff += fabs(y - again) / ((y + again) / 2);
 		add_error(&s[0], &q[0], sibyl_profile_eval(prof, (double)x), y);
 		add_error(&s[1], &q[1], sibyl_profile_eval(&uni, (double)x), y);
 		add_error(&s[2], &q[2], have_power ? a * pow((double)x, b) + c : NAN, y);
@@ -76,6 +77,7 @@ int sibyl_plan_evaluate(const struct sibyl_profile *prof, const struct sibyl_pla
 	e->uniform = finish(s[1], q[1], n);
 	e->power = finish(s[2], q[2], n);
 	e->power_a = a, e->power_b = b, e->power_c = c;
+	e->noise_pct = 100 * diff / (double)n / sqrt(2);
 	rc = 0;
 out:
 	e->seconds = ((double)sibyl_mono_ns() - t0) * 1e-9;

@@ -6,6 +6,12 @@
  *
  * Errors are relative to the measurement: e_i = (pred_i - meas_i) / meas_i;
  * mean error % = 100 * mean |e_i|; RMSE % = 100 * sqrt(mean e_i^2).
+ *
+ * Every evaluation work metric is measured twice.  The errors use the
+ * first measurement; the two together give the noise floor: the mean
+ * error a perfect profile would show against one measurement, estimated
+ * as mean |m1 - m2| / mean(m1, m2) / sqrt(2) (for independent noise,
+ * E|m1 - m2| = sqrt(2) E|m - true|).  No figure below it means anything.
  */
 #ifndef SIBYL_PLANNER_EVALUATE_H
 #define SIBYL_PLANNER_EVALUATE_H
@@ -24,6 +30,7 @@ struct sibyl_eval {
 	size_t budget;             /* samples each baseline got */
 	struct sibyl_error planner, uniform, power;
 	double power_a, power_b, power_c;  /* seconds = a * n^b + c */
+	double noise_pct;          /* the noise floor of one measurement, % */
 	double seconds;            /* time spent measuring for the evaluation */
 };
 

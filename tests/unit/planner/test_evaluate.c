@@ -98,6 +98,42 @@ static void test_envelope_crossing(void **state)
 	sibyl_profile_free(in[1]);
 }
 
+/* A linear implementation measured 1% slow and 1% fast by turns: every
+ * evaluation metric is measured twice, so the errors see the first (slow)
+ * measurement of each, and the noise floor is 2% / sqrt(2). */
+static unsigned calls;
+
+static int alternating(void *ctx, uint64_t metric, double *seconds, char *err, size_t errlen)
+{
+	(void)ctx;
+	(void)err;
+	(void)errlen;
+	*seconds = 1e-6 * (double)metric * (calls++ % 2 ? 0.99 : 1.01);
+	return 0;
+}
+
+static void test_evaluate_noise_floor(void **state)
+{
+	(void)state;
+	struct sibyl_point pts[2] = { { 1, 1e-6 }, { 1000, 1e-3 } };
+	struct sibyl_profile prof = { .lo = 1, .hi = 1000, .points = pts, .npoints = 2 };
+	struct sibyl_plan_params p;
+	struct sibyl_eval e;
+	char err[128];
+
+	sibyl_plan_defaults(&p);
+	p.lo = 1;
+	p.hi = 1000;
+	calls = 0;
+	/* 10 uniform samples (one call each), then 50 metrics twice. */
+	assert_int_equal(sibyl_plan_evaluate(&prof, &p, 50, 10, alternating, NULL, &e, err,
+					     sizeof(err)), 0);
+	assert_int_equal(calls, 10 + 2 * 50);
+	assert_float_equal(e.noise_pct, 2 / sqrt(2), 1e-9);
+	assert_float_equal(e.planner.mean_pct, 100 * (1 - 1 / 1.01), 1e-9);
+	assert_float_equal(e.planner.rmse_pct, 100 * (1 - 1 / 1.01), 1e-9);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -105,6 +141,7 @@ int main(void)
 		cmocka_unit_test(test_power_fit_rejects),
 		cmocka_unit_test(test_uniform_metrics),
 		cmocka_unit_test(test_envelope_crossing),
+		cmocka_unit_test(test_evaluate_noise_floor),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
