@@ -4,8 +4,10 @@
 #include "core/clock.h"
 
 #include <errno.h>
-#include <sched.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
+#include <sched.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -125,21 +127,16 @@ static void sample(const struct sibyl_adapter *a, void *state, uint64_t metric,
 		a->teardown(state, s);
 }
 
-/* The middle half of n sorted run times, averaged (the median when n < 4):
+/* The middle half of n run times, averaged (the median when n < 4):
  * interference only ever adds time, and data-dependent run times (a sort
  * of random inputs) vary both ways, so the fastest run would be biased
  * low; the mean of the middle is smooth where the clock ticks coarsely. */
 static double interquartile_mean(double *t, size_t n)
 {
-	double sum = 0;
-	size_t lo = n / 4, hi = n - n / 4;
-
-	qsort(t, n, sizeof(*t), cmp_double);
+	gsl_sort(t, 1, n);
 	if (n < 4)
 		return t[n / 2];
-	for (size_t i = lo; i < hi; i++)
-		sum += t[i];
-	return sum / (double)(hi - lo);
+	return gsl_stats_trmean_from_sorted_data(0.25, t, 1, n);
 }
 
 /* One sample: at least `repeat` runs and, for short runs, more until they
@@ -169,11 +166,13 @@ static void measure(const struct sibyl_adapter *a, void *state, const struct sib
 
 /*
  * Keep the worker on as many CPUs as the implementation has threads,
- * starting with the one it runs on.  On this kind of VM the virtual CPUs
- * differ in speed by up to a third (their host threads are shared
- * differently), and a process that migrates between them turns one
- * smooth profile into two interleaved ones.  With as many threads as
- * CPUs, nothing is pinned.
+ * starting with the one it runs on, as benchmark harnesses do: a run
+ * that migrates leaves its cache behind, and on a VM it also changes
+ * host thread.  (An unpinned insertion-sort plan here timed in two
+ * clusters 35% apart and stalled; one under taskset covered 20 times
+ * more of the range in 400 samples.  The VM's speed phases, see
+ * docs/plan.md, remain either way.)  With as many threads as CPUs,
+ * nothing is pinned.
  */
 static void pin(unsigned threads)
 {

@@ -29,8 +29,8 @@ double sibyl_plan_resolution(void);
  * than min_seconds (at most SIBYL_MAX_RUNS): one short run is mostly the
  * clock's tick and its input's luck.  The sample is the mean of the
  * middle half of the run times (the median of fewer than four).
- * `timeout` is per run, so a sample may take (repeat + 1) * timeout
- * before it counts as hung. */
+ * `timeout` is per run, so a sample may take
+ * (repeat + 1) * timeout + 10 * min_seconds before it counts as hung. */
 struct sibyl_sampling {
 	unsigned repeat;           /* >= 1 */
 	double min_seconds;
