@@ -26,13 +26,15 @@ static const struct sibyl_command_help help = {
 	"Wernsing & Stitt (2010) and write its piecewise-linear performance profile "
 	"(docs/profile-format.md).  Percentages are given in percent (10 = 10%).  "
 	"--evaluate N plans, then measures N random work metrics and compares the profile "
-	"and two baselines with the same sample budget against them.  Sampling runs in a "
+	"and two baselines with the same sample budget against them (N random invocation "
+	"parameters, predicted through the adapter's metric, for adapters that can draw "
+	"them: matmul, matmul-paper).  Sampling runs in a "
 	"worker process: a crashing or hanging adapter stops the planner with one line, "
 	"keeping the part of the profile already found.",
 };
 
 struct plan_opts {
-	bool list, json, force;
+	bool list, json, force, evaluate_metrics;
 	const char *adapter, *adapter_so, *range, *output, *device, *platform;
 	long threads, seed, evaluate, max_samples, repeat;
 	double segment_error, sample_error, growth, confidence, timeout, max_seconds;
@@ -216,6 +218,8 @@ static void print_result(const struct plan_opts *o, const struct sibyl_plan_requ
 			json_object_set_new(j, "output", json_string(o->output));
 		if (e) {
 			json_object_set_new(j, "evaluated", json_integer((json_int_t)e->n));
+			json_object_set_new(j, "evaluated_at", json_string(e->by_params ?
+				"random parameters" : "random work metrics"));
 			json_object_set_new(j, "mean_error_pct", json_real(e->planner.mean_pct));
 			json_object_set_new(j, "rmse_pct", json_real(e->planner.rmse_pct));
 			json_object_set_new(j, "baselines", json_pack("{sIsos{sfsfsfsfsf}}",
@@ -243,7 +247,9 @@ static void print_result(const struct plan_opts *o, const struct sibyl_plan_requ
 	printf("%-34s %11.2f%% %9.2f%%\n", "a*n^b+c fit (StarPU-style)", e->power.mean_pct,
 	       e->power.rmse_pct);
 	printf("%-34s %11.2f%%\n", "noise floor (measured twice)", e->noise_pct);
-	printf("(%zu random work metrics; baselines had %zu samples each)\n", e->n, e->budget);
+	printf("(%zu random %s; baselines had %zu samples each)\n", e->n,
+	       e->by_params ? "invocation parameters, predicted at their work metric" :
+	       "work metrics", e->budget);
 }
 
 static int run_plan(const struct plan_opts *o)
@@ -288,10 +294,16 @@ static int run_plan(const struct plan_opts *o)
 	/* A partial profile (safety stop) is still evaluated, over the whole
 	 * range: the figures then show what stopping early costs. */
 	bool evaluated = false;
+	const struct sibyl_param_hooks *hooks = sibyl_builtin_param_hooks(a);
+	struct sibyl_param_eval by_params = {
+		hooks ? hooks->draw : NULL, a->metric_of, sibyl_worker_measure_params_cb
+	};
 
 	if (w && r.profile) {
 		if (sibyl_plan_evaluate(r.profile, &rq.params, (size_t)o->evaluate, r.samples,
-					sibyl_worker_measure_cb, w, &e, err, sizeof(err))) {
+					sibyl_worker_measure_cb,
+					hooks && !o->evaluate_metrics ? &by_params : NULL, w, &e, err,
+					sizeof(err))) {
 			sibyl_err("plan: evaluate: %s", err);
 			status = 1;
 		} else {
@@ -344,6 +356,9 @@ static int plan_main(int argc, char **argv)
 		{ "platform", 0, SIBYL_OPT_STRING, &o.platform, "NAME", "OpenCL platform" },
 		{ "evaluate", 'e', SIBYL_OPT_LONG, &o.evaluate, "N",
 		  "after planning, measure N random work metrics against the profile" },
+		{ "evaluate-metrics", 0, SIBYL_OPT_FLAG, &o.evaluate_metrics, NULL,
+		  "evaluate at random work metrics even where the adapter can draw random "
+		  "parameters" },
 		{ "output", 'o', SIBYL_OPT_STRING, &o.output, "FILE", "the profile to write" },
 		{ "force", 'f', SIBYL_OPT_FLAG, &o.force, NULL, "replace an existing output" },
 		{ "json", 0, SIBYL_OPT_FLAG, &o.json, NULL, "print one JSON object" },

@@ -1,6 +1,7 @@
 /* --evaluate: planner profile and baselines against fresh measurements. */
 #include "planner/evaluate.h"
 #include "core/clock.h"
+#include "planner/adapters/builtin.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -40,9 +41,32 @@ static int uniform_profile(const struct sibyl_plan_params *p, size_t budget,
 	return 0;
 }
 
+/* One evaluation point: a random work metric, or random invocation
+ * parameters and their metric; measured twice. */
+static int measure_twice(const struct sibyl_plan_params *p, sibyl_measure_fn measure,
+			 const struct sibyl_param_eval *pe, void *ctx, uint64_t *rng, double *x,
+			 double y[2], char *err, size_t errlen)
+{
+	double params[SIBYL_MAX_PARAMS];
+	size_t np;
+
+	if (!pe) {
+		uint64_t metric = sibyl_random_between(rng, p->lo, p->hi);
+
+		*x = (double)metric;
+		return measure(ctx, metric, &y[0], err, errlen) ||
+		       measure(ctx, metric, &y[1], err, errlen) ? -1 : 0;
+	}
+	np = pe->draw(sibyl_random(rng), p->lo, p->hi, params);
+	*x = pe->metric_of(params, np);
+	return pe->measure(ctx, params, np, &y[0], err, errlen) ||
+	       pe->measure(ctx, params, np, &y[1], err, errlen) ? -1 : 0;
+}
+
 int sibyl_plan_evaluate(const struct sibyl_profile *prof, const struct sibyl_plan_params *p,
-			size_t n, size_t budget, sibyl_measure_fn measure, void *ctx,
-			struct sibyl_eval *e, char *err, size_t errlen)
+			size_t n, size_t budget, sibyl_measure_fn measure,
+			const struct sibyl_param_eval *pe, void *ctx, struct sibyl_eval *e,
+			char *err, size_t errlen)
 {
 	struct sibyl_profile uni = { 0 };
 	double t0 = (double)sibyl_mono_ns(), a = 0, b = 0, c = 0;
@@ -52,6 +76,7 @@ int sibyl_plan_evaluate(const struct sibyl_profile *prof, const struct sibyl_pla
 
 	e->n = n;
 	e->budget = budget;
+	e->by_params = pe != NULL;
 	if (uniform_profile(p, budget, measure, ctx, &uni, err, errlen))
 		goto out;
 	double *ux = malloc(uni.npoints * sizeof(*ux)), *uy = malloc(uni.npoints * sizeof(*uy));
@@ -63,15 +88,14 @@ int sibyl_plan_evaluate(const struct sibyl_profile *prof, const struct sibyl_pla
 	free(ux);
 	free(uy);
 	for (size_t i = 0; i < n; i++) {
-		uint64_t x = sibyl_random_between(&rng, p->lo, p->hi);
-		double y, again;
+		double x, y[2];
 
-		if (measure(ctx, x, &y, err, errlen) || measure(ctx, x, &again, err, errlen))
+		if (measure_twice(p, measure, pe, ctx, &rng, &x, y, err, errlen))
 			goto out;
-		diff += fabs(y - again) / ((y + again) / 2);
-		add_error(&s[0], &q[0], sibyl_profile_eval(prof, (double)x), y);
-		add_error(&s[1], &q[1], sibyl_profile_eval(&uni, (double)x), y);
-		add_error(&s[2], &q[2], have_power ? a * pow((double)x, b) + c : NAN, y);
+		diff += fabs(y[0] - y[1]) / ((y[0] + y[1]) / 2);
+		add_error(&s[0], &q[0], sibyl_profile_eval(prof, x), y[0]);
+		add_error(&s[1], &q[1], sibyl_profile_eval(&uni, x), y[0]);
+		add_error(&s[2], &q[2], have_power ? a * pow(x, b) + c : NAN, y[0]);
 	}
 	e->planner = finish(s[0], q[0], n);
 	e->uniform = finish(s[1], q[1], n);

@@ -19,7 +19,9 @@
 #include "model/profile.h"
 #include "planner/planner.h"
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct sibyl_error {
 	double mean_pct, rmse_pct;
@@ -32,6 +34,22 @@ struct sibyl_eval {
 	double power_a, power_b, power_c;  /* seconds = a * n^b + c */
 	double noise_pct;          /* the noise floor of one measurement, % */
 	double seconds;            /* time spent measuring for the evaluation */
+	bool by_params;            /* random invocation parameters, not metrics */
+};
+
+/*
+ * Evaluation at random invocation parameters instead of random work
+ * metrics, as the paper did ("random input parameters"): for an adapter
+ * whose metric folds several parameters into one (matrix multiply), only
+ * this shows what the folding costs.  draw as sibyl_param_hooks (with a
+ * seed from the evaluation's stream); each draw is predicted at
+ * metric_of(params) and measured by measure(ctx, ...).
+ */
+struct sibyl_param_eval {
+	size_t (*draw)(uint64_t seed, uint64_t lo, uint64_t hi, double *params);
+	double (*metric_of)(const double *params, size_t nparams);
+	int (*measure)(void *ctx, const double *params, size_t nparams, double *seconds,
+		       char *err, size_t errlen);
 };
 
 /* Fit y = a x^b + c (least squares of the relative residuals, started
@@ -44,9 +62,12 @@ int sibyl_power_fit(const double *x, const double *y, size_t n, double *a, doubl
 uint64_t *sibyl_uniform_metrics(uint64_t lo, uint64_t hi, size_t budget, size_t *n);
 
 /* Evaluate at n random work metrics (seeded from seed) with the given
- * measure function.  -1 with a reason in err when a measurement fails. */
+ * measure function, or with pe at n random invocation parameters (the
+ * baselines are always measured by work metric).  -1 with a reason in
+ * err when a measurement fails. */
 int sibyl_plan_evaluate(const struct sibyl_profile *prof, const struct sibyl_plan_params *p,
-			size_t n, size_t budget, sibyl_measure_fn measure, void *ctx,
-			struct sibyl_eval *e, char *err, size_t errlen);
+			size_t n, size_t budget, sibyl_measure_fn measure,
+			const struct sibyl_param_eval *pe, void *ctx, struct sibyl_eval *e,
+			char *err, size_t errlen);
 
 #endif

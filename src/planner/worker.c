@@ -64,8 +64,17 @@ struct reply {
 	char msg[240];
 };
 
+/* One sample: of a work metric, or (nparams > 0) of invocation
+ * parameters, built by the setup_params hook; metric is then theirs. */
+struct request {
+	uint64_t metric;
+	uint32_t nparams;
+	double params[SIBYL_MAX_PARAMS];
+};
+
 struct sibyl_worker {
 	const struct sibyl_adapter *a;
+	sibyl_setup_params_fn setup_params;
 	pid_t pid;
 	int to, from;              /* request and reply pipes */
 	double timeout;
@@ -106,22 +115,24 @@ static int read_all(int fd, void *buf, size_t len)
 	return 1;
 }
 
-static void sample(const struct sibyl_adapter *a, void *state, uint64_t metric,
-		   struct reply *r)
+static void sample(const struct sibyl_adapter *a, sibyl_setup_params_fn setup_params,
+		   void *state, const struct request *rq, struct reply *r)
 {
 	void *s = NULL;
+	int failed = rq->nparams ? setup_params(state, rq->params, rq->nparams, &s)
+				 : a->setup ? a->setup(state, rq->metric, &s) : 0;
 
-	if (a->setup && a->setup(state, metric, &s)) {
+	if (failed) {
 		r->status = -1;
 		snprintf(r->msg, sizeof(r->msg), "setup failed at work metric %llu",
-			 (unsigned long long)metric);
+			 (unsigned long long)rq->metric);
 		return;
 	}
-	r->seconds = a->run(state, s, metric);
+	r->seconds = a->run(state, s, rq->metric);
 	if (!(r->seconds >= 0)) {
 		r->status = -1;
 		snprintf(r->msg, sizeof(r->msg), "run failed at work metric %llu",
-			 (unsigned long long)metric);
+			 (unsigned long long)rq->metric);
 	}
 	if (a->teardown)
 		a->teardown(state, s);
@@ -141,8 +152,9 @@ static double interquartile_mean(double *t, size_t n)
 
 /* One sample: at least `repeat` runs and, for short runs, more until they
  * add up to min_seconds (or the setups take ten times that). */
-static void measure(const struct sibyl_adapter *a, void *state, const struct sibyl_sampling *sp,
-		    uint64_t metric, double *times, struct reply *r)
+static void measure(const struct sibyl_adapter *a, sibyl_setup_params_fn setup_params,
+		    void *state, const struct sibyl_sampling *sp, const struct request *rq,
+		    double *times, struct reply *r)
 {
 	double total = 0, start = sibyl_plan_now();
 	size_t n = 0;
@@ -153,7 +165,7 @@ static void measure(const struct sibyl_adapter *a, void *state, const struct sib
 		sibyl_plan_now() - start < 10 * sp->min_seconds)) {
 		struct reply one = { 0 };
 
-		sample(a, state, metric, &one);
+		sample(a, setup_params, state, rq, &one);
 		if (one.status) {
 			*r = one;
 			return;
@@ -194,13 +206,14 @@ static void pin(unsigned threads)
 	sched_setaffinity(0, sizeof(use), &use);
 }
 
-static void __attribute__((noreturn)) worker_main(const struct sibyl_adapter *a,
+static void __attribute__((noreturn)) worker_main(const struct sibyl_worker *w,
 						  const struct sibyl_adapter_config *cfg,
 						  const struct sibyl_sampling *sp, int in, int out)
 {
+	const struct sibyl_adapter *a = w->a;
 	struct reply r = { 0 };
 	void *state = NULL;
-	uint64_t metric;
+	struct request rq;
 	double *times = malloc(SIBYL_MAX_RUNS * sizeof(*times));
 
 	pin(cfg->threads ? cfg->threads : 1);
@@ -214,13 +227,13 @@ static void __attribute__((noreturn)) worker_main(const struct sibyl_adapter *a,
 	}
 	if (write_all(out, &r, sizeof(r)) || r.status)
 		_exit(1);
-	for (bool first = true; read_all(in, &metric, sizeof(metric)) == 1; first = false) {
+	for (bool first = true; read_all(in, &rq, sizeof(rq)) == 1; first = false) {
 		/* A fresh process pays page faults and cold caches on its first
 		 * run: the first request runs once more and drops that run. */
 		if (first)
-			sample(a, state, metric, &r);
+			sample(a, w->setup_params, state, &rq, &r);
 		if (!first || r.status == 0)
-			measure(a, state, sp, metric, times, &r);
+			measure(a, w->setup_params, state, sp, &rq, times, &r);
 		if (write_all(out, &r, sizeof(r)))
 			break;
 	}
@@ -281,6 +294,7 @@ static int await(struct sibyl_worker *w, struct reply *r, const char *at, char *
 }
 
 struct sibyl_worker *sibyl_worker_start(const struct sibyl_adapter *a,
+					sibyl_setup_params_fn setup_params,
 					const struct sibyl_adapter_config *config,
 					const struct sibyl_sampling *sp, char *err, size_t errlen)
 {
@@ -296,12 +310,13 @@ struct sibyl_worker *sibyl_worker_start(const struct sibyl_adapter *a,
 	}
 	fflush(NULL);
 	w->a = a;
+	w->setup_params = setup_params;
 	w->pid = fork();
 	if (w->pid == 0) {
 		close(req[1]);
 		close(rep[0]);
 		signal(SIGPIPE, SIG_DFL);
-		worker_main(a, config, sp, req[0], rep[1]);
+		worker_main(w, config, sp, req[0], rep[1]);
 	}
 	close(req[0]);
 	close(rep[1]);
@@ -334,16 +349,16 @@ struct sibyl_worker *sibyl_worker_start(const struct sibyl_adapter *a,
 	return w;
 }
 
-int sibyl_worker_measure(struct sibyl_worker *w, uint64_t metric, double *seconds,
-			 char *err, size_t errlen)
+static int request(struct sibyl_worker *w, const struct request *rq, double *seconds,
+		   char *err, size_t errlen)
 {
 	struct reply r;
 	char at[64];
 
-	snprintf(at, sizeof(at), " at work metric %llu", (unsigned long long)metric);
+	snprintf(at, sizeof(at), " at work metric %llu", (unsigned long long)rq->metric);
 	if (w->pid < 0)
 		return snprintf(err, errlen, "adapter %s: worker is gone", w->a->name), -1;
-	if (write_all(w->to, &metric, sizeof(metric))) {
+	if (write_all(w->to, rq, sizeof(*rq))) {
 		describe_death(w, at, err, errlen);
 		return -1;
 	}
@@ -355,10 +370,38 @@ int sibyl_worker_measure(struct sibyl_worker *w, uint64_t metric, double *second
 	return 0;
 }
 
+int sibyl_worker_measure(struct sibyl_worker *w, uint64_t metric, double *seconds,
+			 char *err, size_t errlen)
+{
+	struct request rq = { .metric = metric };
+
+	return request(w, &rq, seconds, err, errlen);
+}
+
+int sibyl_worker_measure_params(struct sibyl_worker *w, const double *params, size_t nparams,
+				double *seconds, char *err, size_t errlen)
+{
+	struct request rq = { .nparams = (uint32_t)nparams };
+	double metric = w->a->metric_of ? w->a->metric_of(params, nparams) : -1;
+
+	if (!w->setup_params || nparams == 0 || nparams > SIBYL_MAX_PARAMS || !(metric >= 0))
+		return snprintf(err, errlen, "adapter %s: cannot build a sample from %zu parameters",
+				w->a->name, nparams), -1;
+	rq.metric = (uint64_t)llround(metric);
+	memcpy(rq.params, params, nparams * sizeof(*params));
+	return request(w, &rq, seconds, err, errlen);
+}
+
 int sibyl_worker_measure_cb(void *ctx, uint64_t metric, double *seconds, char *err,
 			    size_t errlen)
 {
 	return sibyl_worker_measure(ctx, metric, seconds, err, errlen);
+}
+
+int sibyl_worker_measure_params_cb(void *ctx, const double *params, size_t nparams,
+				   double *seconds, char *err, size_t errlen)
+{
+	return sibyl_worker_measure_params(ctx, params, nparams, seconds, err, errlen);
 }
 
 void sibyl_worker_stop(struct sibyl_worker *w)

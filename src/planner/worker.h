@@ -12,6 +12,7 @@
 #define SIBYL_PLANNER_WORKER_H
 
 #include <sibyl/adapter.h>
+#include "planner/adapters/builtin.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -39,8 +40,11 @@ struct sibyl_sampling {
 
 #define SIBYL_MAX_RUNS 10000
 
-/* Fork the worker and run init there; NULL with a one-line reason. */
+/* Fork the worker and run init there; NULL with a one-line reason.
+ * setup_params (may be NULL) builds the samples of
+ * sibyl_worker_measure_params. */
 struct sibyl_worker *sibyl_worker_start(const struct sibyl_adapter *a,
+					sibyl_setup_params_fn setup_params,
 					const struct sibyl_adapter_config *config,
 					const struct sibyl_sampling *sp, char *err,
 					size_t errlen);
@@ -48,9 +52,16 @@ struct sibyl_worker *sibyl_worker_start(const struct sibyl_adapter *a,
  * worker is gone after a crash or timeout). */
 int sibyl_worker_measure(struct sibyl_worker *w, uint64_t metric, double *seconds,
 			 char *err, size_t errlen);
+/* The same for a sample built from invocation parameters (params_doc
+ * order; sibyl_param_hooks in builtin.h); the run is given their
+ * metric_of, rounded. */
+int sibyl_worker_measure_params(struct sibyl_worker *w, const double *params, size_t nparams,
+				double *seconds, char *err, size_t errlen);
 /* A sibyl_measure_fn over a worker (ctx is the worker). */
 int sibyl_worker_measure_cb(void *ctx, uint64_t metric, double *seconds, char *err,
 			    size_t errlen);
+int sibyl_worker_measure_params_cb(void *ctx, const double *params, size_t nparams,
+				   double *seconds, char *err, size_t errlen);
 /* Ask the worker to run fini and exit; kill it if it does not. */
 void sibyl_worker_stop(struct sibyl_worker *w);
 

@@ -143,12 +143,9 @@ struct adapter_internal {
 	const struct sibyl_adapter *adapter;
 	int (*verify)(void *state, void *sample, uint64_t metric);
 	size_t (*params_of)(void *sample, double *params);
-	/* Optional: build a sample straight from invocation parameters, for
-	 * the paper's evaluation with random parameters (matrix multiply). */
-	int (*setup_params)(void *state, const double *params, size_t nparams,
-			    void **sample);
-	/* Optional: see sibyl_builtin_setup_random (builtin.h). */
-	sibyl_setup_random_fn setup_random;
+	/* Optional: random invocation parameters and samples built from
+	 * them (sibyl_builtin_param_hooks, builtin.h). */
+	struct sibyl_param_hooks params;
 };
 
 /* Every built-in, listed once: X(name) expands per adapter. Each file

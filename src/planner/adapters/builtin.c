@@ -20,10 +20,10 @@ const struct adapter_internal *const *adapter_internals(size_t *count)
 	return internals;
 }
 
-sibyl_setup_random_fn sibyl_builtin_setup_random(const struct sibyl_adapter *a)
+const struct sibyl_param_hooks *sibyl_builtin_param_hooks(const struct sibyl_adapter *a)
 {
 	for (size_t i = 0; i < sizeof(internals) / sizeof(internals[0]); i++)
 		if (internals[i]->adapter == a)
-			return internals[i]->setup_random;
+			return internals[i]->params.draw ? &internals[i]->params : NULL;
 	return NULL;
 }

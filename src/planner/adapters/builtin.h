@@ -13,16 +13,25 @@ const struct sibyl_adapter *const *sibyl_builtin_adapters(size_t *count);
 
 /*
  * Outside the adapter ABI, for built-ins whose metric folds several
- * parameters into one (matmul, matmul-paper): build a sample from random
- * invocation parameters whose metric lies in [lo, hi], and return those
- * parameters (params_doc order) so an evaluation can predict the sample
- * through metric_of, as the paper's evaluation did with "random input
- * parameters". run() and teardown() then take the sample as usual.
+ * invocation parameters into one (matmul, matmul-paper): the paper
+ * evaluated with "random input parameters", not random metrics, and only
+ * random parameters show what folding them costs.  draw fills params
+ * (params_doc order) with random invocation parameters whose metric
+ * (metric_of) lies in [lo, hi], from its own stream seeded by seed, and
+ * returns their count (at most SIBYL_MAX_PARAMS); setup builds a sample
+ * from such parameters, which run() and teardown() then take as usual.
  */
-typedef int (*sibyl_setup_random_fn)(void *state, uint64_t lo, uint64_t hi, void **sample,
-				     double *params, size_t *nparams);
+#define SIBYL_MAX_PARAMS 8
 
-/* The hook of a built-in adapter, or NULL (also for adapters from .so). */
-sibyl_setup_random_fn sibyl_builtin_setup_random(const struct sibyl_adapter *a);
+typedef int (*sibyl_setup_params_fn)(void *state, const double *params, size_t nparams,
+				     void **sample);
+
+struct sibyl_param_hooks {
+	size_t (*draw)(uint64_t seed, uint64_t lo, uint64_t hi, double *params);
+	sibyl_setup_params_fn setup;
+};
+
+/* The hooks of a built-in adapter, or NULL (also for adapters from .so). */
+const struct sibyl_param_hooks *sibyl_builtin_param_hooks(const struct sibyl_adapter *a);
 
 #endif

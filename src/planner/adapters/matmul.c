@@ -101,10 +101,9 @@ static int setup(void *state, uint64_t metric, void **sample)
 				  (struct matmul_sample **)sample);
 }
 
-static int setup_random(void *state, uint64_t lo, uint64_t hi, void **sample,
-			double *params, size_t *nparams)
+static size_t draw(uint64_t seed, uint64_t lo, uint64_t hi, double *params)
 {
-	return matmul_setup_random(state, cost_of, true, lo, hi, sample, params, nparams);
+	return matmul_draw(cost_of, seed, lo, hi, params);
 }
 
 static int setup_params(void *state, const double *params, size_t nparams, void **sample)
@@ -167,6 +166,5 @@ const struct adapter_internal adapter_matmul_internal = {
 	.adapter = &adapter_matmul,
 	.verify = matmul_verify,
 	.params_of = matmul_params_of,
-	.setup_params = setup_params,
-	.setup_random = setup_random,
+	.params = { .draw = draw, .setup = setup_params },
 };

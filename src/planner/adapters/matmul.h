@@ -35,11 +35,11 @@ typedef double (*matmul_cost_fn)(const double d[3]);
  * w; returns the relative distance left. */
 double matmul_solve_dim(matmul_cost_fn cost, double d[3], int which, double w);
 
-/* adapter_internal.setup_random: a metric uniform in [lo, hi], then a
- * random shape with that metric (two dimensions log-uniform in 1..4096,
- * the third solved; each matrix at most 2^22 floats). */
-int matmul_setup_random(void *state, matmul_cost_fn cost, bool padded, uint64_t lo,
-			uint64_t hi, void **sample, double *params, size_t *nparams);
+/* sibyl_param_hooks.draw: a metric uniform in [lo, hi], then a random
+ * shape with that metric (two dimensions log-uniform in 1..4096, the
+ * third solved; each matrix at most 2^22 floats).  Returns 3. */
+size_t matmul_draw(matmul_cost_fn cost, uint64_t seed, uint64_t lo, uint64_t hi,
+		   double *params);
 
 /* Run a kernel over C split evenly between the adapter's threads: by
  * rows when C has at least as many rows as columns, else by groups of 16

@@ -118,14 +118,16 @@ static void random_shape(void *state, matmul_cost_fn cost, double w, double dims
 	}
 }
 
-int matmul_setup_random(void *state, matmul_cost_fn cost, bool padded, uint64_t lo,
-			uint64_t hi, void **sample, double *params, size_t *nparams)
+size_t matmul_draw(matmul_cost_fn cost, uint64_t seed, uint64_t lo, uint64_t hi,
+		   double *params)
 {
-	double w = lo + adapter_random_unit(state) * (double)(hi - lo);
-	random_shape(state, cost, w, params);
-	*nparams = 3;
-	return matmul_setup_shape(state, (size_t)params[0], (size_t)params[1],
-				  (size_t)params[2], padded, (struct matmul_sample **)sample);
+	/* A stream of its own: the draw is the caller's (the evaluation's
+	 * seed), not the worker's. */
+	struct adapter_common stream = { .rng = seed ? seed : 1 };
+	double w = lo + adapter_random_unit(&stream) * (double)(hi - lo);
+
+	random_shape(&stream, cost, w, params);
+	return 3;
 }
 
 struct matmul_job {

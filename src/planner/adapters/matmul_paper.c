@@ -37,10 +37,9 @@ static double macs_over_256(const double d[3])
 	return d[0] * d[1] * d[2] / (FIXED * FIXED);
 }
 
-static int setup_random(void *state, uint64_t lo, uint64_t hi, void **sample,
-			double *params, size_t *nparams)
+static size_t draw(uint64_t seed, uint64_t lo, uint64_t hi, double *params)
 {
-	return matmul_setup_random(state, macs_over_256, false, lo, hi, sample, params, nparams);
+	return matmul_draw(macs_over_256, seed, lo, hi, params);
 }
 
 static int setup_params(void *state, const double *params, size_t nparams, void **sample)
@@ -73,6 +72,5 @@ const struct adapter_internal adapter_matmul_paper_internal = {
 	.adapter = &adapter_matmul_paper,
 	.verify = matmul_verify,
 	.params_of = matmul_params_of,
-	.setup_params = setup_params,
-	.setup_random = setup_random,
+	.params = { .draw = draw, .setup = setup_params },
 };

@@ -36,6 +36,19 @@ err=$(json "j['mean_error_pct']" "$WORK/spin.eval")
 echo "spin: mean error $err%"
 json "j['mean_error_pct'] < 25" "$WORK/spin.eval" | grep -q True || fail "spin mean error $err%"
 
+# The matrix adapters are evaluated at random shapes (m, n, p), predicted
+# through metric_of, unless --evaluate-metrics; other adapters at metrics.
+for mode in parameters metrics; do
+	flag=; [ $mode = metrics ] && flag=--evaluate-metrics
+	"$SIBYL" plan --adapter matmul-paper --range 1:300 --segment-error 30 --sample-error 30 \
+		--max-samples 400 --evaluate 5 $flag --json > "$WORK/mm-$mode.eval" || true
+	json "j['mean_error_pct'] >= 0" "$WORK/mm-$mode.eval" | grep -q True ||
+		fail "matmul-paper at random $mode: no error figure"
+	expect_eq "matmul-paper evaluated at" "random $mode" \
+		"$(json "j['evaluated_at'].replace('work ', '')" "$WORK/mm-$mode.eval")"
+done
+expect_eq "spin evaluated at" "random work metrics" "$(json "j['evaluated_at']" "$WORK/spin.eval")"
+
 # Same seed, same samples.
 "$SIBYL" plan --adapter-so "$WORK/test.so:spin" --range 1:2000 --seed 3 -o "$WORK/spin2.json"
 expect_eq "deterministic sample positions" \

@@ -78,7 +78,7 @@ static double run_metric(const struct sibyl_adapter *a, void *state, uint64_t m)
 static double run_params(const struct adapter_internal *in, void *state, const double *d)
 {
 	void *sample;
-	if (in->setup_params(state, d, 3, &sample) != 0)
+	if (in->params.setup(state, d, 3, &sample) != 0)
 		exit(1);
 	double t = in->adapter->run(state, sample, 0);
 	in->adapter->teardown(state, sample);
@@ -91,7 +91,7 @@ static double time_params(const struct adapter_internal *in, void *state,
 	double best = INFINITY;
 	for (int r = 0; r < REPS; r++) {
 		void *sample;
-		if (in->setup_params(state, params, np, &sample) != 0)
+		if (in->params.setup(state, params, np, &sample) != 0)
 			return -1;
 		best = fmin(best, in->adapter->run(state, sample, 0));
 		in->adapter->teardown(state, sample);

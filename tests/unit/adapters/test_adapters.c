@@ -139,8 +139,9 @@ static void run_adapter(const struct adapter_internal *in, unsigned threads)
 		a->fini(state);
 }
 
-/* The random-parameter hook: samples whose parameters map back into
- * [lo, hi] and whose product is right. */
+/* The random-parameter hooks: parameters whose metric lies in [lo, hi],
+ * the same for the same seed, and samples built from them whose product
+ * is right. */
 static void random_samples(const struct adapter_internal *in, unsigned threads)
 {
 	const struct sibyl_adapter *a = in->adapter;
@@ -149,17 +150,19 @@ static void random_samples(const struct adapter_internal *in, unsigned threads)
 	void *state;
 	assert_int_equal(a->init(&state, &config, err, sizeof(err)), 0);
 	uint64_t lo = a->min_metric, hi = a->min_metric * 50;
-	for (int i = 0; i < 20; i++) {
+	for (uint64_t seed = 1; seed <= 20; seed++) {
 		void *sample;
-		double params[3];
-		size_t np;
-		assert_int_equal(in->setup_random(state, lo, hi, &sample, params, &np), 0);
+		double params[SIBYL_MAX_PARAMS], again[SIBYL_MAX_PARAMS];
+		size_t np = in->params.draw(seed, lo, hi, params);
 		assert_int_equal(np, 3);
+		assert_int_equal(in->params.draw(seed, lo, hi, again), 3);
+		assert_memory_equal(params, again, 3 * sizeof(double));
 		double m = a->metric_of(params, np);
 		if (!(m >= 0.99 * lo && m <= 1.01 * hi))
 			fail_msg("%s: random %gx%gx%g has metric %g outside %llu:%llu", a->name,
 				 params[0], params[1], params[2], m, (unsigned long long)lo,
 				 (unsigned long long)hi);
+		assert_int_equal(in->params.setup(state, params, np, &sample), 0);
 		assert_true(a->run(state, sample, (uint64_t)m) >= 0);
 		assert_int_equal(in->verify(state, sample, (uint64_t)m), 0);
 		a->teardown(state, sample);
@@ -173,16 +176,19 @@ static void test_random_parameters(void **unused)
 	size_t n, hooks = 0;
 	const struct adapter_internal *const *in = adapter_internals(&n);
 	for (size_t i = 0; i < n; i++) {
-		assert_ptr_equal(sibyl_builtin_setup_random(in[i]->adapter), in[i]->setup_random);
-		if (!in[i]->setup_random)
+		const struct sibyl_param_hooks *h = sibyl_builtin_param_hooks(in[i]->adapter);
+		if (!in[i]->params.draw) {
+			assert_null(h);
 			continue;
+		}
+		assert_ptr_equal(h, &in[i]->params);
 		hooks++;
 		random_samples(in[i], 1);
 		random_samples(in[i], 2);
 	}
 	assert_int_equal(hooks, 2);
 	struct sibyl_adapter other = { 0 };
-	assert_null(sibyl_builtin_setup_random(&other));
+	assert_null(sibyl_builtin_param_hooks(&other));
 }
 
 static void test_all_adapters(void **unused)

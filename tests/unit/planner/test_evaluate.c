@@ -112,26 +112,97 @@ static int alternating(void *ctx, uint64_t metric, double *seconds, char *err, s
 	return 0;
 }
 
-static void test_evaluate_noise_floor(void **state)
+/* The profile of 1e-6 * metric seconds over [1, 1000], and parameters
+ * for that range. */
+static struct sibyl_point exact[2] = { { 1, 1e-6 }, { 1000, 1e-3 } };
+
+static struct sibyl_plan_params over_1_1000(void)
 {
-	(void)state;
-	struct sibyl_point pts[2] = { { 1, 1e-6 }, { 1000, 1e-3 } };
-	struct sibyl_profile prof = { .lo = 1, .hi = 1000, .points = pts, .npoints = 2 };
 	struct sibyl_plan_params p;
-	struct sibyl_eval e;
-	char err[128];
 
 	sibyl_plan_defaults(&p);
 	p.lo = 1;
 	p.hi = 1000;
+	return p;
+}
+
+static void test_evaluate_noise_floor(void **state)
+{
+	(void)state;
+	struct sibyl_profile prof = { .lo = 1, .hi = 1000, .points = exact, .npoints = 2 };
+	struct sibyl_plan_params p = over_1_1000();
+	struct sibyl_eval e;
+	char err[128];
+
 	calls = 0;
 	/* 10 uniform samples (one call each), then 50 metrics twice. */
-	assert_int_equal(sibyl_plan_evaluate(&prof, &p, 50, 10, alternating, NULL, &e, err,
-					     sizeof(err)), 0);
+	assert_int_equal(sibyl_plan_evaluate(&prof, &p, 50, 10, alternating, NULL, NULL, &e,
+					     err, sizeof(err)), 0);
+	assert_false(e.by_params);
 	assert_int_equal(calls, 10 + 2 * 50);
 	assert_float_equal(e.noise_pct, 2 / sqrt(2), 1e-9);
 	assert_float_equal(e.planner.mean_pct, 100 * (1 - 1 / 1.01), 1e-9);
 	assert_float_equal(e.planner.rmse_pct, 100 * (1 - 1 / 1.01), 1e-9);
+}
+
+/* Evaluation at random parameters: an implementation taking (a, b) in
+ * 1e-6 * a * b seconds.  An adapter metric of a * b predicts it exactly;
+ * one that folds the parameters into a alone misses by b - 1 times. */
+static unsigned param_calls;
+
+static size_t draw_pair(uint64_t seed, uint64_t lo, uint64_t hi, double *params)
+{
+	(void)lo;
+	(void)hi;
+	params[0] = 1 + (double)(seed % 30);
+	params[1] = 1 + (double)(seed / 30 % 30);
+	return 2;
+}
+
+static double product(const double *params, size_t n)
+{
+	return n == 2 ? params[0] * params[1] : -1;
+}
+
+static double first_only(const double *params, size_t n)
+{
+	return n == 2 ? params[0] : -1;
+}
+
+static int product_time(void *ctx, const double *params, size_t n, double *seconds, char *err,
+			size_t errlen)
+{
+	(void)ctx;
+	(void)err;
+	(void)errlen;
+	assert_int_equal(n, 2);
+	param_calls++;
+	*seconds = 1e-6 * params[0] * params[1];
+	return 0;
+}
+
+static void test_evaluate_by_params(void **state)
+{
+	(void)state;
+	struct sibyl_profile prof = { .lo = 1, .hi = 1000, .points = exact, .npoints = 2 };
+	struct sibyl_param_eval pe = { draw_pair, product, product_time };
+	struct sibyl_plan_params p = over_1_1000();
+	struct sibyl_eval e;
+	char err[128];
+
+	calls = param_calls = 0;
+	assert_int_equal(sibyl_plan_evaluate(&prof, &p, 40, 10, alternating, &pe, NULL, &e, err,
+					     sizeof(err)), 0);
+	assert_true(e.by_params);
+	assert_int_equal(calls, 10);           /* the uniform baseline only */
+	assert_int_equal(param_calls, 2 * 40);
+	assert_float_equal(e.planner.mean_pct, 0, 1e-9);
+	assert_float_equal(e.noise_pct, 0, 1e-9);
+	/* Folding (a, b) into a: predicted a, measured a * b. */
+	pe.metric_of = first_only;
+	assert_int_equal(sibyl_plan_evaluate(&prof, &p, 40, 10, alternating, &pe, NULL, &e, err,
+					     sizeof(err)), 0);
+	assert_true(e.planner.mean_pct > 50);
 }
 
 int main(void)
@@ -142,6 +213,7 @@ int main(void)
 		cmocka_unit_test(test_uniform_metrics),
 		cmocka_unit_test(test_envelope_crossing),
 		cmocka_unit_test(test_evaluate_noise_floor),
+		cmocka_unit_test(test_evaluate_by_params),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
