@@ -2,6 +2,7 @@
 #include "cli/commands.h"
 #include "core/log.h"
 #include "core/options.h"
+#include "planner/adapters/builtin.h"
 #include "planner/envelope.h"
 #include "planner/evaluate.h"
 #include "planner/loader.h"
@@ -19,16 +20,16 @@
 static const struct sibyl_command_help help = {
 	"plan", "--adapter NAME|--adapter-so FILE.so[:NAME] [options] -o PROFILE.json\n"
 	"       sibyl plan --list-adapters [--adapter-so FILE.so] [--json]\n"
-	"       sibyl plan --adapter NAME --evaluate N [--json]\n"
+	"       sibyl plan --adapter NAME --evaluate N [--evaluate-metrics] [--json]\n"
 	"       sibyl plan envelope A.json B.json ... -o OUT.json\n"
 	"       sibyl plan show PROFILE.json -o PLOT.png|PLOT.svg",
 	"Sample an implementation through its adapter with the planner heuristic of "
 	"Wernsing & Stitt (2010) and write its piecewise-linear performance profile "
 	"(docs/profile-format.md).  Percentages are given in percent (10 = 10%).  "
 	"--evaluate N plans, then measures N random work metrics and compares the profile "
-	"and two baselines with the same sample budget against them (N random invocation "
-	"parameters, predicted through the adapter's metric, for adapters that can draw "
-	"them: matmul, matmul-paper).  Sampling runs in a "
+	"and two baselines with the same sample budget against them; adapters that can draw "
+	"random invocation parameters (--list-adapters) are measured at those instead, "
+	"predicted through their work metric, as in the paper.  Sampling runs in a "
 	"worker process: a crashing or hanging adapter stops the planner with one line, "
 	"keeping the part of the profile already found.",
 };
@@ -121,19 +122,23 @@ static int list_adapters(const struct plan_opts *o)
 		const struct sibyl_adapter *a = l.items[i];
 		const char *kind = a->flags & SIBYL_ADAPTER_OPENCL ? "opencl" :
 				   a->flags & SIBYL_ADAPTER_THREADED ? "threads" : "serial";
+		/* --evaluate draws random invocation parameters for these. */
+		bool by_params = sibyl_builtin_param_hooks(a) != NULL;
 		char range[64];
 
 		snprintf(range, sizeof(range), "%" PRIu64 ":%" PRIu64, a->min_metric, a->max_metric);
 		if (o->json)
-			json_array_append_new(arr, json_pack("{sssIsIssssssss?}", "name", a->name,
+			json_array_append_new(arr, json_pack("{sssIsIssssssss?sb}", "name", a->name,
 				"min", (json_int_t)a->min_metric, "max", (json_int_t)a->max_metric,
 				"kind", kind, "description", a->description ? a->description : "",
 				"work_metric", a->work_metric ? a->work_metric : "",
-				"params", a->params_doc));
+				"params", a->params_doc, "evaluates_parameters", by_params));
 		else
-			printf("%-20s %-18s %-8s %s (work metric: %s)\n", a->name, range, kind,
+			printf("%-20s %-18s %-8s %s (work metric: %s%s%s)\n", a->name, range, kind,
 			       a->description ? a->description : "",
-			       a->work_metric ? a->work_metric : "?");
+			       a->work_metric ? a->work_metric : "?",
+			       by_params ? "; evaluated at random " : "",
+			       by_params ? a->params_doc : "");
 	}
 	if (o->json) {
 		json_dumpf(arr, stdout, JSON_INDENT(1));
@@ -219,7 +224,7 @@ static void print_result(const struct plan_opts *o, const struct sibyl_plan_requ
 		if (e) {
 			json_object_set_new(j, "evaluated", json_integer((json_int_t)e->n));
 			json_object_set_new(j, "evaluated_at", json_string(e->by_params ?
-				"random parameters" : "random work metrics"));
+				"parameters" : "metrics"));
 			json_object_set_new(j, "mean_error_pct", json_real(e->planner.mean_pct));
 			json_object_set_new(j, "rmse_pct", json_real(e->planner.rmse_pct));
 			json_object_set_new(j, "baselines", json_pack("{sIsos{sfsfsfsfsf}}",
@@ -266,6 +271,8 @@ static int run_plan(const struct plan_opts *o)
 		return sibyl_err("plan: -o PROFILE.json is required (or --evaluate N)"), 2;
 	if (o->evaluate < 0 || o->evaluate > 1000000)
 		return sibyl_err("plan: --evaluate: %ld is not between 1 and 1000000", o->evaluate), 2;
+	if (o->evaluate_metrics && o->evaluate <= 0)
+		return sibyl_err("plan: --evaluate-metrics needs --evaluate N"), 2;
 	if (o->output && !o->force && access(o->output, F_OK) == 0)
 		return sibyl_err("plan: %s: exists (use --force to replace it)", o->output), 1;
 	const struct sibyl_adapter *a = find_adapter(o, &l);
@@ -278,6 +285,9 @@ static int run_plan(const struct plan_opts *o)
 		sibyl_adapters_close(&l);
 		return 2;
 	}
+	const struct sibyl_param_hooks *hooks = sibyl_builtin_param_hooks(a);
+
+	rq.setup_params = hooks ? hooks->setup : NULL;
 	if (sibyl_plan_adapter(&rq, &r, o->evaluate > 0 ? &w : NULL)) {
 		/* Worker messages already start with "adapter NAME". */
 		bool named = !strncmp(r.message, "adapter ", 8);
@@ -294,15 +304,15 @@ static int run_plan(const struct plan_opts *o)
 	/* A partial profile (safety stop) is still evaluated, over the whole
 	 * range: the figures then show what stopping early costs. */
 	bool evaluated = false;
-	const struct sibyl_param_hooks *hooks = sibyl_builtin_param_hooks(a);
 	struct sibyl_param_eval by_params = {
-		hooks ? hooks->draw : NULL, a->metric_of, sibyl_worker_measure_params_cb
+		.draw = hooks ? hooks->draw : NULL, .metric_of = a->metric_of,
+		.measure = sibyl_worker_measure_params_cb,
 	};
 
 	if (w && r.profile) {
 		if (sibyl_plan_evaluate(r.profile, &rq.params, (size_t)o->evaluate, r.samples,
-					sibyl_worker_measure_cb,
-					hooks && !o->evaluate_metrics ? &by_params : NULL, w, &e, err,
+					sibyl_worker_measure_cb, w,
+					hooks && !o->evaluate_metrics ? &by_params : NULL, &e, err,
 					sizeof(err))) {
 			sibyl_err("plan: evaluate: %s", err);
 			status = 1;
@@ -355,7 +365,8 @@ static int plan_main(int argc, char **argv)
 		{ "device", 0, SIBYL_OPT_STRING, &o.device, "NAME", "OpenCL device for OpenCL adapters" },
 		{ "platform", 0, SIBYL_OPT_STRING, &o.platform, "NAME", "OpenCL platform" },
 		{ "evaluate", 'e', SIBYL_OPT_LONG, &o.evaluate, "N",
-		  "after planning, measure N random work metrics against the profile" },
+		  "after planning, measure N random work metrics (or parameters) against the "
+		  "profile" },
 		{ "evaluate-metrics", 0, SIBYL_OPT_FLAG, &o.evaluate_metrics, NULL,
 		  "evaluate at random work metrics even where the adapter can draw random "
 		  "parameters" },

@@ -1,7 +1,6 @@
 /* --evaluate: planner profile and baselines against fresh measurements. */
 #include "planner/evaluate.h"
 #include "core/clock.h"
-#include "planner/adapters/builtin.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -44,7 +43,7 @@ static int uniform_profile(const struct sibyl_plan_params *p, size_t budget,
 /* One evaluation point: a random work metric, or random invocation
  * parameters and their metric; measured twice. */
 static int measure_twice(const struct sibyl_plan_params *p, sibyl_measure_fn measure,
-			 const struct sibyl_param_eval *pe, void *ctx, uint64_t *rng, double *x,
+			 void *ctx, const struct sibyl_param_eval *pe, uint64_t *rng, double *x,
 			 double y[2], char *err, size_t errlen)
 {
 	double params[SIBYL_MAX_PARAMS];
@@ -58,15 +57,17 @@ static int measure_twice(const struct sibyl_plan_params *p, sibyl_measure_fn mea
 		       measure(ctx, metric, &y[1], err, errlen) ? -1 : 0;
 	}
 	np = pe->draw(sibyl_random(rng), p->lo, p->hi, params);
-	*x = pe->metric_of(params, np);
+	*x = np && np <= SIBYL_MAX_PARAMS ? pe->metric_of(params, np) : -1;
+	if (!(*x >= 0))
+		return snprintf(err, errlen, "drew %zu parameters without a work metric", np), -1;
 	return pe->measure(ctx, params, np, &y[0], err, errlen) ||
 	       pe->measure(ctx, params, np, &y[1], err, errlen) ? -1 : 0;
 }
 
 int sibyl_plan_evaluate(const struct sibyl_profile *prof, const struct sibyl_plan_params *p,
-			size_t n, size_t budget, sibyl_measure_fn measure,
-			const struct sibyl_param_eval *pe, void *ctx, struct sibyl_eval *e,
-			char *err, size_t errlen)
+			size_t n, size_t budget, sibyl_measure_fn measure, void *ctx,
+			const struct sibyl_param_eval *pe, struct sibyl_eval *e, char *err,
+			size_t errlen)
 {
 	struct sibyl_profile uni = { 0 };
 	double t0 = (double)sibyl_mono_ns(), a = 0, b = 0, c = 0;
@@ -90,7 +91,7 @@ int sibyl_plan_evaluate(const struct sibyl_profile *prof, const struct sibyl_pla
 	for (size_t i = 0; i < n; i++) {
 		double x, y[2];
 
-		if (measure_twice(p, measure, pe, ctx, &rng, &x, y, err, errlen))
+		if (measure_twice(p, measure, ctx, pe, &rng, &x, y, err, errlen))
 			goto out;
 		diff += fabs(y[0] - y[1]) / ((y[0] + y[1]) / 2);
 		add_error(&s[0], &q[0], sibyl_profile_eval(prof, x), y[0]);

@@ -7,7 +7,7 @@
  * Errors are relative to the measurement: e_i = (pred_i - meas_i) / meas_i;
  * mean error % = 100 * mean |e_i|; RMSE % = 100 * sqrt(mean e_i^2).
  *
- * Every evaluation work metric is measured twice.  The errors use the
+ * Every evaluation point is measured twice.  The errors use the
  * first measurement; the two together give the noise floor: the mean
  * error a perfect profile would show against one measurement, estimated
  * as mean |m1 - m2| / mean(m1, m2) / sqrt(2) (for independent noise,
@@ -17,6 +17,7 @@
 #define SIBYL_PLANNER_EVALUATE_H
 
 #include "model/profile.h"
+#include "planner/params.h"
 #include "planner/planner.h"
 
 #include <stdbool.h>
@@ -28,7 +29,7 @@ struct sibyl_error {
 };
 
 struct sibyl_eval {
-	size_t n;                  /* evaluation work metrics */
+	size_t n;                  /* evaluation points */
 	size_t budget;             /* samples each baseline got */
 	struct sibyl_error planner, uniform, power;
 	double power_a, power_b, power_c;  /* seconds = a * n^b + c */
@@ -46,10 +47,9 @@ struct sibyl_eval {
  * metric_of(params) and measured by measure(ctx, ...).
  */
 struct sibyl_param_eval {
-	size_t (*draw)(uint64_t seed, uint64_t lo, uint64_t hi, double *params);
+	sibyl_draw_params_fn draw;
 	double (*metric_of)(const double *params, size_t nparams);
-	int (*measure)(void *ctx, const double *params, size_t nparams, double *seconds,
-		       char *err, size_t errlen);
+	sibyl_measure_params_fn measure;
 };
 
 /* Fit y = a x^b + c (least squares of the relative residuals, started
@@ -62,12 +62,13 @@ int sibyl_power_fit(const double *x, const double *y, size_t n, double *a, doubl
 uint64_t *sibyl_uniform_metrics(uint64_t lo, uint64_t hi, size_t budget, size_t *n);
 
 /* Evaluate at n random work metrics (seeded from seed) with the given
- * measure function, or with pe at n random invocation parameters (the
- * baselines are always measured by work metric).  -1 with a reason in
+ * measure function, or, with pe, at n random invocation parameters
+ * measured by pe->measure on the same ctx (the baselines' samples are
+ * always of work metrics).  -1 with a reason in
  * err when a measurement fails. */
 int sibyl_plan_evaluate(const struct sibyl_profile *prof, const struct sibyl_plan_params *p,
-			size_t n, size_t budget, sibyl_measure_fn measure,
-			const struct sibyl_param_eval *pe, void *ctx, struct sibyl_eval *e,
-			char *err, size_t errlen);
+			size_t n, size_t budget, sibyl_measure_fn measure, void *ctx,
+			const struct sibyl_param_eval *pe, struct sibyl_eval *e, char *err,
+			size_t errlen);
 
 #endif

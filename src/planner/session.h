@@ -13,6 +13,9 @@ struct sibyl_plan_request {
 	struct sibyl_adapter_config config;
 	struct sibyl_plan_params params;
 	struct sibyl_sampling sampling;
+	/* Builds samples of invocation parameters for evaluation; NULL when
+	 * the adapter cannot (planner/params.h). */
+	sibyl_setup_params_fn setup_params;
 	bool progress;             /* a progress line on stderr */
 };
 

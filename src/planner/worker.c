@@ -115,24 +115,40 @@ static int read_all(int fd, void *buf, size_t len)
 	return 1;
 }
 
+/* " at work metric M", or " at parameters AxBxC (work metric M)": the
+ * place a failure names. */
+#define SIBYL_AT_LEN 160
+
+static const char *where(const struct request *rq, char at[SIBYL_AT_LEN])
+{
+	int len = snprintf(at, SIBYL_AT_LEN, " at %s", rq->nparams ? "parameters " : "");
+
+	for (uint32_t i = 0; i < rq->nparams && len < SIBYL_AT_LEN; i++)
+		len += snprintf(at + len, SIBYL_AT_LEN - (size_t)len, "%s%g", i ? "x" : "",
+				rq->params[i]);
+	if (len < SIBYL_AT_LEN)
+		snprintf(at + len, SIBYL_AT_LEN - (size_t)len, rq->nparams ? " (work metric %llu)" :
+			 "work metric %llu", (unsigned long long)rq->metric);
+	return at;
+}
+
 static void sample(const struct sibyl_adapter *a, sibyl_setup_params_fn setup_params,
 		   void *state, const struct request *rq, struct reply *r)
 {
 	void *s = NULL;
 	int failed = rq->nparams ? setup_params(state, rq->params, rq->nparams, &s)
 				 : a->setup ? a->setup(state, rq->metric, &s) : 0;
+	char at[SIBYL_AT_LEN];
 
 	if (failed) {
 		r->status = -1;
-		snprintf(r->msg, sizeof(r->msg), "setup failed at work metric %llu",
-			 (unsigned long long)rq->metric);
+		snprintf(r->msg, sizeof(r->msg), "setup failed%s", where(rq, at));
 		return;
 	}
 	r->seconds = a->run(state, s, rq->metric);
 	if (!(r->seconds >= 0)) {
 		r->status = -1;
-		snprintf(r->msg, sizeof(r->msg), "run failed at work metric %llu",
-			 (unsigned long long)rq->metric);
+		snprintf(r->msg, sizeof(r->msg), "run failed%s", where(rq, at));
 	}
 	if (a->teardown)
 		a->teardown(state, s);
@@ -353,9 +369,9 @@ static int request(struct sibyl_worker *w, const struct request *rq, double *sec
 		   char *err, size_t errlen)
 {
 	struct reply r;
-	char at[64];
+	char at[SIBYL_AT_LEN];
 
-	snprintf(at, sizeof(at), " at work metric %llu", (unsigned long long)rq->metric);
+	where(rq, at);
 	if (w->pid < 0)
 		return snprintf(err, errlen, "adapter %s: worker is gone", w->a->name), -1;
 	if (write_all(w->to, rq, sizeof(*rq))) {
@@ -373,20 +389,24 @@ static int request(struct sibyl_worker *w, const struct request *rq, double *sec
 int sibyl_worker_measure(struct sibyl_worker *w, uint64_t metric, double *seconds,
 			 char *err, size_t errlen)
 {
-	struct request rq = { .metric = metric };
+	struct request rq;
 
+	memset(&rq, 0, sizeof(rq));   /* no stray padding down the pipe */
+	rq.metric = metric;
 	return request(w, &rq, seconds, err, errlen);
 }
 
 int sibyl_worker_measure_params(struct sibyl_worker *w, const double *params, size_t nparams,
 				double *seconds, char *err, size_t errlen)
 {
-	struct request rq = { .nparams = (uint32_t)nparams };
-	double metric = w->a->metric_of ? w->a->metric_of(params, nparams) : -1;
+	struct request rq;
+	double metric = w->a->metric_of && nparams ? w->a->metric_of(params, nparams) : -1;
 
-	if (!w->setup_params || nparams == 0 || nparams > SIBYL_MAX_PARAMS || !(metric >= 0))
+	if (!w->setup_params || nparams > SIBYL_MAX_PARAMS || !(metric >= 0))
 		return snprintf(err, errlen, "adapter %s: cannot build a sample from %zu parameters",
 				w->a->name, nparams), -1;
+	memset(&rq, 0, sizeof(rq));
+	rq.nparams = (uint32_t)nparams;
 	rq.metric = (uint64_t)llround(metric);
 	memcpy(rq.params, params, nparams * sizeof(*params));
 	return request(w, &rq, seconds, err, errlen);

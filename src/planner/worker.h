@@ -1,7 +1,8 @@
 /*
  * Sampling in a worker process, so an adapter that crashes or hangs
  * cannot take the planner down: the worker runs the adapter's init once,
- * then one sample (setup, timed run, teardown) per request over a pipe.
+ * then one sample (setup, timed run, teardown) per request over a pipe,
+ * of a work metric or of invocation parameters.
  * Each sample has a deadline; a worker that dies or misses it is killed
  * and the request fails with "adapter X crashed (signal N) at work metric
  * M" or "adapter X timed out after T s at work metric M".  The caller
@@ -12,7 +13,7 @@
 #define SIBYL_PLANNER_WORKER_H
 
 #include <sibyl/adapter.h>
-#include "planner/adapters/builtin.h"
+#include "planner/params.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -52,8 +53,8 @@ struct sibyl_worker *sibyl_worker_start(const struct sibyl_adapter *a,
  * worker is gone after a crash or timeout). */
 int sibyl_worker_measure(struct sibyl_worker *w, uint64_t metric, double *seconds,
 			 char *err, size_t errlen);
-/* The same for a sample built from invocation parameters (params_doc
- * order; sibyl_param_hooks in builtin.h); the run is given their
+/* The same for a sample built from invocation parameters by the
+ * worker's setup_params (planner/params.h); the run is given their
  * metric_of, rounded. */
 int sibyl_worker_measure_params(struct sibyl_worker *w, const double *params, size_t nparams,
 				double *seconds, char *err, size_t errlen);

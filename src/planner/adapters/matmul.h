@@ -19,7 +19,7 @@ struct matmul_sample {
  * rounds ld up to a multiple of 16 floats, else ld = p. */
 int matmul_setup_shape(void *state, size_t m, size_t n, size_t p, bool padded,
 		       struct matmul_sample **out);
-/* For adapter_internal.setup_params: params are m, n, p. */
+/* For sibyl_param_hooks.setup: params are m, n, p. */
 int matmul_setup_params(void *state, const double *params, size_t nparams,
 			bool padded, void **sample);
 void matmul_teardown(void *state, void *sample);

@@ -44,10 +44,11 @@ for mode in parameters metrics; do
 		--max-samples 400 --evaluate 5 $flag --json > "$WORK/mm-$mode.eval" || true
 	json "j['mean_error_pct'] >= 0" "$WORK/mm-$mode.eval" | grep -q True ||
 		fail "matmul-paper at random $mode: no error figure"
-	expect_eq "matmul-paper evaluated at" "random $mode" \
-		"$(json "j['evaluated_at'].replace('work ', '')" "$WORK/mm-$mode.eval")"
+	expect_eq "matmul-paper evaluated at" "$mode" "$(json "j['evaluated_at']" "$WORK/mm-$mode.eval")"
 done
-expect_eq "spin evaluated at" "random work metrics" "$(json "j['evaluated_at']" "$WORK/spin.eval")"
+expect_eq "spin evaluated at" "metrics" "$(json "j['evaluated_at']" "$WORK/spin.eval")"
+expect_eq "adapters evaluated at parameters" "matmul matmul-paper" \
+	"$(json "' '.join(a['name'] for a in j if a['evaluates_parameters'])" "$WORK/list.json")"
 
 # Same seed, same samples.
 "$SIBYL" plan --adapter-so "$WORK/test.so:spin" --range 1:2000 --seed 3 -o "$WORK/spin2.json"

@@ -150,6 +150,8 @@ static void random_samples(const struct adapter_internal *in, unsigned threads)
 	void *state;
 	assert_int_equal(a->init(&state, &config, err, sizeof(err)), 0);
 	uint64_t lo = a->min_metric, hi = a->min_metric * 50;
+	double first[SIBYL_MAX_PARAMS];
+	int differ = 0;
 	for (uint64_t seed = 1; seed <= 20; seed++) {
 		void *sample;
 		double params[SIBYL_MAX_PARAMS], again[SIBYL_MAX_PARAMS];
@@ -157,6 +159,9 @@ static void random_samples(const struct adapter_internal *in, unsigned threads)
 		assert_int_equal(np, 3);
 		assert_int_equal(in->params.draw(seed, lo, hi, again), 3);
 		assert_memory_equal(params, again, 3 * sizeof(double));
+		if (seed == 1)
+			memcpy(first, params, sizeof(first));
+		differ += memcmp(first, params, 3 * sizeof(double)) != 0;
 		double m = a->metric_of(params, np);
 		if (!(m >= 0.99 * lo && m <= 1.01 * hi))
 			fail_msg("%s: random %gx%gx%g has metric %g outside %llu:%llu", a->name,
@@ -167,6 +172,7 @@ static void random_samples(const struct adapter_internal *in, unsigned threads)
 		assert_int_equal(in->verify(state, sample, (uint64_t)m), 0);
 		a->teardown(state, sample);
 	}
+	assert_true(differ >= 15);   /* the seed picks the shape */
 	a->fini(state);
 }
 

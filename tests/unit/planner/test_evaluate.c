@@ -191,7 +191,7 @@ static void test_evaluate_by_params(void **state)
 	char err[128];
 
 	calls = param_calls = 0;
-	assert_int_equal(sibyl_plan_evaluate(&prof, &p, 40, 10, alternating, &pe, NULL, &e, err,
+	assert_int_equal(sibyl_plan_evaluate(&prof, &p, 40, 10, alternating, NULL, &pe, &e, err,
 					     sizeof(err)), 0);
 	assert_true(e.by_params);
 	assert_int_equal(calls, 10);           /* the uniform baseline only */
@@ -200,7 +200,7 @@ static void test_evaluate_by_params(void **state)
 	assert_float_equal(e.noise_pct, 0, 1e-9);
 	/* Folding (a, b) into a: predicted a, measured a * b. */
 	pe.metric_of = first_only;
-	assert_int_equal(sibyl_plan_evaluate(&prof, &p, 40, 10, alternating, &pe, NULL, &e, err,
+	assert_int_equal(sibyl_plan_evaluate(&prof, &p, 40, 10, alternating, NULL, &pe, &e, err,
 					     sizeof(err)), 0);
 	assert_true(e.planner.mean_pct > 50);
 }
