@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void add_error(double *sum, double *sq, double pred, double meas)
 {
@@ -41,27 +42,35 @@ static int uniform_profile(const struct sibyl_plan_params *p, size_t budget,
 }
 
 /* One evaluation point: a random work metric, or random invocation
- * parameters and their metric; measured twice. */
-static int measure_twice(const struct sibyl_plan_params *p, sibyl_measure_fn measure,
-			 void *ctx, const struct sibyl_param_eval *pe, uint64_t *rng, double *x,
-			 double y[2], char *err, size_t errlen)
-{
+ * parameters and their metric (x); measured in two passes (y). */
+struct point {
+	double x, y[2];
+	size_t nparams;            /* 0: a work metric */
 	double params[SIBYL_MAX_PARAMS];
-	size_t np;
+};
 
+static int draw_point(const struct sibyl_plan_params *p, const struct sibyl_param_eval *pe,
+		      uint64_t *rng, struct point *pt, char *err, size_t errlen)
+{
+	memset(pt, 0, sizeof(*pt));
 	if (!pe) {
-		uint64_t metric = sibyl_random_between(rng, p->lo, p->hi);
-
-		*x = (double)metric;
-		return measure(ctx, metric, &y[0], err, errlen) ||
-		       measure(ctx, metric, &y[1], err, errlen) ? -1 : 0;
+		pt->x = (double)sibyl_random_between(rng, p->lo, p->hi);
+		return 0;
 	}
-	np = pe->draw(sibyl_random(rng), p->lo, p->hi, params);
-	*x = np && np <= SIBYL_MAX_PARAMS ? pe->metric_of(params, np) : -1;
-	if (!(*x >= 0))
-		return snprintf(err, errlen, "drew %zu parameters without a work metric", np), -1;
-	return pe->measure(ctx, params, np, &y[0], err, errlen) ||
-	       pe->measure(ctx, params, np, &y[1], err, errlen) ? -1 : 0;
+	pt->nparams = pe->draw(sibyl_random(rng), p->lo, p->hi, pt->params);
+	pt->x = pt->nparams && pt->nparams <= SIBYL_MAX_PARAMS ?
+		pe->metric_of(pt->params, pt->nparams) : -1;
+	if (!(pt->x >= 0))
+		return snprintf(err, errlen, "drew %zu parameters without a work metric",
+				pt->nparams), -1;
+	return 0;
+}
+
+static int measure_point(sibyl_measure_fn measure, void *ctx, const struct sibyl_param_eval *pe,
+			 const struct point *pt, double *y, char *err, size_t errlen)
+{
+	return pt->nparams ? pe->measure(ctx, pt->params, pt->nparams, y, err, errlen)
+			   : measure(ctx, (uint64_t)pt->x, y, err, errlen);
 }
 
 int sibyl_plan_evaluate(const struct sibyl_profile *prof, const struct sibyl_plan_params *p,
@@ -73,6 +82,7 @@ int sibyl_plan_evaluate(const struct sibyl_profile *prof, const struct sibyl_pla
 	double t0 = (double)sibyl_mono_ns(), a = 0, b = 0, c = 0;
 	double s[3] = { 0 }, q[3] = { 0 }, diff = 0;
 	uint64_t rng = p->seed ^ 0x5eedf00dull;
+	struct point *pts = calloc(n ? n : 1, sizeof(*pts));
 	int rc = -1;
 
 	e->n = n;
@@ -88,15 +98,26 @@ int sibyl_plan_evaluate(const struct sibyl_profile *prof, const struct sibyl_pla
 
 	free(ux);
 	free(uy);
-	for (size_t i = 0; i < n; i++) {
-		double x, y[2];
-
-		if (measure_twice(p, measure, ctx, pe, &rng, &x, y, err, errlen))
+	if (!pts)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		if (draw_point(p, pe, &rng, &pts[i], err, errlen))
 			goto out;
-		diff += fabs(y[0] - y[1]) / ((y[0] + y[1]) / 2);
-		add_error(&s[0], &q[0], sibyl_profile_eval(prof, x), y[0]);
-		add_error(&s[1], &q[1], sibyl_profile_eval(&uni, x), y[0]);
-		add_error(&s[2], &q[2], have_power ? a * pow(x, b) + c : NAN, y[0]);
+	/* The second pass comes after all of the first, so the noise floor
+	 * also sees the machine's slow phases (seconds to minutes), which
+	 * separate planning from evaluation too; back-to-back pairs would
+	 * share them. */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < n; i++)
+			if (measure_point(measure, ctx, pe, &pts[i], &pts[i].y[pass], err, errlen))
+				goto out;
+	for (size_t i = 0; i < n; i++) {
+		const struct point *pt = &pts[i];
+
+		diff += fabs(pt->y[0] - pt->y[1]) / ((pt->y[0] + pt->y[1]) / 2);
+		add_error(&s[0], &q[0], sibyl_profile_eval(prof, pt->x), pt->y[0]);
+		add_error(&s[1], &q[1], sibyl_profile_eval(&uni, pt->x), pt->y[0]);
+		add_error(&s[2], &q[2], have_power ? a * pow(pt->x, b) + c : NAN, pt->y[0]);
 	}
 	e->planner = finish(s[0], q[0], n);
 	e->uniform = finish(s[1], q[1], n);
@@ -106,6 +127,7 @@ int sibyl_plan_evaluate(const struct sibyl_profile *prof, const struct sibyl_pla
 	rc = 0;
 out:
 	e->seconds = ((double)sibyl_mono_ns() - t0) * 1e-9;
+	free(pts);
 	free(uni.points);
 	return rc;
 }

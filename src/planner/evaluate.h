@@ -7,8 +7,10 @@
  * Errors are relative to the measurement: e_i = (pred_i - meas_i) / meas_i;
  * mean error % = 100 * mean |e_i|; RMSE % = 100 * sqrt(mean e_i^2).
  *
- * Every evaluation point is measured twice.  The errors use the
- * first measurement; the two together give the noise floor: the mean
+ * Every evaluation point is measured twice, in two passes over all of
+ * them (so the two measurements of a point lie minutes apart on a long
+ * evaluation, as planning and evaluation do).  The errors use the first
+ * pass; the two together give the noise floor: the mean
  * error a perfect profile would show against one measurement, estimated
  * as mean |m1 - m2| / mean(m1, m2) / sqrt(2) (for independent noise,
  * E|m1 - m2| = sqrt(2) E|m - true|).  No figure below it means anything.
