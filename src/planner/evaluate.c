@@ -58,7 +58,7 @@ static int draw_point(const struct sibyl_plan_params *p, const struct sibyl_para
 		return 0;
 	}
 	pt->nparams = pe->draw(sibyl_random(rng), p->lo, p->hi, pt->params);
-	pt->x = pt->nparams && pt->nparams <= SIBYL_MAX_PARAMS ?
+	pt->x = pe->metric_of && pt->nparams && pt->nparams <= SIBYL_MAX_PARAMS ?
 		pe->metric_of(pt->params, pt->nparams) : -1;
 	if (!(pt->x >= 0))
 		return snprintf(err, errlen, "drew %zu parameters without a work metric",
@@ -69,7 +69,8 @@ static int draw_point(const struct sibyl_plan_params *p, const struct sibyl_para
 static int measure_point(sibyl_measure_fn measure, void *ctx, const struct sibyl_param_eval *pe,
 			 const struct point *pt, double *y, char *err, size_t errlen)
 {
-	return pt->nparams ? pe->measure(ctx, pt->params, pt->nparams, y, err, errlen)
+	return pt->nparams ? pe->measure(ctx, pt->params, pt->nparams, (uint64_t)llround(pt->x), y,
+					 err, errlen)
 			   : measure(ctx, (uint64_t)pt->x, y, err, errlen);
 }
 

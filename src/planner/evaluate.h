@@ -66,8 +66,8 @@ uint64_t *sibyl_uniform_metrics(uint64_t lo, uint64_t hi, size_t budget, size_t 
 /* Evaluate at n random work metrics (seeded from seed) with the given
  * measure function, or, with pe, at n random invocation parameters
  * measured by pe->measure on the same ctx (the baselines' samples are
- * always of work metrics).  -1 with a reason in
- * err when a measurement fails. */
+ * always of work metrics).  -1 with a reason in err when a measurement
+ * fails. */
 int sibyl_plan_evaluate(const struct sibyl_profile *prof, const struct sibyl_plan_params *p,
 			size_t n, size_t budget, sibyl_measure_fn measure, void *ctx,
 			const struct sibyl_param_eval *pe, struct sibyl_eval *e, char *err,

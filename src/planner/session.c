@@ -72,8 +72,8 @@ int sibyl_plan_adapter(const struct sibyl_plan_request *rq, struct sibyl_plan_re
 	memset(r, 0, sizeof(*r));
 	if (keep)
 		*keep = NULL;
-	w = sibyl_worker_start(rq->adapter, rq->setup_params, &rq->config, &rq->sampling, r->message,
-			       sizeof(r->message));
+	w = sibyl_worker_start(rq->adapter, rq->setup_params, &rq->config, &rq->sampling,
+			       r->message, sizeof(r->message));
 	if (!w) {
 		r->status = SIBYL_PLAN_FAILED;
 		return -1;

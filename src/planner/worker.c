@@ -132,11 +132,12 @@ static const char *where(const struct request *rq, char at[SIBYL_AT_LEN])
 	return at;
 }
 
-static void sample(const struct sibyl_adapter *a, sibyl_setup_params_fn setup_params,
-		   void *state, const struct request *rq, struct reply *r)
+static void sample(const struct sibyl_worker *w, void *state, const struct request *rq,
+		   struct reply *r)
 {
+	const struct sibyl_adapter *a = w->a;
 	void *s = NULL;
-	int failed = rq->nparams ? setup_params(state, rq->params, rq->nparams, &s)
+	int failed = rq->nparams ? w->setup_params(state, rq->params, rq->nparams, &s)
 				 : a->setup ? a->setup(state, rq->metric, &s) : 0;
 	char at[SIBYL_AT_LEN];
 
@@ -168,9 +169,8 @@ static double interquartile_mean(double *t, size_t n)
 
 /* One sample: at least `repeat` runs and, for short runs, more until they
  * add up to min_seconds (or the setups take ten times that). */
-static void measure(const struct sibyl_adapter *a, sibyl_setup_params_fn setup_params,
-		    void *state, const struct sibyl_sampling *sp, const struct request *rq,
-		    double *times, struct reply *r)
+static void measure(const struct sibyl_worker *w, void *state, const struct sibyl_sampling *sp,
+		    const struct request *rq, double *times, struct reply *r)
 {
 	double total = 0, start = sibyl_plan_now();
 	size_t n = 0;
@@ -181,7 +181,7 @@ static void measure(const struct sibyl_adapter *a, sibyl_setup_params_fn setup_p
 		sibyl_plan_now() - start < 10 * sp->min_seconds)) {
 		struct reply one = { 0 };
 
-		sample(a, setup_params, state, rq, &one);
+		sample(w, state, rq, &one);
 		if (one.status) {
 			*r = one;
 			return;
@@ -247,9 +247,9 @@ static void __attribute__((noreturn)) worker_main(const struct sibyl_worker *w,
 		/* A fresh process pays page faults and cold caches on its first
 		 * run: the first request runs once more and drops that run. */
 		if (first)
-			sample(a, w->setup_params, state, &rq, &r);
+			sample(w, state, &rq, &r);
 		if (!first || r.status == 0)
-			measure(a, w->setup_params, state, sp, &rq, times, &r);
+			measure(w, state, sp, &rq, times, &r);
 		if (write_all(out, &r, sizeof(r)))
 			break;
 	}
@@ -397,17 +397,16 @@ int sibyl_worker_measure(struct sibyl_worker *w, uint64_t metric, double *second
 }
 
 int sibyl_worker_measure_params(struct sibyl_worker *w, const double *params, size_t nparams,
-				double *seconds, char *err, size_t errlen)
+				uint64_t metric, double *seconds, char *err, size_t errlen)
 {
 	struct request rq;
-	double metric = w->a->metric_of && nparams ? w->a->metric_of(params, nparams) : -1;
 
-	if (!w->setup_params || nparams > SIBYL_MAX_PARAMS || !(metric >= 0))
+	if (!w->setup_params || nparams == 0 || nparams > SIBYL_MAX_PARAMS)
 		return snprintf(err, errlen, "adapter %s: cannot build a sample from %zu parameters",
 				w->a->name, nparams), -1;
 	memset(&rq, 0, sizeof(rq));
 	rq.nparams = (uint32_t)nparams;
-	rq.metric = (uint64_t)llround(metric);
+	rq.metric = metric;
 	memcpy(rq.params, params, nparams * sizeof(*params));
 	return request(w, &rq, seconds, err, errlen);
 }
@@ -419,9 +418,9 @@ int sibyl_worker_measure_cb(void *ctx, uint64_t metric, double *seconds, char *e
 }
 
 int sibyl_worker_measure_params_cb(void *ctx, const double *params, size_t nparams,
-				   double *seconds, char *err, size_t errlen)
+				   uint64_t metric, double *seconds, char *err, size_t errlen)
 {
-	return sibyl_worker_measure_params(ctx, params, nparams, seconds, err, errlen);
+	return sibyl_worker_measure_params(ctx, params, nparams, metric, seconds, err, errlen);
 }
 
 void sibyl_worker_stop(struct sibyl_worker *w)

@@ -54,15 +54,15 @@ struct sibyl_worker *sibyl_worker_start(const struct sibyl_adapter *a,
 int sibyl_worker_measure(struct sibyl_worker *w, uint64_t metric, double *seconds,
 			 char *err, size_t errlen);
 /* The same for a sample built from invocation parameters by the
- * worker's setup_params (planner/params.h); the run is given their
- * metric_of, rounded. */
+ * worker's setup_params; the run is given metric, theirs
+ * (sibyl_measure_params_fn, planner/params.h). */
 int sibyl_worker_measure_params(struct sibyl_worker *w, const double *params, size_t nparams,
-				double *seconds, char *err, size_t errlen);
+				uint64_t metric, double *seconds, char *err, size_t errlen);
 /* A sibyl_measure_fn over a worker (ctx is the worker). */
 int sibyl_worker_measure_cb(void *ctx, uint64_t metric, double *seconds, char *err,
 			    size_t errlen);
 int sibyl_worker_measure_params_cb(void *ctx, const double *params, size_t nparams,
-				   double *seconds, char *err, size_t errlen);
+				   uint64_t metric, double *seconds, char *err, size_t errlen);
 /* Ask the worker to run fini and exit; kill it if it does not. */
 void sibyl_worker_stop(struct sibyl_worker *w);
 

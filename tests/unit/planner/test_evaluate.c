@@ -171,10 +171,11 @@ static double first_only(const double *params, size_t n)
 	return n == 2 ? params[0] : -1;
 }
 
-static int product_time(void *ctx, const double *params, size_t n, double *seconds, char *err,
-			size_t errlen)
+static int product_time(void *ctx, const double *params, size_t n, uint64_t metric,
+			double *seconds, char *err, size_t errlen)
 {
 	(void)ctx;
+	(void)metric;
 	(void)err;
 	(void)errlen;
 	assert_int_equal(n, 2);
