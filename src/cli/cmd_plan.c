@@ -293,7 +293,9 @@ static int run_plan(const struct plan_opts *o)
 		bool named = !strncmp(r.message, "adapter ", 8);
 
 		sibyl_err("plan: %s%s%s%s", named ? "" : a->name, named ? "" : ": ", r.message,
-			  r.profile ? "; the partial profile is kept" : "");
+			  !r.profile || !o->output ? "" : r.profile->npoints ?
+			  "; the partial profile is kept" :
+			  "; no segment yet, the samples are kept");
 		status = 1;
 	}
 	if (r.profile && o->output &&

@@ -218,7 +218,9 @@ static int read_body(json_t *j, struct sibyl_profile *p, char *err, size_t errle
 	p->pieces = pieces;
 	if (rc)
 		return -1;
-	if (p->npoints == 0)
+	/* A planner stopped before its first segment keeps its samples in a
+	 * partial profile without points; a complete one always has some. */
+	if (p->npoints == 0 && p->complete)
 		return bad(err, errlen, "profile has no points");
 	json_t *o = json_object_get(j, "provenance");
 

@@ -100,8 +100,15 @@ struct sibyl_profile *sibyl_envelope(const struct sibyl_profile *const *in, size
 {
 	size_t nb = 0;
 
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		if (!in[i]->npoints) {
+			snprintf(err, errlen, "profile %zu (%s) has samples but no points: its "
+				 "planning stopped before the first segment", i + 1,
+				 in[i]->name ? in[i]->name : "?");
+			return NULL;
+		}
 		nb += in[i]->npoints;
+	}
 	double *xs = malloc((nb + 1) * sizeof(*xs));
 
 	nb = 0;

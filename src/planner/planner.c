@@ -152,6 +152,8 @@ static int record(struct planner *pl, uint64_t x, double y)
 	return 0;
 }
 
+/* The chain so far as points and segments (none before the first
+ * segment), and every sample. */
 static struct sibyl_profile *make_profile(struct planner *pl, bool complete)
 {
 	struct sibyl_profile *prof = calloc(1, sizeof(*prof));
@@ -160,9 +162,11 @@ static struct sibyl_profile *make_profile(struct planner *pl, bool complete)
 	prof->lo = (double)pl->p->lo;
 	prof->hi = (double)pl->p->hi;
 	prof->complete = complete;
-	prof->segments = sibyl_chain_segments(m, pl->crow, pl->ccol, &prof->nsegments);
-	prof->points = sibyl_chain_points(prof->segments, prof->nsegments, prof->lo,
-					  m->nodes[pl->ccol].x, &prof->npoints);
+	if (pl->have_chain) {
+		prof->segments = sibyl_chain_segments(m, pl->crow, pl->ccol, &prof->nsegments);
+		prof->points = sibyl_chain_points(prof->segments, prof->nsegments, prof->lo,
+						  m->nodes[pl->ccol].x, &prof->npoints);
+	}
 	prof->nsamples = m->samples;
 	prof->samples = malloc(m->samples * sizeof(*prof->samples));
 	size_t k = 0;
@@ -230,7 +234,9 @@ int sibyl_plan_run(const struct sibyl_plan_params *p, sibyl_measure_fn measure,
 	r->samples = pl.m.samples;
 	r->unique = pl.m.count;
 	r->chain_end = pl.have_chain ? pl.m.nodes[pl.ccol].x : (double)p->lo - 1;
-	if (pl.have_chain)
+	/* A stop before the first segment still keeps what was measured: a
+	 * profile with samples and no points. */
+	if (pl.m.samples)
 		r->profile = make_profile(&pl, r->status == SIBYL_PLAN_DONE);
 	r->taken = pl.taken;
 	sibyl_matrix_free(&pl.m);

@@ -50,8 +50,9 @@ struct sibyl_plan_result {
 	size_t samples, unique;
 	double seconds;           /* wall time of the whole planner */
 	double chain_end;         /* how far the profile reaches (lo - 1: nowhere) */
-	/* Points, segments and samples; NULL when no chain was found.  The
-	 * caller names it and adds provenance. */
+	/* Points, segments and samples: without points when no chain was
+	 * found, NULL when nothing was measured.  The caller names it and adds
+	 * provenance. */
 	struct sibyl_profile *profile;
 	/* Every sample in the order taken (for plots and tests). */
 	struct sibyl_point *taken;

@@ -97,7 +97,7 @@ int sibyl_plan_adapter(const struct sibyl_plan_request *rq, struct sibyl_plan_re
 		if (r->status != SIBYL_PLAN_DONE)
 			json_object_set_new(p->stats, "stopped", json_string(r->message));
 	}
-	if (keep && r->status != SIBYL_PLAN_FAILED && r->profile)
+	if (keep && r->status != SIBYL_PLAN_FAILED && r->profile && r->profile->npoints)
 		*keep = w;
 	else
 		sibyl_worker_stop(w);

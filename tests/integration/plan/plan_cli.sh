@@ -71,4 +71,19 @@ expect_eq "envelope winners" "slow spin" "$(json "' '.join(p['implementation'] f
 expect_eq "png magic" "PNG" "$(head -c 4 "$WORK/spin.png" | tail -c 3)"
 "$SIBYL" plan show "$WORK/env.json" -o "$WORK/env.svg"
 grep -q '<svg' "$WORK/env.svg" || fail "no svg"
+# Stopped before any segment (a segment needs three samples): the samples
+# are still written, plotted, and refused by the envelope with a reason.
+if "$SIBYL" plan --adapter-so "$WORK/test.so:spin" --range 1:2000 --max-samples 2 \
+	-o "$WORK/two.json" 2> "$WORK/two.err"; then
+	fail "a plan stopped at 2 samples exited 0"
+fi
+grep -q "no segment yet, the samples are kept" "$WORK/two.err" || fail "$(cat "$WORK/two.err")"
+expect_eq "samples-only profile" "False 0 2" \
+	"$(json "' '.join(map(str, (j['complete'], len(j['points']), len(j['samples']))))" "$WORK/two.json")"
+"$SIBYL" plan show "$WORK/two.json" -o "$WORK/two.svg"
+grep -q '<svg' "$WORK/two.svg" || fail "no svg of the samples"
+if "$SIBYL" plan envelope "$WORK/spin.json" "$WORK/two.json" -o "$WORK/env2.json" 2> "$WORK/env2.err"; then
+	fail "envelope accepted a profile without points"
+fi
+grep -q "stopped before the first segment" "$WORK/env2.err" || fail "$(cat "$WORK/env2.err")"
 echo "ok: plan CLI"

@@ -83,6 +83,33 @@ static void test_round_trip(void **state)
 	sibyl_profile_free(q);
 }
 
+/* A planner stopped before its first segment keeps its samples. */
+static void test_samples_only(void **state)
+{
+	(void)state;
+	struct sibyl_profile *p = calloc(1, sizeof(*p));
+	char err[512], *path = temp_path();
+
+	p->lo = 1;
+	p->hi = 100;
+	p->nsamples = 2;
+	p->samples = calloc(2, sizeof(*p->samples));
+	p->samples[0] = (struct sibyl_point){ 3, 0.5 };
+	p->samples[1] = (struct sibyl_point){ 1, 0.25 };
+	assert_int_equal(sibyl_profile_save(p, path, false, err, sizeof(err)), 0);
+	struct sibyl_profile *q = sibyl_profile_load(path, err, sizeof(err));
+
+	assert_non_null(q);
+	assert_false(q->complete);
+	assert_int_equal(q->npoints, 0);
+	assert_int_equal(q->nsamples, 2);
+	assert_true(isnan(sibyl_profile_eval(q, 3)));
+	unlink(path);
+	free(path);
+	sibyl_profile_free(p);
+	sibyl_profile_free(q);
+}
+
 static void expect_rejected(const char *text, const char *why)
 {
 	char err[512], *path = temp_path();
@@ -109,6 +136,8 @@ static void test_rejects(void **state)
 	expect_rejected("{\"format\": \"sibyl-profile\", \"version\": 1, \"min_version\": 1, "
 			"\"range\": [1, 2], \"points\": []}", "no points");
 	expect_rejected("{\"format\": \"sibyl-profile\", \"version\": 1, \"min_version\": 1, "
+			"\"range\": [1, 2], \"complete\": true, \"points\": []}", "no points");
+	expect_rejected("{\"format\": \"sibyl-profile\", \"version\": 1, \"min_version\": 1, "
 			"\"points\": [[1, 1]]}", "range");
 	expect_rejected("{\"format\": \"sibyl-profile\", \"version\": 1, \"min_version\": 1, "
 			"\"range\": [1, 2], \"points\": [[1, 2]], \"segments\": [{\"from\": 1}]}",
@@ -124,6 +153,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_eval),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_samples_only),
 		cmocka_unit_test(test_rejects),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -155,6 +155,12 @@ static void test_safety_stop(void **state)
 	assert_int_equal(r.status, SIBYL_PLAN_LIMIT);
 	assert_int_equal(r.samples, 50);
 	assert_non_null(strstr(r.message, "--max-samples"));
+	/* No segment was found, and the samples are kept all the same. */
+	assert_true(r.chain_end < 1);
+	assert_non_null(r.profile);
+	assert_false(r.profile->complete);
+	assert_int_equal(r.profile->npoints, 0);
+	assert_int_equal(r.profile->nsamples, 50);
 	sibyl_plan_result_free(&r);
 }
 
