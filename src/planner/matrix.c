@@ -61,6 +61,18 @@ static uint32_t out_of_range(const struct sibyl_matrix *m, size_t row, size_t co
 	return n;
 }
 
+/* How far the line misses the mean time of one group of samples, at the
+ * group's mean work metric, against the fit_error allowed there. */
+static bool fits_group(const struct sibyl_matrix *m, const struct sibyl_ols_fit *f,
+		       double sx, double sy, double cnt)
+{
+	if (!cnt)
+		return true;
+	double y = sy / cnt, pred = sibyl_ols_predict(f, sx / cnt);
+
+	return fabs(pred - y) <= fmax(m->p.fit_error * y, m->p.time_floor);
+}
+
 /*
  * sibyl's check against curvature, which the paper's checks miss: the
  * confidence interval of the mean response narrows as samples pile up,
@@ -70,30 +82,39 @@ static uint32_t out_of_range(const struct sibyl_matrix *m, size_t row, size_t co
  * the mean time of each third, at that third's mean work metric.  Means
  * average the noise away where samples are many, and a line through a
  * curve misses the middle third one way and the outer ones the other.
+ * The thirds are taken twice: by span, and by sample count.  Span alone
+ * lets a long segment over a curve pass when its samples crowd one end
+ * (the interval of interest puts them near where the chain grew, so they
+ * thin out with the work metric's logarithm): its first third by span
+ * then holds most of the samples and the line misses the few at the low
+ * end, where the relative error is largest, by tens of percent.
  */
 static bool fits_thirds(const struct sibyl_matrix *m, size_t row, size_t col,
 			const struct sibyl_ols_fit *f)
 {
-	double from = m->nodes[row].x, span = m->nodes[col].x - from;
-	double sx[3] = { 0 }, sy[3] = { 0 }, cnt[3] = { 0 };
+	double from = m->nodes[row].x, span = m->nodes[col].x - from, n = f->n;
+	double sx[2][3] = { { 0 } }, sy[2][3] = { { 0 } }, cnt[2][3] = { { 0 } };
+	double seen = 0;
 
 	for (size_t i = row; i <= col; i++) {
-		int part = (int)fmin(2, 3 * (m->nodes[i].x - from) / span);
+		const struct sibyl_node *v = &m->nodes[i];
+		int by_span = (int)fmin(2, 3 * (v->x - from) / span);
 
-		for (size_t j = 0; j < m->nodes[i].nys; j++) {
-			sx[part] += m->nodes[i].x;
-			sy[part] += m->nodes[i].ys[j];
-			cnt[part]++;
+		for (size_t j = 0; j < v->nys; j++, seen++) {
+			int by_count = (int)fmin(2, 3 * seen / n);
+
+			sx[0][by_span] += v->x;
+			sy[0][by_span] += v->ys[j];
+			cnt[0][by_span]++;
+			sx[1][by_count] += v->x;
+			sy[1][by_count] += v->ys[j];
+			cnt[1][by_count]++;
 		}
 	}
-	for (int part = 0; part < 3; part++) {
-		if (!cnt[part])
-			continue;
-		double y = sy[part] / cnt[part], pred = sibyl_ols_predict(f, sx[part] / cnt[part]);
-
-		if (fabs(pred - y) > fmax(m->p.fit_error * y, m->p.time_floor))
-			return false;
-	}
+	for (int how = 0; how < 2; how++)
+		for (int part = 0; part < 3; part++)
+			if (!fits_group(m, f, sx[how][part], sy[how][part], cnt[how][part]))
+				return false;
 	return true;
 }
 
