@@ -61,14 +61,26 @@ static uint32_t out_of_range(const struct sibyl_matrix *m, size_t row, size_t co
 	return n;
 }
 
-/* How far the line misses the mean time of one group of samples, at the
- * group's mean work metric, against the fit_error allowed there. */
-static bool fits_group(const struct sibyl_matrix *m, const struct sibyl_ols_fit *f,
-		       double sx, double sy, double cnt)
+/* Samples summed for one third: their work metrics, times and count. */
+struct third {
+	double sx, sy, n;
+};
+
+static void third_add(struct third *t, double x, double y)
 {
-	if (!cnt)
+	t->sx += x;
+	t->sy += y;
+	t->n++;
+}
+
+/* The line passes within fit_error of the third's mean time, at its mean
+ * work metric (an empty third passes). */
+static bool fits_third(const struct sibyl_matrix *m, const struct sibyl_ols_fit *f,
+		       const struct third *t)
+{
+	if (!t->n)
 		return true;
-	double y = sy / cnt, pred = sibyl_ols_predict(f, sx / cnt);
+	double y = t->sy / t->n, pred = sibyl_ols_predict(f, t->sx / t->n);
 
 	return fabs(pred - y) <= fmax(m->p.fit_error * y, m->p.time_floor);
 }
@@ -92,29 +104,21 @@ static bool fits_group(const struct sibyl_matrix *m, const struct sibyl_ols_fit 
 static bool fits_thirds(const struct sibyl_matrix *m, size_t row, size_t col,
 			const struct sibyl_ols_fit *f)
 {
-	double from = m->nodes[row].x, span = m->nodes[col].x - from, n = f->n;
-	double sx[2][3] = { { 0 } }, sy[2][3] = { { 0 } }, cnt[2][3] = { { 0 } };
-	double seen = 0;
+	double from = m->nodes[row].x, span = m->nodes[col].x - from, seen = 0;
+	struct third by_span[3] = { { 0 } }, by_count[3] = { { 0 } };
 
 	for (size_t i = row; i <= col; i++) {
 		const struct sibyl_node *v = &m->nodes[i];
-		int by_span = (int)fmin(2, 3 * (v->x - from) / span);
+		int part = (int)fmin(2, 3 * (v->x - from) / span);
 
 		for (size_t j = 0; j < v->nys; j++, seen++) {
-			int by_count = (int)fmin(2, 3 * seen / n);
-
-			sx[0][by_span] += v->x;
-			sy[0][by_span] += v->ys[j];
-			cnt[0][by_span]++;
-			sx[1][by_count] += v->x;
-			sy[1][by_count] += v->ys[j];
-			cnt[1][by_count]++;
+			third_add(&by_span[part], v->x, v->ys[j]);
+			third_add(&by_count[(int)fmin(2, 3 * seen / f->n)], v->x, v->ys[j]);
 		}
 	}
-	for (int how = 0; how < 2; how++)
-		for (int part = 0; part < 3; part++)
-			if (!fits_group(m, f, sx[how][part], sy[how][part], cnt[how][part]))
-				return false;
+	for (int part = 0; part < 3; part++)
+		if (!fits_third(m, f, &by_span[part]) || !fits_third(m, f, &by_count[part]))
+			return false;
 	return true;
 }
 

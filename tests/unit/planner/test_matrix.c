@@ -107,6 +107,34 @@ static void test_duplicates_merge(void **state)
 	sibyl_matrix_free(&m);
 }
 
+/* The same noise-free samples, (x, y) = shape(k) for k < n in ascending
+ * x, into a matrix with the paper's checks and one with sibyl's.
+ * Returns the node of sample `mark`. */
+static size_t fill_both(struct sibyl_matrix *paper, struct sibyl_matrix *ours, int n,
+			void (*shape)(int k, double *x, double *y), int mark)
+{
+	size_t i, marked = 0;
+
+	sibyl_matrix_init(paper, &params);
+	sibyl_matrix_init(ours, &thirds);
+	for (int k = 0; k < n; k++) {
+		double x, y;
+
+		shape(k, &x, &y);
+		assert_int_equal(sibyl_matrix_insert(paper, x, y, &i), 0);
+		assert_int_equal(sibyl_matrix_insert(ours, x, y, &i), 0);
+		if (k == mark)
+			marked = i;
+	}
+	return marked;
+}
+
+static void square(int k, double *x, double *y)
+{
+	*x = 1000 + 5 * k;
+	*y = 1e-9 * *x * *x;
+}
+
 /*
  * The least-squares line over y = x^2 on [1000, 3000] misses the curve
  * by 9% on average and by 66% at its low end, yet with 400 noise-free
@@ -119,18 +147,7 @@ static void test_curvature_check(void **state)
 {
 	(void)state;
 	struct sibyl_matrix paper, ours;
-	size_t i, short_end = 0;
-
-	sibyl_matrix_init(&paper, &params);
-	sibyl_matrix_init(&ours, &thirds);
-	for (int k = 0; k < 400; k++) {
-		double x = 1000 + 5 * k;
-
-		assert_int_equal(sibyl_matrix_insert(&paper, x, 1e-9 * x * x, &i), 0);
-		assert_int_equal(sibyl_matrix_insert(&ours, x, 1e-9 * x * x, &i), 0);
-		if (x <= 1100)
-			short_end = i;
-	}
+	size_t short_end = fill_both(&paper, &ours, 400, square, 20);   /* x = 1100 */
 	const struct sibyl_cell *p = sibyl_cell_at(&paper, 0, paper.count - 1),
 				*o = sibyl_cell_at(&ours, 0, ours.count - 1);
 
@@ -140,6 +157,12 @@ static void test_curvature_check(void **state)
 	assert_true(sibyl_cell_at(&ours, 0, short_end)->valid);
 	sibyl_matrix_free(&paper);
 	sibyl_matrix_free(&ours);
+}
+
+static void geometric_power(int k, double *x, double *y)
+{
+	*x = 1000 * pow(30, k / 299.0);
+	*y = 1e-9 * pow(*x, 1.1);
 }
 
 /*
@@ -155,18 +178,8 @@ static void test_curvature_check_by_count(void **state)
 {
 	(void)state;
 	struct sibyl_matrix paper, ours;
-	size_t i, tenth = 0;
+	size_t tenth = fill_both(&paper, &ours, 300, geometric_power, 29);
 
-	sibyl_matrix_init(&paper, &params);
-	sibyl_matrix_init(&ours, &thirds);
-	for (int k = 0; k < 300; k++) {
-		double x = 1000 * pow(30, k / 299.0), y = 1e-9 * pow(x, 1.1);
-
-		assert_int_equal(sibyl_matrix_insert(&paper, x, y, &i), 0);
-		assert_int_equal(sibyl_matrix_insert(&ours, x, y, &i), 0);
-		if (k == 29)
-			tenth = i;
-	}
 	assert_true(sibyl_cell_at(&paper, 0, paper.count - 1)->valid);
 	assert_false(sibyl_cell_at(&ours, 0, ours.count - 1)->valid);
 	assert_true(sibyl_cell_at(&ours, 0, tenth)->valid);
