@@ -39,7 +39,7 @@ struct plan_opts {
 	const char *adapter, *adapter_so, *range, *output, *device, *platform;
 	long threads, seed, evaluate, max_samples, repeat;
 	double segment_error, sample_error, growth, confidence, timeout, max_seconds;
-	double fit_error, sample_ms;
+	double fit_error, sample_ms, speed_guard;
 };
 
 static int parse_range(const char *s, uint64_t *lo, uint64_t *hi)
@@ -195,8 +195,11 @@ static int make_request(const struct plan_opts *o, const struct sibyl_adapter *a
 		return sibyl_err("plan: --repeat: %ld is not between 1 and 1000", o->repeat);
 	if (!(o->sample_ms >= 0 && o->sample_ms <= 10000))
 		return sibyl_err("plan: --sample-time: %g ms is not between 0 and 10000", o->sample_ms);
+	if (!(o->speed_guard >= 0 && o->speed_guard <= 3600))
+		return sibyl_err("plan: --speed-guard: %g s is not between 0 and 3600",
+				 o->speed_guard);
 	rq->sampling = (struct sibyl_sampling){ (unsigned)o->repeat, o->sample_ms * 1e-3,
-						o->timeout };
+						o->timeout, o->speed_guard };
 	rq->progress = isatty(STDERR_FILENO);
 	return 0;
 }
@@ -207,9 +210,14 @@ static json_t *error_json(const struct sibyl_error *e)
 }
 
 static void print_result(const struct plan_opts *o, const struct sibyl_plan_request *rq,
-			 const struct sibyl_plan_result *r, const struct sibyl_eval *e)
+			 const struct sibyl_plan_result *r, const struct sibyl_eval *e,
+			 const struct sibyl_worker *w)
 {
 	const struct sibyl_profile *p = r->profile;
+	/* After evaluation the worker has the whole run's figures; without
+	 * it, the profile kept those of planning. */
+	json_t *guard = rq->sampling.guard_wait <= 0 ? NULL : w ? sibyl_speed_guard_json(w) :
+			json_incref(json_object_get(p->stats, "speed_guard"));
 
 	if (o->json) {
 		json_t *j = json_pack("{sssisisIsIsIsfsb}", "adapter", rq->adapter->name,
@@ -221,6 +229,8 @@ static void print_result(const struct plan_opts *o, const struct sibyl_plan_requ
 
 		if (o->output)
 			json_object_set_new(j, "output", json_string(o->output));
+		if (guard)
+			json_object_set_new(j, "speed_guard", guard);
 		if (e) {
 			json_object_set_new(j, "evaluated", json_integer((json_int_t)e->n));
 			json_object_set_new(j, "evaluated_at", json_string(e->by_params ?
@@ -242,6 +252,14 @@ static void print_result(const struct plan_opts *o, const struct sibyl_plan_requ
 	printf("%s: %zu samples, %zu profile points, %zu segments, %.2f s planner time%s%s\n",
 	       rq->adapter->name, r->samples, p->npoints, p->nsegments, r->seconds,
 	       o->output ? " -> " : "", o->output ? o->output : "");
+	if (guard) {
+		printf("speed guard: %lld runs dropped in slow phases, %lld of %lld samples "
+		       "waited in vain\n",
+		       (long long)json_integer_value(json_object_get(guard, "dropped_runs")),
+		       (long long)json_integer_value(json_object_get(guard, "unguarded_samples")),
+		       (long long)json_integer_value(json_object_get(guard, "samples")));
+		json_decref(guard);
+	}
 	if (!e)
 		return;
 	printf("%-34s %12s %10s\n", "evaluated at", "mean error", "RMSE");
@@ -323,7 +341,7 @@ static int run_plan(const struct plan_opts *o)
 		}
 	}
 	if (r.profile && (evaluated || !w))
-		print_result(o, &rq, &r, evaluated ? &e : NULL);
+		print_result(o, &rq, &r, evaluated ? &e : NULL, w);
 	sibyl_worker_stop(w);
 	sibyl_plan_result_free(&r);
 	sibyl_adapters_close(&l);
@@ -335,7 +353,7 @@ static int plan_main(int argc, char **argv)
 	struct plan_opts o = { .threads = 1, .seed = 1, .max_samples = 2000,
 			       .segment_error = 10, .sample_error = 10, .growth = 10,
 			       .confidence = 95, .timeout = 10, .max_seconds = 600, .repeat = 3,
-			       .fit_error = 3, .sample_ms = 1 };
+			       .fit_error = 3, .sample_ms = 1, .speed_guard = 2 };
 	struct sibyl_option opts[] = {
 		{ "list-adapters", 0, SIBYL_OPT_FLAG, &o.list, NULL, "list the adapters and exit" },
 		{ "adapter", 'a', SIBYL_OPT_STRING, &o.adapter, "NAME", "a built-in adapter" },
@@ -357,6 +375,10 @@ static int plan_main(int argc, char **argv)
 		  "runs per sample at least (3; the paper: 1)" },
 		{ "sample-time", 0, SIBYL_OPT_DOUBLE, &o.sample_ms, "MS",
 		  "more runs per sample until they add up to MS (1; 0 = just --repeat)" },
+		{ "speed-guard", 0, SIBYL_OPT_DOUBLE, &o.speed_guard, "SEC",
+		  "drop runs timed while the CPU is slower than its best (a VM sharing its core) "
+		  "and run them again, waiting at most SEC per sample (2; 0 = off, as in the "
+		  "paper)" },
 		{ "fit-error", 0, SIBYL_OPT_DOUBLE, &o.fit_error, "P",
 		  "a segment's line must pass this close to the mean of each third of its "
 		  "samples, % (3; 0 = off, as in the paper)" },

@@ -32,7 +32,7 @@ static json_t *provenance(const struct sibyl_plan_request *rq)
 	const struct sibyl_adapter *a = rq->adapter;
 	const struct sibyl_plan_params *p = &rq->params;
 
-	return json_pack("{s{sssssssssssb}sisoss?ss?s{sIsIsfsfsfsfsfsIsfsfsisf}ss}",
+	return json_pack("{s{sssssssssssb}sisoss?ss?s{sIsIsfsfsfsfsfsIsfsfsisfsf}ss}",
 			 "adapter", "name", a->name, "description", a->description ? a->description : "",
 			 "work_metric", a->work_metric ? a->work_metric : "",
 			 "params", a->params_doc ? a->params_doc : "", "source", rq->source,
@@ -46,7 +46,20 @@ static json_t *provenance(const struct sibyl_plan_request *rq)
 			 "seed", (json_int_t)p->seed, "timeout", rq->sampling.timeout,
 			 "time_floor", p->time_floor, "repeat", (int)rq->sampling.repeat,
 			 "min_sample_seconds", rq->sampling.min_seconds,
+			 "speed_guard_wait", rq->sampling.guard_wait,
 			 "clock", "tsc");
+}
+
+json_t *sibyl_speed_guard_json(const struct sibyl_worker *w)
+{
+	struct sibyl_worker_stats s;
+
+	sibyl_worker_stats(w, &s);
+	return json_pack("{sIsIsIsfsf}", "samples", (json_int_t)s.samples,
+			 "dropped_runs", (json_int_t)s.dropped_runs,
+			 "unguarded_samples", (json_int_t)s.unguarded_samples,
+			 "reference_first_ns", s.reference_first * 1e9,
+			 "reference_best_ns", s.reference_best * 1e9);
 }
 
 static void progress(void *ctx, size_t samples, double end)
@@ -96,6 +109,8 @@ int sibyl_plan_adapter(const struct sibyl_plan_request *rq, struct sibyl_plan_re
 				     "segments", (json_int_t)p->nsegments, "seconds", r->seconds);
 		if (r->status != SIBYL_PLAN_DONE)
 			json_object_set_new(p->stats, "stopped", json_string(r->message));
+		if (rq->sampling.guard_wait > 0)
+			json_object_set_new(p->stats, "speed_guard", sibyl_speed_guard_json(w));
 	}
 	if (keep && r->status != SIBYL_PLAN_FAILED && r->profile && r->profile->npoints)
 		*keep = w;

@@ -5,6 +5,7 @@
 #include "planner/planner.h"
 #include "planner/worker.h"
 
+#include <jansson.h>
 #include <stdbool.h>
 
 struct sibyl_plan_request {
@@ -27,6 +28,11 @@ struct sibyl_plan_request {
  * stays running for evaluation when there is a profile and the worker
  * did not fail (else *keep is NULL).
  */
+/* The speed guard's statistics over a worker's samples so far (a JSON
+ * object: samples, dropped_runs, unguarded_samples, reference_first_ns,
+ * reference_best_ns). */
+json_t *sibyl_speed_guard_json(const struct sibyl_worker *w);
+
 int sibyl_plan_adapter(const struct sibyl_plan_request *rq, struct sibyl_plan_result *r,
 		       struct sibyl_worker **keep);
 

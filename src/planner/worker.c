@@ -1,6 +1,7 @@
 /* The sampling worker process and the TSC clock handed to adapters. */
 #define _GNU_SOURCE
 #include "planner/worker.h"
+#include "planner/speed_guard.h"
 #include "core/clock.h"
 
 #include <errno.h>
@@ -60,7 +61,10 @@ double sibyl_plan_now(void)
 
 struct reply {
 	int32_t status;            /* 0, or -1 with msg */
+	uint32_t dropped;          /* runs dropped in slow phases */
+	uint32_t unguarded;        /* 1: the sample waited for its best speed in vain */
 	double seconds;
+	double reference_best;     /* the speed guard's best reference so far */
 	char msg[240];
 };
 
@@ -78,6 +82,7 @@ struct sibyl_worker {
 	pid_t pid;
 	int to, from;              /* request and reply pipes */
 	double timeout;
+	struct sibyl_worker_stats stats;
 };
 
 static int write_all(int fd, const void *buf, size_t len)
@@ -167,29 +172,67 @@ static double interquartile_mean(double *t, size_t n)
 	return gsl_stats_trmean_from_sorted_data(0.25, t, 1, n);
 }
 
-/* One sample: at least `repeat` runs and, for short runs, more until they
- * add up to min_seconds (or the setups take ten times that). */
-static void measure(const struct sibyl_worker *w, void *state, const struct sibyl_sampling *sp,
-		    const struct request *rq, double *times, struct reply *r)
+/* The runs of one sample so far. */
+struct runs {
+	size_t n;
+	double total;              /* their times added */
+	double busy;               /* wall time of their groups, setups included */
+};
+
+/* At least `repeat` runs and, for short runs, more until they add up to
+ * min_seconds (or their setups take ten times that). */
+static bool need_more(const struct sibyl_sampling *sp, const struct runs *k)
 {
-	double total = 0, start = sibyl_plan_now();
-	size_t n = 0;
+	return k->n < sp->repeat || (k->total < sp->min_seconds && k->n < SIBYL_MAX_RUNS &&
+				     k->busy < 10 * sp->min_seconds);
+}
+
+/* Groups of runs of about GROUP_SECONDS between two references: short
+ * enough to fit between phase changes, long enough that the references
+ * (some 6 µs each) cost little. */
+#define GROUP_SECONDS 2e-3
+
+/* One sample.  Under the speed guard, each group of runs is bracketed by
+ * the reference and dropped when either end ran slow; once guard_wait
+ * has passed, the sample takes its runs as they come (and says so). */
+static void measure(const struct sibyl_worker *w, void *state, const struct sibyl_sampling *sp,
+		    struct sibyl_speed_guard *g, const struct request *rq, double *times,
+		    struct reply *r)
+{
+	struct runs k = { 0 };
+	bool guard = sp->guard_wait > 0;
+	double deadline = sibyl_plan_now() + sp->guard_wait;
 
 	memset(r, 0, sizeof(*r));
-	while (n < sp->repeat ||
-	       (total < sp->min_seconds && n < SIBYL_MAX_RUNS &&
-		sibyl_plan_now() - start < 10 * sp->min_seconds)) {
-		struct reply one = { 0 };
+	while (need_more(sp, &k)) {
+		bool calm = guard && !r->unguarded ? sibyl_speed_guard_wait(g, deadline) : true;
+		struct runs before = k;
+		double start = sibyl_plan_now();
 
-		sample(w, state, rq, &one);
-		if (one.status) {
-			*r = one;
-			return;
+		do {
+			struct reply one = { 0 };
+
+			sample(w, state, rq, &one);
+			if (one.status) {
+				*r = one;
+				return;
+			}
+			times[k.n++] = one.seconds;
+			k.total += one.seconds;
+			k.busy = before.busy + sibyl_plan_now() - start;
+		} while (need_more(sp, &k) && sibyl_plan_now() - start < GROUP_SECONDS);
+		if (guard && !r->unguarded) {
+			calm = calm && sibyl_speed_guard_calm(g);
+			if (!calm && sibyl_plan_now() < deadline) {
+				r->dropped += (uint32_t)(k.n - before.n);
+				k = before;
+				continue;
+			}
+			r->unguarded = !calm;
 		}
-		times[n++] = one.seconds;
-		total += one.seconds;
 	}
-	r->seconds = interquartile_mean(times, n);
+	r->seconds = interquartile_mean(times, k.n);
+	r->reference_best = g->best;
 }
 
 /*
@@ -222,6 +265,12 @@ static void pin(unsigned threads)
 	sched_setaffinity(0, sizeof(use), &use);
 }
 
+/* How long the speed guard learns its reference's best before the first
+ * sample.  The best keeps improving afterwards; a worker that starts in a
+ * slow phase longer than this takes its first samples at that speed
+ * (reference_first against reference_best in the statistics). */
+#define GUARD_CALIBRATION_SECONDS 0.3
+
 static void __attribute__((noreturn)) worker_main(const struct sibyl_worker *w,
 						  const struct sibyl_adapter_config *cfg,
 						  const struct sibyl_sampling *sp, int in, int out)
@@ -230,6 +279,7 @@ static void __attribute__((noreturn)) worker_main(const struct sibyl_worker *w,
 	struct reply r = { 0 };
 	void *state = NULL;
 	struct request rq;
+	struct sibyl_speed_guard guard = { 0 };
 	double *times = malloc(SIBYL_MAX_RUNS * sizeof(*times));
 
 	pin(cfg->threads ? cfg->threads : 1);
@@ -241,6 +291,9 @@ static void __attribute__((noreturn)) worker_main(const struct sibyl_worker *w,
 		if (!r.msg[0])
 			snprintf(r.msg, sizeof(r.msg), "init failed");
 	}
+	if (sp->guard_wait > 0 && r.status == 0)
+		sibyl_speed_guard_calibrate(&guard, GUARD_CALIBRATION_SECONDS);
+	r.reference_best = guard.best;
 	if (write_all(out, &r, sizeof(r)) || r.status)
 		_exit(1);
 	for (bool first = true; read_all(in, &rq, sizeof(rq)) == 1; first = false) {
@@ -249,7 +302,7 @@ static void __attribute__((noreturn)) worker_main(const struct sibyl_worker *w,
 		if (first)
 			sample(w, state, &rq, &r);
 		if (!first || r.status == 0)
-			measure(w, state, sp, &rq, times, &r);
+			measure(w, state, sp, &guard, &rq, times, &r);
 		if (write_all(out, &r, sizeof(r)))
 			break;
 	}
@@ -352,8 +405,10 @@ struct sibyl_worker *sibyl_worker_start(const struct sibyl_adapter *a,
 
 	/* The limit is per run; a sample is `repeat` runs, plus the dropped
 	 * warm-up run of the first request, plus the short runs that fill
-	 * min_seconds (their setups stop after ten times that). */
-	w->timeout = sp->timeout * (sp->repeat + 1) + 10 * sp->min_seconds;
+	 * min_seconds (their setups stop after ten times that), plus the
+	 * speed guard's wait. */
+	w->timeout = sp->timeout * (sp->repeat + 1) + 10 * sp->min_seconds + sp->guard_wait;
+	w->stats.reference_first = w->stats.reference_best = r.reference_best;
 	if (rc == 0 && r.status) {
 		snprintf(err, errlen, "adapter %s: init: %s", a->name, r.msg);
 		rc = -1;
@@ -383,6 +438,10 @@ static int request(struct sibyl_worker *w, const struct request *rq, double *sec
 	if (r.status)
 		return snprintf(err, errlen, "adapter %s: %s", w->a->name, r.msg), -1;
 	*seconds = r.seconds;
+	w->stats.samples++;
+	w->stats.dropped_runs += r.dropped;
+	w->stats.unguarded_samples += r.unguarded;
+	w->stats.reference_best = r.reference_best;
 	return 0;
 }
 
@@ -421,6 +480,11 @@ int sibyl_worker_measure_params_cb(void *ctx, const double *params, size_t npara
 				   uint64_t metric, double *seconds, char *err, size_t errlen)
 {
 	return sibyl_worker_measure_params(ctx, params, nparams, metric, seconds, err, errlen);
+}
+
+void sibyl_worker_stats(const struct sibyl_worker *w, struct sibyl_worker_stats *s)
+{
+	*s = w->stats;
 }
 
 void sibyl_worker_stop(struct sibyl_worker *w)

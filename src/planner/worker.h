@@ -31,12 +31,27 @@ double sibyl_plan_resolution(void);
  * than min_seconds (at most SIBYL_MAX_RUNS): one short run is mostly the
  * clock's tick and its input's luck.  The sample is the mean of the
  * middle half of the run times (the median of fewer than four).
+ * With guard_wait > 0 the runs go in groups timed only while the CPU
+ * runs at its best speed (planner/speed_guard.h): a group run in a slow
+ * phase is dropped and run again, and after guard_wait seconds the sample
+ * takes its runs as they come.
  * `timeout` is per run, so a sample may take
- * (repeat + 1) * timeout + 10 * min_seconds before it counts as hung. */
+ * (repeat + 1) * timeout + 10 * min_seconds + guard_wait before it counts
+ * as hung. */
 struct sibyl_sampling {
 	unsigned repeat;           /* >= 1 */
 	double min_seconds;
 	double timeout;
+	double guard_wait;         /* 0: no speed guard */
+};
+
+/* What the speed guard did over a worker's samples so far. */
+struct sibyl_worker_stats {
+	unsigned long samples;
+	unsigned long dropped_runs;       /* runs dropped in slow phases */
+	unsigned long unguarded_samples;  /* samples that waited guard_wait in vain */
+	double reference_first;           /* the reference's best after calibration (s) */
+	double reference_best;            /* its best at the last sample (s) */
 };
 
 #define SIBYL_MAX_RUNS 10000
@@ -63,6 +78,7 @@ int sibyl_worker_measure_cb(void *ctx, uint64_t metric, double *seconds, char *e
 			    size_t errlen);
 int sibyl_worker_measure_params_cb(void *ctx, const double *params, size_t nparams,
 				   uint64_t metric, double *seconds, char *err, size_t errlen);
+void sibyl_worker_stats(const struct sibyl_worker *w, struct sibyl_worker_stats *s);
 /* Ask the worker to run fini and exit; kill it if it does not. */
 void sibyl_worker_stop(struct sibyl_worker *w);
 

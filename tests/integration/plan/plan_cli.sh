@@ -32,6 +32,19 @@ for key in mean_error_pct rmse_pct samples points seconds baselines; do
 	json "j['$key']" "$WORK/spin.eval" > /dev/null || fail "--evaluate --json lacks $key"
 done
 expect_eq "spin profile complete" "True" "$(json "j['complete']" "$WORK/spin.json")"
+# The speed guard (on by default) accounts for every sample, planning and
+# evaluation alike, and says what it dropped; off, it says nothing.
+expect_eq "speed guard counts the samples" "True" \
+	"$(json "j['speed_guard']['samples'] >= j['samples'] + 2 * j['evaluated'] and \
+	j['speed_guard']['dropped_runs'] >= 0 and \
+	0 < j['speed_guard']['reference_best_ns'] <= j['speed_guard']['reference_first_ns']" \
+	"$WORK/spin.eval")"
+expect_eq "speed guard in the profile" "2.0 True" \
+	"$(json "str(j['provenance']['parameters']['speed_guard_wait']) + ' ' + \
+	str(j['stats']['speed_guard']['samples'] == j['stats']['samples'])" "$WORK/spin.json")"
+"$SIBYL" plan --adapter-so "$WORK/test.so:spin" --range 1:2000 --speed-guard 0 --evaluate 5 \
+	--json > "$WORK/noguard.eval"
+expect_eq "no speed guard" "False" "$(json "'speed_guard' in j" "$WORK/noguard.eval")"
 err=$(json "j['mean_error_pct']" "$WORK/spin.eval")
 echo "spin: mean error $err%"
 json "j['mean_error_pct'] < 25" "$WORK/spin.eval" | grep -q True || fail "spin mean error $err%"

@@ -22,6 +22,8 @@ expect_error() {
 expect_error "unknown adapter" "no adapter 'bogus'" -- "$SIBYL" plan --adapter bogus -o "$WORK/x.json"
 expect_error "range not numbers" "is not LO:HI" -- "$SIBYL" plan --adapter insertion-sort --range 5:x -o "$WORK/x.json"
 expect_error "range backwards" "fewer than 5" -- "$SIBYL" plan --adapter insertion-sort --range 100:10 -o "$WORK/x.json"
+expect_error "bad --speed-guard" "speed-guard: -1 s is not between 0 and 3600" -- \
+	"$SIBYL" plan --adapter insertion-sort --speed-guard -1 -o "$WORK/x.json"
 expect_error "negative range" "is not LO:HI" -- "$SIBYL" plan --adapter insertion-sort --range -5:10 -o "$WORK/x.json"
 expect_error "bad percentage" "percentage" -- "$SIBYL" plan --adapter insertion-sort --segment-error 0 -o "$WORK/x.json"
 expect_error "threads on a serial adapter" "single-threaded" -- "$SIBYL" plan --adapter insertion-sort --threads 2 -o "$WORK/x.json"
@@ -38,7 +40,7 @@ expect_error "failing init" "adapter badinit: init: no such device" -- \
 expect_error "crashing adapter" "adapter crash crashed (signal 11.*) at work metric" -- \
 	"$SIBYL" plan --adapter-so "$WORK/test.so:crash" --range 1:2000 -o "$WORK/crash.json"
 expect_error "hanging adapter" "adapter hang timed out after 2 s at work metric" -- \
-	"$SIBYL" plan --adapter-so "$WORK/test.so:hang" --range 1:2000 --timeout 1 --repeat 1 --sample-time 0 -o "$WORK/hang.json"
+	"$SIBYL" plan --adapter-so "$WORK/test.so:hang" --range 1:2000 --timeout 1 --repeat 1 --sample-time 0 --speed-guard 0 -o "$WORK/hang.json"
 if [ -e "$WORK/crash.json" ]; then
 	expect_eq "partial profile marked" "False" "$(json "j['complete']" "$WORK/crash.json")"
 	json "j['points'][-1][0] < 50" "$WORK/crash.json" | grep -q True || fail "partial profile beyond the crash"

@@ -1,0 +1,38 @@
+/*
+ * The speed guard: runs are kept only while the CPU runs at its best
+ * speed.
+ *
+ * A VM's vCPU shares its physical core with work we cannot see.  Here it
+ * slows throughput-bound code by 1.3 to 2.3 times for stretches of 0.1 s
+ * to several seconds (a 2D convolution: 70 against 118 µs for the same
+ * run), while a latency-bound multiply chain hardly notices.  Whole
+ * samples then move together, and no statistic over one sample's runs can
+ * undo it.  A short reference loop of the same throughput-bound kind
+ * (vector floating-point multiply-adds over data in L1), timed before and
+ * after each group of runs, tells the phases apart: its time is bimodal,
+ * within 5% of its best or 20% and more above it.  A group whose
+ * reference ran slow is dropped and measured again once the reference is
+ * back to its best, for at most `wait` seconds per sample.
+ */
+#ifndef SIBYL_PLANNER_SPEED_GUARD_H
+#define SIBYL_PLANNER_SPEED_GUARD_H
+
+#include <stdbool.h>
+
+struct sibyl_speed_guard {
+	double best;            /* fastest reference seen (seconds) */
+	double tolerance;       /* calm while the reference is within best * this */
+	double last;            /* the last reference measured */
+};
+
+/* Learn the reference's best time by timing it for `seconds`. */
+void sibyl_speed_guard_calibrate(struct sibyl_speed_guard *g, double seconds);
+/* Time the reference once (the fastest of three back-to-back runs, so an
+ * interrupt does not count as a slow phase); true when it ran within the
+ * tolerance of its best.  A faster reference lowers the best. */
+bool sibyl_speed_guard_calm(struct sibyl_speed_guard *g);
+/* Time the reference until it is calm or the clock passes deadline
+ * (sibyl_plan_now() seconds); true when calm. */
+bool sibyl_speed_guard_wait(struct sibyl_speed_guard *g, double deadline);
+
+#endif

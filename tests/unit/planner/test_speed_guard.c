@@ -1,0 +1,65 @@
+/* The speed guard's decisions (planner/speed_guard.h).  Its timings are
+ * the machine's, so the tests pin the decision with the best and the
+ * tolerance instead of asserting a speed. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "planner/speed_guard.h"
+#include "planner/worker.h"
+
+static void test_calibrate_learns_a_best(void **state)
+{
+	struct sibyl_speed_guard g = { 0 };
+
+	(void)state;
+	sibyl_plan_clock_init();
+	sibyl_speed_guard_calibrate(&g, 0.01);
+	assert_true(g.best > 0 && g.best < 0.1);
+	assert_true(g.tolerance > 1);
+	assert_true(g.last >= g.best);
+}
+
+/* A best no reference can reach: every reference is slow, and waiting
+ * gives up at the deadline. */
+static void test_slow_until_deadline(void **state)
+{
+	struct sibyl_speed_guard g = { 0 };
+	double start;
+
+	(void)state;
+	sibyl_plan_clock_init();
+	sibyl_speed_guard_calibrate(&g, 0.001);
+	g.best = 1e-15;
+	assert_false(sibyl_speed_guard_calm(&g));
+	assert_true(g.best == 1e-15);   /* a slower reference leaves the best */
+	start = sibyl_plan_now();
+	assert_false(sibyl_speed_guard_wait(&g, start + 0.02));
+	assert_true(sibyl_plan_now() >= start + 0.02);
+}
+
+/* A best any reference beats: calm at once, and the best moves down to
+ * what the reference really takes. */
+static void test_faster_reference_lowers_the_best(void **state)
+{
+	struct sibyl_speed_guard g = { 0 };
+
+	(void)state;
+	sibyl_plan_clock_init();
+	sibyl_speed_guard_calibrate(&g, 0.001);
+	g.best = 1e3;
+	assert_true(sibyl_speed_guard_wait(&g, sibyl_plan_now() + 10));
+	assert_true(g.best == g.last && g.best < 1e3);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_calibrate_learns_a_best),
+		cmocka_unit_test(test_slow_until_deadline),
+		cmocka_unit_test(test_faster_reference_lowers_the_best),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
