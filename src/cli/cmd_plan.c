@@ -1,5 +1,6 @@
 /* sibyl plan: adaptive performance profiles of an implementation (docs/plan.md). */
 #include "cli/commands.h"
+#include "core/fs.h"
 #include "core/log.h"
 #include "core/options.h"
 #include "planner/adapters/builtin.h"
@@ -36,7 +37,7 @@ static const struct sibyl_command_help help = {
 
 struct plan_opts {
 	bool list, json, force, evaluate_metrics;
-	const char *adapter, *adapter_so, *range, *output, *device, *platform;
+	const char *adapter, *adapter_so, *range, *output, *device, *platform, *evaluate_csv;
 	long threads, seed, evaluate, max_samples, repeat;
 	double segment_error, sample_error, growth, confidence, timeout, max_seconds;
 	double fit_error, sample_ms, speed_guard;
@@ -275,13 +276,31 @@ static void print_result(const struct plan_opts *o, const struct sibyl_plan_requ
 	       "work metrics", e->budget);
 }
 
+/* The evaluation points as CSV, written whole or not at all. */
+static int save_eval_csv(const struct sibyl_eval *e, const char *path)
+{
+	char *csv = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&csv, &len);
+	int rc = !f || sibyl_eval_write_csv(e, f) ? -1 : 0;
+
+	if (f && fclose(f))
+		rc = -1;
+	if (rc == 0 && sibyl_write_file_atomic(path, csv, len))
+		rc = -1;
+	if (rc)
+		sibyl_err_errno("plan: %s", path);
+	free(csv);
+	return rc;
+}
+
 static int run_plan(const struct plan_opts *o)
 {
 	struct sibyl_adapter_list l;
 	struct sibyl_plan_request rq;
 	struct sibyl_plan_result r;
 	struct sibyl_worker *w = NULL;
-	struct sibyl_eval e;
+	struct sibyl_eval e = { 0 };
 	char err[1024];
 	int status = 0;
 
@@ -291,6 +310,10 @@ static int run_plan(const struct plan_opts *o)
 		return sibyl_err("plan: --evaluate: %ld is not between 1 and 1000000", o->evaluate), 2;
 	if (o->evaluate_metrics && o->evaluate <= 0)
 		return sibyl_err("plan: --evaluate-metrics needs --evaluate N"), 2;
+	if (o->evaluate_csv && o->evaluate <= 0)
+		return sibyl_err("plan: --evaluate-csv needs --evaluate N"), 2;
+	if (o->evaluate_csv && !o->force && access(o->evaluate_csv, F_OK) == 0)
+		return sibyl_err("plan: %s: exists (use --force to replace it)", o->evaluate_csv), 1;
 	if (o->output && !o->force && access(o->output, F_OK) == 0)
 		return sibyl_err("plan: %s: exists (use --force to replace it)", o->output), 1;
 	const struct sibyl_adapter *a = find_adapter(o, &l);
@@ -338,11 +361,14 @@ static int run_plan(const struct plan_opts *o)
 			status = 1;
 		} else {
 			evaluated = true;
+			if (o->evaluate_csv && save_eval_csv(&e, o->evaluate_csv))
+				status = 1;
 		}
 	}
 	if (r.profile && (evaluated || !w))
 		print_result(o, &rq, &r, evaluated ? &e : NULL, w);
 	sibyl_worker_stop(w);
+	sibyl_eval_free(&e);
 	sibyl_plan_result_free(&r);
 	sibyl_adapters_close(&l);
 	return status;
@@ -391,6 +417,9 @@ static int plan_main(int argc, char **argv)
 		{ "evaluate", 'e', SIBYL_OPT_LONG, &o.evaluate, "N",
 		  "after planning, measure N random work metrics (or parameters) against the "
 		  "profile" },
+		{ "evaluate-csv", 0, SIBYL_OPT_STRING, &o.evaluate_csv, "FILE",
+		  "write every evaluation point (its two measurements and the three predictions) "
+		  "as CSV" },
 		{ "evaluate-metrics", 0, SIBYL_OPT_FLAG, &o.evaluate_metrics, NULL,
 		  "evaluate at random work metrics even where the adapter can draw random "
 		  "parameters" },

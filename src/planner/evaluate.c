@@ -41,16 +41,10 @@ static int uniform_profile(const struct sibyl_plan_params *p, size_t budget,
 	return 0;
 }
 
-/* One evaluation point: a random work metric, or random invocation
- * parameters and their metric (x); measured in two passes (y). */
-struct point {
-	double x, y[2];
-	size_t nparams;            /* 0: a work metric */
-	double params[SIBYL_MAX_PARAMS];
-};
-
+/* A random work metric, or random invocation parameters and their
+ * metric. */
 static int draw_point(const struct sibyl_plan_params *p, const struct sibyl_param_eval *pe,
-		      uint64_t *rng, struct point *pt, char *err, size_t errlen)
+		      uint64_t *rng, struct sibyl_eval_point *pt, char *err, size_t errlen)
 {
 	memset(pt, 0, sizeof(*pt));
 	if (!pe) {
@@ -67,7 +61,8 @@ static int draw_point(const struct sibyl_plan_params *p, const struct sibyl_para
 }
 
 static int measure_point(sibyl_measure_fn measure, void *ctx, const struct sibyl_param_eval *pe,
-			 const struct point *pt, double *y, char *err, size_t errlen)
+			 const struct sibyl_eval_point *pt, double *y, char *err,
+			 size_t errlen)
 {
 	return pt->nparams ? pe->measure(ctx, pt->params, pt->nparams, (uint64_t)llround(pt->x), y,
 					 err, errlen)
@@ -83,10 +78,11 @@ int sibyl_plan_evaluate(const struct sibyl_profile *prof, const struct sibyl_pla
 	double t0 = (double)sibyl_mono_ns(), a = 0, b = 0, c = 0;
 	double s[3] = { 0 }, q[3] = { 0 }, diff = 0;
 	uint64_t rng = p->seed ^ 0x5eedf00dull;
-	struct point *pts = calloc(n ? n : 1, sizeof(*pts));
+	struct sibyl_eval_point *pts = calloc(n ? n : 1, sizeof(*pts));
 	int rc = -1;
 
 	e->n = n;
+	e->points = pts;
 	e->budget = budget;
 	e->by_params = pe != NULL;
 	if (uniform_profile(p, budget, measure, ctx, &uni, err, errlen))
@@ -110,15 +106,20 @@ int sibyl_plan_evaluate(const struct sibyl_profile *prof, const struct sibyl_pla
 	 * share them. */
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < n; i++)
-			if (measure_point(measure, ctx, pe, &pts[i], &pts[i].y[pass], err, errlen))
+			if (measure_point(measure, ctx, pe, &pts[i], &pts[i].measured[pass], err,
+					  errlen))
 				goto out;
 	for (size_t i = 0; i < n; i++) {
-		const struct point *pt = &pts[i];
+		struct sibyl_eval_point *pt = &pts[i];
+		const double *m = pt->measured;
 
-		diff += fabs(pt->y[0] - pt->y[1]) / ((pt->y[0] + pt->y[1]) / 2);
-		add_error(&s[0], &q[0], sibyl_profile_eval(prof, pt->x), pt->y[0]);
-		add_error(&s[1], &q[1], sibyl_profile_eval(&uni, pt->x), pt->y[0]);
-		add_error(&s[2], &q[2], have_power ? a * pow(pt->x, b) + c : NAN, pt->y[0]);
+		pt->planner = sibyl_profile_eval(prof, pt->x);
+		pt->uniform = sibyl_profile_eval(&uni, pt->x);
+		pt->power = have_power ? a * pow(pt->x, b) + c : NAN;
+		diff += fabs(m[0] - m[1]) / ((m[0] + m[1]) / 2);
+		add_error(&s[0], &q[0], pt->planner, m[0]);
+		add_error(&s[1], &q[1], pt->uniform, m[0]);
+		add_error(&s[2], &q[2], pt->power, m[0]);
 	}
 	e->planner = finish(s[0], q[0], n);
 	e->uniform = finish(s[1], q[1], n);
@@ -128,7 +129,27 @@ int sibyl_plan_evaluate(const struct sibyl_profile *prof, const struct sibyl_pla
 	rc = 0;
 out:
 	e->seconds = ((double)sibyl_mono_ns() - t0) * 1e-9;
-	free(pts);
 	free(uni.points);
 	return rc;
+}
+
+void sibyl_eval_free(struct sibyl_eval *e)
+{
+	free(e->points);
+	e->points = NULL;
+}
+
+int sibyl_eval_write_csv(const struct sibyl_eval *e, FILE *f)
+{
+	fprintf(f, "work_metric,params,measured_s,measured_again_s,planner_s,uniform_s,power_s\n");
+	for (size_t i = 0; i < e->n; i++) {
+		const struct sibyl_eval_point *pt = &e->points[i];
+
+		fprintf(f, "%.17g,", pt->x);
+		for (size_t k = 0; k < pt->nparams; k++)
+			fprintf(f, "%s%.17g", k ? ";" : "", pt->params[k]);
+		fprintf(f, ",%.9g,%.9g,%.9g,%.9g,%.9g\n", pt->measured[0], pt->measured[1],
+			pt->planner, pt->uniform, pt->power);
+	}
+	return fflush(f) || ferror(f) ? -1 : 0;
 }

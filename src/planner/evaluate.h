@@ -24,14 +24,26 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 struct sibyl_error {
 	double mean_pct, rmse_pct;
 };
 
+/* One evaluation point: where, its two measurements, and the three
+ * predictions (seconds). */
+struct sibyl_eval_point {
+	double x;                  /* work metric */
+	size_t nparams;            /* 0: drawn as a work metric */
+	double params[SIBYL_MAX_PARAMS];
+	double measured[2];        /* first pass (the errors' reference), second pass */
+	double planner, uniform, power;
+};
+
 struct sibyl_eval {
 	size_t n;                  /* evaluation points */
+	struct sibyl_eval_point *points;  /* n of them; sibyl_eval_free */
 	size_t budget;             /* samples each baseline got */
 	struct sibyl_error planner, uniform, power;
 	double power_a, power_b, power_c;  /* seconds = a * n^b + c */
@@ -63,11 +75,17 @@ int sibyl_power_fit(const double *x, const double *y, size_t n, double *a, doubl
  * (malloc'd, ascending, without repeats; *n may end below budget). */
 uint64_t *sibyl_uniform_metrics(uint64_t lo, uint64_t hi, size_t budget, size_t *n);
 
+void sibyl_eval_free(struct sibyl_eval *e);
+/* The points as CSV with a header line: work_metric, params (";"
+ * separated, empty for a drawn metric), measured_s, measured_again_s,
+ * planner_s, uniform_s, power_s.  0, or -1 with errno. */
+int sibyl_eval_write_csv(const struct sibyl_eval *e, FILE *f);
+
 /* Evaluate at n random work metrics (seeded from seed) with the given
  * measure function, or, with pe, at n random invocation parameters
  * measured by pe->measure on the same ctx (the baselines' samples are
  * always of work metrics).  -1 with a reason in err when a measurement
- * fails. */
+ * fails.  e->points is set either way (free with sibyl_eval_free). */
 int sibyl_plan_evaluate(const struct sibyl_profile *prof, const struct sibyl_plan_params *p,
 			size_t n, size_t budget, sibyl_measure_fn measure, void *ctx,
 			const struct sibyl_param_eval *pe, struct sibyl_eval *e, char *err,

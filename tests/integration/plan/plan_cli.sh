@@ -27,7 +27,17 @@ expect_eq "provenance adapter" "insertion-sort" "$(json "j['provenance']['adapte
 # The user adapter: a linear profile on a synthetic clock (see
 # test_adapters.c), so completion and error do not depend on the load.
 "$SIBYL" plan --adapter-so "$WORK/test.so:spin" --range 1:2000 --seed 3 -o "$WORK/spin.json" \
-	--evaluate 30 --json > "$WORK/spin.eval"
+	--evaluate 30 --json --evaluate-csv "$WORK/spin.csv" > "$WORK/spin.eval"
+# The CSV holds every evaluation point; its planner column gives the mean
+# error the JSON reports.
+expect_eq "evaluation CSV" "31 True" "$(/usr/bin/python3 - "$WORK/spin.csv" "$WORK/spin.eval" <<'PY'
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+e = [abs(float(r['planner_s']) - float(r['measured_s'])) / float(r['measured_s']) for r in rows]
+mean = 100 * sum(e) / len(e)
+print(len(rows) + 1, abs(mean - json.load(open(sys.argv[2]))['mean_error_pct']) < 1e-6)
+PY
+)"
 for key in mean_error_pct rmse_pct samples points seconds baselines; do
 	json "j['$key']" "$WORK/spin.eval" > /dev/null || fail "--evaluate --json lacks $key"
 done

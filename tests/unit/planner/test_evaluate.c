@@ -145,6 +145,31 @@ static void test_evaluate_noise_floor(void **state)
 	assert_float_equal(e.noise_pct, 2 / sqrt(2), 1e-9);
 	assert_float_equal(e.planner.mean_pct, 100 * (1 - 1 / 1.01), 1e-9);
 	assert_float_equal(e.planner.rmse_pct, 100 * (1 - 1 / 1.01), 1e-9);
+	/* Each point keeps its measurements and predictions, and so does
+	 * its CSV line. */
+	const struct sibyl_eval_point *pt = &e.points[7];
+
+	assert_float_equal(pt->measured[0], 1e-6 * pt->x * 1.01, 1e-15);
+	assert_float_equal(pt->measured[1], 1e-6 * pt->x * 0.99, 1e-15);
+	assert_float_equal(pt->planner, 1e-6 * pt->x, 1e-15);
+	char *csv = NULL, line[256];
+	size_t len = 0;
+	FILE *f = open_memstream(&csv, &len);
+
+	assert_int_equal(sibyl_eval_write_csv(&e, f), 0);
+	fclose(f);
+	const char *header = "work_metric,params,measured_s,measured_again_s,planner_s,"
+			     "uniform_s,power_s\n";
+
+	assert_int_equal(strncmp(csv, header, strlen(header)), 0);
+	size_t lines = 0;
+	for (const char *c = csv; *c; c++)
+		lines += *c == '\n';
+	assert_int_equal(lines, 1 + 50);
+	snprintf(line, sizeof(line), "\n%.17g,,%.9g,", pt->x, pt->measured[0]);
+	assert_non_null(strstr(csv, line));
+	free(csv);
+	sibyl_eval_free(&e);
 }
 
 /* Evaluation at random parameters: an implementation taking (a, b) in
@@ -203,9 +228,12 @@ static void test_evaluate_by_params(void **state)
 	assert_float_equal(e.noise_pct, 0, 1e-9);
 	/* Folding (a, b) into a: predicted a, measured a * b. */
 	pe.metric_of = first_only;
+	sibyl_eval_free(&e);
 	assert_int_equal(sibyl_plan_evaluate(&prof, &p, 40, 10, phases, NULL, &pe, &e, err,
 					     sizeof(err)), 0);
 	assert_true(e.planner.mean_pct > 50);
+	assert_int_equal(e.points[0].nparams, 2);
+	sibyl_eval_free(&e);
 }
 
 int main(void)
