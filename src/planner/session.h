@@ -28,12 +28,12 @@ struct sibyl_plan_request {
  * stays running for evaluation when there is a profile and the worker
  * did not fail (else *keep is NULL).
  */
+int sibyl_plan_adapter(const struct sibyl_plan_request *rq, struct sibyl_plan_result *r,
+		       struct sibyl_worker **keep);
+
 /* The speed guard's statistics over a worker's samples so far (a JSON
  * object: samples, dropped_runs, unguarded_samples, reference_first_ns,
  * reference_best_ns). */
 json_t *sibyl_speed_guard_json(const struct sibyl_worker *w);
-
-int sibyl_plan_adapter(const struct sibyl_plan_request *rq, struct sibyl_plan_result *r,
-		       struct sibyl_worker **keep);
 
 #endif

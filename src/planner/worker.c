@@ -193,18 +193,20 @@ static bool need_more(const struct sibyl_sampling *sp, const struct runs *k)
 #define GROUP_SECONDS 2e-3
 
 /* One sample.  Under the speed guard, each group of runs is bracketed by
- * the reference and dropped when either end ran slow; once guard_wait
- * has passed, the sample takes its runs as they come (and says so). */
+ * the reference and dropped when either end ran slow; once the sample has
+ * spent guard_wait on waiting and dropped groups (kept runs do not
+ * count), it takes its runs as they come (and says so). */
 static void measure(const struct sibyl_worker *w, void *state, const struct sibyl_sampling *sp,
 		    struct sibyl_speed_guard *g, const struct request *rq, double *times,
 		    struct reply *r)
 {
 	struct runs k = { 0 };
 	bool guard = sp->guard_wait > 0;
-	double deadline = sibyl_plan_now() + sp->guard_wait;
+	double begin = sibyl_plan_now();
 
 	memset(r, 0, sizeof(*r));
 	while (need_more(sp, &k)) {
+		double deadline = begin + k.busy + sp->guard_wait;
 		bool calm = guard && !r->unguarded ? sibyl_speed_guard_wait(g, deadline) : true;
 		struct runs before = k;
 		double start = sibyl_plan_now();
@@ -369,7 +371,7 @@ struct sibyl_worker *sibyl_worker_start(const struct sibyl_adapter *a,
 {
 	int req[2], rep[2];
 	struct sibyl_worker *w = calloc(1, sizeof(*w));
-	struct reply r;
+	struct reply r = { 0 };
 
 	sibyl_plan_clock_init();
 	if (pipe(req) || pipe(rep)) {
