@@ -312,10 +312,12 @@ static int run_plan(const struct plan_opts *o)
 		return sibyl_err("plan: --evaluate-metrics needs --evaluate N"), 2;
 	if (o->evaluate_csv && o->evaluate <= 0)
 		return sibyl_err("plan: --evaluate-csv needs --evaluate N"), 2;
-	if (o->evaluate_csv && !o->force && access(o->evaluate_csv, F_OK) == 0)
-		return sibyl_err("plan: %s: exists (use --force to replace it)", o->evaluate_csv), 1;
-	if (o->output && !o->force && access(o->output, F_OK) == 0)
-		return sibyl_err("plan: %s: exists (use --force to replace it)", o->output), 1;
+	const char *outputs[] = { o->output, o->evaluate_csv };
+
+	for (size_t i = 0; i < sizeof(outputs) / sizeof(*outputs); i++)
+		if (outputs[i] && !o->force && access(outputs[i], F_OK) == 0)
+			return sibyl_err("plan: %s: exists (use --force to replace it)",
+					 outputs[i]), 1;
 	const struct sibyl_adapter *a = find_adapter(o, &l);
 
 	if (!a) {
@@ -403,8 +405,8 @@ static int plan_main(int argc, char **argv)
 		  "more runs per sample until they add up to MS (1; 0 = just --repeat)" },
 		{ "speed-guard", 0, SIBYL_OPT_DOUBLE, &o.speed_guard, "SEC",
 		  "drop runs timed while the CPU is slower than its best (a VM sharing its core) "
-		  "and run them again, waiting at most SEC per sample (2; 0 = off, as in the "
-		  "paper)" },
+		  "and run them again, spending at most SEC per sample on waiting and dropped "
+		  "runs (2; 0 = off, as in the paper)" },
 		{ "fit-error", 0, SIBYL_OPT_DOUBLE, &o.fit_error, "P",
 		  "a segment's line must pass this close to the mean of each third of its "
 		  "samples, % (3; 0 = off, as in the paper)" },

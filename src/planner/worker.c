@@ -195,20 +195,25 @@ static bool need_more(const struct sibyl_sampling *sp, const struct runs *k)
 /* One sample.  Under the speed guard, each group of runs is bracketed by
  * the reference and dropped when either end ran slow; once the sample has
  * spent guard_wait on waiting and dropped groups (kept runs do not
- * count), it takes its runs as they come (and says so). */
+ * count), it takes its runs as they come (and says so).  A group's
+ * closing reference also opens the next group: nothing runs between
+ * them, so timing a second one would only cost. */
 static void measure(const struct sibyl_worker *w, void *state, const struct sibyl_sampling *sp,
 		    struct sibyl_speed_guard *g, const struct request *rq, double *times,
 		    struct reply *r)
 {
 	struct runs k = { 0 };
-	bool guard = sp->guard_wait > 0;
 	double begin = sibyl_plan_now();
+	bool calm = false;          /* the last reference ran at the best speed */
 
 	memset(r, 0, sizeof(*r));
 	while (need_more(sp, &k)) {
+		bool watch = sp->guard_wait > 0 && !r->unguarded;
 		double deadline = begin + k.busy + sp->guard_wait;
-		bool calm = guard && !r->unguarded ? sibyl_speed_guard_wait(g, deadline) : true;
 		struct runs before = k;
+
+		if (watch && !calm)
+			calm = sibyl_speed_guard_wait(g, deadline);
 		double start = sibyl_plan_now();
 
 		do {
@@ -223,15 +228,15 @@ static void measure(const struct sibyl_worker *w, void *state, const struct siby
 			k.total += one.seconds;
 			k.busy = before.busy + sibyl_plan_now() - start;
 		} while (need_more(sp, &k) && sibyl_plan_now() - start < GROUP_SECONDS);
-		if (guard && !r->unguarded) {
-			calm = calm && sibyl_speed_guard_calm(g);
-			if (!calm && sibyl_plan_now() < deadline) {
-				r->dropped += (uint32_t)(k.n - before.n);
-				k = before;
-				continue;
-			}
-			r->unguarded = !calm;
+		if (!watch)
+			continue;
+		calm = calm && sibyl_speed_guard_calm(g);
+		if (!calm && sibyl_plan_now() < deadline) {
+			r->dropped += (uint32_t)(k.n - before.n);
+			k = before;
+			continue;
 		}
+		r->unguarded = !calm;
 	}
 	r->seconds = interquartile_mean(times, k.n);
 	r->reference_best = g->best;

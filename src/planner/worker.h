@@ -33,8 +33,8 @@ double sibyl_plan_resolution(void);
  * middle half of the run times (the median of fewer than four).
  * With guard_wait > 0 the runs go in groups timed only while the CPU
  * runs at its best speed (planner/speed_guard.h): a group run in a slow
- * phase is dropped and run again, and after guard_wait seconds the sample
- * takes its runs as they come.
+ * phase is dropped and run again, and once waiting and dropped groups
+ * have cost guard_wait seconds the sample takes its runs as they come.
  * `timeout` is per run, so a sample may take
  * (repeat + 1) * timeout + 10 * min_seconds + guard_wait before it counts
  * as hung. */
