@@ -38,6 +38,7 @@ static const struct sibyl_command_help help = {
 struct plan_opts {
 	bool list, json, force, evaluate_metrics;
 	const char *adapter, *adapter_so, *range, *output, *device, *platform, *evaluate_csv;
+	const char *fit;
 	long threads, seed, evaluate, max_samples, repeat;
 	double segment_error, sample_error, growth, confidence, timeout, max_seconds;
 	double fit_error, sample_ms, speed_guard;
@@ -173,6 +174,9 @@ static int make_request(const struct plan_opts *o, const struct sibyl_adapter *a
 		return sibyl_err("plan: --fit-error: %g is not a percentage between 0 and 100",
 				 o->fit_error);
 	p->fit_error = o->fit_error / 100;
+	if (strcmp(o->fit, "relative") && strcmp(o->fit, "ols"))
+		return sibyl_err("plan: --fit: '%s' is neither 'relative' nor 'ols'", o->fit);
+	p->relative_fit = !strcmp(o->fit, "relative");
 	if (o->seed < 0 || o->max_samples < 0 || o->max_seconds < 0 || !(o->timeout > 0))
 		return sibyl_err("plan: --seed, --max-samples, --max-seconds must be >= 0 and "
 				 "--timeout > 0");
@@ -381,7 +385,8 @@ static int plan_main(int argc, char **argv)
 	struct plan_opts o = { .threads = 1, .seed = 1, .max_samples = 2000,
 			       .segment_error = 10, .sample_error = 10, .growth = 10,
 			       .confidence = 95, .timeout = 10, .max_seconds = 600, .repeat = 3,
-			       .fit_error = 3, .sample_ms = 1, .speed_guard = 2 };
+			       .fit_error = 3, .fit = "relative", .sample_ms = 1,
+			       .speed_guard = 2 };
 	struct sibyl_option opts[] = {
 		{ "list-adapters", 0, SIBYL_OPT_FLAG, &o.list, NULL, "list the adapters and exit" },
 		{ "adapter", 'a', SIBYL_OPT_STRING, &o.adapter, "NAME", "a built-in adapter" },
@@ -410,6 +415,9 @@ static int plan_main(int argc, char **argv)
 		{ "fit-error", 0, SIBYL_OPT_DOUBLE, &o.fit_error, "P",
 		  "a segment's line must pass this close to the mean of each third of its "
 		  "samples, % (3; 0 = off, as in the paper)" },
+		{ "fit", 0, SIBYL_OPT_STRING, &o.fit, "KIND",
+		  "least squares of each segment: 'relative' residuals (weights 1/time^2; the "
+		  "default) or 'ols', ordinary, as in the paper" },
 		{ "max-samples", 0, SIBYL_OPT_LONG, &o.max_samples, "N",
 		  "safety stop after N samples (2000; 0 = none)" },
 		{ "max-seconds", 0, SIBYL_OPT_DOUBLE, &o.max_seconds, "SEC",

@@ -8,7 +8,7 @@ bool sibyl_ols_fit(const struct sibyl_ols_sums *s, struct sibyl_ols_fit *f)
 {
 	if (s->n < 2)
 		return false;
-	double mx = s->sx / s->n, my = s->sy / s->n;
+	double mx = s->sx / s->w, my = s->sy / s->w;
 	/* Centred sums; clamp the tiny negatives that rounding can leave. */
 	double sxx = s->sxx - s->sx * mx;
 	double sxy = s->sxy - s->sx * my;
@@ -19,6 +19,7 @@ bool sibyl_ols_fit(const struct sibyl_ols_sums *s, struct sibyl_ols_fit *f)
 	f->b = sxy / sxx;
 	f->a = my - f->b * mx;
 	f->n = s->n;
+	f->w = s->w;
 	f->mean_x = mx;
 	f->sxx_c = sxx;
 	double sse = syy - f->b * sxy;
@@ -40,5 +41,5 @@ double sibyl_ols_ci_half(const struct sibyl_ols_fit *f, double x, double t)
 		return INFINITY;
 	double d = x - f->mean_x;
 
-	return t * sqrt(f->s2 * (1 / f->n + d * d / f->sxx_c));
+	return t * sqrt(f->s2 * (1 / f->w + d * d / f->sxx_c));
 }

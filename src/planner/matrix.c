@@ -129,12 +129,17 @@ static bool fits_thirds(const struct sibyl_matrix *m, size_t row, size_t col,
  * interval is narrowest at the centroid and widest at the ends, where the
  * spread of the samples matters (the paper: "the variance and spread of
  * the samples determines the width"), so its full width is taken at both
- * ends (the first and last sampled work metric) and the larger one must
- * be at most segment_error of the segment's time at its centroid, which
- * for least squares is the mean measured time of its samples.  Relating
- * the low end's width to the time predicted *there* instead would demand
- * ever finer absolute precision as a steep segment approaches short runs
- * and, with noise of 10%, kept the planner from finding a first segment.
+ * ends (the first and last sampled work metric).  Which time it is
+ * compared with depends on the fit:
+ *  - relative residuals: the time predicted at that end.  The weights
+ *    make the interval narrow in absolute terms where runs are short, so
+ *    each end is held to the same relative precision;
+ *  - ordinary least squares: the time at the centroid (the mean measured
+ *    time of its samples).  Its interval is about as wide in seconds at
+ *    both ends, so relating the low end's width to the time predicted
+ *    *there* would demand ever finer absolute precision as a steep
+ *    segment approaches short runs and, with noise of 10%, kept the
+ *    planner from finding a first segment.
  * A non-positive prediction at an end fails.  Widths and errors below
  * `time_floor` (a few ticks of the clock) always pass: a 10% interval
  * around a 20 ns run is finer than the clock can see.
@@ -154,13 +159,15 @@ static void generate_segment(struct sibyl_matrix *m, size_t row, size_t col)
 		return;
 	double t = t_quantile(m, (size_t)c->s.n - 2);
 	double ends[2] = { m->nodes[row].x, m->nodes[col].x };
-	double allowed = fmax(m->p.segment_error * sibyl_ols_predict(&f, f.mean_x),
-			      m->p.time_floor);
+	double centroid = sibyl_ols_predict(&f, f.mean_x);
 
-	for (int e = 0; e < 2; e++)
-		if (!(sibyl_ols_predict(&f, ends[e]) > 0) ||
-		    2 * sibyl_ols_ci_half(&f, ends[e], t) > allowed)
+	for (int e = 0; e < 2; e++) {
+		double y = sibyl_ols_predict(&f, ends[e]);
+		double allowed = m->p.segment_error * (m->p.relative ? y : centroid);
+
+		if (!(y > 0) || 2 * sibyl_ols_ci_half(&f, ends[e], t) > fmax(allowed, m->p.time_floor))
 			return;
+	}
 	if (m->p.fit_error > 0 && !fits_thirds(m, row, col, &f))
 		return;
 	c->valid = true;
@@ -230,7 +237,16 @@ static int insert_node(struct sibyl_matrix *m, size_t i, double x)
 	return 0;
 }
 
-static int add_y(struct sibyl_node *v, double y)
+/* A sample's weight in its segments' fits: 1 / y^2 for relative
+ * residuals (a time under the clock's floor weighs as the floor). */
+static double weight(const struct sibyl_matrix *m, double y)
+{
+	double d = fmax(fabs(y), m->p.time_floor);
+
+	return m->p.relative && d > 0 ? 1 / (d * d) : 1;
+}
+
+static int add_y(struct sibyl_node *v, double y, double w)
 {
 	if (v->nys == v->cap) {
 		size_t cap = v->cap ? 2 * v->cap : 2;
@@ -242,7 +258,7 @@ static int add_y(struct sibyl_node *v, double y)
 		v->cap = cap;
 	}
 	v->ys[v->nys++] = y;
-	sibyl_ols_add(&v->s, v->x, y);
+	sibyl_ols_add_weighted(&v->s, v->x, y, w);
 	return 0;
 }
 
@@ -275,7 +291,7 @@ int sibyl_matrix_insert(struct sibyl_matrix *m, double x, double y, size_t *inde
 	}
 	if ((i == m->count || m->nodes[i].x != x) && insert_node(m, i, x))
 		return -1;
-	if (add_y(&m->nodes[i], y))
+	if (add_y(&m->nodes[i], y, weight(m, y)))
 		return -1;
 	m->samples++;
 	/* Only cells whose interval holds node i change: rows 0..i, columns

@@ -39,6 +39,9 @@ struct sibyl_matrix_params {
 	/* How far a segment's line may miss the mean time of each third of
 	 * its samples (sibyl's addition, see fits_thirds; 0 = the paper). */
 	double fit_error;
+	/* Fit relative residuals (weights 1 / y^2, sibyl's default) instead
+	 * of absolute ones (the paper's ordinary least squares). */
+	bool relative;
 };
 
 struct sibyl_matrix {

@@ -25,6 +25,7 @@ void sibyl_plan_defaults(struct sibyl_plan_params *p)
 	p->growth = 0.10;
 	p->confidence = 0.95;
 	p->fit_error = 0.03;
+	p->relative_fit = true;
 	p->seed = 1;
 	p->max_samples = 2000;
 	p->max_seconds = 600;
@@ -205,7 +206,7 @@ int sibyl_plan_run(const struct sibyl_plan_params *p, sibyl_measure_fn measure,
 {
 	struct planner pl = { .p = p, .rng = p->seed };
 	struct sibyl_matrix_params mp = { p->segment_error, p->sample_error, p->confidence,
-					  p->time_floor, p->fit_error };
+					  p->time_floor, p->fit_error, p->relative_fit };
 	double t0 = (double)sibyl_mono_ns();
 
 	memset(r, 0, sizeof(*r));

@@ -32,7 +32,7 @@ static json_t *provenance(const struct sibyl_plan_request *rq)
 	const struct sibyl_adapter *a = rq->adapter;
 	const struct sibyl_plan_params *p = &rq->params;
 
-	return json_pack("{s{sssssssssssb}sisoss?ss?s{sIsIsfsfsfsfsfsIsfsfsisfsf}ss}",
+	return json_pack("{s{sssssssssssb}sisoss?ss?s{sIsIsfsfsfsfsfsssIsfsfsisfsf}ss}",
 			 "adapter", "name", a->name, "description", a->description ? a->description : "",
 			 "work_metric", a->work_metric ? a->work_metric : "",
 			 "params", a->params_doc ? a->params_doc : "", "source", rq->source,
@@ -42,7 +42,7 @@ static json_t *provenance(const struct sibyl_plan_request *rq)
 			 "parameters", "lo", (json_int_t)p->lo, "hi", (json_int_t)p->hi,
 			 "segment_error", p->segment_error, "sample_error", p->sample_error,
 			 "growth", p->growth, "confidence", p->confidence,
-			 "fit_error", p->fit_error,
+			 "fit_error", p->fit_error, "fit", p->relative_fit ? "relative" : "ols",
 			 "seed", (json_int_t)p->seed, "timeout", rq->sampling.timeout,
 			 "time_floor", p->time_floor, "repeat", (int)rq->sampling.repeat,
 			 "min_sample_seconds", rq->sampling.min_seconds,

@@ -1,13 +1,16 @@
 /* Test driver: read "level" then "x y" lines on stdin, fit by least squares
- * from accumulated sums and print intercept, slope, residual variance, the
- * t quantile and the confidence half-widths at the smallest, mean and
- * largest x, for ols_sklearn.sh to compare with scikit-learn and scipy. */
+ * from accumulated sums (weighted by 1 / y^2 with --relative) and print
+ * intercept, slope, residual variance, the t quantile and the confidence
+ * half-widths at the smallest, (weighted) mean and largest x, for
+ * ols_sklearn.sh to compare with scikit-learn and scipy. */
 #include "model/ols.h"
 
 #include <stdio.h>
+#include <string.h>
 
-int main(void)
+int main(int argc, char **argv)
 {
+	int relative = argc > 1 && !strcmp(argv[1], "--relative");
 	struct sibyl_ols_sums s = { 0 };
 	struct sibyl_ols_fit f;
 	double level, x, y, lo = 1e300, hi = -1e300;
@@ -15,7 +18,7 @@ int main(void)
 	if (scanf("%lf", &level) != 1)
 		return 2;
 	while (scanf("%lf %lf", &x, &y) == 2) {
-		sibyl_ols_add(&s, x, y);
+		sibyl_ols_add_weighted(&s, x, y, relative ? 1 / (y * y) : 1);
 		lo = x < lo ? x : lo;
 		hi = x > hi ? x : hi;
 	}

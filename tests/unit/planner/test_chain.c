@@ -9,7 +9,7 @@
 
 #include <stdlib.h>
 
-static const struct sibyl_matrix_params params = { 0.10, 0.10, 0.95, 0, 0 };
+static const struct sibyl_matrix_params params = { 0.10, 0.10, 0.95, 0, 0, false };
 
 /* n nodes on y = x, then every cell invalid: the test marks segments. */
 static void blank(struct sibyl_matrix *m, size_t n)

@@ -83,6 +83,9 @@ static void check(const struct synthetic *s, const struct sibyl_plan_result *r, 
 	for (double x = s->bx[0]; x <= s->bx[s->n - 1]; x += (s->bx[s->n - 1] - s->bx[0]) / 997) {
 		double want = truth(s, x), got = sibyl_profile_eval(p, x);
 
+		if (getenv("SHOW_PROFILE") && x == s->bx[0])
+			for (size_t j = 0; j < p->npoints; j++)
+				fprintf(stderr, "point %g %g\n", p->points[j].x, p->points[j].y);
 		if (fabs(got - want) > max_err * want)
 			fail_msg("at %g: profile %g, truth %g", x, got, want);
 	}
@@ -108,17 +111,38 @@ static void test_two_breakpoints(void **state)
 	}
 }
 
+/*
+ * Flat, then ten times steeper: a cache falling out, say.  One seed
+ * proves little here: with 10% thresholds a line may cross the kink
+ * wherever no sample sits near it, so the profile misses the truth by
+ * more than 3% somewhere in about half of all seeds (by up to 20% in the
+ * worst of a hundred, with either fit).  What the planner promises is
+ * the threshold over nearly all of the range and the kink found, in
+ * every seed.
+ */
 static void test_steep_kink(void **state)
 {
 	(void)state;
-	/* Flat, then ten times steeper: a cache falling out, say. */
 	static const double bx[] = { 1, 3000, 10000 };
 	static const double by[] = { 1e-3, 1.3e-3, 8.3e-3 };
-	struct synthetic s = { bx, by, 3, 0.005, 0, 0 };
-	struct sibyl_plan_result r = plan(&s, 1, 10000, 42, 0);
+	size_t grid = 0, within10 = 0, within3 = 0;
 
-	check(&s, &r, 200, 0.03);
-	sibyl_plan_result_free(&r);
+	for (uint64_t seed = 1; seed <= 100; seed++) {
+		struct synthetic s = { bx, by, 3, 0.005, 0, 0 };
+		struct sibyl_plan_result r = plan(&s, 1, 10000, seed, 0);
+
+		check(&s, &r, 1000, INFINITY);
+		for (double x = 1; x <= 10000; x += 10, grid++) {
+			double e = fabs(sibyl_profile_eval(r.profile, x) / truth(&s, x) - 1);
+
+			within10 += e <= 0.10;
+			within3 += e <= 0.03;
+		}
+		sibyl_plan_result_free(&r);
+	}
+	if (within10 < 0.99 * (double)grid || within3 < 0.90 * (double)grid)
+		fail_msg("within 10%% of the truth: %.1f%% of the range, within 3%%: %.1f%%",
+			 100.0 * (double)within10 / (double)grid, 100.0 * (double)within3 / (double)grid);
 }
 
 static void test_deterministic(void **state)
