@@ -43,6 +43,8 @@ static double reference(struct sibyl_speed_guard *g)
 
 	if (!(g->best > 0) || t < g->best)
 		g->best = t;
+	if (!(g->since_calm > 0) || t < g->since_calm)
+		g->since_calm = t;
 	g->last = t;
 	return t;
 }
@@ -62,7 +64,21 @@ void sibyl_speed_guard_calibrate(struct sibyl_speed_guard *g, double seconds)
 
 bool sibyl_speed_guard_calm(struct sibyl_speed_guard *g)
 {
-	return reference(g) <= g->best * g->tolerance;
+	if (reference(g) > g->best * g->tolerance)
+		return false;
+	g->since_calm = 0;
+	g->give_ups = 0;
+	return true;
+}
+
+void sibyl_speed_guard_give_up(struct sibyl_speed_guard *g)
+{
+	if (++g->give_ups < SIBYL_GUARD_GIVE_UPS || !(g->since_calm > 0))
+		return;
+	g->best = g->since_calm;
+	g->since_calm = 0;
+	g->give_ups = 0;
+	g->raised++;
 }
 
 bool sibyl_speed_guard_wait(struct sibyl_speed_guard *g, double deadline)

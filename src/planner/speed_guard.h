@@ -13,16 +13,28 @@
  * within 5% of its best or 20% and more above it.  A group whose
  * reference ran slow is dropped and measured again once the reference is
  * back to its best, for at most `wait` seconds per sample.
+ *
+ * The best only moves down while references keep coming calm.  A best
+ * that no reference reaches any more (one freak-fast reference, or a
+ * machine that stays slower for good) would make every sample wait its
+ * whole budget in vain, so after SIBYL_GUARD_GIVE_UPS samples in a row
+ * gave up without one calm reference, the best becomes the fastest
+ * reference timed since the last calm one.
  */
 #ifndef SIBYL_PLANNER_SPEED_GUARD_H
 #define SIBYL_PLANNER_SPEED_GUARD_H
 
 #include <stdbool.h>
 
+#define SIBYL_GUARD_GIVE_UPS 3
+
 struct sibyl_speed_guard {
 	double best;            /* fastest reference seen (seconds) */
 	double tolerance;       /* calm while the reference is within best * this */
 	double last;            /* the last reference measured */
+	double since_calm;      /* fastest reference since the last calm one (0: none) */
+	unsigned give_ups;      /* samples in a row that gave up without a calm reference */
+	unsigned raised;        /* times the best was raised to since_calm */
 };
 
 /* Learn the reference's best time by timing it for `seconds`. */
@@ -34,5 +46,8 @@ bool sibyl_speed_guard_calm(struct sibyl_speed_guard *g);
 /* Time the reference until it is calm or the clock passes deadline
  * (sibyl_plan_now() seconds); true when calm. */
 bool sibyl_speed_guard_wait(struct sibyl_speed_guard *g, double deadline);
+/* A sample spent its budget without the machine coming back to its best;
+ * the SIBYL_GUARD_GIVE_UPS-th in a row raises the best (above). */
+void sibyl_speed_guard_give_up(struct sibyl_speed_guard *g);
 
 #endif

@@ -65,6 +65,7 @@ struct reply {
 	uint32_t unguarded;        /* 1: the sample waited for its best speed in vain */
 	double seconds;
 	double reference_best;     /* the speed guard's best reference so far */
+	uint32_t best_raised;      /* times the guard raised its best (so far) */
 	char msg[240];
 };
 
@@ -237,9 +238,12 @@ static void measure(const struct sibyl_worker *w, void *state, const struct siby
 			continue;
 		}
 		r->unguarded = !calm;
+		if (r->unguarded)
+			sibyl_speed_guard_give_up(g);
 	}
 	r->seconds = interquartile_mean(times, k.n);
 	r->reference_best = g->best;
+	r->best_raised = g->raised;
 }
 
 /*
@@ -449,6 +453,7 @@ static int request(struct sibyl_worker *w, const struct request *rq, double *sec
 	w->stats.dropped_runs += r.dropped;
 	w->stats.unguarded_samples += r.unguarded;
 	w->stats.reference_best = r.reference_best;
+	w->stats.best_raised = r.best_raised;
 	return 0;
 }
 

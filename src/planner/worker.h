@@ -52,6 +52,7 @@ struct sibyl_worker_stats {
 	unsigned long unguarded_samples;  /* samples that waited guard_wait in vain */
 	double reference_first;           /* the reference's best after calibration (s) */
 	double reference_best;            /* its best at the last sample (s) */
+	unsigned long best_raised;        /* times the best was raised (speed_guard.h) */
 };
 
 #define SIBYL_MAX_RUNS 10000

@@ -53,12 +53,58 @@ static void test_faster_reference_lowers_the_best(void **state)
 	assert_true(g.best == g.last && g.best < 1e3);
 }
 
+/* A freak-fast best that no reference reaches: the first give-ups leave
+ * it, the SIBYL_GUARD_GIVE_UPS-th raises it to the fastest reference
+ * timed meanwhile, after which the reference is calm again. */
+static void test_best_recovers_after_give_ups(void **state)
+{
+	struct sibyl_speed_guard g = { 0 };
+
+	(void)state;
+	sibyl_plan_clock_init();
+	sibyl_speed_guard_calibrate(&g, 0.001);
+	g.best = 1e-15;
+	for (int k = 1; k <= SIBYL_GUARD_GIVE_UPS; k++) {
+		assert_false(sibyl_speed_guard_wait(&g, sibyl_plan_now() + 0.002));
+		double seen = g.since_calm;
+
+		sibyl_speed_guard_give_up(&g);
+		if (k < SIBYL_GUARD_GIVE_UPS) {
+			assert_true(g.best == 1e-15);
+			continue;
+		}
+		assert_true(g.best == seen && seen > 1e-15);
+		assert_int_equal(g.raised, 1);
+	}
+	assert_true(g.give_ups == 0 && g.since_calm == 0);
+	assert_true(sibyl_speed_guard_wait(&g, sibyl_plan_now() + 10));
+}
+
+/* A calm reference between give-ups starts the count again. */
+static void test_calm_resets_give_ups(void **state)
+{
+	struct sibyl_speed_guard g = { 0 };
+
+	(void)state;
+	sibyl_plan_clock_init();
+	sibyl_speed_guard_calibrate(&g, 0.001);
+	for (int k = 0; k < 2 * SIBYL_GUARD_GIVE_UPS; k++) {
+		sibyl_speed_guard_give_up(&g);
+		g.best = 1e3;                   /* the next reference is calm */
+		assert_true(sibyl_speed_guard_calm(&g));
+		assert_int_equal(g.give_ups, 0);
+	}
+	assert_int_equal(g.raised, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_calibrate_learns_a_best),
 		cmocka_unit_test(test_slow_until_deadline),
 		cmocka_unit_test(test_faster_reference_lowers_the_best),
+		cmocka_unit_test(test_best_recovers_after_give_ups),
+		cmocka_unit_test(test_calm_resets_give_ups),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
