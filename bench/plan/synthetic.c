@@ -5,7 +5,7 @@
  * points and error free of this machine's interference.  Errors are
  * against the noise-free function at 100 random work metrics, for the
  * planner and for the two --evaluate baselines given the same samples.
- * Usage: bench_plan_synthetic [NOISE [GROWTH [SEEDS [FIT_ERROR]]]]
+ * Usage: bench_plan_synthetic [NOISE [GROWTH [SEEDS [FIT_ERROR [relative|ols]]]]]
  */
 #include "planner/evaluate.h"
 #include "planner/planner.h"
@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct shape {
 	const char *name;
@@ -118,6 +119,8 @@ int main(int argc, char **argv)
 			p.time_floor = 40e-9;
 			if (argc > 4)
 				p.fit_error = atof(argv[4]);
+			if (argc > 5)
+				p.relative_fit = strcmp(argv[5], "ols") != 0;
 			sibyl_plan_run(&p, measure, &n, NULL, NULL, &r);
 			for (int i = 0; i < 100 && r.profile; i++) {
 				double x = (double)sibyl_random_between(&er, 1, shapes[s].hi);

@@ -1,5 +1,6 @@
 /* sibyl device: profile an OpenCL device's latencies and bandwidth. */
 #include "cli/commands.h"
+#include "core/fs.h"
 #include "core/log.h"
 #include "core/options.h"
 #include "ocl/device.h"
@@ -53,8 +54,10 @@ static int check_args(struct device_args *a, struct sibyl_device_run *run)
 		return sibyl_err("device: --max-bytes: '%s' is not a size of at least 64 bytes "
 				 "(e.g. 4096, 64M, 1G)", a->max_bytes);
 	/* Refuse before measuring, not after a minute of work. */
-	if (a->out && !a->force && access(a->out, F_OK) == 0)
-		return sibyl_err("device: %s exists (use --force to overwrite it)", a->out);
+	char err[1024];
+
+	if (a->out && sibyl_refuse_overwrite(a->out, a->force, err, sizeof(err)))
+		return sibyl_err("device: %s", err);
 	return 0;
 }
 

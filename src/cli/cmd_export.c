@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "cli/commands.h"
+#include "core/fs.h"
 #include "core/log.h"
 #include "core/options.h"
 #include "sibyl/trace.h"
@@ -102,8 +103,8 @@ int cmd_export(int argc, char **argv)
 
 	if (to_stdout && sqlite)
 		return sibyl_err("export: sqlite needs a file for -o, not '-'"), 2;
-	if (!to_stdout && !force && access(out, F_OK) == 0)
-		return sibyl_err("export: %s: already exists (use --force to replace it)", out), 1;
+	if (!to_stdout && sibyl_refuse_overwrite(out, force, err, sizeof(err)))
+		return sibyl_err("export: %s", err), 1;
 	struct sibyl_trace *t = sibyl_trace_open(argv[1], err, sizeof(err));
 
 	if (!t)

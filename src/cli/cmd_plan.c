@@ -319,9 +319,8 @@ static int run_plan(const struct plan_opts *o)
 	const char *outputs[] = { o->output, o->evaluate_csv };
 
 	for (size_t i = 0; i < sizeof(outputs) / sizeof(*outputs); i++)
-		if (outputs[i] && !o->force && access(outputs[i], F_OK) == 0)
-			return sibyl_err("plan: %s: exists (use --force to replace it)",
-					 outputs[i]), 1;
+		if (outputs[i] && sibyl_refuse_overwrite(outputs[i], o->force, err, sizeof(err)))
+			return sibyl_err("plan: %s", err), 1;
 	const struct sibyl_adapter *a = find_adapter(o, &l);
 
 	if (!a) {
@@ -476,8 +475,8 @@ static int plan_envelope(int argc, char **argv)
 		return r > 0 ? 0 : 2;
 	if (n < 1 || !output)
 		return sibyl_err("plan envelope: expected profiles and -o OUT.json (see --help)"), 2;
-	if (!force && access(output, F_OK) == 0)
-		return sibyl_err("plan envelope: %s: exists (use --force to replace it)", output), 1;
+	if (sibyl_refuse_overwrite(output, force, err, sizeof(err)))
+		return sibyl_err("plan envelope: %s", err), 1;
 	struct sibyl_profile **in = calloc((size_t)n, sizeof(*in)), *env = NULL;
 	int status = 1;
 

@@ -68,7 +68,7 @@ static int prepare_dir(const char *dir, bool force)
 
 		free(meta);
 		if (!force)
-			return sibyl_err("trace: %s exists (use --force to overwrite)", dir);
+			return sibyl_err("trace: %s: exists (use --force to replace it)", dir);
 		if (!S_ISDIR(st.st_mode) || (!is_trace && rmdir(dir) != 0))
 			return sibyl_err("trace: %s exists and is not a sibyl trace; not overwriting", dir);
 		if (is_trace && sibyl_remove_tree(dir) != 0)

@@ -156,3 +156,11 @@ char *sibyl_self_dir(void)
 	buf[n] = '\0';
 	return strdup(dirname(buf));
 }
+
+int sibyl_refuse_overwrite(const char *path, bool force, char *err, size_t errlen)
+{
+	if (force || access(path, F_OK) != 0)
+		return 0;
+	snprintf(err, errlen, "%s: exists (use --force to replace it)", path);
+	return -1;
+}

@@ -2,6 +2,7 @@
 #ifndef SIBYL_CORE_FS_H
 #define SIBYL_CORE_FS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Write `len` bytes to `path` through a temporary file and rename, so an
@@ -9,6 +10,10 @@
 int sibyl_write_file_atomic(const char *path, const void *data, size_t len);
 /* Read a whole file; the buffer is NUL-terminated.  NULL with errno. */
 char *sibyl_read_file(const char *path, size_t *len);
+/* An output is never replaced without --force: -1 with "PATH: exists
+ * (use --force to replace it)" in err when path exists and force is
+ * false, else 0. */
+int sibyl_refuse_overwrite(const char *path, bool force, char *err, size_t errlen);
 /* mkdir -p.  Returns 0 or -1 (errno). */
 int sibyl_mkdirs(const char *path, int mode);
 /* Remove a directory tree (only regular files and directories). */

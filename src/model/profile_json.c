@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static json_t *points_json(const struct sibyl_point *v, size_t n)
 {
@@ -67,12 +66,8 @@ json_t *sibyl_profile_to_json(const struct sibyl_profile *p)
 int sibyl_profile_save(const struct sibyl_profile *p, const char *path, bool force,
 		       char *err, size_t errlen)
 {
-	struct stat st;
-
-	if (!force && stat(path, &st) == 0) {
-		snprintf(err, errlen, "%s: exists (use --force to replace it)", path);
+	if (sibyl_refuse_overwrite(path, force, err, errlen))
 		return -1;
-	}
 	json_t *j = sibyl_profile_to_json(p);
 	char *text = json_dumps(j, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
 

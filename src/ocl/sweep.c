@@ -3,6 +3,7 @@
 #include "ocl/sweep.h"
 #include "ocl/guard.h"
 #include "ocl/summary.h"
+#include "core/fs.h"
 #include "core/log.h"
 
 #include <errno.h>
@@ -88,10 +89,10 @@ int sibyl_sweep(struct sibyl_run_cfg *cfg, const struct sibyl_range *r,
 {
 	struct sweep_state st = { stdout, o, cfg->kernel->name, 0, 0, isatty(2) };
 	struct sibyl_guard g = { o->timeout_s, true, NULL, on_sample, &st };
-	char *tmp = NULL;
+	char *tmp = NULL, err[1024];
 
-	if (o->out && !o->force && access(o->out, F_OK) == 0)
-		return sibyl_err("kernel: %s exists (use --force to replace it)", o->out);
+	if (o->out && sibyl_refuse_overwrite(o->out, o->force, err, sizeof(err)))
+		return sibyl_err("kernel: %s", err);
 	if (o->out) {
 		if (asprintf(&tmp, "%s.tmp.%d", o->out, (int)getpid()) < 0)
 			abort();

@@ -1,6 +1,7 @@
 /* Profile plots with PLplot. */
 #define _GNU_SOURCE
 #include "planner/plot.h"
+#include "core/fs.h"
 
 #include <math.h>
 #include <plplot.h>
@@ -121,8 +122,8 @@ int sibyl_plot_profile(const struct sibyl_profile *p, const char *path, bool for
 
 	if (!dev)
 		return snprintf(err, errlen, "%s: the plot must end in .png or .svg", path), -1;
-	if (!force && access(path, F_OK) == 0)
-		return snprintf(err, errlen, "%s: exists (use --force to replace it)", path), -1;
+	if (sibyl_refuse_overwrite(path, force, err, errlen))
+		return -1;
 	if (asprintf(&tmp, "%s.tmp.%d", path, (int)getpid()) < 0)
 		return snprintf(err, errlen, "out of memory"), -1;
 	FILE *probe = fopen(tmp, "w");

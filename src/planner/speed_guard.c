@@ -60,6 +60,8 @@ void sibyl_speed_guard_calibrate(struct sibyl_speed_guard *g, double seconds)
 	do
 		reference(g);
 	while (sibyl_plan_now() < end);
+	g->since_calm = 0;   /* calibration is not a give-up's evidence */
+	g->give_ups = 0;
 }
 
 bool sibyl_speed_guard_calm(struct sibyl_speed_guard *g)
@@ -73,7 +75,7 @@ bool sibyl_speed_guard_calm(struct sibyl_speed_guard *g)
 
 void sibyl_speed_guard_give_up(struct sibyl_speed_guard *g)
 {
-	if (++g->give_ups < SIBYL_GUARD_GIVE_UPS || !(g->since_calm > 0))
+	if (++g->give_ups < SIBYL_GUARD_GIVE_UPS || !(g->since_calm > g->best))
 		return;
 	g->best = g->since_calm;
 	g->since_calm = 0;

@@ -47,14 +47,19 @@ expect_eq "spin profile complete" "True" "$(json "j['complete']" "$WORK/spin.jso
 expect_eq "speed guard counts the samples" "True" \
 	"$(json "j['speed_guard']['samples'] >= j['samples'] + 2 * j['evaluated'] and \
 	j['speed_guard']['dropped_runs'] >= 0 and \
-	0 < j['speed_guard']['reference_best_ns'] <= j['speed_guard']['reference_first_ns']" \
+	0 < j['speed_guard']['reference_best_ns'] and \
+	(j['speed_guard']['reference_best_ns'] <= j['speed_guard']['reference_first_ns'] or \
+	 j['speed_guard']['best_raised'] > 0)" \
 	"$WORK/spin.eval")"
 expect_eq "speed guard in the profile" "2.0 True" \
 	"$(json "str(j['provenance']['parameters']['speed_guard_wait']) + ' ' + \
 	str(j['stats']['speed_guard']['samples'] == j['stats']['samples'])" "$WORK/spin.json")"
-"$SIBYL" plan --adapter-so "$WORK/test.so:spin" --range 1:2000 --speed-guard 0 --evaluate 5 \
-	--json > "$WORK/noguard.eval"
+# The fit is recorded: relative residuals by default, the paper's with --fit ols.
+"$SIBYL" plan --adapter-so "$WORK/test.so:spin" --range 1:2000 --speed-guard 0 --fit ols \
+	--evaluate 5 --json -o "$WORK/ols.json" > "$WORK/noguard.eval"
 expect_eq "no speed guard" "False" "$(json "'speed_guard' in j" "$WORK/noguard.eval")"
+expect_eq "fit recorded" "relative ols" "$(json "j['provenance']['parameters']['fit']" \
+	"$WORK/spin.json") $(json "j['provenance']['parameters']['fit']" "$WORK/ols.json")"
 err=$(json "j['mean_error_pct']" "$WORK/spin.eval")
 echo "spin: mean error $err%"
 json "j['mean_error_pct'] < 25" "$WORK/spin.eval" | grep -q True || fail "spin mean error $err%"

@@ -24,6 +24,8 @@ expect_error "range not numbers" "is not LO:HI" -- "$SIBYL" plan --adapter inser
 expect_error "range backwards" "fewer than 5" -- "$SIBYL" plan --adapter insertion-sort --range 100:10 -o "$WORK/x.json"
 expect_error "bad --speed-guard" "speed-guard: -1 s is not between 0 and 3600" -- \
 	"$SIBYL" plan --adapter insertion-sort --speed-guard -1 -o "$WORK/x.json"
+expect_error "bad --fit" "fit: 'wls' is neither 'relative' nor 'ols'" -- \
+	"$SIBYL" plan --adapter insertion-sort --fit wls -o "$WORK/x.json"
 expect_error "CSV without evaluation" "evaluate-csv needs --evaluate N" -- \
 	"$SIBYL" plan --adapter insertion-sort --evaluate-csv "$WORK/x.csv" -o "$WORK/x.json"
 expect_error "negative range" "is not LO:HI" -- "$SIBYL" plan --adapter insertion-sort --range -5:10 -o "$WORK/x.json"

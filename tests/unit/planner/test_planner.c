@@ -83,9 +83,6 @@ static void check(const struct synthetic *s, const struct sibyl_plan_result *r, 
 	for (double x = s->bx[0]; x <= s->bx[s->n - 1]; x += (s->bx[s->n - 1] - s->bx[0]) / 997) {
 		double want = truth(s, x), got = sibyl_profile_eval(p, x);
 
-		if (getenv("SHOW_PROFILE") && x == s->bx[0])
-			for (size_t j = 0; j < p->npoints; j++)
-				fprintf(stderr, "point %g %g\n", p->points[j].x, p->points[j].y);
 		if (fabs(got - want) > max_err * want)
 			fail_msg("at %g: profile %g, truth %g", x, got, want);
 	}
@@ -118,7 +115,8 @@ static void test_two_breakpoints(void **state)
  * more than 3% somewhere in about half of all seeds (by up to 20% in the
  * worst of a hundred, with either fit).  What the planner promises is
  * the threshold over nearly all of the range and the kink found, in
- * every seed.
+ * every seed, within two growth steps (2 x 10% of its work metric: the
+ * chain grows by about one step per sample there).
  */
 static void test_steep_kink(void **state)
 {
@@ -131,7 +129,7 @@ static void test_steep_kink(void **state)
 		struct synthetic s = { bx, by, 3, 0.005, 0, 0 };
 		struct sibyl_plan_result r = plan(&s, 1, 10000, seed, 0);
 
-		check(&s, &r, 1000, INFINITY);
+		check(&s, &r, 2 * 0.10 * 3000, INFINITY);
 		for (double x = 1; x <= 10000; x += 10, grid++) {
 			double e = fabs(sibyl_profile_eval(r.profile, x) / truth(&s, x) - 1);
 

@@ -64,6 +64,7 @@ static void test_best_recovers_after_give_ups(void **state)
 	sibyl_plan_clock_init();
 	sibyl_speed_guard_calibrate(&g, 0.001);
 	g.best = 1e-15;
+	assert_true(g.since_calm == 0);   /* only references after calibration count */
 	for (int k = 1; k <= SIBYL_GUARD_GIVE_UPS; k++) {
 		assert_false(sibyl_speed_guard_wait(&g, sibyl_plan_now() + 0.002));
 		double seen = g.since_calm;
