@@ -50,7 +50,7 @@ static double round_up(double x, double to)
  * of the development machine: 1 MiB). */
 #define L2_FLOATS (1 << 18)
 
-void matmul_features(const double d[3], double f[MATMUL_NF])
+void matmul_features_at(const double d[3], double cache_floats, double f[MATMUL_NF])
 {
 	double m = d[0], n = d[1], p16 = round_up(d[2], VL);
 	double jtiles = ceil(d[2] / JB), ktiles = ceil(n / KB);
@@ -58,9 +58,14 @@ void matmul_features(const double d[3], double f[MATMUL_NF])
 	f[1] = m * n * jtiles;
 	f[2] = m * p16 * ktiles;
 	f[3] = n * p16;
-	f[4] = m * n > L2_FLOATS ? f[1] : 0;
-	f[5] = m * d[2] > L2_FLOATS ? f[2] : 0;
-	f[6] = n * d[2] > L2_FLOATS ? f[3] : 0;
+	f[4] = m * n > cache_floats ? f[1] : 0;
+	f[5] = m * d[2] > cache_floats ? f[2] : 0;
+	f[6] = n * d[2] > cache_floats ? f[3] : 0;
+}
+
+void matmul_features(const double d[3], double f[MATMUL_NF])
+{
+	matmul_features_at(d, L2_FLOATS, f);
 }
 
 /* The work the kernel below actually does, in multiply-accumulates. */

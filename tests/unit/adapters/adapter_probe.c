@@ -3,7 +3,8 @@
  * timings, which on a shared machine are only indicative.
  *
  *   adapter_probe top [NAME] [THREADS]   time one sample at max_metric
- *   adapter_probe fit COUNT              least-squares cost of "matmul"
+ *   adapter_probe fit COUNT [drawn]      least-squares cost of "matmul" (drawn:
+ *       over the shapes --evaluate draws)
  *   adapter_probe ratio NAME COUNT       time per metric unit, random shapes
  *   adapter_probe shapes NAME COUNT [THREADS]  paper-style check: COUNT random
  *       (m,n,p) against the adapter's own sample at the same metric
@@ -11,6 +12,7 @@
 #include "planner/adapters/adapters.h"
 #include "planner/adapters/matmul.h"
 
+#include <gsl/gsl_blas.h>
 #include <gsl/gsl_multifit.h>
 #include <math.h>
 #include <stdio.h>
@@ -134,48 +136,91 @@ static void random_shape(double *d, double max_macs)
 
 #define NF (MATMUL_NF + 1) /* and a constant */
 
-static void fit(int count)
+/* Weighted least squares of the relative times t over the features of
+ * the shapes d at one streaming threshold: c gets the coefficients, and
+ * the mean relative residual is returned. */
+static double fit_at(int count, const double (*d)[3], const double *t, double cache_floats,
+		     gsl_vector *c)
 {
-	const struct adapter_internal *in = find("matmul");
-	void *state = start(in->adapter, 1);
 	gsl_matrix *x = gsl_matrix_alloc(count, NF), *cov = gsl_matrix_alloc(NF, NF);
 	gsl_vector *y = gsl_vector_alloc(count), *w = gsl_vector_alloc(count);
-	gsl_vector *c = gsl_vector_alloc(NF);
+	gsl_multifit_linear_workspace *ws = gsl_multifit_linear_alloc(count, NF);
+	double chisq, err = 0;
 	for (int i = 0; i < count; i++) {
-		double d[3], f[NF];
-		random_shape(d, 1e8);
-		matmul_features(d, f);
+		double f[NF];
+		matmul_features_at(d[i], cache_floats, f);
 		f[MATMUL_NF] = 1;
 		for (int j = 0; j < NF; j++)
 			gsl_matrix_set(x, i, j, f[j]);
-		/* Time relative to a fixed reference product run alternately:
-		 * a machine that slows down for seconds slows both. */
-		static const double ref_shape[3] = { 256, 128, 128 };
-		double t = INFINITY, ref = INFINITY;
-		for (int r = 0; r < REPS; r++) {
-			t = fmin(t, run_params(in, state, d));
-			ref = fmin(ref, run_params(in, state, ref_shape));
-		}
-		t /= ref;
-		gsl_vector_set(y, i, t);
+		gsl_vector_set(y, i, t[i]);
 		/* Relative error is what the planner is judged on. */
-		gsl_vector_set(w, i, 1 / (t * t));
+		gsl_vector_set(w, i, 1 / (t[i] * t[i]));
 	}
-	double chisq;
-	gsl_multifit_linear_workspace *ws = gsl_multifit_linear_alloc(count, NF);
 	gsl_multifit_wlinear(x, w, y, c, cov, &chisq, ws);
-	double mac = gsl_vector_get(c, 0);
-	printf("MAC / (256x128x128 product) %.3g; weights in MACs:", mac);
-	for (int j = 1; j < MATMUL_NF; j++)
-		printf(" %.2f", gsl_vector_get(c, j) / mac);
-	printf("; constant %.1f MACs\n", gsl_vector_get(c, MATMUL_NF) / mac);
+	for (int i = 0; i < count; i++) {
+		gsl_vector_const_view row = gsl_matrix_const_row(x, i);
+		double pred;
+		gsl_blas_ddot(&row.vector, c, &pred);
+		err += fabs(pred - t[i]) / t[i];
+	}
 	gsl_multifit_linear_free(ws);
 	gsl_matrix_free(x);
 	gsl_matrix_free(cov);
 	gsl_vector_free(y);
 	gsl_vector_free(w);
+	return err / count;
+}
+
+/* Fit matmul_weights over COUNT shapes: log-uniform ones of at most 1e8
+ * multiply-accumulates (random_shape), or with `drawn` the shapes the
+ * evaluation draws (the adapter's own draw over its whole range, from a
+ * seed stream of its own so they are not the evaluation's).  Each
+ * streaming threshold in `caches` is tried; the best is printed last. */
+static void fit(int count, bool drawn)
+{
+	static const double caches[] = { 1 << 16, 1 << 17, 1 << 18 };
+	const struct adapter_internal *in = find("matmul");
+	const struct sibyl_adapter *a = in->adapter;
+	void *state = start(a, 1);
+	double (*d)[3] = malloc(count * sizeof(*d)), *t = malloc(count * sizeof(*t));
+	gsl_vector *c = gsl_vector_alloc(NF);
+	for (int i = 0; i < count; i++) {
+		if (drawn)
+			in->params.draw(0xf17f17ull + 7919ull * (uint64_t)i, a->min_metric,
+					a->max_metric, d[i]);
+		else
+			random_shape(d[i], 1e8);
+		/* Time relative to a fixed reference product run alternately:
+		 * a machine that slows down for seconds slows both. */
+		static const double ref_shape[3] = { 256, 128, 128 };
+		double ti = INFINITY, ref = INFINITY;
+		for (int r = 0; r < REPS; r++) {
+			ti = fmin(ti, run_params(in, state, d[i]));
+			ref = fmin(ref, run_params(in, state, ref_shape));
+		}
+		t[i] = ti / ref;
+		fprintf(stderr, "\r%d/%d shapes", i + 1, count);
+	}
+	fprintf(stderr, "\n");
+	double best = INFINITY, best_cache = 0;
+	for (size_t k = 0; k < sizeof(caches) / sizeof(*caches); k++) {
+		double err = fit_at(count, (const double (*)[3])d, t, caches[k], c);
+		printf("streaming beyond %.0f floats: mean relative residual %.2f%%\n", caches[k],
+		       100 * err);
+		if (err < best)
+			best = err, best_cache = caches[k];
+	}
+	fit_at(count, (const double (*)[3])d, t, best_cache, c);
+	double mac = gsl_vector_get(c, 0);
+	printf("threshold %.0f floats; MAC / (256x128x128 product) %.3g; weights in MACs:",
+	       best_cache, mac);
+	for (int j = 1; j < MATMUL_NF; j++)
+		printf(" %.2f", gsl_vector_get(c, j) / mac);
+	printf("; constant %.1f MACs\n", gsl_vector_get(c, MATMUL_NF) / mac);
 	gsl_vector_free(c);
-	in->adapter->fini(state);
+	free(d);
+	free(t);
+	a->fini(state);
 }
 
 /* The paper's evaluation without the planner's interpolation: for each
@@ -255,15 +300,15 @@ int main(int argc, char **argv)
 		    argc > 3 ? (unsigned)atoi(argv[3]) : 1);
 		return 0;
 	}
-	if (argc == 3 && !strcmp(argv[1], "fit")) {
-		fit(atoi(argv[2]));
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "fit")) {
+		fit(atoi(argv[2]), argc == 4 && !strcmp(argv[3], "drawn"));
 		return 0;
 	}
 	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "shapes")) {
 		shapes(argv[2], atoi(argv[3]), argc == 5 ? (unsigned)atoi(argv[4]) : 1);
 		return 0;
 	}
-	fprintf(stderr, "usage: adapter_probe top [NAME|all] [THREADS] | fit COUNT | ratio NAME COUNT |"
+	fprintf(stderr, "usage: adapter_probe top [NAME|all] [THREADS] | fit COUNT [drawn] | ratio NAME COUNT |"
 		" shapes NAME COUNT [THREADS]\n");
 	return 2;
 }
