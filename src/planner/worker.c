@@ -277,14 +277,9 @@ static void pin(unsigned threads)
 }
 
 /* How long the speed guard learns its reference's best before the first
- * sample.  The best keeps improving afterwards, but a worker that starts
- * in a slow phase takes its first samples at that speed (reference_first
- * against reference_best in the statistics).  Here the reference runs at
- * 2.13 or 2.78 µs in stretches of 0.5 to 1.2 s; with 0.3 s every plan of
- * a session began at the slow speed (8 of 8), and the first dozens of
- * samples, microseconds each, were all taken in that first second (a
- * mean filter of 1 to 12 rows: 1.8 times slower than later samples of
- * the same rows).  Two seconds span a fast stretch. */
+ * sample: long enough to usually include a fast stretch, since the first
+ * samples (microseconds each, at the bottom of the range) are taken
+ * against this best (docs/plan.md, "Speed guard", has the measurements). */
 #define GUARD_CALIBRATION_SECONDS 2.0
 
 static void __attribute__((noreturn)) worker_main(const struct sibyl_worker *w,

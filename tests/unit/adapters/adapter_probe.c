@@ -156,7 +156,8 @@ static double fit_at(int count, const double (*d)[3], const double *t, double ca
 		/* Relative error is what the planner is judged on. */
 		gsl_vector_set(w, i, 1 / (t[i] * t[i]));
 	}
-	gsl_multifit_wlinear(x, w, y, c, cov, &chisq, ws);
+	if (gsl_multifit_wlinear(x, w, y, c, cov, &chisq, ws))
+		err = NAN;
 	for (int i = 0; i < count; i++) {
 		gsl_vector_const_view row = gsl_matrix_const_row(x, i);
 		double pred;
@@ -174,16 +175,22 @@ static double fit_at(int count, const double (*d)[3], const double *t, double ca
 /* Fit matmul_weights over COUNT shapes: log-uniform ones of at most 1e8
  * multiply-accumulates (random_shape), or with `drawn` the shapes the
  * evaluation draws (the adapter's own draw over its whole range, from a
- * seed stream of its own so they are not the evaluation's).  Each
- * streaming threshold in `caches` is tried; the best is printed last. */
+ * seed stream of its own so they are not the evaluation's; the draw
+ * solves one dimension through the current weights, which only decides
+ * which shapes are drawn).  Each streaming threshold in `caches` is
+ * tried; the best is printed last. */
 static void fit(int count, bool drawn)
 {
 	static const double caches[] = { 1 << 16, 1 << 17, 1 << 18 };
 	const struct adapter_internal *in = find("matmul");
 	const struct sibyl_adapter *a = in->adapter;
 	void *state = start(a, 1);
-	double (*d)[3] = malloc(count * sizeof(*d)), *t = malloc(count * sizeof(*t));
-	gsl_vector *c = gsl_vector_alloc(NF);
+	double (*d)[3] = calloc((size_t)count, sizeof(*d)), *t = calloc((size_t)count, sizeof(*t));
+	gsl_vector *c = gsl_vector_alloc(NF), *best_c = gsl_vector_alloc(NF);
+	if (!d || !t) {
+		fprintf(stderr, "adapter_probe: out of memory\n");
+		exit(1);
+	}
 	for (int i = 0; i < count; i++) {
 		if (drawn)
 			in->params.draw(0xf17f17ull + 7919ull * (uint64_t)i, a->min_metric,
@@ -207,10 +214,17 @@ static void fit(int count, bool drawn)
 		double err = fit_at(count, (const double (*)[3])d, t, caches[k], c);
 		printf("streaming beyond %.0f floats: mean relative residual %.2f%%\n", caches[k],
 		       100 * err);
-		if (err < best)
+		if (err < best) {
 			best = err, best_cache = caches[k];
+			gsl_vector_memcpy(best_c, c);
+		}
 	}
-	fit_at(count, (const double (*)[3])d, t, best_cache, c);
+	if (!(best < INFINITY)) {
+		fprintf(stderr, "adapter_probe: no fit (a shape timed at 0?)\n");
+		exit(1);
+	}
+	gsl_vector_memcpy(c, best_c);
+	gsl_vector_free(best_c);
 	double mac = gsl_vector_get(c, 0);
 	printf("threshold %.0f floats; MAC / (256x128x128 product) %.3g; weights in MACs:",
 	       best_cache, mac);
@@ -300,8 +314,12 @@ int main(int argc, char **argv)
 		    argc > 3 ? (unsigned)atoi(argv[3]) : 1);
 		return 0;
 	}
-	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "fit")) {
-		fit(atoi(argv[2]), argc == 4 && !strcmp(argv[3], "drawn"));
+	if ((argc == 3 || (argc == 4 && !strcmp(argv[3], "drawn"))) && !strcmp(argv[1], "fit")) {
+		if (atoi(argv[2]) < 2 * NF) {
+			fprintf(stderr, "adapter_probe: fit needs at least %d shapes\n", 2 * NF);
+			return 2;
+		}
+		fit(atoi(argv[2]), argc == 4);
 		return 0;
 	}
 	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "shapes")) {
