@@ -80,10 +80,8 @@ struct third {
 	double sx, sy, w;
 };
 
-static void third_add(const struct sibyl_matrix *m, struct third *t, double x, double y)
+static void third_add(struct third *t, double x, double y, double w)
 {
-	double w = weight(m, y);
-
 	t->sx += w * x;
 	t->sy += w * y;
 	t->w += w;
@@ -128,8 +126,10 @@ static bool fits_thirds(const struct sibyl_matrix *m, size_t row, size_t col,
 		int part = (int)fmin(2, 3 * (v->x - from) / span);
 
 		for (size_t j = 0; j < v->nys; j++, seen++) {
-			third_add(m, &by_span[part], v->x, v->ys[j]);
-			third_add(m, &by_count[(int)fmin(2, 3 * seen / f->n)], v->x, v->ys[j]);
+			double w = weight(m, v->ys[j]);
+
+			third_add(&by_span[part], v->x, v->ys[j], w);
+			third_add(&by_count[(int)fmin(2, 3 * seen / f->n)], v->x, v->ys[j], w);
 		}
 	}
 	for (int part = 0; part < 3; part++)

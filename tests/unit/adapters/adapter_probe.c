@@ -223,8 +223,8 @@ static void fit(int count, bool drawn)
 		fprintf(stderr, "adapter_probe: no fit (a shape timed at 0?)\n");
 		exit(1);
 	}
-	gsl_vector_memcpy(c, best_c);
-	gsl_vector_free(best_c);
+	gsl_vector_free(c);
+	c = best_c;
 	double mac = gsl_vector_get(c, 0);
 	printf("threshold %.0f floats; MAC / (256x128x128 product) %.3g; weights in MACs:",
 	       best_cache, mac);
