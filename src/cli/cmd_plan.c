@@ -22,6 +22,7 @@ static const struct sibyl_command_help help = {
 	"plan", "--adapter NAME|--adapter-so FILE.so[:NAME] [options] -o PROFILE.json\n"
 	"       sibyl plan --list-adapters [--adapter-so FILE.so] [--json]\n"
 	"       sibyl plan --adapter NAME --evaluate N [--evaluate-metrics] [--json]\n"
+	"       sibyl plan --adapter NAME --profile PROFILE.json --evaluate N [--json]\n"
 	"       sibyl plan envelope A.json B.json ... -o OUT.json\n"
 	"       sibyl plan show PROFILE.json -o PLOT.png|PLOT.svg",
 	"Sample an implementation through its adapter with the planner heuristic of "
@@ -30,7 +31,8 @@ static const struct sibyl_command_help help = {
 	"--evaluate N plans, then measures N random work metrics and compares the profile "
 	"and two baselines with the same sample budget against them; adapters that can draw "
 	"random invocation parameters (--list-adapters) are measured at those instead, "
-	"predicted through their work metric, as in the paper.  Sampling runs in a "
+	"predicted through their work metric, as in the paper.  With --profile it evaluates "
+	"a profile planned before instead of planning.  Sampling runs in a "
 	"worker process: a crashing or hanging adapter stops the planner with one line, "
 	"keeping the part of the profile already found.",
 };
@@ -38,7 +40,7 @@ static const struct sibyl_command_help help = {
 struct plan_opts {
 	bool list, json, force, evaluate_metrics;
 	const char *adapter, *adapter_so, *range, *output, *device, *platform, *evaluate_csv;
-	const char *fit;
+	const char *fit, *profile;
 	long threads, seed, evaluate, max_samples, repeat;
 	double segment_error, sample_error, growth, confidence, timeout, max_seconds;
 	double fit_error, sample_ms, speed_guard;
@@ -298,6 +300,40 @@ static int save_eval_csv(const struct sibyl_eval *e, const char *path)
 	return rc;
 }
 
+/* --profile FILE: a profile this adapter's planner wrote before, to be
+ * evaluated instead of planned.  Its range is the profile's unless
+ * --range narrows it, and the baselines get the samples it took. */
+static int load_planned(const struct plan_opts *o, struct sibyl_plan_request *rq,
+			struct sibyl_plan_result *r)
+{
+	char err[1024];
+	struct sibyl_profile *p = sibyl_profile_load(o->profile, err, sizeof(err));
+
+	memset(r, 0, sizeof(*r));
+	if (!p)
+		return sibyl_err("plan: %s", err);
+	if (!p->npoints)
+		sibyl_err("plan: %s: no profile points to evaluate", o->profile);
+	else if (!p->name || strcmp(p->name, rq->adapter->name))
+		sibyl_err("plan: %s: a profile of %s, not of %s", o->profile,
+			  p->name ? p->name : "an unnamed implementation", rq->adapter->name);
+	if (!p->npoints || !p->name || strcmp(p->name, rq->adapter->name)) {
+		sibyl_profile_free(p);
+		return -1;
+	}
+	json_t *samples = json_object_get(p->stats, "samples");
+	json_t *seconds = json_object_get(p->stats, "seconds");
+
+	r->profile = p;
+	r->samples = json_is_integer(samples) ? (size_t)json_integer_value(samples) : p->nsamples;
+	r->seconds = json_number_value(seconds);
+	if (!o->range) {
+		rq->params.lo = (uint64_t)p->lo;
+		rq->params.hi = (uint64_t)p->hi;
+	}
+	return 0;
+}
+
 static int run_plan(const struct plan_opts *o)
 {
 	struct sibyl_adapter_list l;
@@ -308,6 +344,9 @@ static int run_plan(const struct plan_opts *o)
 	char err[1024];
 	int status = 0;
 
+	if (o->profile && (o->evaluate <= 0 || o->output))
+		return sibyl_err("plan: --profile evaluates a stored profile: it needs --evaluate N "
+				 "and takes no -o"), 2;
 	if (!o->output && o->evaluate <= 0)
 		return sibyl_err("plan: -o PROFILE.json is required (or --evaluate N)"), 2;
 	if (o->evaluate < 0 || o->evaluate > 1000000)
@@ -334,7 +373,17 @@ static int run_plan(const struct plan_opts *o)
 	const struct sibyl_param_hooks *hooks = sibyl_builtin_param_hooks(a);
 
 	rq.setup_params = hooks ? hooks->setup : NULL;
-	if (sibyl_plan_adapter(&rq, &r, o->evaluate > 0 ? &w : NULL)) {
+	if (o->profile) {
+		if (load_planned(o, &rq, &r)) {
+			sibyl_adapters_close(&l);
+			return 2;
+		}
+		if (!(w = sibyl_worker_start(a, rq.setup_params, &rq.config, &rq.sampling, err,
+					     sizeof(err)))) {
+			sibyl_err("plan: %s", err);
+			status = 1;
+		}
+	} else if (sibyl_plan_adapter(&rq, &r, o->evaluate > 0 ? &w : NULL)) {
 		/* Worker messages already start with "adapter NAME". */
 		bool named = !strncmp(r.message, "adapter ", 8);
 
@@ -370,7 +419,9 @@ static int run_plan(const struct plan_opts *o)
 				status = 1;
 		}
 	}
-	if (r.profile && (evaluated || !w))
+	/* Planned without --evaluate, or evaluated: a plan that stopped before
+	 * its first segment has nothing to evaluate and says so above. */
+	if (r.profile && (evaluated || (!w && !o->profile)))
 		print_result(o, &rq, &r, evaluated ? &e : NULL, w);
 	sibyl_worker_stop(w);
 	sibyl_eval_free(&e);
@@ -429,6 +480,9 @@ static int plan_main(int argc, char **argv)
 		{ "evaluate-csv", 0, SIBYL_OPT_STRING, &o.evaluate_csv, "FILE",
 		  "write every evaluation point (its two measurements and the three predictions) "
 		  "as CSV" },
+		{ "profile", 0, SIBYL_OPT_STRING, &o.profile, "FILE",
+		  "evaluate this profile, planned before for the same adapter, instead of "
+		  "planning (its range, unless --range)" },
 		{ "evaluate-metrics", 0, SIBYL_OPT_FLAG, &o.evaluate_metrics, NULL,
 		  "evaluate at random work metrics even where the adapter can draw random "
 		  "parameters" },

@@ -66,4 +66,15 @@ expect_error "missing profile" "missing.json" -- "$SIBYL" plan envelope "$WORK/m
 echo '{"format": "sibyl-profile", "version": 1, "min_version": 1, "range": [1, 2], "points": [[1, 1], [2, 2]]}' > "$WORK/ok.json"
 expect_error "plot format" "must end in .png or .svg" -- "$SIBYL" plan show "$WORK/ok.json" -o "$WORK/p.gif"
 [ ! -e "$WORK/p.png" ] || fail "a plot was written for a bad profile"
+
+# --profile: a stored profile to evaluate must be one with points.
+expect_error "profile without --evaluate" "needs --evaluate N" -- \
+	"$SIBYL" plan --adapter insertion-sort --profile "$WORK/ok.json"
+expect_error "truncated profile to evaluate" "cut.json: not JSON" -- \
+	"$SIBYL" plan --adapter insertion-sort --profile "$WORK/cut.json" --evaluate 3
+echo '{"format": "sibyl-profile", "version": 1, "min_version": 1, "name": "insertion-sort", "range": [1, 2], "complete": false, "points": [], "samples": [[1, 1]]}' > "$WORK/nopoints.json"
+expect_error "profile without points" "no profile points to evaluate" -- \
+	"$SIBYL" plan --adapter insertion-sort --profile "$WORK/nopoints.json" --evaluate 3
+expect_error "profile of an unnamed implementation" "not of insertion-sort" -- \
+	"$SIBYL" plan --adapter insertion-sort --profile "$WORK/ok.json" --evaluate 3
 echo "ok: plan errors"
