@@ -52,8 +52,9 @@ done
 
 # A grandchild still running when the command ends must not be harmed
 # (its ring is no longer drained; it must not get SIGBUS).
-traced outlive 0 -- "$LIFE" outlive 100 "$WORK/outlive.status"
-for _ in $(seq 50); do [ -s "$WORK/outlive.status" ] && break; sleep 0.1; done
+traced outlive 0 -- "$LIFE" outlive 100 "$WORK/outlive.status" "$WORK/outlive.go"
+touch "$WORK/outlive.go"
+for _ in $(seq 600); do [ -s "$WORK/outlive.status" ] && break; sleep 0.1; done
 expect_eq "outliving grandchild's end" "exit 0" "$(cat "$WORK/outlive.status" 2>/dev/null)"
 
 # Ring and direct mode agree on nested calls.

@@ -24,10 +24,10 @@ if "$SIBYL" kernel -f "$K/crash.cl" -k null_deref -g 64 --seed 5 2> "$WORK/err";
 fi
 expect_eq "crash message" "sibyl: kernel null_deref crashed (signal 11) with seed 5 (gsize 64)" \
 	"$(cat "$WORK/err")"
-if "$SIBYL" kernel -f "$K/crash.cl" -k forever -g 4 --timeout 1 2> "$WORK/err"; then
+if "$SIBYL" kernel -f "$K/crash.cl" -k forever -g 4 --timeout 3 2> "$WORK/err"; then
 	fail "hang: exit status 0"
 fi
-expect_eq "timeout message" "sibyl: kernel forever timed out after 1 s with seed 0 (gsize 4)" \
+expect_eq "timeout message" "sibyl: kernel forever timed out after 3 s with seed 0 (gsize 4)" \
 	"$(cat "$WORK/err")"
 
 # Sweeps: one line per sample; crashes are skipped and the sweep goes on.
@@ -151,10 +151,10 @@ expect_eq "samples kept" 4 "$(wc -l < "$WORK/partial.jsonl")"
 grep -q "sweep stopped at gsize 192; 4 samples kept" "$WORK/err" || fail "no stop message: $(cat "$WORK/err")"
 
 # --all runs every kernel of a file, going on after failures.
-if "$SIBYL" kernel -f "$K/crash.cl" --all -g 16 --timeout 1 > "$WORK/all.txt" 2> "$WORK/err"; then
+if "$SIBYL" kernel -f "$K/crash.cl" --all -g 16 --timeout 3 > "$WORK/all.txt" 2> "$WORK/err"; then
 	fail "--all with crashing kernels: exit status 0"
 fi
 expect_eq "--all summary" "$K/crash.cl: 2 kernels: 0 ran, 2 failed, 0 unsupported" "$(tail -1 "$WORK/all.txt")"
-expect_eq "--all failures" 2 "$(grep -c -e 'crashed (signal 11)' -e 'timed out after 1 s' "$WORK/err")"
+expect_eq "--all failures" 2 "$(grep -c -e 'crashed (signal 11)' -e 'timed out after 3 s' "$WORK/err")"
 "$SIBYL" kernel -f "$K/two.cl" --all -g 16 -l 8 > "$WORK/all.txt"
 expect_eq "--all on two kernels" "$K/two.cl: 2 kernels: 2 ran, 0 failed, 0 unsupported" "$(tail -1 "$WORK/all.txt")"

@@ -16,7 +16,7 @@ expect_eq "adapters in the .so" "spin crash hang badinit" \
 # A built-in adapter on a small range; loose thresholds keep it quick on a
 # busy machine.  Whether it completes or stops, the profile must be valid.
 "$SIBYL" plan --adapter insertion-sort --range 1:3000 --segment-error 30 --sample-error 30 \
-	--max-samples 800 -o "$WORK/isort.json" > "$WORK/isort.out" || true
+	--max-samples 800 --max-seconds 60 -o "$WORK/isort.json" > "$WORK/isort.out" || true
 [ -s "$WORK/isort.json" ] || fail "no insertion-sort profile"
 expect_eq "profile format" "sibyl-profile 1" "$(json "j['format']+' '+str(j['version'])" "$WORK/isort.json")"
 expect_eq "points ascending" "True" \
@@ -94,7 +94,8 @@ expect_eq "adapters evaluated at parameters" "matmul matmul-paper" \
 	"$(json "' '.join(a['name'] for a in j if a['evaluates_parameters'])" "$WORK/list.json")"
 
 # Same seed, same samples.
-"$SIBYL" plan --adapter-so "$WORK/test.so:spin" --range 1:2000 --seed 3 -o "$WORK/spin2.json"
+"$SIBYL" plan --adapter-so "$WORK/test.so:spin" --range 1:2000 --seed 3 --speed-guard 0 \
+	-o "$WORK/spin2.json"
 expect_eq "deterministic sample positions" \
 	"$(json "[s[0] for s in j['samples']]" "$WORK/spin.json")" \
 	"$(json "[s[0] for s in j['samples']]" "$WORK/spin2.json")"
@@ -116,7 +117,7 @@ expect_eq "png magic" "PNG" "$(head -c 4 "$WORK/spin.png" | tail -c 3)"
 grep -q '<svg' "$WORK/env.svg" || fail "no svg"
 # Stopped before any segment (a segment needs three samples): the samples
 # are still written, plotted, and refused by the envelope with a reason.
-if "$SIBYL" plan --adapter-so "$WORK/test.so:spin" --range 1:2000 --max-samples 2 \
+if "$SIBYL" plan --adapter-so "$WORK/test.so:spin" --range 1:2000 --max-samples 2 --speed-guard 0 \
 	-o "$WORK/two.json" 2> "$WORK/two.err"; then
 	fail "a plan stopped at 2 samples exited 0"
 fi

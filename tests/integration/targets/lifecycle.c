@@ -103,9 +103,19 @@ static int run_sigstorm(int n)
 	return 0;
 }
 
-/* A grandchild that outlives the command: it makes n calls after the
- * traced command has exited, then writes how it ended into FILE. */
-static int run_outlive(int n, const char *file)
+/* A grandchild that outlives the command: it makes n calls once the
+ * file GO exists (the test creates it after the traced command has
+ * returned; at most 60 s) or, without GO, after half a second, then
+ * writes how it ended into FILE. */
+static void wait_for(const char *go)
+{
+	for (int i = 0; go && i < 6000 && access(go, F_OK); i++)
+		usleep(10000);
+	if (!go)
+		usleep(500000);
+}
+
+static int run_outlive(int n, const char *file, const char *go)
 {
 	pid_t child = fork();
 
@@ -115,7 +125,7 @@ static int run_outlive(int n, const char *file)
 
 	if (grandchild == 0) {
 		testlib_work(0);
-		usleep(500000);
+		wait_for(go);
 		calls(n);
 		_exit(0);
 	}
@@ -167,7 +177,7 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "sigstorm"))
 		return run_sigstorm(n);
 	if (!strcmp(mode, "outlive") && argc > 3)
-		return run_outlive(n, argv[3]);
+		return run_outlive(n, argv[3], argc > 4 ? argv[4] : NULL);
 	if (!strcmp(mode, "recurse")) {
 		printf("depth %ld\n", testlib_recurse(n));
 		return 0;

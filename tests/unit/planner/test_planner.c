@@ -49,6 +49,7 @@ static struct sibyl_plan_result plan(struct synthetic *s, uint64_t lo, uint64_t 
 	struct sibyl_plan_result r;
 
 	sibyl_plan_defaults(&p);
+	p.max_seconds = 0; /* the outcome depends on the seed alone, not on the clock */
 	if (threshold > 0)
 		p.segment_error = p.sample_error = threshold;
 	p.lo = lo;
