@@ -51,7 +51,8 @@ double matmul_timed(void *state, struct matmul_sample *s, matmul_kernel_fn kerne
 
 /* The terms of "matmul"'s work metric for a shape d = {m, n, p}: the
  * padded multiply-accumulates first, then the kernel's overheads
- * (matmul.c explains each); metric = sum of matmul_weights[i] * f[i]. */
+ * (matmul.c explains each); metric = a per-call constant + sum of
+ * matmul_weights[i] * f[i]. */
 #define MATMUL_NF 7
 void matmul_features(const double d[3], double f[MATMUL_NF]);
 /* The same with the streaming terms' threshold given: a matrix of more

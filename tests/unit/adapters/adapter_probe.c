@@ -4,7 +4,8 @@
  *
  *   adapter_probe top [NAME] [THREADS]   time one sample at max_metric
  *   adapter_probe fit COUNT [drawn]      least-squares cost of "matmul" (drawn:
- *       over the shapes --evaluate draws)
+ *       over the shapes --evaluate draws); prints each shape's "m,n,p,time"
+ *   adapter_probe refit FILE             the same fit over shapes printed before
  *   adapter_probe ratio NAME COUNT       time per metric unit, random shapes
  *   adapter_probe shapes NAME COUNT [THREADS]  paper-style check: COUNT random
  *       (m,n,p) against the adapter's own sample at the same metric
@@ -14,6 +15,7 @@
 
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_multifit.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,40 +138,121 @@ static void random_shape(double *d, double max_macs)
 
 #define NF (MATMUL_NF + 1) /* and a constant */
 
-/* Weighted least squares of the relative times t over the features of
- * the shapes d at one streaming threshold: c gets the coefficients, and
- * the mean relative residual is returned. */
-static double fit_at(int count, const double (*d)[3], const double *t, double cache_floats,
-		     gsl_vector *c)
+/* Weighted least squares of the times t over the features `on` of the
+ * shapes d (the others' coefficients are 0): c gets the coefficients.
+ * -1 when GSL cannot fit. */
+static int fit_features(int count, const double (*d)[3], const double *t, double cache_floats,
+			const bool *on, gsl_vector *c)
 {
-	gsl_matrix *x = gsl_matrix_alloc(count, NF), *cov = gsl_matrix_alloc(NF, NF);
+	int k = 0, rc;
+	for (int j = 0; j < NF; j++)
+		k += on[j];
+	gsl_matrix *x = gsl_matrix_alloc(count, k), *cov = gsl_matrix_alloc(k, k);
 	gsl_vector *y = gsl_vector_alloc(count), *w = gsl_vector_alloc(count);
-	gsl_multifit_linear_workspace *ws = gsl_multifit_linear_alloc(count, NF);
-	double chisq, err = 0;
+	gsl_vector *ck = gsl_vector_alloc(k);
+	gsl_multifit_linear_workspace *ws = gsl_multifit_linear_alloc(count, k);
+	double chisq;
 	for (int i = 0; i < count; i++) {
 		double f[NF];
 		matmul_features_at(d[i], cache_floats, f);
 		f[MATMUL_NF] = 1;
-		for (int j = 0; j < NF; j++)
-			gsl_matrix_set(x, i, j, f[j]);
+		for (int j = 0, col = 0; j < NF; j++)
+			if (on[j])
+				gsl_matrix_set(x, i, col++, f[j]);
 		gsl_vector_set(y, i, t[i]);
 		/* Relative error is what the planner is judged on. */
 		gsl_vector_set(w, i, 1 / (t[i] * t[i]));
 	}
-	if (gsl_multifit_wlinear(x, w, y, c, cov, &chisq, ws))
-		err = NAN;
-	for (int i = 0; i < count; i++) {
-		gsl_vector_const_view row = gsl_matrix_const_row(x, i);
-		double pred;
-		gsl_blas_ddot(&row.vector, c, &pred);
-		err += fabs(pred - t[i]) / t[i];
-	}
+	rc = gsl_multifit_wlinear(x, w, y, ck, cov, &chisq, ws) ? -1 : 0;
+	for (int j = 0, col = 0; j < NF; j++)
+		gsl_vector_set(c, j, on[j] ? gsl_vector_get(ck, col++) : 0);
 	gsl_multifit_linear_free(ws);
 	gsl_matrix_free(x);
 	gsl_matrix_free(cov);
 	gsl_vector_free(y);
 	gsl_vector_free(w);
+	gsl_vector_free(ck);
+	return rc;
+}
+
+/* The fit at one streaming threshold with every coefficient >= 0: a
+ * negative cost per tile or per streamed element is not physical and
+ * makes the metric of shapes far from the fitted ones negative, so the
+ * most negative feature is dropped and the rest refitted until none is
+ * (an active-set walk; enough for seven features).  Returns the mean
+ * relative residual, NAN when GSL cannot fit. */
+static double fit_at(int count, const double (*d)[3], const double *t, double cache_floats,
+		     gsl_vector *c)
+{
+	bool on[NF];
+	for (int j = 0; j < NF; j++)
+		on[j] = true;
+	for (;;) {
+		if (fit_features(count, d, t, cache_floats, on, c))
+			return NAN;
+		int worst = -1;
+		for (int j = 1; j < NF; j++) /* the MAC's weight is the unit */
+			if (gsl_vector_get(c, j) < 0 &&
+			    (worst < 0 || gsl_vector_get(c, j) < gsl_vector_get(c, worst)))
+				worst = j;
+		if (worst < 0)
+			break;
+		on[worst] = false;
+	}
+	double err = 0;
+	for (int i = 0; i < count; i++) {
+		double f[NF], pred = 0;
+		matmul_features_at(d[i], cache_floats, f);
+		f[MATMUL_NF] = 1;
+		for (int j = 0; j < NF; j++)
+			pred += gsl_vector_get(c, j) * f[j];
+		err += fabs(pred - t[i]) / t[i];
+	}
 	return err / count;
+}
+
+/* The work metric "matmul" gives the shape d, with the weights in use. */
+static double metric_of(const double d[3])
+{
+	return find("matmul")->adapter->metric_of(d, 3);
+}
+
+/* Fit matmul_weights to the relative times t of the shapes d: each
+ * streaming threshold in `caches` is tried; the best is printed last. */
+static void fit_weights(int count, const double (*d)[3], const double *t)
+{
+	static const double caches[] = { 1 << 16, 1 << 17, 1 << 18 };
+	gsl_vector *c = gsl_vector_alloc(NF), *best_c = gsl_vector_alloc(NF);
+	double best = INFINITY, best_cache = 0, num = 0, den = 0, now = 0;
+	/* The weights in use, scaled by relative least squares, to compare. */
+	for (int i = 0; i < count; i++) {
+		double q = metric_of(d[i]) / t[i];
+		num += q, den += q * q;
+	}
+	for (int i = 0; i < count; i++)
+		now += fabs(num / den * metric_of(d[i]) / t[i] - 1);
+	printf("# weights in use: mean relative residual %.2f%%\n", 100 * now / count);
+	for (size_t k = 0; k < sizeof(caches) / sizeof(*caches); k++) {
+		double err = fit_at(count, d, t, caches[k], c);
+		printf("# streaming beyond %.0f floats: mean relative residual %.2f%%\n", caches[k],
+		       100 * err);
+		if (err < best) {
+			best = err, best_cache = caches[k];
+			gsl_vector_memcpy(best_c, c);
+		}
+	}
+	gsl_vector_free(c);
+	if (!(best < INFINITY)) {
+		fprintf(stderr, "adapter_probe: no fit (a shape timed at 0?)\n");
+		exit(1);
+	}
+	double mac = gsl_vector_get(best_c, 0);
+	printf("# threshold %.0f floats; MAC / (256x128x128 product) %.3g; weights in MACs:",
+	       best_cache, mac);
+	for (int j = 1; j < MATMUL_NF; j++)
+		printf(" %.2f", gsl_vector_get(best_c, j) / mac);
+	printf("; constant %.1f MACs\n", gsl_vector_get(best_c, MATMUL_NF) / mac);
+	gsl_vector_free(best_c);
 }
 
 /* Fit matmul_weights over COUNT shapes: log-uniform ones of at most 1e8
@@ -177,16 +260,14 @@ static double fit_at(int count, const double (*d)[3], const double *t, double ca
  * evaluation draws (the adapter's own draw over its whole range, from a
  * seed stream of its own so they are not the evaluation's; the draw
  * solves one dimension through the current weights, which only decides
- * which shapes are drawn).  Each streaming threshold in `caches` is
- * tried; the best is printed last. */
+ * which shapes are drawn).  Each shape is printed as it is timed, so
+ * `refit` can fit the same measurements again. */
 static void fit(int count, bool drawn)
 {
-	static const double caches[] = { 1 << 16, 1 << 17, 1 << 18 };
 	const struct adapter_internal *in = find("matmul");
 	const struct sibyl_adapter *a = in->adapter;
 	void *state = start(a, 1);
 	double (*d)[3] = calloc((size_t)count, sizeof(*d)), *t = calloc((size_t)count, sizeof(*t));
-	gsl_vector *c = gsl_vector_alloc(NF), *best_c = gsl_vector_alloc(NF);
 	if (!d || !t) {
 		fprintf(stderr, "adapter_probe: out of memory\n");
 		exit(1);
@@ -206,35 +287,57 @@ static void fit(int count, bool drawn)
 			ref = fmin(ref, run_params(in, state, ref_shape));
 		}
 		t[i] = ti / ref;
+		printf("%.0f,%.0f,%.0f,%.9g\n", d[i][0], d[i][1], d[i][2], t[i]);
+		fflush(stdout);
 		fprintf(stderr, "\r%d/%d shapes", i + 1, count);
 	}
 	fprintf(stderr, "\n");
-	double best = INFINITY, best_cache = 0;
-	for (size_t k = 0; k < sizeof(caches) / sizeof(*caches); k++) {
-		double err = fit_at(count, (const double (*)[3])d, t, caches[k], c);
-		printf("streaming beyond %.0f floats: mean relative residual %.2f%%\n", caches[k],
-		       100 * err);
-		if (err < best) {
-			best = err, best_cache = caches[k];
-			gsl_vector_memcpy(best_c, c);
-		}
-	}
-	if (!(best < INFINITY)) {
-		fprintf(stderr, "adapter_probe: no fit (a shape timed at 0?)\n");
-		exit(1);
-	}
-	gsl_vector_free(c);
-	c = best_c;
-	double mac = gsl_vector_get(c, 0);
-	printf("threshold %.0f floats; MAC / (256x128x128 product) %.3g; weights in MACs:",
-	       best_cache, mac);
-	for (int j = 1; j < MATMUL_NF; j++)
-		printf(" %.2f", gsl_vector_get(c, j) / mac);
-	printf("; constant %.1f MACs\n", gsl_vector_get(c, MATMUL_NF) / mac);
-	gsl_vector_free(c);
+	a->fini(state);
+	fit_weights(count, (const double (*)[3])d, t);
 	free(d);
 	free(t);
-	a->fini(state);
+}
+
+/* The fit over the "m,n,p,time" lines `fit` printed (lines starting with
+ * '#' are skipped). */
+static int refit(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	double (*d)[3] = NULL, *t = NULL;
+	int count = 0, cap = 0;
+	char line[256];
+	if (!f) {
+		fprintf(stderr, "adapter_probe: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == '#')
+			continue;
+		if (count == cap) {
+			cap = cap ? 2 * cap : 256;
+			d = realloc(d, (size_t)cap * sizeof(*d));
+			t = realloc(t, (size_t)cap * sizeof(*t));
+			if (!d || !t) {
+				fprintf(stderr, "adapter_probe: out of memory\n");
+				return 1;
+			}
+		}
+		if (sscanf(line, "%lf,%lf,%lf,%lf", &d[count][0], &d[count][1], &d[count][2],
+			   &t[count]) != 4 || !(t[count] > 0)) {
+			fprintf(stderr, "adapter_probe: %s: not m,n,p,time: %s", path, line);
+			return 1;
+		}
+		count++;
+	}
+	fclose(f);
+	if (count < 2 * NF) {
+		fprintf(stderr, "adapter_probe: %s: %d shapes, a fit needs %d\n", path, count, 2 * NF);
+		return 1;
+	}
+	fit_weights(count, (const double (*)[3])d, t);
+	free(d);
+	free(t);
+	return 0;
 }
 
 /* The paper's evaluation without the planner's interpolation: for each
@@ -322,11 +425,14 @@ int main(int argc, char **argv)
 		fit(atoi(argv[2]), argc == 4);
 		return 0;
 	}
+	if (argc == 3 && !strcmp(argv[1], "refit"))
+		return refit(argv[2]);
 	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "shapes")) {
 		shapes(argv[2], atoi(argv[3]), argc == 5 ? (unsigned)atoi(argv[4]) : 1);
 		return 0;
 	}
-	fprintf(stderr, "usage: adapter_probe top [NAME|all] [THREADS] | fit COUNT [drawn] | ratio NAME COUNT |"
+	fprintf(stderr, "usage: adapter_probe top [NAME|all] [THREADS] | fit COUNT [drawn] | refit FILE |"
+		" ratio NAME COUNT |"
 		" shapes NAME COUNT [THREADS]\n");
 	return 2;
 }
