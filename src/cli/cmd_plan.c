@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -300,6 +301,52 @@ static int save_eval_csv(const struct sibyl_eval *e, const char *path)
 	return rc;
 }
 
+/* Why a stored profile cannot be evaluated with this request, or NULL:
+ * it must be one of this adapter, with the same work metric (a changed
+ * cost model changes what a metric means), planned with the same threads
+ * and device, over a range the adapter accepts. */
+static const char *unfit_profile(const struct sibyl_profile *p, const struct sibyl_plan_request *rq,
+				 char *why, size_t len)
+{
+	const struct sibyl_adapter *a = rq->adapter;
+	json_t *prov = p->provenance;
+	json_t *threads = json_object_get(prov, "threads");
+	const char *device = json_string_value(json_object_get(prov, "device"));
+	const char *platform = json_string_value(json_object_get(prov, "platform"));
+	json_t *samples = json_object_get(p->stats, "samples");
+
+	if (!p->npoints)
+		return "no profile points to evaluate";
+	if (!p->name || !*p->name || strcmp(p->name, a->name))
+		return snprintf(why, len, "a profile of %s, not of %s",
+				p->name && *p->name ? p->name : "an unnamed implementation",
+				a->name), why;
+	/* A profile that names no work metric (written by hand) is taken as
+	 * the adapter's. */
+	if (p->work_metric && *p->work_metric &&
+	    strcmp(p->work_metric, a->work_metric ? a->work_metric : ""))
+		return snprintf(why, len, "planned for the work metric '%s', and %s's is now '%s'",
+				p->work_metric, a->name,
+				a->work_metric ? a->work_metric : ""), why;
+	if (json_is_integer(threads) && json_integer_value(threads) != rq->config.threads)
+		return snprintf(why, len, "planned with %lld threads: give --threads %lld",
+				(long long)json_integer_value(threads),
+				(long long)json_integer_value(threads)), why;
+	if (strcmp(device ? device : "", rq->config.device ? rq->config.device : "") ||
+	    strcmp(platform ? platform : "", rq->config.platform ? rq->config.platform : ""))
+		return snprintf(why, len, "planned on platform '%s' device '%s': give the same "
+				"--platform and --device", platform ? platform : "",
+				device ? device : ""), why;
+	if (!(p->lo >= (double)a->min_metric && p->hi <= (double)a->max_metric &&
+	      p->lo == floor(p->lo) && p->hi == floor(p->hi)))
+		return snprintf(why, len, "its range %g:%g is not within %s's %" PRIu64 ":%" PRIu64,
+				p->lo, p->hi, a->name, a->min_metric, a->max_metric), why;
+	if (samples && !(json_is_integer(samples) && json_integer_value(samples) >= 1 &&
+			 json_integer_value(samples) <= 1000000))
+		return "stats.samples is not a sample count between 1 and 1000000";
+	return NULL;
+}
+
 /* --profile FILE: a profile this adapter's planner wrote before, to be
  * evaluated instead of planned.  Its range is the profile's unless
  * --range narrows it, and the baselines get the samples it took. */
@@ -308,29 +355,33 @@ static int load_planned(const struct plan_opts *o, struct sibyl_plan_request *rq
 {
 	char err[1024];
 	struct sibyl_profile *p = sibyl_profile_load(o->profile, err, sizeof(err));
+	const char *why;
 
 	memset(r, 0, sizeof(*r));
 	if (!p)
 		return sibyl_err("plan: %s", err);
-	if (!p->npoints)
-		sibyl_err("plan: %s: no profile points to evaluate", o->profile);
-	else if (!p->name || strcmp(p->name, rq->adapter->name))
-		sibyl_err("plan: %s: a profile of %s, not of %s", o->profile,
-			  p->name ? p->name : "an unnamed implementation", rq->adapter->name);
-	if (!p->npoints || !p->name || strcmp(p->name, rq->adapter->name)) {
+	if ((why = unfit_profile(p, rq, err, sizeof(err)))) {
+		sibyl_err("plan: %s: %s", o->profile, why);
 		sibyl_profile_free(p);
 		return -1;
 	}
 	json_t *samples = json_object_get(p->stats, "samples");
-	json_t *seconds = json_object_get(p->stats, "seconds");
 
 	r->profile = p;
-	r->samples = json_is_integer(samples) ? (size_t)json_integer_value(samples) : p->nsamples;
-	r->seconds = json_number_value(seconds);
+	r->samples = samples ? (size_t)json_integer_value(samples) : p->nsamples;
+	r->seconds = json_number_value(json_object_get(p->stats, "seconds"));
 	if (!o->range) {
 		rq->params.lo = (uint64_t)p->lo;
 		rq->params.hi = (uint64_t)p->hi;
+	} else if ((double)rq->params.lo < p->lo || (double)rq->params.hi > p->hi) {
+		sibyl_err("plan: --range %s is not within the profile's %g:%g", o->range, p->lo,
+			  p->hi);
+		return -1;
 	}
+	if (sibyl_plan_check(&rq->params, err, sizeof(err)))
+		return sibyl_err("plan: %s", err);
+	if (!r->samples)
+		return sibyl_err("plan: %s: no samples recorded for the baselines", o->profile);
 	return 0;
 }
 
@@ -375,8 +426,9 @@ static int run_plan(const struct plan_opts *o)
 	rq.setup_params = hooks ? hooks->setup : NULL;
 	if (o->profile) {
 		if (load_planned(o, &rq, &r)) {
+			sibyl_plan_result_free(&r);
 			sibyl_adapters_close(&l);
-			return 2;
+			return 1;
 		}
 		if (!(w = sibyl_worker_start(a, rq.setup_params, &rq.config, &rq.sampling, err,
 					     sizeof(err)))) {

@@ -33,7 +33,9 @@
  * development machine with `adapter_probe fit` over 400 shapes drawn as
  * --evaluate draws them and 200 log-uniform smaller ones, every weight
  * kept >= 0 (docs/adapter.md).  The loop and tile overheads fitted as
- * zero: a 16-lane step hides them. */
+ * zero: a 16-lane step hides them.  New weights change what a metric
+ * means: bump the cost model's number in work_metric with them, so that
+ * `plan --profile` refuses profiles planned with the old ones. */
 const double matmul_weights[MATMUL_NF] = {
 	1.0,   /* one padded multiply-accumulate */
 	0.0,   /* one inner loop over a tile row (reads one element of A) */
@@ -162,7 +164,7 @@ const struct sibyl_adapter adapter_matmul = {
 	ADAPTER_THREADED_FIELDS,
 	.name = "matmul",
 	.description = "cache-blocked matrix multiply, shape-aware metric, pthreads",
-	.work_metric = "multiply-accumulate equivalents of the blocked kernel (planned with n = p <= 128, m >= 100)",
+	.work_metric = "multiply-accumulate equivalents of the blocked kernel, cost model 2 (planned with n = p <= 128, m >= 100)",
 	.min_metric = 10000,
 	.max_metric = 640000000,
 	.setup = setup,

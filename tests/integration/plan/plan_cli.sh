@@ -70,15 +70,16 @@ json "j['mean_error_pct'] < 25" "$WORK/spin.eval" | grep -q True || fail "spin m
 # through metric_of, unless --evaluate-metrics; other adapters at metrics.
 # The profile evaluated is a stored one (--profile), written here: planning
 # matmul to the end takes a quiet machine, which a test cannot ask for.
-cat > "$WORK/mm.json" <<'JSON'
+metric=$(json "[a['work_metric'] for a in j if a['name'] == 'matmul-paper'][0]" "$WORK/list.json")
+cat > "$WORK/mm.json" <<JSON
 {"format": "sibyl-profile", "version": 1, "min_version": 1, "name": "matmul-paper",
- "range": [1, 300], "complete": true, "points": [[1, 1e-7], [300, 3e-5]],
- "stats": {"samples": 40, "seconds": 2.5}}
+ "work_metric": "$metric", "range": [1, 300], "complete": true,
+ "points": [[1, 1e-7], [300, 3e-5]], "stats": {"samples": 40, "seconds": 2.5}}
 JSON
 for mode in parameters metrics; do
 	flag=; [ $mode = metrics ] && flag=--evaluate-metrics
 	"$SIBYL" plan --adapter matmul-paper --profile "$WORK/mm.json" --evaluate 5 $flag --json \
-		> "$WORK/mm-$mode.eval"
+		--speed-guard 0 > "$WORK/mm-$mode.eval"
 	json "j['mean_error_pct'] >= 0 and j['evaluated'] == 5" "$WORK/mm-$mode.eval" |
 		grep -q True || fail "matmul-paper at random $mode: no error figure"
 	expect_eq "matmul-paper evaluated at" "$mode" "$(json "j['evaluated_at']" "$WORK/mm-$mode.eval")"
@@ -92,6 +93,14 @@ grep -q "a profile of matmul-paper, not of matmul" "$WORK/mm.err" ||
 expect_eq "spin evaluated at" "metrics" "$(json "j['evaluated_at']" "$WORK/spin.eval")"
 expect_eq "adapters evaluated at parameters" "matmul matmul-paper" \
 	"$(json "' '.join(a['name'] for a in j if a['evaluates_parameters'])" "$WORK/list.json")"
+
+# A stored profile evaluated again over part of its range: the spin
+# profile predicts the synthetic clock exactly there too, and the
+# baselines get the samples the profile records.
+"$SIBYL" plan --adapter-so "$WORK/test.so:spin" --profile "$WORK/spin.json" --range 100:1000 \
+	--evaluate 20 --speed-guard 0 --json > "$WORK/spin-again.eval"
+expect_eq "stored profile re-evaluated" "True True" "$(json "j['mean_error_pct'] < 1e-6, \
+	j['baselines']['budget'] == $(json "j['stats']['samples']" "$WORK/spin.json")" "$WORK/spin-again.eval" | tr -d '(),')"
 
 # Same seed, same samples.
 "$SIBYL" plan --adapter-so "$WORK/test.so:spin" --range 1:2000 --seed 3 --speed-guard 0 \

@@ -75,6 +75,22 @@ expect_error "truncated profile to evaluate" "cut.json: not JSON" -- \
 echo '{"format": "sibyl-profile", "version": 1, "min_version": 1, "name": "insertion-sort", "range": [1, 2], "complete": false, "points": [], "samples": [[1, 1]]}' > "$WORK/nopoints.json"
 expect_error "profile without points" "no profile points to evaluate" -- \
 	"$SIBYL" plan --adapter insertion-sort --profile "$WORK/nopoints.json" --evaluate 3
-expect_error "profile of an unnamed implementation" "not of insertion-sort" -- \
+expect_error "profile of an unnamed implementation" "a profile of an unnamed implementation, not of insertion-sort" -- \
 	"$SIBYL" plan --adapter insertion-sort --profile "$WORK/ok.json" --evaluate 3
+echo '{"format": "sibyl-profile", "version": 1, "min_version": 1, "name": "badinit", "work_metric": "microseconds", "range": [1, 2000], "points": [[1, 1e-6], [2000, 2e-3]], "stats": {"samples": 30}, "provenance": {"threads": 1}}' > "$WORK/badinit.json"
+expect_error "stored profile, adapter fails to start" "adapter badinit: init: no such device" -- \
+	"$SIBYL" plan --adapter-so "$WORK/test.so:badinit" --profile "$WORK/badinit.json" --evaluate 3
+sed 's/"threads": 1/"threads": 4/' "$WORK/badinit.json" > "$WORK/threads4.json"
+expect_error "stored profile of other threads" "planned with 4 threads: give --threads 4" -- \
+	"$SIBYL" plan --adapter-so "$WORK/test.so:badinit" --profile "$WORK/threads4.json" --evaluate 3
+sed 's/"microseconds"/"milliseconds"/' "$WORK/badinit.json" > "$WORK/metric.json"
+expect_error "stored profile of another work metric" "planned for the work metric 'milliseconds'" -- \
+	"$SIBYL" plan --adapter-so "$WORK/test.so:badinit" --profile "$WORK/metric.json" --evaluate 3
+expect_error "range beyond the stored profile" "is not within the profile's 1:2000" -- \
+	"$SIBYL" plan --adapter-so "$WORK/test.so:badinit" --profile "$WORK/badinit.json" --evaluate 3 --range 1:3000
+sed 's/"samples": 30/"samples": -5/' "$WORK/badinit.json" > "$WORK/samples.json"
+expect_error "stored profile's sample count" "stats.samples is not a sample count" -- \
+	"$SIBYL" plan --adapter-so "$WORK/test.so:badinit" --profile "$WORK/samples.json" --evaluate 3
+expect_error "stored profile and -o" "takes no -o" -- \
+	"$SIBYL" plan --adapter-so "$WORK/test.so:badinit" --profile "$WORK/badinit.json" --evaluate 3 -o "$WORK/x.json"
 echo "ok: plan errors"

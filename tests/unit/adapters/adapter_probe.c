@@ -16,6 +16,7 @@
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_multifit.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,30 +176,10 @@ static int fit_features(int count, const double (*d)[3], const double *t, double
 	return rc;
 }
 
-/* The fit at one streaming threshold with every coefficient >= 0: a
- * negative cost per tile or per streamed element is not physical and
- * makes the metric of shapes far from the fitted ones negative, so the
- * most negative feature is dropped and the rest refitted until none is
- * (an active-set walk; enough for seven features).  Returns the mean
- * relative residual, NAN when GSL cannot fit. */
-static double fit_at(int count, const double (*d)[3], const double *t, double cache_floats,
-		     gsl_vector *c)
+/* Mean relative residual of the coefficients c over the shapes. */
+static double residual(int count, const double (*d)[3], const double *t, double cache_floats,
+		       const gsl_vector *c)
 {
-	bool on[NF];
-	for (int j = 0; j < NF; j++)
-		on[j] = true;
-	for (;;) {
-		if (fit_features(count, d, t, cache_floats, on, c))
-			return NAN;
-		int worst = -1;
-		for (int j = 1; j < NF; j++) /* the MAC's weight is the unit */
-			if (gsl_vector_get(c, j) < 0 &&
-			    (worst < 0 || gsl_vector_get(c, j) < gsl_vector_get(c, worst)))
-				worst = j;
-		if (worst < 0)
-			break;
-		on[worst] = false;
-	}
 	double err = 0;
 	for (int i = 0; i < count; i++) {
 		double f[NF], pred = 0;
@@ -209,6 +190,37 @@ static double fit_at(int count, const double (*d)[3], const double *t, double ca
 		err += fabs(pred - t[i]) / t[i];
 	}
 	return err / count;
+}
+
+/* The fit at one streaming threshold with every coefficient >= 0: a
+ * negative cost per tile or per streamed element is not physical and
+ * makes the metric of shapes far from the fitted ones negative.  Every
+ * subset of the overhead features (2^7, with the constant) is fitted
+ * and the best fit whose coefficients are all >= 0 kept: exact, unlike
+ * dropping the most negative one at a time, and cheap at seven
+ * features.  The MAC's weight is always in, as the unit.  Returns the
+ * mean relative residual, NAN when nothing fits. */
+static double fit_at(int count, const double (*d)[3], const double *t, double cache_floats,
+		     gsl_vector *c)
+{
+	gsl_vector *trial = gsl_vector_alloc(NF);
+	double best = NAN;
+	for (unsigned mask = 0; mask < 1u << (NF - 1); mask++) {
+		bool on[NF] = { true }, ok = true;
+		for (int j = 1; j < NF; j++)
+			on[j] = mask >> (j - 1) & 1;
+		if (fit_features(count, d, t, cache_floats, on, trial))
+			continue;
+		for (int j = 0; j < NF; j++)
+			ok = ok && gsl_vector_get(trial, j) >= (j ? 0 : DBL_MIN);
+		double err = ok ? residual(count, d, t, cache_floats, trial) : NAN;
+		if (ok && !(err >= best)) {
+			best = err;
+			gsl_vector_memcpy(c, trial);
+		}
+	}
+	gsl_vector_free(trial);
+	return best;
 }
 
 /* The work metric "matmul" gives the shape d, with the weights in use. */
@@ -304,7 +316,7 @@ static int refit(const char *path)
 {
 	FILE *f = fopen(path, "r");
 	double (*d)[3] = NULL, *t = NULL;
-	int count = 0, cap = 0;
+	int count = 0, cap = 0, rc = 1;
 	char line[256];
 	if (!f) {
 		fprintf(stderr, "adapter_probe: %s: %s\n", path, strerror(errno));
@@ -315,29 +327,35 @@ static int refit(const char *path)
 			continue;
 		if (count == cap) {
 			cap = cap ? 2 * cap : 256;
-			d = realloc(d, (size_t)cap * sizeof(*d));
-			t = realloc(t, (size_t)cap * sizeof(*t));
-			if (!d || !t) {
+			double (*nd)[3] = realloc(d, (size_t)cap * sizeof(*d));
+			if (nd)
+				d = nd;
+			double *nt = realloc(t, (size_t)cap * sizeof(*t));
+			if (nt)
+				t = nt;
+			if (!nd || !nt) {
 				fprintf(stderr, "adapter_probe: out of memory\n");
-				return 1;
+				goto out;
 			}
 		}
-		if (sscanf(line, "%lf,%lf,%lf,%lf", &d[count][0], &d[count][1], &d[count][2],
-			   &t[count]) != 4 || !(t[count] > 0)) {
+		double *s = d[count];
+		if (sscanf(line, "%lf,%lf,%lf,%lf", &s[0], &s[1], &s[2], &t[count]) != 4 ||
+		    !(s[0] >= 1 && s[1] >= 1 && s[2] >= 1 && s[0] * s[1] * s[2] < 1e15 &&
+		      t[count] > 0 && t[count] < 1e15)) {
 			fprintf(stderr, "adapter_probe: %s: not m,n,p,time: %s", path, line);
-			return 1;
+			goto out;
 		}
 		count++;
 	}
-	fclose(f);
-	if (count < 2 * NF) {
+	if (count < 2 * NF)
 		fprintf(stderr, "adapter_probe: %s: %d shapes, a fit needs %d\n", path, count, 2 * NF);
-		return 1;
-	}
-	fit_weights(count, (const double (*)[3])d, t);
+	else
+		fit_weights(count, (const double (*)[3])d, t), rc = 0;
+out:
+	fclose(f);
 	free(d);
 	free(t);
-	return 0;
+	return rc;
 }
 
 /* The paper's evaluation without the planner's interpolation: for each
