@@ -109,10 +109,12 @@ static int run_sigstorm(int n)
  * writes how it ended into FILE. */
 static void wait_for(const char *go)
 {
-	for (int i = 0; go && i < 6000 && access(go, F_OK); i++)
-		usleep(10000);
-	if (!go)
+	if (!go) {
 		usleep(500000);
+		return;
+	}
+	for (int i = 0; i < 6000 && access(go, F_OK); i++)
+		usleep(10000);
 }
 
 static int run_outlive(int n, const char *file, const char *go)

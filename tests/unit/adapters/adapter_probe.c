@@ -139,36 +139,49 @@ static void random_shape(double *d, double max_macs)
 
 #define NF (MATMUL_NF + 1) /* and a constant */
 
-/* Weighted least squares of the times t over the features `on` of the
- * shapes d (the others' coefficients are 0): c gets the coefficients.
- * -1 when GSL cannot fit. */
-static int fit_features(int count, const double (*d)[3], const double *t, double cache_floats,
-			const bool *on, gsl_vector *c)
+/* The features of the shapes d at one streaming threshold, one row per
+ * shape, with a constant 1 last: built once, fitted for every subset. */
+static gsl_matrix *features(int count, const double (*d)[3], double cache_floats)
 {
-	int k = 0, rc;
-	for (int j = 0; j < NF; j++)
-		k += on[j];
-	gsl_matrix *x = gsl_matrix_alloc(count, k), *cov = gsl_matrix_alloc(k, k);
-	gsl_vector *y = gsl_vector_alloc(count), *w = gsl_vector_alloc(count);
-	gsl_vector *ck = gsl_vector_alloc(k);
-	gsl_multifit_linear_workspace *ws = gsl_multifit_linear_alloc(count, k);
-	double chisq;
+	gsl_matrix *x = gsl_matrix_alloc(count, NF);
 	for (int i = 0; i < count; i++) {
 		double f[NF];
 		matmul_features_at(d[i], cache_floats, f);
 		f[MATMUL_NF] = 1;
-		for (int j = 0, col = 0; j < NF; j++)
-			if (on[j])
-				gsl_matrix_set(x, i, col++, f[j]);
+		for (int j = 0; j < NF; j++)
+			gsl_matrix_set(x, i, j, f[j]);
+	}
+	return x;
+}
+
+/* Weighted least squares of the times t over the columns `on` of the
+ * features x (the others' coefficients are 0): c gets the coefficients.
+ * -1 when GSL cannot fit. */
+static int fit_features(const gsl_matrix *x, const double *t, const bool *on, gsl_vector *c)
+{
+	int count = (int)x->size1, k = 0, rc;
+	for (int j = 0; j < NF; j++)
+		k += on[j];
+	gsl_matrix *xk = gsl_matrix_alloc(count, k), *cov = gsl_matrix_alloc(k, k);
+	gsl_vector *y = gsl_vector_alloc(count), *w = gsl_vector_alloc(count);
+	gsl_vector *ck = gsl_vector_alloc(k);
+	gsl_multifit_linear_workspace *ws = gsl_multifit_linear_alloc(count, k);
+	double chisq;
+	for (int j = 0, col = 0; j < NF; j++)
+		if (on[j]) {
+			gsl_vector_const_view from = gsl_matrix_const_column(x, j);
+			gsl_matrix_set_col(xk, col++, &from.vector);
+		}
+	for (int i = 0; i < count; i++) {
 		gsl_vector_set(y, i, t[i]);
 		/* Relative error is what the planner is judged on. */
 		gsl_vector_set(w, i, 1 / (t[i] * t[i]));
 	}
-	rc = gsl_multifit_wlinear(x, w, y, ck, cov, &chisq, ws) ? -1 : 0;
+	rc = gsl_multifit_wlinear(xk, w, y, ck, cov, &chisq, ws) ? -1 : 0;
 	for (int j = 0, col = 0; j < NF; j++)
 		gsl_vector_set(c, j, on[j] ? gsl_vector_get(ck, col++) : 0);
 	gsl_multifit_linear_free(ws);
-	gsl_matrix_free(x);
+	gsl_matrix_free(xk);
 	gsl_matrix_free(cov);
 	gsl_vector_free(y);
 	gsl_vector_free(w);
@@ -176,20 +189,16 @@ static int fit_features(int count, const double (*d)[3], const double *t, double
 	return rc;
 }
 
-/* Mean relative residual of the coefficients c over the shapes. */
-static double residual(int count, const double (*d)[3], const double *t, double cache_floats,
-		       const gsl_vector *c)
+/* Mean relative residual of the coefficients c over the features x. */
+static double residual(const gsl_matrix *x, const double *t, const gsl_vector *c)
 {
+	gsl_vector *pred = gsl_vector_alloc(x->size1);
 	double err = 0;
-	for (int i = 0; i < count; i++) {
-		double f[NF], pred = 0;
-		matmul_features_at(d[i], cache_floats, f);
-		f[MATMUL_NF] = 1;
-		for (int j = 0; j < NF; j++)
-			pred += gsl_vector_get(c, j) * f[j];
-		err += fabs(pred - t[i]) / t[i];
-	}
-	return err / count;
+	gsl_blas_dgemv(CblasNoTrans, 1, x, c, 0, pred);
+	for (size_t i = 0; i < x->size1; i++)
+		err += fabs(gsl_vector_get(pred, i) - t[i]) / t[i];
+	gsl_vector_free(pred);
+	return err / (double)x->size1;
 }
 
 /* The fit at one streaming threshold with every coefficient >= 0: a
@@ -203,23 +212,25 @@ static double residual(int count, const double (*d)[3], const double *t, double 
 static double fit_at(int count, const double (*d)[3], const double *t, double cache_floats,
 		     gsl_vector *c)
 {
+	gsl_matrix *x = features(count, d, cache_floats);
 	gsl_vector *trial = gsl_vector_alloc(NF);
 	double best = NAN;
 	for (unsigned mask = 0; mask < 1u << (NF - 1); mask++) {
 		bool on[NF] = { true }, ok = true;
 		for (int j = 1; j < NF; j++)
 			on[j] = mask >> (j - 1) & 1;
-		if (fit_features(count, d, t, cache_floats, on, trial))
+		if (fit_features(x, t, on, trial))
 			continue;
 		for (int j = 0; j < NF; j++)
 			ok = ok && gsl_vector_get(trial, j) >= (j ? 0 : DBL_MIN);
-		double err = ok ? residual(count, d, t, cache_floats, trial) : NAN;
+		double err = ok ? residual(x, t, trial) : NAN;
 		if (ok && !(err >= best)) {
 			best = err;
 			gsl_vector_memcpy(c, trial);
 		}
 	}
 	gsl_vector_free(trial);
+	gsl_matrix_free(x);
 	return best;
 }
 
