@@ -257,8 +257,10 @@ static void print_result(const struct plan_opts *o, const struct sibyl_plan_requ
 		json_decref(j);
 		return;
 	}
-	printf("%s: %zu samples, %zu profile points, %zu segments, %.2f s planner time%s%s\n",
-	       rq->adapter->name, r->samples, p->npoints, p->nsegments, r->seconds,
+	/* A stored profile's figures are those of its planning, not of now. */
+	printf("%s%s%s: %zu samples, %zu profile points, %zu segments, %.2f s planner time%s%s\n",
+	       rq->adapter->name, o->profile ? ", planned in " : "", o->profile ? o->profile : "",
+	       r->samples, p->npoints, p->nsegments, r->seconds,
 	       o->output ? " -> " : "", o->output ? o->output : "");
 	if (guard) {
 		printf("speed guard: %lld runs dropped in slow phases, %lld of %lld samples "
@@ -433,6 +435,12 @@ static int run_plan(const struct plan_opts *o)
 		if (!(w = sibyl_worker_start(a, rq.setup_params, &rq.config, &rq.sampling, err,
 					     sizeof(err)))) {
 			sibyl_err("plan: %s", err);
+			status = 1;
+		} else if (!r.profile->complete) {
+			/* As when planning stops early: evaluated, and the exit
+			 * status says the profile does not span its range. */
+			sibyl_err("plan: %s: an incomplete profile (its planning stopped early); "
+				  "it is evaluated over the whole range", o->profile);
 			status = 1;
 		}
 	} else if (sibyl_plan_adapter(&rq, &r, o->evaluate > 0 ? &w : NULL)) {

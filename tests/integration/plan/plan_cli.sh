@@ -102,6 +102,28 @@ expect_eq "adapters evaluated at parameters" "matmul matmul-paper" \
 expect_eq "stored profile re-evaluated" "True True" "$(json "j['mean_error_pct'] < 1e-6, \
 	j['baselines']['budget'] == $(json "j['stats']['samples']" "$WORK/spin.json")" "$WORK/spin-again.eval" | tr -d '(),')"
 
+# The text output names the stored profile its figures come from.
+"$SIBYL" plan --adapter-so "$WORK/test.so:spin" --profile "$WORK/spin.json" --range 100:1000 \
+	--evaluate 5 --speed-guard 0 > "$WORK/spin-again.txt"
+grep -q "^spin, planned in $WORK/spin.json: " "$WORK/spin-again.txt" ||
+	fail "stored profile not named: $(head -1 "$WORK/spin-again.txt")"
+# An incomplete stored profile is evaluated as planning evaluates one that
+# stopped early: with one line saying so, and exit status 1.
+/usr/bin/python3 - "$WORK/spin.json" "$WORK/partial.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+j['complete'] = False
+json.dump(j, open(sys.argv[2], 'w'))
+PY
+if "$SIBYL" plan --adapter-so "$WORK/test.so:spin" --profile "$WORK/partial.json" --evaluate 5 \
+	--speed-guard 0 --json > "$WORK/partial.eval" 2> "$WORK/partial.err"; then
+	fail "an incomplete stored profile evaluated with exit 0"
+fi
+grep -q "an incomplete profile (its planning stopped early); it is evaluated over the whole range" \
+	"$WORK/partial.err" || fail "incomplete profile: $(cat "$WORK/partial.err")"
+expect_eq "incomplete profile still evaluated" "False 5" \
+	"$(json "str(j['complete']) + ' ' + str(j['evaluated'])" "$WORK/partial.eval")"
+
 # Same seed, same samples.
 "$SIBYL" plan --adapter-so "$WORK/test.so:spin" --range 1:2000 --seed 3 --speed-guard 0 \
 	-o "$WORK/spin2.json"
