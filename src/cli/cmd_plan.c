@@ -42,7 +42,7 @@ struct plan_opts {
 	bool list, json, force, evaluate_metrics;
 	const char *adapter, *adapter_so, *range, *output, *device, *platform, *evaluate_csv;
 	const char *fit, *profile;
-	long threads, seed, evaluate, max_samples, repeat;
+	long threads, seed, evaluate, max_samples, repeat, rounds;
 	double segment_error, sample_error, growth, confidence, timeout, max_seconds;
 	double fit_error, sample_ms, speed_guard;
 };
@@ -201,13 +201,15 @@ static int make_request(const struct plan_opts *o, const struct sibyl_adapter *a
 	rq->config.now = sibyl_plan_now;
 	if (o->repeat < 1 || o->repeat > 1000)
 		return sibyl_err("plan: --repeat: %ld is not between 1 and 1000", o->repeat);
+	if (o->rounds < 1 || o->rounds > 100)
+		return sibyl_err("plan: --rounds: %ld is not between 1 and 100", o->rounds);
 	if (!(o->sample_ms >= 0 && o->sample_ms <= 10000))
 		return sibyl_err("plan: --sample-time: %g ms is not between 0 and 10000", o->sample_ms);
 	if (!(o->speed_guard >= 0 && o->speed_guard <= 3600))
 		return sibyl_err("plan: --speed-guard: %g s is not between 0 and 3600",
 				 o->speed_guard);
 	rq->sampling = (struct sibyl_sampling){ (unsigned)o->repeat, o->sample_ms * 1e-3,
-						o->timeout, o->speed_guard };
+						o->timeout, o->speed_guard, (unsigned)o->rounds };
 	rq->progress = isatty(STDERR_FILENO);
 	return 0;
 }
@@ -228,8 +230,9 @@ static void print_result(const struct plan_opts *o, const struct sibyl_plan_requ
 			json_incref(json_object_get(p->stats, "speed_guard"));
 
 	if (o->json) {
-		json_t *j = json_pack("{sssisisIsIsIsfsb}", "adapter", rq->adapter->name,
+		json_t *j = json_pack("{sssisisisIsIsIsfsb}", "adapter", rq->adapter->name,
 				      "threads", (int)rq->config.threads, "repeat", (int)rq->sampling.repeat,
+				      "rounds", (int)rq->sampling.rounds,
 				      "samples", (json_int_t)r->samples,
 				      "points", (json_int_t)p->npoints,
 				      "segments", (json_int_t)p->nsegments, "seconds", r->seconds,
@@ -495,7 +498,7 @@ static int plan_main(int argc, char **argv)
 	struct plan_opts o = { .threads = 1, .seed = 1, .max_samples = 2000,
 			       .segment_error = 10, .sample_error = 10, .growth = 10,
 			       .confidence = 95, .timeout = 10, .max_seconds = 600, .repeat = 3,
-			       .fit_error = 3, .fit = "relative", .sample_ms = 1,
+			       .rounds = 3, .fit_error = 3, .fit = "relative", .sample_ms = 1,
 			       .speed_guard = 2 };
 	struct sibyl_option opts[] = {
 		{ "list-adapters", 0, SIBYL_OPT_FLAG, &o.list, NULL, "list the adapters and exit" },
@@ -515,9 +518,12 @@ static int plan_main(int argc, char **argv)
 		{ "timeout", 0, SIBYL_OPT_DOUBLE, &o.timeout, "SEC",
 		  "time limit of one run of a sample (10)" },
 		{ "repeat", 0, SIBYL_OPT_LONG, &o.repeat, "K",
-		  "runs per sample at least (3; the paper: 1)" },
+		  "runs per sample at least, spread over the rounds (3; the paper: 1)" },
+		{ "rounds", 0, SIBYL_OPT_LONG, &o.rounds, "N",
+		  "a sample is N rounds of its runs, 2 ms apart, and takes the fastest round's "
+		  "time (3; 1 = one round, as in the paper)" },
 		{ "sample-time", 0, SIBYL_OPT_DOUBLE, &o.sample_ms, "MS",
-		  "more runs per sample until they add up to MS (1; 0 = just --repeat)" },
+		  "more runs per round until they add up to MS (1; 0 = just --repeat)" },
 		{ "speed-guard", 0, SIBYL_OPT_DOUBLE, &o.speed_guard, "SEC",
 		  "drop runs timed while the CPU is slower than its best (a VM sharing its core) "
 		  "and run them again, spending at most SEC per sample on waiting and dropped "

@@ -32,7 +32,7 @@ static json_t *provenance(const struct sibyl_plan_request *rq)
 	const struct sibyl_adapter *a = rq->adapter;
 	const struct sibyl_plan_params *p = &rq->params;
 
-	return json_pack("{s{sssssssssssb}sisoss?ss?s{sIsIsfsfsfsfsfsssIsfsfsisfsf}ss}",
+	return json_pack("{s{sssssssssssb}sisoss?ss?s{sIsIsfsfsfsfsfsssIsfsfsisisfsf}ss}",
 			 "adapter", "name", a->name, "description", a->description ? a->description : "",
 			 "work_metric", a->work_metric ? a->work_metric : "",
 			 "params", a->params_doc ? a->params_doc : "", "source", rq->source,
@@ -45,6 +45,7 @@ static json_t *provenance(const struct sibyl_plan_request *rq)
 			 "fit_error", p->fit_error, "fit", p->relative_fit ? "relative" : "ols",
 			 "seed", (json_int_t)p->seed, "timeout", rq->sampling.timeout,
 			 "time_floor", p->time_floor, "repeat", (int)rq->sampling.repeat,
+			 "rounds", (int)rq->sampling.rounds,
 			 "min_sample_seconds", rq->sampling.min_seconds,
 			 "speed_guard_wait", rq->sampling.guard_wait,
 			 "clock", "tsc");

@@ -173,7 +173,7 @@ static double interquartile_mean(double *t, size_t n)
 	return gsl_stats_trmean_from_sorted_data(0.25, t, 1, n);
 }
 
-/* The runs of one sample so far. */
+/* The runs of one round so far. */
 struct runs {
 	size_t n;
 	double total;              /* their times added */
@@ -182,10 +182,10 @@ struct runs {
 
 /* At least `repeat` runs and, for short runs, more until they add up to
  * min_seconds (or their setups take ten times that). */
-static bool need_more(const struct sibyl_sampling *sp, const struct runs *k)
+static bool need_more(const struct sibyl_sampling *sp, unsigned repeat, const struct runs *k)
 {
-	return k->n < sp->repeat || (k->total < sp->min_seconds && k->n < SIBYL_MAX_RUNS &&
-				     k->busy < 10 * sp->min_seconds);
+	return k->n < repeat || (k->total < sp->min_seconds && k->n < SIBYL_MAX_RUNS &&
+				 k->busy < 10 * sp->min_seconds);
 }
 
 /* Groups of runs of about GROUP_SECONDS between two references: short
@@ -193,24 +193,25 @@ static bool need_more(const struct sibyl_sampling *sp, const struct runs *k)
  * (some 6 µs each) cost little. */
 #define GROUP_SECONDS 2e-3
 
-/* One sample.  Under the speed guard, each group of runs is bracketed by
+/* One round of a sample: at least `repeat` runs, its estimate in
+ * r->seconds.  Under the speed guard, each group of runs is bracketed by
  * the reference and dropped when either end ran slow; once the sample has
- * spent guard_wait on waiting and dropped groups (kept runs do not
- * count), it takes its runs as they come (and says so).  A group's
- * closing reference also opens the next group: nothing runs between
- * them, so timing a second one would only cost. */
-static void measure(const struct sibyl_worker *w, void *state, const struct sibyl_sampling *sp,
-		    struct sibyl_speed_guard *g, const struct request *rq, double *times,
-		    struct reply *r)
+ * spent its guard budget (*wait_left) on waiting and dropped groups (kept
+ * runs do not count), it takes its runs as they come (and says so).  A
+ * group's closing reference also opens the next group: nothing runs
+ * between them, so timing a second one would only cost. */
+static void measure_round(const struct sibyl_worker *w, void *state,
+			  const struct sibyl_sampling *sp, unsigned repeat,
+			  struct sibyl_speed_guard *g, const struct request *rq, double *times,
+			  double *wait_left, struct reply *r)
 {
 	struct runs k = { 0 };
 	double begin = sibyl_plan_now();
 	bool calm = false;          /* the last reference ran at the best speed */
 
-	memset(r, 0, sizeof(*r));
-	while (need_more(sp, &k)) {
+	while (need_more(sp, repeat, &k)) {
 		bool watch = sp->guard_wait > 0 && !r->unguarded;
-		double deadline = begin + k.busy + sp->guard_wait;
+		double deadline = begin + k.busy + *wait_left;
 		struct runs before = k;
 
 		if (watch && !calm)
@@ -228,7 +229,7 @@ static void measure(const struct sibyl_worker *w, void *state, const struct siby
 			times[k.n++] = one.seconds;
 			k.total += one.seconds;
 			k.busy = before.busy + sibyl_plan_now() - start;
-		} while (need_more(sp, &k) && sibyl_plan_now() - start < GROUP_SECONDS);
+		} while (need_more(sp, repeat, &k) && sibyl_plan_now() - start < GROUP_SECONDS);
 		if (!watch)
 			continue;
 		calm = calm && sibyl_speed_guard_calm(g);
@@ -241,7 +242,42 @@ static void measure(const struct sibyl_worker *w, void *state, const struct siby
 		if (r->unguarded)
 			sibyl_speed_guard_give_up(g);
 	}
+	*wait_left = fmax(0, *wait_left - (sibyl_plan_now() - begin - k.busy));
 	r->seconds = interquartile_mean(times, k.n);
+}
+
+/* Rounds of a sample start this far apart (a sleep): a round caught in a
+ * slow stretch of a few milliseconds is then unlikely to share it with
+ * the next one (docs/plan.md, "Rounds"). */
+#define ROUND_GAP_NS 2000000L
+
+/* One sample: sp->rounds rounds, each of repeat / rounds runs (rounded
+ * up), sharing the guard's budget.  The sample is the fastest round's
+ * estimate: within a round, run times vary both ways with the data and
+ * are averaged; between rounds, what differs is the interference a
+ * round met, which only ever adds time. */
+static void measure(const struct sibyl_worker *w, void *state, const struct sibyl_sampling *sp,
+		    struct sibyl_speed_guard *g, const struct request *rq, double *times,
+		    struct reply *r)
+{
+	unsigned rounds = sp->rounds ? sp->rounds : 1;
+	unsigned repeat = (sp->repeat + rounds - 1) / rounds;
+	double wait_left = sp->guard_wait, fastest = 0;
+
+	memset(r, 0, sizeof(*r));
+	for (unsigned i = 0; i < rounds; i++) {
+		if (i) {
+			struct timespec gap = { 0, ROUND_GAP_NS };
+
+			nanosleep(&gap, NULL);
+		}
+		measure_round(w, state, sp, repeat, g, rq, times, &wait_left, r);
+		if (r->status)
+			return;
+		if (i == 0 || r->seconds < fastest)
+			fastest = r->seconds;
+	}
+	r->seconds = fastest;
 	r->reference_best = g->best;
 	r->best_raised = g->raised;
 }
@@ -373,6 +409,20 @@ static int await(struct sibyl_worker *w, struct reply *r, const char *at, char *
 	return 0;
 }
 
+/* The limit is per run; a sample is `repeat` runs (rounded up to a
+ * multiple of the rounds), plus the dropped warm-up run of the first
+ * request, plus each round's short runs that fill min_seconds (their
+ * setups stop after ten times that), plus the gaps between rounds and
+ * the speed guard's wait. */
+double sibyl_sample_time_limit(const struct sibyl_sampling *sp)
+{
+	unsigned rounds = sp->rounds ? sp->rounds : 1;
+	unsigned runs = (sp->repeat + rounds - 1) / rounds * rounds;
+
+	return sp->timeout * (runs + 1) + rounds * 10 * sp->min_seconds +
+	       (rounds - 1) * ROUND_GAP_NS * 1e-9 + sp->guard_wait;
+}
+
 struct sibyl_worker *sibyl_worker_start(const struct sibyl_adapter *a,
 					sibyl_setup_params_fn setup_params,
 					const struct sibyl_adapter_config *config,
@@ -414,11 +464,7 @@ struct sibyl_worker *sibyl_worker_start(const struct sibyl_adapter *a,
 	w->timeout = fmax(60, 6 * sp->timeout);
 	int rc = await(w, &r, " in init", err, errlen);
 
-	/* The limit is per run; a sample is `repeat` runs, plus the dropped
-	 * warm-up run of the first request, plus the short runs that fill
-	 * min_seconds (their setups stop after ten times that), plus the
-	 * speed guard's wait. */
-	w->timeout = sp->timeout * (sp->repeat + 1) + 10 * sp->min_seconds + sp->guard_wait;
+	w->timeout = sibyl_sample_time_limit(sp);
 	w->stats.reference_first = w->stats.reference_best = r.reference_best;
 	if (rc == 0 && r.status) {
 		snprintf(err, errlen, "adapter %s: init: %s", a->name, r.msg);

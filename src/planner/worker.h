@@ -26,24 +26,28 @@ void sibyl_plan_clock_init(void);
 /* The median step between two back-to-back reads of that clock (seconds). */
 double sibyl_plan_resolution(void);
 
-/* How one sample is measured.  It is at least `repeat` runs, each with
- * its own setup and teardown, and more while their times add up to less
- * than min_seconds (at most SIBYL_MAX_RUNS): one short run is mostly the
- * clock's tick and its input's luck.  The sample is the mean of the
- * middle half of the run times (the median of fewer than four).
+/* How one sample is measured.  It is `rounds` rounds, 2 ms apart, and
+ * the fastest round's estimate.  A round is at least repeat / rounds
+ * runs (rounded up), each with its own setup and teardown, and more while
+ * their times add up to less than min_seconds (at most SIBYL_MAX_RUNS):
+ * one short run is mostly the clock's tick and its input's luck.  A
+ * round's estimate is the mean of the middle half of its run times (the
+ * median of fewer than four).
  * With guard_wait > 0 the runs go in groups timed only while the CPU
  * runs at its best speed (planner/speed_guard.h): a group run in a slow
  * phase is dropped and run again, and once waiting and dropped groups
  * have cost guard_wait seconds the sample takes its runs as they come.
- * `timeout` is per run, so a sample may take
- * (repeat + 1) * timeout + 10 * min_seconds + guard_wait before it counts
- * as hung. */
+ * `timeout` is per run; sibyl_sample_time_limit() is how long a whole
+ * sample may take before it counts as hung. */
 struct sibyl_sampling {
 	unsigned repeat;           /* >= 1 */
 	double min_seconds;
 	double timeout;
 	double guard_wait;         /* 0: no speed guard */
+	unsigned rounds;           /* >= 1 */
 };
+
+double sibyl_sample_time_limit(const struct sibyl_sampling *sp);
 
 /* What the speed guard did over a worker's samples so far. */
 struct sibyl_worker_stats {

@@ -10,7 +10,7 @@ grep -q '^insertion-sort ' "$WORK/list" || fail "insertion-sort not listed"
 "$SIBYL" plan --list-adapters --json > "$WORK/list.json"
 range=$(json "[str(a['min'])+':'+str(a['max']) for a in j if a['name']=='insertion-sort'][0]" "$WORK/list.json")
 grep -q "^insertion-sort  *$range " "$WORK/list" || fail "table and JSON disagree on the range ($range)"
-expect_eq "adapters in the .so" "spin crash hang badinit" \
+expect_eq "adapters in the .so" "spin crash hang badinit flicker" \
 	"$("$SIBYL" plan --list-adapters --adapter-so "$WORK/test.so" --json | /usr/bin/python3 -c 'import json,sys; print(" ".join(a["name"] for a in json.load(sys.stdin)))')"
 
 # A built-in adapter on a small range; loose thresholds keep it quick on a
@@ -57,11 +57,24 @@ expect_eq "speed guard in the profile" "2.0 True" \
 	"$(json "str(j['provenance']['parameters']['speed_guard_wait']) + ' ' + \
 	str(j['stats']['speed_guard']['samples'] == j['stats']['samples'])" "$WORK/spin.json")"
 # The fit is recorded: relative residuals by default, the paper's with --fit ols.
-"$SIBYL" plan --adapter-so "$WORK/test.so:spin" --range 1:2000 --speed-guard 0 --fit ols \
+"$SIBYL" plan --adapter-so "$WORK/test.so:spin" --range 1:2000 --speed-guard 0 --fit ols --rounds 1 \
 	--evaluate 5 --json -o "$WORK/ols.json" > "$WORK/noguard.eval"
 expect_eq "no speed guard" "False" "$(json "'speed_guard' in j" "$WORK/noguard.eval")"
 expect_eq "fit recorded" "relative ols" "$(json "j['provenance']['parameters']['fit']" \
 	"$WORK/spin.json") $(json "j['provenance']['parameters']['fit']" "$WORK/ols.json")"
+expect_eq "rounds recorded" "3 1" "$(json "j['provenance']['parameters']['rounds']" \
+	"$WORK/spin.json") $(json "j['provenance']['parameters']['rounds']" "$WORK/ols.json")"
+# A sample is the fastest of its rounds: with one run per round, the
+# flicker adapter's samples are its nominal times (slowed on two runs of
+# three); in one round of three runs, the median is slowed.
+for rounds in 3 1; do
+	"$SIBYL" plan --adapter-so "$WORK/test.so:flicker" --range 1:2000 --speed-guard 0 \
+		--repeat 3 --sample-time 0 --rounds $rounds --max-samples 30 \
+		-o "$WORK/flicker-$rounds.json" > /dev/null || true
+done
+expect_eq "fastest round" "1.0 1.5" "$(for rounds in 3 1; do json \
+	"' '.join(sorted({'%.1f' % (s[1] / (2e-6 + s[0] * 1e-6)) for s in j['samples']}))" \
+	"$WORK/flicker-$rounds.json"; done | tr '\n' ' ' | sed 's/ $//')"
 err=$(json "j['mean_error_pct']" "$WORK/spin.eval")
 echo "spin: mean error $err%"
 json "j['mean_error_pct'] < 25" "$WORK/spin.eval" | grep -q True || fail "spin mean error $err%"

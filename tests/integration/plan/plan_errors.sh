@@ -24,6 +24,8 @@ expect_error "range not numbers" "is not LO:HI" -- "$SIBYL" plan --adapter inser
 expect_error "range backwards" "fewer than 5" -- "$SIBYL" plan --adapter insertion-sort --range 100:10 -o "$WORK/x.json"
 expect_error "bad --speed-guard" "speed-guard: -1 s is not between 0 and 3600" -- \
 	"$SIBYL" plan --adapter insertion-sort --speed-guard -1 -o "$WORK/x.json"
+expect_error "bad --rounds" "rounds: 0 is not between 1 and 100" -- \
+	"$SIBYL" plan --adapter insertion-sort --rounds 0 -o "$WORK/x.json"
 expect_error "bad --fit" "fit: 'wls' is neither 'relative' nor 'ols'" -- \
 	"$SIBYL" plan --adapter insertion-sort --fit wls -o "$WORK/x.json"
 expect_error "CSV without evaluation" "evaluate-csv needs --evaluate N" -- \
@@ -44,7 +46,7 @@ expect_error "failing init" "adapter badinit: init: no such device" -- \
 expect_error "crashing adapter" "adapter crash crashed (signal 11.*) at work metric" -- \
 	"$SIBYL" plan --adapter-so "$WORK/test.so:crash" --range 1:2000 -o "$WORK/crash.json"
 expect_error "hanging adapter" "adapter hang timed out after 2 s at work metric" -- \
-	"$SIBYL" plan --adapter-so "$WORK/test.so:hang" --range 1:2000 --timeout 1 --repeat 1 --sample-time 0 --speed-guard 0 -o "$WORK/hang.json"
+	"$SIBYL" plan --adapter-so "$WORK/test.so:hang" --range 1:2000 --timeout 1 --repeat 1 --rounds 1 --sample-time 0 --speed-guard 0 -o "$WORK/hang.json"
 if [ -e "$WORK/crash.json" ]; then
 	expect_eq "partial profile marked" "False" "$(json "j['complete']" "$WORK/crash.json")"
 	json "j['points'][-1][0] < 50" "$WORK/crash.json" | grep -q True || fail "partial profile beyond the crash"

@@ -1,7 +1,8 @@
 /*
  * Adapters for the plan integration tests, built into a .so at test time
  * (cc -shared): "spin" waits metric microseconds on the planner's clock
- * and reports the nominal time (a noise-free linear profile), "crash"
+ * and reports the nominal time (a noise-free linear profile), "flicker"
+ * reports 1.5 times that on two runs of every three, "crash"
  * dies with SIGSEGV and "hang" never returns from metric 50 on;
  * "badinit" fails in init.  With -DBAD_ABI the object claims a future
  * ABI version.
@@ -51,6 +52,14 @@ static double spin(void *state, void *sample, uint64_t metric)
 	return nominal;
 }
 
+/* A machine slowed on two runs of every three, on the same clock. */
+static double flicker(void *state, void *sample, uint64_t metric)
+{
+	static unsigned long calls;
+
+	return spin(state, sample, metric) * (calls++ % 3 ? 1.5 : 1);
+}
+
 static double crash(void *state, void *sample, uint64_t metric)
 {
 	if (metric >= 50)
@@ -71,13 +80,13 @@ static double hang(void *state, void *sample, uint64_t metric)
 
 static const struct sibyl_adapter adapters[] = {
 	ADAPTER("spin", init, spin), ADAPTER("crash", init, crash), ADAPTER("hang", init, hang),
-	ADAPTER("badinit", bad_init, spin),
+	ADAPTER("badinit", bad_init, spin), ADAPTER("flicker", init, flicker),
 };
 static const struct sibyl_adapter *const list[] = { &adapters[0], &adapters[1], &adapters[2],
-						    &adapters[3] };
+						    &adapters[3], &adapters[4] };
 
 const struct sibyl_adapter *const *sibyl_adapters(size_t *count)
 {
-	*count = 4;
+	*count = 5;
 	return list;
 }
