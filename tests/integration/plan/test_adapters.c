@@ -2,7 +2,8 @@
  * Adapters for the plan integration tests, built into a .so at test time
  * (cc -shared): "spin" waits metric microseconds on the planner's clock
  * and reports the nominal time (a noise-free linear profile), "flicker"
- * reports 1.5 times that on two runs of every three, "crash"
+ * reports 1.5 times that on two runs of every three (which two depends
+ * on the metric, so the fast one is not always a sample's last), "crash"
  * dies with SIGSEGV and "hang" never returns from metric 50 on;
  * "badinit" fails in init.  With -DBAD_ABI the object claims a future
  * ABI version.
@@ -57,7 +58,7 @@ static double flicker(void *state, void *sample, uint64_t metric)
 {
 	static unsigned long calls;
 
-	return spin(state, sample, metric) * (calls++ % 3 ? 1.5 : 1);
+	return spin(state, sample, metric) * (calls++ % 3 == metric % 3 ? 1 : 1.5);
 }
 
 static double crash(void *state, void *sample, uint64_t metric)
