@@ -251,6 +251,17 @@ static void measure_round(const struct sibyl_worker *w, void *state,
  * the next one (docs/plan.md, "Rounds"). */
 #define ROUND_GAP_NS 2000000L
 
+static unsigned rounds_of(const struct sibyl_sampling *sp)
+{
+	return sp->rounds ? sp->rounds : 1;
+}
+
+/* The `repeat` runs shared out among the rounds, rounded up. */
+static unsigned runs_per_round(const struct sibyl_sampling *sp)
+{
+	return (sp->repeat + rounds_of(sp) - 1) / rounds_of(sp);
+}
+
 /* One sample: sp->rounds rounds, each of repeat / rounds runs (rounded
  * up), sharing the guard's budget.  The sample is the fastest round's
  * estimate: within a round, run times vary both ways with the data and
@@ -260,8 +271,7 @@ static void measure(const struct sibyl_worker *w, void *state, const struct siby
 		    struct sibyl_speed_guard *g, const struct request *rq, double *times,
 		    struct reply *r)
 {
-	unsigned rounds = sp->rounds ? sp->rounds : 1;
-	unsigned repeat = (sp->repeat + rounds - 1) / rounds;
+	unsigned rounds = rounds_of(sp), repeat = runs_per_round(sp);
 	double wait_left = sp->guard_wait, fastest = 0;
 
 	memset(r, 0, sizeof(*r));
@@ -416,8 +426,7 @@ static int await(struct sibyl_worker *w, struct reply *r, const char *at, char *
  * the speed guard's wait. */
 double sibyl_sample_time_limit(const struct sibyl_sampling *sp)
 {
-	unsigned rounds = sp->rounds ? sp->rounds : 1;
-	unsigned runs = (sp->repeat + rounds - 1) / rounds * rounds;
+	unsigned rounds = rounds_of(sp), runs = runs_per_round(sp) * rounds;
 
 	return sp->timeout * (runs + 1) + rounds * 10 * sp->min_seconds +
 	       (rounds - 1) * ROUND_GAP_NS * 1e-9 + sp->guard_wait;

@@ -88,6 +88,6 @@ static const struct sibyl_adapter *const list[] = { &adapters[0], &adapters[1], 
 
 const struct sibyl_adapter *const *sibyl_adapters(size_t *count)
 {
-	*count = 5;
+	*count = sizeof(list) / sizeof(list[0]);
 	return list;
 }
