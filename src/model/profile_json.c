@@ -97,35 +97,18 @@ static int bad(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
-/* [[x, y], ...] with finite numbers; points must not go backwards. */
-static int read_points(json_t *a, const char *what, bool sorted, struct sibyl_point **out,
-		       size_t *n, char *err, size_t errlen)
+/* [x, y] with finite numbers. */
+static int read_point(json_t *v, void *item)
 {
-	size_t i;
-	json_t *v;
+	struct sibyl_point *pt = item;
+	json_t *x = json_array_get(v, 0), *y = json_array_get(v, 1);
 
-	*out = NULL;
-	*n = 0;
-	if (!a)
-		return 0;
-	if (!json_is_array(a))
-		return bad(err, errlen, "\"%s\" is not an array", what);
-	*out = calloc(json_array_size(a) + 1, sizeof(**out));
-	json_array_foreach(a, i, v) {
-		json_t *x = json_array_get(v, 0), *y = json_array_get(v, 1);
-
-		if (!json_is_array(v) || json_array_size(v) != 2 || !json_is_number(x) ||
-		    !json_is_number(y))
-			return bad(err, errlen, "\"%s\"[%zu] is not a pair of numbers", what, i);
-		(*out)[i].x = json_number_value(x);
-		(*out)[i].y = json_number_value(y);
-		if (!isfinite((*out)[i].x) || !isfinite((*out)[i].y))
-			return bad(err, errlen, "\"%s\"[%zu] is not finite", what, i);
-		if (sorted && i && (*out)[i].x < (*out)[i - 1].x)
-			return bad(err, errlen, "\"%s\" are not sorted by work metric", what);
-		*n = i + 1;
-	}
-	return 0;
+	if (!json_is_array(v) || json_array_size(v) != 2 || !json_is_number(x) ||
+	    !json_is_number(y))
+		return -1;
+	pt->x = json_number_value(x);
+	pt->y = json_number_value(y);
+	return isfinite(pt->x) && isfinite(pt->y) ? 0 : -1;
 }
 
 static int read_segment(json_t *v, void *item)
@@ -152,11 +135,11 @@ static int read_piece(json_t *v, void *item)
 	return 0;
 }
 
-/* An optional array of objects, each read by `one` into items of `size`
- * bytes; `needs` names the keys for the error message. */
-static int read_objects(json_t *a, const char *what, const char *needs, size_t size,
-			int (*one)(json_t *v, void *item), void **items, size_t *n,
-			char *err, size_t errlen)
+/* An optional array of items, each read by `one` into items of `size`
+ * bytes; `what_each` says what an item must be, for the error message. */
+static int read_array(json_t *a, const char *what, const char *what_each, size_t size,
+		      int (*one)(json_t *v, void *item), void **items, size_t *n,
+		      char *err, size_t errlen)
 {
 	size_t i;
 	json_t *v;
@@ -166,11 +149,22 @@ static int read_objects(json_t *a, const char *what, const char *needs, size_t s
 	if (!json_is_array(a))
 		return bad(err, errlen, "\"%s\" is not an array", what);
 	*items = calloc(json_array_size(a) + 1, size);
+	if (!*items)
+		return bad(err, errlen, "\"%s\": out of memory", what);
 	json_array_foreach(a, i, v) {
 		if (one(v, (char *)*items + i * size))
-			return bad(err, errlen, "\"%s\"[%zu] lacks %s", what, i, needs);
+			return bad(err, errlen, "\"%s\"[%zu] is not %s", what, i, what_each);
 		*n = i + 1;
 	}
+	return 0;
+}
+
+/* Profile points must not go backwards. */
+static int check_sorted(const struct sibyl_point *v, size_t n, char *err, size_t errlen)
+{
+	for (size_t i = 1; i < n; i++)
+		if (v[i].x < v[i - 1].x)
+			return bad(err, errlen, "\"points\" are not sorted by work metric");
 	return 0;
 }
 
@@ -198,19 +192,24 @@ static int read_body(json_t *j, struct sibyl_profile *p, char *err, size_t errle
 	p->name = strdup(name);
 	p->work_metric = strdup(metric);
 	p->complete = complete;
-	void *segments = NULL, *pieces = NULL;
-	int rc = read_points(json_object_get(j, "points"), "points", true, &p->points,
-			     &p->npoints, err, errlen) ||
-		 read_points(json_object_get(j, "samples"), "samples", false, &p->samples,
-			     &p->nsamples, err, errlen) ||
-		 read_objects(json_object_get(j, "segments"), "segments",
-			      "from/to/intercept/slope", sizeof(*p->segments), read_segment,
-			      &segments, &p->nsegments, err, errlen) ||
-		 read_objects(json_object_get(j, "pieces"), "pieces", "from/to/implementation",
-			      sizeof(*p->pieces), read_piece, &pieces, &p->npieces, err, errlen);
+	void *points = NULL, *samples = NULL, *segments = NULL, *pieces = NULL;
+	int rc = read_array(json_object_get(j, "points"), "points", "a pair of finite numbers",
+			    sizeof(*p->points), read_point, &points, &p->npoints, err, errlen) ||
+		 read_array(json_object_get(j, "samples"), "samples", "a pair of finite numbers",
+			    sizeof(*p->samples), read_point, &samples, &p->nsamples, err,
+			    errlen) ||
+		 read_array(json_object_get(j, "segments"), "segments",
+			    "an object with from/to/intercept/slope", sizeof(*p->segments),
+			    read_segment, &segments, &p->nsegments, err, errlen) ||
+		 read_array(json_object_get(j, "pieces"), "pieces",
+			    "an object with from/to/implementation", sizeof(*p->pieces),
+			    read_piece, &pieces, &p->npieces, err, errlen);
 
-	p->segments = segments;    /* owned by p even when reading failed */
+	p->points = points;        /* owned by p even when reading failed */
+	p->samples = samples;
+	p->segments = segments;
 	p->pieces = pieces;
+	rc = rc || check_sorted(p->points, p->npoints, err, errlen);
 	if (rc)
 		return -1;
 	/* A planner stopped before its first segment keeps its samples in a

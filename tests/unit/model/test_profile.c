@@ -136,16 +136,19 @@ static void test_rejects(void **state)
 	expect_rejected("{\"format\": \"sibyl-profile\", \"version\": 1, \"min_version\": 1, "
 			"\"range\": [1, 2], \"points\": []}", "no points");
 	expect_rejected("{\"format\": \"sibyl-profile\", \"version\": 1, \"min_version\": 1, "
+			"\"range\": [1, 2], \"points\": [[1, 2]], \"samples\": [[1, 2], [3]]}",
+			"\"samples\"[1] is not a pair of finite numbers");
+	expect_rejected("{\"format\": \"sibyl-profile\", \"version\": 1, \"min_version\": 1, "
 			"\"range\": [1, 2], \"complete\": true, \"points\": []}", "no points");
 	expect_rejected("{\"format\": \"sibyl-profile\", \"version\": 1, \"min_version\": 1, "
 			"\"points\": [[1, 1]]}", "range");
 	expect_rejected("{\"format\": \"sibyl-profile\", \"version\": 1, \"min_version\": 1, "
 			"\"range\": [1, 2], \"points\": [[1, 2]], \"segments\": [{\"from\": 1}]}",
-			"\"segments\"[0] lacks from/to/intercept/slope");
+			"\"segments\"[0] is not an object with from/to/intercept/slope");
 	expect_rejected("{\"format\": \"sibyl-profile\", \"version\": 1, \"min_version\": 1, "
 			"\"range\": [1, 2], \"points\": [[1, 2]], \"pieces\": [{\"from\": 1, "
 			"\"to\": 2, \"implementation\": \"a\"}, {\"to\": 3}]}",
-			"\"pieces\"[1] lacks from/to/implementation");
+			"\"pieces\"[1] is not an object with from/to/implementation");
 }
 
 int main(void)
