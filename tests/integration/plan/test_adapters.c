@@ -83,11 +83,16 @@ static const struct sibyl_adapter adapters[] = {
 	ADAPTER("spin", init, spin), ADAPTER("crash", init, crash), ADAPTER("hang", init, hang),
 	ADAPTER("badinit", bad_init, spin), ADAPTER("flicker", init, flicker),
 };
-static const struct sibyl_adapter *const list[] = { &adapters[0], &adapters[1], &adapters[2],
-						    &adapters[3], &adapters[4] };
+#define NADAPTERS (sizeof(adapters) / sizeof(adapters[0]))
 
+/* The ABI wants a list of pointers: made from the array, so an adapter
+ * is added in one place. */
 const struct sibyl_adapter *const *sibyl_adapters(size_t *count)
 {
-	*count = sizeof(list) / sizeof(list[0]);
+	static const struct sibyl_adapter *list[NADAPTERS];
+
+	for (size_t i = 0; i < NADAPTERS; i++)
+		list[i] = &adapters[i];
+	*count = NADAPTERS;
 	return list;
 }
