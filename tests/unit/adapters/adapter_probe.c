@@ -3,8 +3,9 @@
  * timings, which on a shared machine are only indicative.
  *
  *   adapter_probe top [NAME] [THREADS]   time one sample at max_metric
- *   adapter_probe fit COUNT [drawn]      least-squares cost of "matmul" (drawn:
- *       over the shapes --evaluate draws); prints each shape's "m,n,p,time"
+ *   adapter_probe fit COUNT [drawn|planned]  least-squares cost of "matmul" (drawn:
+ *       over the shapes --evaluate draws; planned: over those the planner
+ *       samples); prints each shape's "m,n,p,time"
  *   adapter_probe refit FILE             the same fit over shapes printed before
  *   adapter_probe ratio NAME COUNT       time per metric unit, random shapes
  *   adapter_probe shapes NAME COUNT [THREADS]  paper-style check: COUNT random
@@ -278,14 +279,33 @@ static void fit_weights(int count, const double (*d)[3], const double *t)
 	gsl_vector_free(best_c);
 }
 
+enum fit_shapes { LOG_UNIFORM, DRAWN, PLANNED, NOT_A_SET };
+
+/* The shape the planner samples at the i-th metric of a low-discrepancy
+ * sequence over the adapter's range (its own setup): spread evenly
+ * whatever the count, and not the evaluation's metrics. */
+static void planned_shape(const struct adapter_internal *in, void *state, int i, double *d)
+{
+	const struct sibyl_adapter *a = in->adapter;
+	double golden = 0.6180339887498949, u = fmod(golden * (i + 1), 1.0);
+	uint64_t metric = a->min_metric + (uint64_t)(u * (double)(a->max_metric - a->min_metric));
+	void *sample;
+	if (a->setup(state, metric, &sample) != 0)
+		exit(1);
+	in->params_of(sample, d);
+	a->teardown(state, sample);
+}
+
 /* Fit matmul_weights over COUNT shapes: log-uniform ones of at most 1e8
- * multiply-accumulates (random_shape), or with `drawn` the shapes the
- * evaluation draws (the adapter's own draw over its whole range, from a
- * seed stream of its own so they are not the evaluation's; the draw
- * solves one dimension through the current weights, which only decides
- * which shapes are drawn).  Each shape is printed as it is timed, so
- * `refit` can fit the same measurements again. */
-static void fit(int count, bool drawn)
+ * multiply-accumulates (random_shape), the shapes the evaluation draws
+ * (DRAWN: the adapter's own draw over its whole range, from a seed
+ * stream of its own so they are not the evaluation's; the draw solves
+ * one dimension through the current weights, which only decides which
+ * shapes are drawn), or the shapes the planner samples (PLANNED), which
+ * a fit must get right: every other shape is predicted through them.
+ * Each shape is printed as it is timed, so `refit` can fit the same
+ * measurements again. */
+static void fit(int count, enum fit_shapes which)
 {
 	const struct adapter_internal *in = find("matmul");
 	const struct sibyl_adapter *a = in->adapter;
@@ -296,9 +316,11 @@ static void fit(int count, bool drawn)
 		exit(1);
 	}
 	for (int i = 0; i < count; i++) {
-		if (drawn)
+		if (which == DRAWN)
 			in->params.draw(0xf17f17ull + 7919ull * (uint64_t)i, a->min_metric,
 					a->max_metric, d[i]);
+		else if (which == PLANNED)
+			planned_shape(in, state, i, d[i]);
 		else
 			random_shape(d[i], 1e8);
 		/* Time relative to a fixed reference product run alternately:
@@ -446,12 +468,15 @@ int main(int argc, char **argv)
 		    argc > 3 ? (unsigned)atoi(argv[3]) : 1);
 		return 0;
 	}
-	if ((argc == 3 || (argc == 4 && !strcmp(argv[3], "drawn"))) && !strcmp(argv[1], "fit")) {
-		if (atoi(argv[2]) < 2 * NF) {
-			fprintf(stderr, "adapter_probe: fit needs at least %d shapes\n", 2 * NF);
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "fit")) {
+		enum fit_shapes which = argc == 3 ? LOG_UNIFORM :
+			!strcmp(argv[3], "drawn") ? DRAWN :
+			!strcmp(argv[3], "planned") ? PLANNED : NOT_A_SET;
+		if (atoi(argv[2]) < 2 * NF || which == NOT_A_SET) {
+			fprintf(stderr, "adapter_probe: fit COUNT [drawn|planned], COUNT >= %d\n", 2 * NF);
 			return 2;
 		}
-		fit(atoi(argv[2]), argc == 4);
+		fit(atoi(argv[2]), which);
 		return 0;
 	}
 	if (argc == 3 && !strcmp(argv[1], "refit"))
@@ -460,7 +485,7 @@ int main(int argc, char **argv)
 		shapes(argv[2], atoi(argv[3]), argc == 5 ? (unsigned)atoi(argv[4]) : 1);
 		return 0;
 	}
-	fprintf(stderr, "usage: adapter_probe top [NAME|all] [THREADS] | fit COUNT [drawn] | refit FILE |"
+	fprintf(stderr, "usage: adapter_probe top [NAME|all] [THREADS] | fit COUNT [drawn|planned] | refit FILE |"
 		" ratio NAME COUNT |"
 		" shapes NAME COUNT [THREADS]\n");
 	return 2;
