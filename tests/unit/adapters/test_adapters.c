@@ -173,6 +173,14 @@ static void random_samples(const struct adapter_internal *in, unsigned threads)
 		a->teardown(state, sample);
 	}
 	assert_true(differ >= 15);   /* the seed picks the shape */
+	/* A shape past every block edge of the blocked kernel (256 rows,
+	 * 32 x 128 tiles), none of them whole. */
+	const double edges[3] = { 517, 45, 141 };
+	void *sample;
+	assert_int_equal(in->params.setup(state, edges, 3, &sample), 0);
+	assert_true(a->run(state, sample, (uint64_t)a->metric_of(edges, 3)) >= 0);
+	assert_int_equal(in->verify(state, sample, 0), 0);
+	a->teardown(state, sample);
 	a->fini(state);
 }
 
