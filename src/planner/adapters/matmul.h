@@ -55,9 +55,9 @@ double matmul_timed(void *state, struct matmul_sample *s, matmul_kernel_fn kerne
  * matmul_weights[i] * f[i]. */
 #define MATMUL_NF 7
 void matmul_features(const double d[3], double f[MATMUL_NF]);
-/* The same with the streaming terms' threshold given: a matrix of more
- * than `cache_floats` floats streams from beyond L2 (adapter_probe fit
- * tries several). */
+/* The same with the streaming terms' threshold given: A, C or B's
+ * 128-column panel of more than `cache_floats` floats is read again from
+ * beyond L2 (adapter_probe fit tries several). */
 void matmul_features_at(const double d[3], double cache_floats, double f[MATMUL_NF]);
 extern const double matmul_weights[MATMUL_NF];
 
