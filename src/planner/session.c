@@ -56,8 +56,9 @@ json_t *sibyl_speed_guard_json(const struct sibyl_worker *w)
 	struct sibyl_worker_stats s;
 
 	sibyl_worker_stats(w, &s);
-	return json_pack("{sIsIsIsfsfsI}", "samples", (json_int_t)s.samples,
+	return json_pack("{sIsIsIsIsfsfsI}", "samples", (json_int_t)s.samples,
 			 "dropped_runs", (json_int_t)s.dropped_runs,
+			 "dropped_inside_runs", (json_int_t)s.dropped_inside_runs,
 			 "unguarded_samples", (json_int_t)s.unguarded_samples,
 			 "reference_first_ns", s.reference_first * 1e9,
 			 "reference_best_ns", s.reference_best * 1e9,

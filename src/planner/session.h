@@ -32,8 +32,8 @@ int sibyl_plan_adapter(const struct sibyl_plan_request *rq, struct sibyl_plan_re
 		       struct sibyl_worker **keep);
 
 /* The speed guard's statistics over a worker's samples so far (a JSON
- * object: samples, dropped_runs, unguarded_samples, reference_first_ns,
- * reference_best_ns). */
+ * object: samples, dropped_runs, dropped_inside_runs, unguarded_samples,
+ * reference_first_ns, reference_best_ns, best_raised). */
 json_t *sibyl_speed_guard_json(const struct sibyl_worker *w);
 
 #endif

@@ -1,8 +1,13 @@
 /* The speed guard's reference loop and its calm test (speed_guard.h). */
+#define _GNU_SOURCE
 #include "planner/speed_guard.h"
 #include "planner/worker.h"
 
 #include <math.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 typedef float vec4 __attribute__((vector_size(16)));
 
@@ -37,9 +42,15 @@ static double __attribute__((noinline)) ALIGN_LOOPS reference_once(void)
 	return sibyl_plan_now() - start;
 }
 
+/* The fastest of three back-to-back runs: an interrupt is not a phase. */
+static double reference_time(void)
+{
+	return fmin(reference_once(), fmin(reference_once(), reference_once()));
+}
+
 static double reference(struct sibyl_speed_guard *g)
 {
-	double t = fmin(reference_once(), fmin(reference_once(), reference_once()));
+	double t = reference_time();
 
 	if (!(g->best > 0) || t < g->best)
 		g->best = t;
@@ -91,4 +102,79 @@ bool sibyl_speed_guard_wait(struct sibyl_speed_guard *g, double deadline)
 		if (sibyl_plan_now() >= deadline)
 			return false;
 	}
+}
+
+/* What the timer's handler shares with the worker's thread it
+ * interrupts (the only thread that reads or writes it). */
+static volatile struct {
+	double limit;       /* slow above this (best * tolerance) */
+	unsigned timed, slow;
+	double seconds;     /* the handler's time, all groups together */
+} inside;
+static timer_t inside_timer;
+/* glibc 2.36 names the thread field only by its union member. */
+#ifndef sigev_notify_thread_id
+#define sigev_notify_thread_id _sigev_un._tid
+#endif
+static bool inside_ready;
+
+static void time_inside(int sig)
+{
+	double start = sibyl_plan_now(), t = reference_time();
+
+	(void)sig;
+	inside.timed++;
+	if (t > inside.limit)
+		inside.slow++;
+	inside.seconds += sibyl_plan_now() - start;
+}
+
+int sibyl_speed_guard_inside_init(void)
+{
+	struct sigaction sa;
+	struct sigevent ev;
+
+	if (inside_ready)
+		return 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = time_inside;
+	sa.sa_flags = SA_RESTART;       /* the adapter's own calls go on */
+	sigemptyset(&sa.sa_mask);
+	memset(&ev, 0, sizeof(ev));
+	ev.sigev_notify = SIGEV_THREAD_ID;
+	ev.sigev_signo = SIGRTMIN;
+	ev.sigev_notify_thread_id = gettid();
+	if (sigaction(SIGRTMIN, &sa, NULL) || timer_create(CLOCK_MONOTONIC, &ev, &inside_timer))
+		return -1;
+	inside_ready = true;
+	return 0;
+}
+
+static void arm(long ns)
+{
+	struct itimerspec its = { { 0, ns }, { 0, ns } };
+
+	timer_settime(inside_timer, 0, &its, NULL);
+}
+
+void sibyl_speed_guard_inside_start(const struct sibyl_speed_guard *g)
+{
+	inside.limit = g->best * g->tolerance;
+	inside.timed = inside.slow = 0;
+	if (inside_ready)
+		arm(SIBYL_GUARD_INSIDE_PERIOD_NS);
+}
+
+bool sibyl_speed_guard_inside_stop(struct sibyl_speed_guard *g)
+{
+	if (inside_ready)
+		arm(0);
+	g->inside_timed = inside.timed;
+	g->inside_slow = inside.slow;
+	return 10 * g->inside_slow <= g->inside_timed;
+}
+
+double sibyl_speed_guard_inside_seconds(void)
+{
+	return inside.seconds;
 }

@@ -62,6 +62,7 @@ double sibyl_plan_now(void)
 struct reply {
 	int32_t status;            /* 0, or -1 with msg */
 	uint32_t dropped;          /* runs dropped in slow phases */
+	uint32_t dropped_inside;   /* of them, for references timed inside their group */
 	uint32_t unguarded;        /* 1: the sample waited for its best speed in vain */
 	double seconds;
 	double reference_best;     /* the speed guard's best reference so far */
@@ -152,7 +153,13 @@ static void sample(const struct sibyl_worker *w, void *state, const struct reque
 		snprintf(r->msg, sizeof(r->msg), "setup failed%s", where(rq, at));
 		return;
 	}
+	double inside = sibyl_speed_guard_inside_seconds();
+
 	r->seconds = a->run(state, s, rq->metric);
+	/* References timed inside the run are the guard's time, not its. */
+	inside = sibyl_speed_guard_inside_seconds() - inside;
+	if (r->seconds > inside)
+		r->seconds -= inside;
 	if (!(r->seconds >= 0)) {
 		r->status = -1;
 		snprintf(r->msg, sizeof(r->msg), "run failed%s", where(rq, at));
@@ -216,6 +223,8 @@ static void measure_round(const struct sibyl_worker *w, void *state,
 
 		if (watch && !calm)
 			calm = sibyl_speed_guard_wait(g, deadline);
+		if (watch)
+			sibyl_speed_guard_inside_start(g);
 		double start = sibyl_plan_now();
 
 		do {
@@ -232,7 +241,11 @@ static void measure_round(const struct sibyl_worker *w, void *state,
 		} while (need_more(sp, repeat, &k) && sibyl_plan_now() - start < GROUP_SECONDS);
 		if (!watch)
 			continue;
-		calm = calm && sibyl_speed_guard_calm(g);
+		bool inside_calm = sibyl_speed_guard_inside_stop(g);
+
+		if (calm && !inside_calm && sibyl_plan_now() < deadline)
+			r->dropped_inside += (uint32_t)(k.n - before.n);
+		calm = calm && inside_calm && sibyl_speed_guard_calm(g);
 		if (!calm && sibyl_plan_now() < deadline) {
 			r->dropped += (uint32_t)(k.n - before.n);
 			k = before;
@@ -348,8 +361,10 @@ static void __attribute__((noreturn)) worker_main(const struct sibyl_worker *w,
 		if (!r.msg[0])
 			snprintf(r.msg, sizeof(r.msg), "init failed");
 	}
-	if (sp->guard_wait > 0 && r.status == 0)
+	if (sp->guard_wait > 0 && r.status == 0) {
 		sibyl_speed_guard_calibrate(&guard, GUARD_CALIBRATION_SECONDS);
+		sibyl_speed_guard_inside_init();   /* without it, brackets only */
+	}
 	r.reference_best = guard.best;
 	if (write_all(out, &r, sizeof(r)) || r.status)
 		_exit(1);
@@ -506,6 +521,7 @@ static int request(struct sibyl_worker *w, const struct request *rq, double *sec
 	*seconds = r.seconds;
 	w->stats.samples++;
 	w->stats.dropped_runs += r.dropped;
+	w->stats.dropped_inside_runs += r.dropped_inside;
 	w->stats.unguarded_samples += r.unguarded;
 	w->stats.reference_best = r.reference_best;
 	w->stats.best_raised = r.best_raised;

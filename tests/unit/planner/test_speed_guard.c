@@ -102,6 +102,50 @@ static void test_calm_resets_give_ups(void **state)
 	assert_int_equal(g.raised, 0);
 }
 
+/* Keep the thread busy for `seconds` of the plan clock. */
+static void spin(double seconds)
+{
+	double end = sibyl_plan_now() + seconds;
+
+	while (sibyl_plan_now() < end)
+		;
+}
+
+/* Inside a group of 30 ms the timer times the reference about six times:
+ * all slow against a best no reference reaches, all calm against one any
+ * reference beats; the handler's time is counted for the run to give
+ * back.  Between groups the timer is off. */
+static void test_references_inside_a_group(void **state)
+{
+	struct sibyl_speed_guard g = { 0 };
+
+	(void)state;
+	sibyl_plan_clock_init();
+	sibyl_speed_guard_calibrate(&g, 0.001);
+	assert_int_equal(sibyl_speed_guard_inside_init(), 0);
+
+	g.best = 1e-15;
+	double spent = sibyl_speed_guard_inside_seconds();
+
+	sibyl_speed_guard_inside_start(&g);
+	spin(0.03);
+	assert_false(sibyl_speed_guard_inside_stop(&g));
+	assert_true(g.inside_timed >= 2);
+	assert_int_equal(g.inside_slow, g.inside_timed);
+	assert_true(sibyl_speed_guard_inside_seconds() > spent);
+
+	g.best = 1e3;
+	sibyl_speed_guard_inside_start(&g);
+	spin(0.03);
+	assert_true(sibyl_speed_guard_inside_stop(&g));
+	assert_true(g.inside_timed >= 2);
+	assert_int_equal(g.inside_slow, 0);
+
+	spent = sibyl_speed_guard_inside_seconds();
+	spin(0.03);
+	assert_true(sibyl_speed_guard_inside_seconds() == spent);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -110,6 +154,7 @@ int main(void)
 		cmocka_unit_test(test_faster_reference_lowers_the_best),
 		cmocka_unit_test(test_best_recovers_after_give_ups),
 		cmocka_unit_test(test_calm_resets_give_ups),
+		cmocka_unit_test(test_references_inside_a_group),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
