@@ -266,9 +266,10 @@ static void print_result(const struct plan_opts *o, const struct sibyl_plan_requ
 	       r->samples, p->npoints, p->nsegments, r->seconds,
 	       o->output ? " -> " : "", o->output ? o->output : "");
 	if (guard) {
-		printf("speed guard: %lld runs dropped in slow phases, %lld of %lld samples "
-		       "waited in vain\n",
+		printf("speed guard: %lld runs dropped in slow phases (%lld seen inside their "
+		       "group), %lld of %lld samples waited in vain\n",
 		       (long long)json_integer_value(json_object_get(guard, "dropped_runs")),
+		       (long long)json_integer_value(json_object_get(guard, "dropped_inside_runs")),
 		       (long long)json_integer_value(json_object_get(guard, "unguarded_samples")),
 		       (long long)json_integer_value(json_object_get(guard, "samples")));
 		json_decref(guard);
