@@ -9,6 +9,11 @@
 #include <time.h>
 #include <unistd.h>
 
+/* glibc 2.36 names the thread field only by its union member. */
+#ifndef sigev_notify_thread_id
+#define sigev_notify_thread_id _sigev_un._tid
+#endif
+
 typedef float vec4 __attribute__((vector_size(16)));
 
 /* 128 floats each: 1 KiB of data, in L1 after the first pass. */
@@ -112,10 +117,6 @@ static volatile struct {
 	double seconds;     /* the handler's time, all groups together */
 } inside;
 static timer_t inside_timer;
-/* glibc 2.36 names the thread field only by its union member. */
-#ifndef sigev_notify_thread_id
-#define sigev_notify_thread_id _sigev_un._tid
-#endif
 static bool inside_ready;
 
 static void time_inside(int sig)

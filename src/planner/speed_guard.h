@@ -23,13 +23,13 @@
  *
  * References before and after a group cannot see a slow stretch that
  * comes and goes inside a long run: timing insertion sorts of 30 000
- * ints (65 ms) here, the runs whose two references were calm ran 8% above
- * the fastest twentieth on average, a quarter of them more than 10%.  So while a
- * group runs, a timer interrupts the worker's thread every
- * SIBYL_GUARD_INSIDE_PERIOD_NS and times the reference there too; the
- * group counts as calm only if at most a tenth of those references ran
- * slow (then 2.9% above the fastest on average, 2.5% of runs more than
- * 10%).  Groups shorter than the period are never interrupted.  The
+ * ints (65 ms) here, the runs whose two references were calm ran 8.1%
+ * above the fastest twentieth on average, a quarter of them more than
+ * 10%.  So while a group runs, a timer interrupts the worker's thread
+ * every SIBYL_GUARD_INSIDE_PERIOD_NS and times the reference there too;
+ * the group counts as calm only if at most a tenth of those references
+ * ran slow (then 2.9% above on average, 2.5% of runs more than 10%).
+ * Groups shorter than the period are never interrupted.  The
  * references' own time (some 0.2% of a run) is taken out of the run's.
  */
 #ifndef SIBYL_PLANNER_SPEED_GUARD_H
