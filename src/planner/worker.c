@@ -241,13 +241,13 @@ static void measure_round(const struct sibyl_worker *w, void *state,
 		} while (need_more(sp, repeat, &k) && sibyl_plan_now() - start < GROUP_SECONDS);
 		if (!watch)
 			continue;
-		bool inside_calm = sibyl_speed_guard_inside_stop(g);
+		bool calm_before = calm, inside_calm = sibyl_speed_guard_inside_stop(g);
 
-		if (calm && !inside_calm && sibyl_plan_now() < deadline)
-			r->dropped_inside += (uint32_t)(k.n - before.n);
 		calm = calm && inside_calm && sibyl_speed_guard_calm(g);
 		if (!calm && sibyl_plan_now() < deadline) {
 			r->dropped += (uint32_t)(k.n - before.n);
+			if (calm_before && !inside_calm)
+				r->dropped_inside += (uint32_t)(k.n - before.n);
 			k = before;
 			continue;
 		}
