@@ -30,7 +30,9 @@
  * the group counts as calm only if at most a tenth of those references
  * ran slow (then 2.9% above on average, 2.5% of runs more than 10%).
  * Groups shorter than the period are never interrupted.  The
- * references' own time (some 0.2% of a run) is taken out of the run's.
+ * references' own time (some 0.2% of a run) stays in the run's, as any
+ * interrupt's would: the time a run reports is the adapter's, and an
+ * adapter may time only part of its run, or report a computed time.
  */
 #ifndef SIBYL_PLANNER_SPEED_GUARD_H
 #define SIBYL_PLANNER_SPEED_GUARD_H
@@ -74,8 +76,5 @@ void sibyl_speed_guard_inside_start(const struct sibyl_speed_guard *g);
 /* Stop; true when at most a tenth of the references timed since the
  * start ran slow (their counts in g->inside_timed and g->inside_slow). */
 bool sibyl_speed_guard_inside_stop(struct sibyl_speed_guard *g);
-/* Seconds the references inside runs have taken so far: a run's time
- * less what this grew by during it is the run's own. */
-double sibyl_speed_guard_inside_seconds(void);
 
 #endif

@@ -153,13 +153,7 @@ static void sample(const struct sibyl_worker *w, void *state, const struct reque
 		snprintf(r->msg, sizeof(r->msg), "setup failed%s", where(rq, at));
 		return;
 	}
-	double inside = sibyl_speed_guard_inside_seconds();
-
 	r->seconds = a->run(state, s, rq->metric);
-	/* References timed inside the run are the guard's time, not its. */
-	inside = sibyl_speed_guard_inside_seconds() - inside;
-	if (r->seconds > inside)
-		r->seconds -= inside;
 	if (!(r->seconds >= 0)) {
 		r->status = -1;
 		snprintf(r->msg, sizeof(r->msg), "run failed%s", where(rq, at));
