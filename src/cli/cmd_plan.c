@@ -230,10 +230,11 @@ static void print_result(const struct plan_opts *o, const struct sibyl_plan_requ
 			json_incref(json_object_get(p->stats, "speed_guard"));
 
 	if (o->json) {
-		json_t *j = json_pack("{sssisisisIsIsIsfsb}", "adapter", rq->adapter->name,
+		json_t *j = json_pack("{sssisisisIsIsIsIsfsb}", "adapter", rq->adapter->name,
 				      "threads", (int)rq->config.threads, "repeat", (int)rq->sampling.repeat,
 				      "rounds", (int)rq->sampling.rounds,
 				      "samples", (json_int_t)r->samples,
+				      "skipped_unguarded", (json_int_t)r->skipped,
 				      "points", (json_int_t)p->npoints,
 				      "segments", (json_int_t)p->nsegments, "seconds", r->seconds,
 				      "complete", p->complete);
@@ -254,6 +255,9 @@ static void print_result(const struct plan_opts *o, const struct sibyl_plan_requ
 				e->power.rmse_pct, "a", e->power_a, "b", e->power_b, "c", e->power_c));
 			json_object_set_new(j, "noise_floor_pct", json_real(e->noise_pct));
 			json_object_set_new(j, "evaluation_seconds", json_real(e->seconds));
+			json_object_set_new(j, "remeasured", json_integer((json_int_t)e->remeasured));
+			json_object_set_new(j, "unguarded_measurements",
+					    json_integer((json_int_t)e->unguarded));
 		}
 		json_dumpf(j, stdout, JSON_INDENT(1));
 		putchar('\n');
@@ -261,9 +265,13 @@ static void print_result(const struct plan_opts *o, const struct sibyl_plan_requ
 		return;
 	}
 	/* A stored profile's figures are those of its planning, not of now. */
-	printf("%s%s%s: %zu samples, %zu profile points, %zu segments, %.2f s planner time%s%s\n",
+	char skipped[64] = "";
+
+	if (r->skipped)
+		snprintf(skipped, sizeof(skipped), " (and %zu unguarded, left out)", r->skipped);
+	printf("%s%s%s: %zu samples%s, %zu profile points, %zu segments, %.2f s planner time%s%s\n",
 	       rq->adapter->name, o->profile ? ", planned in " : "", o->profile ? o->profile : "",
-	       r->samples, p->npoints, p->nsegments, r->seconds,
+	       r->samples, skipped, p->npoints, p->nsegments, r->seconds,
 	       o->output ? " -> " : "", o->output ? o->output : "");
 	if (guard) {
 		printf("speed guard: %lld runs dropped in slow phases (%lld seen inside their "
@@ -284,6 +292,9 @@ static void print_result(const struct plan_opts *o, const struct sibyl_plan_requ
 	printf("%-34s %11.2f%% %9.2f%%\n", "a*n^b+c fit (StarPU-style)", e->power.mean_pct,
 	       e->power.rmse_pct);
 	printf("%-34s %11.2f%%\n", "noise floor (measured twice)", e->noise_pct);
+	if (e->remeasured)
+		printf("(%zu unguarded measurements taken again, %zu still unguarded)\n",
+		       e->remeasured, e->unguarded);
 	printf("(%zu random %s; baselines had %zu samples each)\n", e->n,
 	       e->by_params ? "invocation parameters, predicted at their work metric" :
 	       "work metrics", e->budget);
@@ -375,6 +386,11 @@ static int load_planned(const struct plan_opts *o, struct sibyl_plan_request *rq
 
 	r->profile = p;
 	r->samples = samples ? (size_t)json_integer_value(samples) : p->nsamples;
+	/* Only reported (older profiles have none). */
+	json_t *skipped = json_object_get(p->stats, "skipped_unguarded");
+
+	r->skipped = json_is_integer(skipped) && json_integer_value(skipped) > 0 ?
+		     (size_t)json_integer_value(skipped) : 0;
 	r->seconds = json_number_value(json_object_get(p->stats, "seconds"));
 	if (!o->range) {
 		rq->params.lo = (uint64_t)p->lo;

@@ -20,27 +20,6 @@ static struct sibyl_error finish(double sum, double sq, size_t n)
 	return (struct sibyl_error){ 100 * sum / (double)n, 100 * sqrt(sq / (double)n) };
 }
 
-/* Measure the uniform baseline's samples and turn them into a profile. */
-static int uniform_profile(const struct sibyl_plan_params *p, size_t budget,
-			   sibyl_measure_fn measure, void *ctx, struct sibyl_profile *u,
-			   char *err, size_t errlen)
-{
-	size_t n;
-	uint64_t *xs = sibyl_uniform_metrics(p->lo, p->hi, budget, &n);
-
-	u->points = calloc(n, sizeof(*u->points));
-	for (size_t i = 0; i < n; i++) {
-		u->points[i].x = (double)xs[i];
-		if (measure(ctx, xs[i], &u->points[i].y, err, errlen)) {
-			free(xs);
-			return -1;
-		}
-		u->npoints++;
-	}
-	free(xs);
-	return 0;
-}
-
 /* A random work metric, or random invocation parameters and their
  * metric. */
 static int draw_point(const struct sibyl_plan_params *p, const struct sibyl_param_eval *pe,
@@ -69,6 +48,81 @@ static int measure_point(sibyl_measure_fn measure, void *ctx, const struct sibyl
 			   : measure(ctx, (uint64_t)pt->x, y, err, errlen);
 }
 
+/*
+ * One measurement of each point into y[].  A measurement that came back
+ * unguarded (timed while the machine ran slow) is taken again after all
+ * the others, when the slow stretch has most likely passed, up to
+ * EVAL_RETRIES times; a point that never comes back guarded keeps its
+ * fastest measurement (a slow machine only ever adds time).  The
+ * evaluation's reference then is the same as the planner's: the time at
+ * the machine's best speed.
+ */
+#define EVAL_RETRIES 3
+
+static int measure_all(sibyl_measure_fn measure, void *ctx, const struct sibyl_param_eval *pe,
+		       const struct sibyl_eval_point *pts, size_t n, double *y,
+		       struct sibyl_eval *e, char *err, size_t errlen)
+{
+	bool *again = calloc(n ? n : 1, sizeof(*again));
+	int rc = -1;
+
+	if (!again)
+		return snprintf(err, errlen, "out of memory"), -1;
+	for (int round = 0; round <= EVAL_RETRIES; round++)
+		for (size_t i = 0; i < n; i++) {
+			double t;
+			int got;
+
+			if (round && !again[i])
+				continue;
+			got = measure_point(measure, ctx, pe, &pts[i], &t, err, errlen);
+			if (got != 0 && got != SIBYL_MEASURE_UNGUARDED)
+				goto out;
+			e->remeasured += round > 0;
+			if (round == 0 || got == 0 || t < y[i])
+				y[i] = t;
+			if (round == 0 || got == 0)
+				again[i] = got == SIBYL_MEASURE_UNGUARDED;
+		}
+	for (size_t i = 0; i < n; i++)
+		e->unguarded += again[i];
+	rc = 0;
+out:
+	free(again);
+	return rc;
+}
+
+/* Measure the uniform baseline's samples and turn them into a profile. */
+static int uniform_profile(const struct sibyl_plan_params *p, size_t budget,
+			   sibyl_measure_fn measure, void *ctx, struct sibyl_profile *u,
+			   struct sibyl_eval *e, char *err, size_t errlen)
+{
+	size_t n;
+	uint64_t *xs = sibyl_uniform_metrics(p->lo, p->hi, budget, &n);
+	struct sibyl_eval_point *at = calloc(n ? n : 1, sizeof(*at));
+	double *y = calloc(n ? n : 1, sizeof(*y));
+	int rc = -1;
+
+	u->points = calloc(n ? n : 1, sizeof(*u->points));
+	if (!xs || !at || !y || !u->points) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		at[i].x = (double)xs[i];
+	if (measure_all(measure, ctx, NULL, at, n, y, e, err, errlen))
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		u->points[i] = (struct sibyl_point){ at[i].x, y[i] };
+	u->npoints = n;
+	rc = 0;
+out:
+	free(xs);
+	free(at);
+	free(y);
+	return rc;
+}
+
 int sibyl_plan_evaluate(const struct sibyl_profile *prof, const struct sibyl_plan_params *p,
 			size_t n, size_t budget, sibyl_measure_fn measure, void *ctx,
 			const struct sibyl_param_eval *pe, struct sibyl_eval *e, char *err,
@@ -81,11 +135,12 @@ int sibyl_plan_evaluate(const struct sibyl_profile *prof, const struct sibyl_pla
 	struct sibyl_eval_point *pts = calloc(n ? n : 1, sizeof(*pts));
 	int rc = -1;
 
+	memset(e, 0, sizeof(*e));
 	e->n = n;
 	e->points = pts;
 	e->budget = budget;
 	e->by_params = pe != NULL;
-	if (uniform_profile(p, budget, measure, ctx, &uni, err, errlen))
+	if (uniform_profile(p, budget, measure, ctx, &uni, e, err, errlen))
 		goto out;
 	double *ux = malloc(uni.npoints * sizeof(*ux)), *uy = malloc(uni.npoints * sizeof(*uy));
 
@@ -104,11 +159,19 @@ int sibyl_plan_evaluate(const struct sibyl_profile *prof, const struct sibyl_pla
 	 * also sees the machine's slow phases (seconds to minutes), which
 	 * separate planning from evaluation too; back-to-back pairs would
 	 * share them. */
-	for (int pass = 0; pass < 2; pass++)
+	double *y = calloc(n ? n : 1, sizeof(*y));
+
+	for (int pass = 0; pass < 2; pass++) {
+		if (!y || measure_all(measure, ctx, pe, pts, n, y, e, err, errlen)) {
+			if (!y)
+				snprintf(err, errlen, "out of memory");
+			free(y);
+			goto out;
+		}
 		for (size_t i = 0; i < n; i++)
-			if (measure_point(measure, ctx, pe, &pts[i], &pts[i].measured[pass], err,
-					  errlen))
-				goto out;
+			pts[i].measured[pass] = y[i];
+	}
+	free(y);
 	for (size_t i = 0; i < n; i++) {
 		struct sibyl_eval_point *pt = &pts[i];
 		const double *m = pt->measured;

@@ -14,6 +14,10 @@
  * error a perfect profile would show against one measurement, estimated
  * as mean |m1 - m2| / mean(m1, m2) / sqrt(2) (for independent noise,
  * E|m1 - m2| = sqrt(2) E|m - true|).  No figure below it means anything.
+ *
+ * A measurement the speed guard could not guard (SIBYL_MEASURE_UNGUARDED)
+ * is taken again after the rest of its pass, up to three times, as are
+ * the baselines' samples (evaluate.c).
  */
 #ifndef SIBYL_PLANNER_EVALUATE_H
 #define SIBYL_PLANNER_EVALUATE_H
@@ -49,6 +53,8 @@ struct sibyl_eval {
 	double power_a, power_b, power_c;  /* seconds = a * n^b + c */
 	double noise_pct;          /* the noise floor of one measurement, % */
 	double seconds;            /* time spent measuring for the evaluation */
+	size_t remeasured;         /* unguarded measurements taken again */
+	size_t unguarded;          /* measurements still unguarded after that */
 	bool by_params;            /* random invocation parameters, not metrics */
 };
 

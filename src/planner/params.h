@@ -23,9 +23,8 @@ typedef size_t (*sibyl_draw_params_fn)(uint64_t seed, uint64_t lo, uint64_t hi,
 typedef int (*sibyl_setup_params_fn)(void *state, const double *params, size_t nparams,
 				     void **sample);
 /* Measure one sample of invocation parameters whose work metric (the
- * adapter's metric_of, rounded; what run() is given) is metric: 0 and
- * seconds, or -1 with a one-line reason (the counterpart of
- * sibyl_measure_fn). */
+ * adapter's metric_of, rounded; what run() is given) is metric: returns
+ * as sibyl_measure_fn (planner.h) does. */
 typedef int (*sibyl_measure_params_fn)(void *ctx, const double *params, size_t nparams,
 				       uint64_t metric, double *seconds, char *err,
 				       size_t errlen);

@@ -16,6 +16,14 @@
  * doubles after this many samples without a chain (noisy or flat short
  * runs may need a wider start). */
 #define PRECHAIN_DOUBLING 12
+/* A sample the measure function calls unguarded was timed while the
+ * machine ran slower than its best: kept, it would bend the profile where
+ * it lies (and, at the chain's end, hold the chain back until more
+ * samples there average it away).  It is left out and its work metric
+ * measured again (so the work metrics drawn stay those of the seed), but
+ * never more than this many times in a row: on a machine that stays
+ * slow, planning goes on with the samples it gets. */
+#define UNGUARDED_SKIPS 3
 
 void sibyl_plan_defaults(struct sibyl_plan_params *p)
 {
@@ -64,6 +72,9 @@ struct planner {
 	struct sibyl_matrix m;
 	uint64_t rng;
 	size_t without_chain;      /* samples taken while no chain existed */
+	size_t skipped, skipped_in_row;  /* unguarded samples left out */
+	bool again;                /* measure the last work metric again */
+	uint64_t last;
 	bool have_chain;
 	size_t crow, ccol;         /* the best chain's last cell */
 	struct sibyl_point *taken;
@@ -119,12 +130,17 @@ static void interval(struct planner *pl, double *a, double *b)
 }
 
 /* The range's ends are sampled exactly, once each: the profile starts and
- * ends there, and the chain can only span the range if it holds them. */
+ * ends there, and the chain can only span the range if it holds them.  A
+ * sample left out unguarded is taken again first. */
 static uint64_t next_metric(struct planner *pl)
 {
 	const struct sibyl_plan_params *p = pl->p;
 	double a, b;
 
+	if (pl->again) {
+		pl->again = false;
+		return pl->last;
+	}
 	if (pl->m.count == 0)
 		return p->lo;
 	interval(pl, &a, &b);
@@ -183,7 +199,8 @@ static bool over_limit(struct planner *pl, double t0, struct sibyl_plan_result *
 	const struct sibyl_plan_params *p = pl->p;
 	double s = (double)(sibyl_mono_ns() - t0) * 1e-9;
 
-	if (p->max_samples && pl->m.samples >= p->max_samples)
+	/* Samples left out cost their time too, so they count. */
+	if (p->max_samples && pl->m.samples + pl->skipped >= p->max_samples)
 		snprintf(r->message, sizeof(r->message), "stopped at the safety limit of %zu "
 			 "samples (--max-samples)", p->max_samples);
 	else if (p->max_seconds > 0 && s >= p->max_seconds)
@@ -216,12 +233,21 @@ int sibyl_plan_run(const struct sibyl_plan_params *p, sibyl_measure_fn measure,
 		uint64_t x = next_metric(&pl);
 		double y;
 		char why[400];
+		int rc = measure(ctx, x, &y, why, sizeof(why));
 
-		if (measure(ctx, x, &y, why, sizeof(why))) {
+		if (rc != 0 && rc != SIBYL_MEASURE_UNGUARDED) {
 			snprintf(r->message, sizeof(r->message), "%s", why);
 			r->status = SIBYL_PLAN_FAILED;
 			break;
 		}
+		if (rc == SIBYL_MEASURE_UNGUARDED && pl.skipped_in_row < UNGUARDED_SKIPS) {
+			pl.skipped++;
+			pl.skipped_in_row++;
+			pl.again = true;
+			pl.last = x;
+			continue;
+		}
+		pl.skipped_in_row = 0;
 		if (record(&pl, x, y)) {
 			snprintf(r->message, sizeof(r->message), "out of memory");
 			r->status = SIBYL_PLAN_FAILED;
@@ -234,6 +260,7 @@ int sibyl_plan_run(const struct sibyl_plan_params *p, sibyl_measure_fn measure,
 	r->seconds = ((double)sibyl_mono_ns() - t0) * 1e-9;
 	r->samples = pl.m.samples;
 	r->unique = pl.m.count;
+	r->skipped = pl.skipped;
 	r->chain_end = pl.have_chain ? pl.m.nodes[pl.ccol].x : (double)p->lo - 1;
 	/* A stop before the first segment still keeps what was measured: a
 	 * profile with samples and no points. */

@@ -33,7 +33,11 @@ void sibyl_plan_defaults(struct sibyl_plan_params *p);
 /* Check the parameters; -1 with a reason in err. */
 int sibyl_plan_check(const struct sibyl_plan_params *p, char *err, size_t errlen);
 
-/* Measure one sample: 0 and seconds, or -1 with a one-line reason. */
+/* Measure one sample: 0 and seconds; SIBYL_MEASURE_UNGUARDED and seconds
+ * when the measurement is known to be unreliable (the speed guard waited
+ * its budget in vain, so the runs were timed while the machine ran slow);
+ * or -1 with a one-line reason. */
+#define SIBYL_MEASURE_UNGUARDED 1
 typedef int (*sibyl_measure_fn)(void *ctx, uint64_t metric, double *seconds, char *err,
 				size_t errlen);
 /* Progress after each sample: samples so far and how far the chain reaches. */
@@ -49,13 +53,14 @@ struct sibyl_plan_result {
 	enum sibyl_plan_status status;
 	char message[512];        /* why it stopped early */
 	size_t samples, unique;
+	size_t skipped;           /* unguarded samples left out (planner.c) */
 	double seconds;           /* wall time of the whole planner */
 	double chain_end;         /* how far the profile reaches (lo - 1: nowhere) */
 	/* Points, segments and samples: without points when no chain was
 	 * found, NULL when nothing was measured.  The caller names it and adds
 	 * provenance. */
 	struct sibyl_profile *profile;
-	/* Every sample in the order taken (for plots and tests). */
+	/* Every sample kept, in the order taken (for plots and tests). */
 	struct sibyl_point *taken;
 };
 

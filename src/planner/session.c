@@ -105,8 +105,9 @@ int sibyl_plan_adapter(const struct sibyl_plan_request *rq, struct sibyl_plan_re
 		p->name = strdup(rq->adapter->name);
 		p->work_metric = strdup(rq->adapter->work_metric ? rq->adapter->work_metric : "");
 		p->provenance = provenance(rq);
-		p->stats = json_pack("{sssIsIsIsIsf}", "status", status_name(r->status),
+		p->stats = json_pack("{sssIsIsIsIsIsf}", "status", status_name(r->status),
 				     "samples", (json_int_t)r->samples,
+				     "skipped_unguarded", (json_int_t)r->skipped,
 				     "unique_work_metrics", (json_int_t)r->unique,
 				     "points", (json_int_t)p->npoints,
 				     "segments", (json_int_t)p->nsegments, "seconds", r->seconds);

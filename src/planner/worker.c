@@ -1,6 +1,7 @@
 /* The sampling worker process and the TSC clock handed to adapters. */
 #define _GNU_SOURCE
 #include "planner/worker.h"
+#include "planner/planner.h"
 #include "planner/speed_guard.h"
 #include "core/clock.h"
 
@@ -519,7 +520,7 @@ static int request(struct sibyl_worker *w, const struct request *rq, double *sec
 	w->stats.unguarded_samples += r.unguarded;
 	w->stats.reference_best = r.reference_best;
 	w->stats.best_raised = r.best_raised;
-	return 0;
+	return r.unguarded ? SIBYL_MEASURE_UNGUARDED : 0;
 }
 
 int sibyl_worker_measure(struct sibyl_worker *w, uint64_t metric, double *seconds,

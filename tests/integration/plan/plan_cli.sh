@@ -55,7 +55,8 @@ expect_eq "speed guard counts the samples" "True" \
 	"$WORK/spin.eval")"
 expect_eq "speed guard in the profile" "2.0 True" \
 	"$(json "str(j['provenance']['parameters']['speed_guard_wait']) + ' ' + \
-	str(j['stats']['speed_guard']['samples'] == j['stats']['samples'])" "$WORK/spin.json")"
+	str(j['stats']['speed_guard']['samples'] == j['stats']['samples'] + \
+	    j['stats']['skipped_unguarded'])" "$WORK/spin.json")"
 # The fit is recorded: relative residuals by default, the paper's with --fit ols.
 "$SIBYL" plan --adapter-so "$WORK/test.so:spin" --range 1:2000 --speed-guard 0 --fit ols --rounds 1 \
 	--evaluate 5 --json -o "$WORK/ols.json" > "$WORK/noguard.eval"

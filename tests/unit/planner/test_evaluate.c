@@ -7,7 +7,9 @@
 #include "planner/envelope.h"
 #include "planner/evaluate.h"
 
+#include <limits.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -172,6 +174,67 @@ static void test_evaluate_noise_floor(void **state)
 	sibyl_eval_free(&e);
 }
 
+/* A machine slow in the calls [slow_from, slow_to) and from stays_slow on:
+ * those measurements come back unguarded and 2, 3 or 4 times slow. */
+static unsigned slow_from, slow_to, stays_slow;
+
+static int unsteady(void *ctx, uint64_t metric, double *seconds, char *err, size_t errlen)
+{
+	unsigned call = calls++;
+	bool slow = (call >= slow_from && call < slow_to) || call >= stays_slow;
+
+	(void)ctx;
+	(void)err;
+	(void)errlen;
+	*seconds = 1e-6 * (double)metric * (slow ? 2 + call % 3 : 1);
+	return slow ? SIBYL_MEASURE_UNGUARDED : 0;
+}
+
+static void test_evaluate_remeasures_unguarded(void **state)
+{
+	(void)state;
+	struct sibyl_profile prof = { .lo = 1, .hi = 1000, .points = exact, .npoints = 2 };
+	struct sibyl_plan_params p = over_1_1000();
+	struct sibyl_eval e;
+	char err[128];
+
+	/* Calls 0-9: the baseline's samples, 3-6 slow and taken again (10-13)
+	 * after the others; then the two passes.  Next, calls 10-59 are the
+	 * first pass, 20-29 slow and taken again at 60-69; 70-119 the
+	 * second.  Only calm measurements count. */
+	calls = 0;
+	slow_from = 3, slow_to = 7, stays_slow = UINT_MAX;
+	assert_int_equal(sibyl_plan_evaluate(&prof, &p, 50, 10, unsteady, NULL, NULL, &e, err,
+					     sizeof(err)), 0);
+	assert_int_equal(calls, 10 + 4 + 50 + 50);
+	assert_int_equal(e.remeasured, 4);
+	assert_int_equal(e.unguarded, 0);
+	assert_float_equal(e.uniform.mean_pct, 0, 1e-9);
+	sibyl_eval_free(&e);
+	calls = 0;
+	slow_from = 20, slow_to = 30;
+	assert_int_equal(sibyl_plan_evaluate(&prof, &p, 50, 10, unsteady, NULL, NULL, &e, err,
+					     sizeof(err)), 0);
+	assert_int_equal(calls, 10 + 50 + 10 + 50);
+	assert_int_equal(e.remeasured, 10);
+	assert_int_equal(e.unguarded, 0);
+	assert_float_equal(e.planner.mean_pct, 0, 1e-9);
+	assert_float_equal(e.noise_pct, 0, 1e-9);
+	sibyl_eval_free(&e);
+	/* Slow for good from the second pass: each of its points is measured
+	 * four times in vain and keeps the fastest (2 times slow). */
+	calls = 0;
+	slow_from = slow_to = 0, stays_slow = 10 + 50;
+	assert_int_equal(sibyl_plan_evaluate(&prof, &p, 50, 10, unsteady, NULL, NULL, &e, err,
+					     sizeof(err)), 0);
+	assert_int_equal(calls, 10 + 50 + 4 * 50);
+	assert_int_equal(e.remeasured, 3 * 50);
+	assert_int_equal(e.unguarded, 50);
+	for (size_t i = 0; i < 50; i++)
+		assert_float_equal(e.points[i].measured[1], 2 * e.points[i].measured[0], 1e-15);
+	sibyl_eval_free(&e);
+}
+
 /* Evaluation at random parameters: an implementation taking (a, b) in
  * 1e-6 * a * b seconds.  An adapter metric of a * b predicts it exactly;
  * one that folds the parameters into a alone misses by b - 1 times. */
@@ -245,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_envelope_crossing),
 		cmocka_unit_test(test_evaluate_noise_floor),
 		cmocka_unit_test(test_evaluate_by_params),
+		cmocka_unit_test(test_evaluate_remeasures_unguarded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -187,6 +187,81 @@ static void test_safety_stop(void **state)
 	sibyl_plan_result_free(&r);
 }
 
+/* Every `every`-th measurement (from the `from`-th call on, all of them
+ * when every is 1) comes back unguarded and, like a run in a slow phase,
+ * 1.5 times slow. */
+struct slow_phases {
+	struct synthetic s;
+	unsigned every, from;
+	size_t unguarded;
+	uint64_t left_out;         /* the last work metric left out, 0: none */
+};
+
+static int measure_slow_phases(void *ctx, uint64_t metric, double *seconds, char *err,
+			       size_t errlen)
+{
+	struct slow_phases *sp = ctx;
+
+	/* A sample left out is taken again at the same work metric (with
+	 * every > 1 no two in a row are unguarded, so every one is left out). */
+	if (sp->left_out && sp->every > 1)
+		assert_int_equal(metric, sp->left_out);
+	sp->left_out = 0;
+	measure(&sp->s, metric, seconds, err, errlen);
+	if (sp->s.calls < sp->from || sp->s.calls % sp->every)
+		return 0;
+	sp->unguarded++;
+	sp->left_out = metric;
+	*seconds *= 1.5;
+	return SIBYL_MEASURE_UNGUARDED;
+}
+
+static void test_unguarded_left_out(void **state)
+{
+	(void)state;
+	static const double bx[] = { 1, 20000, 60000, 100000 };
+	static const double by[] = { 10e-6, 30e-6, 190e-6, 230e-6 };
+	struct sibyl_plan_params p;
+	struct sibyl_plan_result r;
+
+	sibyl_plan_defaults(&p);
+	p.max_seconds = 0;
+	p.segment_error = p.sample_error = 0.03;
+	p.lo = 1;
+	p.hi = 100000;
+	/* One in four unguarded: all of them left out and their work metrics
+	 * measured again, the profile as good as one planned without them. */
+	for (uint64_t seed = 1; seed <= 3; seed++) {
+		struct slow_phases sp = { { bx, by, 4, 0.01, seed * 7 + 1, 0 }, 4, 0, 0, 0 };
+
+		p.seed = seed;
+		assert_int_equal(sibyl_plan_run(&p, measure_slow_phases, &sp, NULL, NULL, &r), 0);
+		assert_true(sp.unguarded > 0);
+		assert_int_equal(r.skipped, sp.unguarded);
+		assert_int_equal(r.samples + r.skipped, sp.s.calls);
+		check(&sp.s, &r, 0.03 * 100000, 0.03);
+		sibyl_plan_result_free(&r);
+	}
+	/* Every sample unguarded (a machine that stays slow): three in a row
+	 * are left out, the fourth is kept, and planning ends. */
+	struct slow_phases sp = { { bx, by, 4, 0.01, 8, 0 }, 1, 0, 0, 0 };
+
+	p.seed = 1;
+	p.segment_error = p.sample_error = 0.10;
+	assert_int_equal(sibyl_plan_run(&p, measure_slow_phases, &sp, NULL, NULL, &r), 0);
+	assert_int_equal(r.samples + r.skipped, sp.s.calls);
+	assert_int_equal(r.skipped, 3 * r.samples);
+	sibyl_plan_result_free(&r);
+	/* Left-out samples count toward the safety stop. */
+	sp = (struct slow_phases){ { bx, by, 4, 0.6, 8, 0 }, 2, 0, 0, 0 };
+	p.max_samples = 40;
+	assert_int_equal(sibyl_plan_run(&p, measure_slow_phases, &sp, NULL, NULL, &r), -1);
+	assert_int_equal(r.status, SIBYL_PLAN_LIMIT);
+	assert_int_equal(r.samples + r.skipped, 40);
+	assert_int_equal(r.skipped, 20);
+	sibyl_plan_result_free(&r);
+}
+
 static void test_bad_params(void **state)
 {
 	(void)state;
@@ -211,6 +286,7 @@ int main(void)
 		cmocka_unit_test(test_steep_kink),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_safety_stop),
+		cmocka_unit_test(test_unguarded_left_out),
 		cmocka_unit_test(test_bad_params),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
