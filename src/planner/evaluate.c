@@ -49,19 +49,19 @@ static int measure_point(sibyl_measure_fn measure, void *ctx, const struct sibyl
 }
 
 /*
- * One measurement of each point into y[].  A measurement that came back
- * unguarded (timed while the machine ran slow) is taken again after all
- * the others, when the slow stretch has most likely passed, up to
- * EVAL_RETRIES times; a point that never comes back guarded keeps its
- * fastest measurement (a slow machine only ever adds time).  The
- * evaluation's reference then is the same as the planner's: the time at
- * the machine's best speed.
+ * One measurement of each point, into its measured[pass].  A measurement
+ * that came back unguarded (timed while the machine ran slow) is taken
+ * again after all the others, when the slow stretch has most likely
+ * passed, up to EVAL_RETRIES times; a point that never comes back guarded
+ * keeps its fastest measurement (a slow machine only ever adds time).
+ * The evaluation's reference then is the same as the planner's: the time
+ * at the machine's best speed.
  */
 #define EVAL_RETRIES 3
 
 static int measure_all(sibyl_measure_fn measure, void *ctx, const struct sibyl_param_eval *pe,
-		       const struct sibyl_eval_point *pts, size_t n, double *y,
-		       struct sibyl_eval *e, char *err, size_t errlen)
+		       struct sibyl_eval_point *pts, size_t n, int pass, struct sibyl_eval *e,
+		       char *err, size_t errlen)
 {
 	bool *again = calloc(n ? n : 1, sizeof(*again));
 	int rc = -1;
@@ -70,7 +70,7 @@ static int measure_all(sibyl_measure_fn measure, void *ctx, const struct sibyl_p
 		return snprintf(err, errlen, "out of memory"), -1;
 	for (int round = 0; round <= EVAL_RETRIES; round++)
 		for (size_t i = 0; i < n; i++) {
-			double t;
+			double t, *y = &pts[i].measured[pass];
 			int got;
 
 			if (round && !again[i])
@@ -79,8 +79,8 @@ static int measure_all(sibyl_measure_fn measure, void *ctx, const struct sibyl_p
 			if (got != 0 && got != SIBYL_MEASURE_UNGUARDED)
 				goto out;
 			e->remeasured += round > 0;
-			if (round == 0 || got == 0 || t < y[i])
-				y[i] = t;
+			if (round == 0 || got == 0 || t < *y)
+				*y = t;
 			if (round == 0 || got == 0)
 				again[i] = got == SIBYL_MEASURE_UNGUARDED;
 		}
@@ -100,26 +100,24 @@ static int uniform_profile(const struct sibyl_plan_params *p, size_t budget,
 	size_t n;
 	uint64_t *xs = sibyl_uniform_metrics(p->lo, p->hi, budget, &n);
 	struct sibyl_eval_point *at = calloc(n ? n : 1, sizeof(*at));
-	double *y = calloc(n ? n : 1, sizeof(*y));
 	int rc = -1;
 
 	u->points = calloc(n ? n : 1, sizeof(*u->points));
-	if (!xs || !at || !y || !u->points) {
+	if (!xs || !at || !u->points) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++)
 		at[i].x = (double)xs[i];
-	if (measure_all(measure, ctx, NULL, at, n, y, e, err, errlen))
+	if (measure_all(measure, ctx, NULL, at, n, 0, e, err, errlen))
 		goto out;
 	for (size_t i = 0; i < n; i++)
-		u->points[i] = (struct sibyl_point){ at[i].x, y[i] };
+		u->points[i] = (struct sibyl_point){ at[i].x, at[i].measured[0] };
 	u->npoints = n;
 	rc = 0;
 out:
 	free(xs);
 	free(at);
-	free(y);
 	return rc;
 }
 
@@ -159,19 +157,9 @@ int sibyl_plan_evaluate(const struct sibyl_profile *prof, const struct sibyl_pla
 	 * also sees the machine's slow phases (seconds to minutes), which
 	 * separate planning from evaluation too; back-to-back pairs would
 	 * share them. */
-	double *y = calloc(n ? n : 1, sizeof(*y));
-
-	for (int pass = 0; pass < 2; pass++) {
-		if (!y || measure_all(measure, ctx, pe, pts, n, y, e, err, errlen)) {
-			if (!y)
-				snprintf(err, errlen, "out of memory");
-			free(y);
+	for (int pass = 0; pass < 2; pass++)
+		if (measure_all(measure, ctx, pe, pts, n, pass, e, err, errlen))
 			goto out;
-		}
-		for (size_t i = 0; i < n; i++)
-			pts[i].measured[pass] = y[i];
-	}
-	free(y);
 	for (size_t i = 0; i < n; i++) {
 		struct sibyl_eval_point *pt = &pts[i];
 		const double *m = pt->measured;

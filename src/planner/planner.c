@@ -73,8 +73,7 @@ struct planner {
 	uint64_t rng;
 	size_t without_chain;      /* samples taken while no chain existed */
 	size_t skipped, skipped_in_row;  /* unguarded samples left out */
-	bool again;                /* measure the last work metric again */
-	uint64_t last;
+	uint64_t last;             /* the work metric of the last one left out */
 	bool have_chain;
 	size_t crow, ccol;         /* the best chain's last cell */
 	struct sibyl_point *taken;
@@ -137,10 +136,8 @@ static uint64_t next_metric(struct planner *pl)
 	const struct sibyl_plan_params *p = pl->p;
 	double a, b;
 
-	if (pl->again) {
-		pl->again = false;
+	if (pl->skipped_in_row)
 		return pl->last;
-	}
 	if (pl->m.count == 0)
 		return p->lo;
 	interval(pl, &a, &b);
@@ -243,7 +240,6 @@ int sibyl_plan_run(const struct sibyl_plan_params *p, sibyl_measure_fn measure,
 		if (rc == SIBYL_MEASURE_UNGUARDED && pl.skipped_in_row < UNGUARDED_SKIPS) {
 			pl.skipped++;
 			pl.skipped_in_row++;
-			pl.again = true;
 			pl.last = x;
 			continue;
 		}
