@@ -115,33 +115,33 @@ static int phases(void *ctx, uint64_t metric, double *seconds, char *err, size_t
 	return 0;
 }
 
-/* The profile of 1e-6 * metric seconds over [1, 1000], and parameters
- * for that range. */
-static struct sibyl_point exact[2] = { { 1, 1e-6 }, { 1000, 1e-3 } };
-
-static struct sibyl_plan_params over_1_1000(void)
+/* Evaluate the profile of 1e-6 * metric seconds over [1, 1000] at n
+ * random work metrics (or, with pe, invocation parameters), its
+ * baselines given 10 samples. */
+static void evaluate_exact(sibyl_measure_fn measure, const struct sibyl_param_eval *pe,
+			   size_t n, struct sibyl_eval *e)
 {
+	static struct sibyl_point exact[2] = { { 1, 1e-6 }, { 1000, 1e-3 } };
+	struct sibyl_profile prof = { .lo = 1, .hi = 1000, .points = exact, .npoints = 2 };
 	struct sibyl_plan_params p;
+	char err[128];
 
 	sibyl_plan_defaults(&p);
 	p.lo = 1;
 	p.hi = 1000;
-	return p;
+	if (sibyl_plan_evaluate(&prof, &p, n, 10, measure, NULL, pe, e, err, sizeof(err)))
+		fail_msg("evaluate: %s", err);
 }
 
 static void test_evaluate_noise_floor(void **state)
 {
 	(void)state;
-	struct sibyl_profile prof = { .lo = 1, .hi = 1000, .points = exact, .npoints = 2 };
-	struct sibyl_plan_params p = over_1_1000();
 	struct sibyl_eval e;
-	char err[128];
 
 	calls = 0;
 	slow_calls = 10 + 50;
 	/* 10 uniform samples (one call each), then 50 metrics twice. */
-	assert_int_equal(sibyl_plan_evaluate(&prof, &p, 50, 10, phases, NULL, NULL, &e,
-					     err, sizeof(err)), 0);
+	evaluate_exact(phases, NULL, 50, &e);
 	assert_false(e.by_params);
 	assert_int_equal(calls, 10 + 2 * 50);
 	assert_float_equal(e.noise_pct, 2 / sqrt(2), 1e-9);
@@ -193,10 +193,7 @@ static int unsteady(void *ctx, uint64_t metric, double *seconds, char *err, size
 static void test_evaluate_remeasures_unguarded(void **state)
 {
 	(void)state;
-	struct sibyl_profile prof = { .lo = 1, .hi = 1000, .points = exact, .npoints = 2 };
-	struct sibyl_plan_params p = over_1_1000();
 	struct sibyl_eval e;
-	char err[128];
 
 	/* Calls 0-9: the baseline's samples, 3-6 slow and taken again (10-13)
 	 * after the others; then the two passes.  Next, calls 10-59 are the
@@ -204,8 +201,7 @@ static void test_evaluate_remeasures_unguarded(void **state)
 	 * second.  Only calm measurements count. */
 	calls = 0;
 	slow_from = 3, slow_to = 7, stays_slow = UINT_MAX;
-	assert_int_equal(sibyl_plan_evaluate(&prof, &p, 50, 10, unsteady, NULL, NULL, &e, err,
-					     sizeof(err)), 0);
+	evaluate_exact(unsteady, NULL, 50, &e);
 	assert_int_equal(calls, 10 + 4 + 50 + 50);
 	assert_int_equal(e.remeasured, 4);
 	assert_int_equal(e.unguarded, 0);
@@ -213,8 +209,7 @@ static void test_evaluate_remeasures_unguarded(void **state)
 	sibyl_eval_free(&e);
 	calls = 0;
 	slow_from = 20, slow_to = 30;
-	assert_int_equal(sibyl_plan_evaluate(&prof, &p, 50, 10, unsteady, NULL, NULL, &e, err,
-					     sizeof(err)), 0);
+	evaluate_exact(unsteady, NULL, 50, &e);
 	assert_int_equal(calls, 10 + 50 + 10 + 50);
 	assert_int_equal(e.remeasured, 10);
 	assert_int_equal(e.unguarded, 0);
@@ -225,8 +220,7 @@ static void test_evaluate_remeasures_unguarded(void **state)
 	 * four times in vain and keeps the fastest (2 times slow). */
 	calls = 0;
 	slow_from = slow_to = 0, stays_slow = 10 + 50;
-	assert_int_equal(sibyl_plan_evaluate(&prof, &p, 50, 10, unsteady, NULL, NULL, &e, err,
-					     sizeof(err)), 0);
+	evaluate_exact(unsteady, NULL, 50, &e);
 	assert_int_equal(calls, 10 + 50 + 4 * 50);
 	assert_int_equal(e.remeasured, 3 * 50);
 	assert_int_equal(e.unguarded, 50);
@@ -275,15 +269,11 @@ static int product_time(void *ctx, const double *params, size_t n, uint64_t metr
 static void test_evaluate_by_params(void **state)
 {
 	(void)state;
-	struct sibyl_profile prof = { .lo = 1, .hi = 1000, .points = exact, .npoints = 2 };
 	struct sibyl_param_eval pe = { draw_pair, product, product_time };
-	struct sibyl_plan_params p = over_1_1000();
 	struct sibyl_eval e;
-	char err[128];
 
 	calls = param_calls = slow_calls = 0;
-	assert_int_equal(sibyl_plan_evaluate(&prof, &p, 40, 10, phases, NULL, &pe, &e, err,
-					     sizeof(err)), 0);
+	evaluate_exact(phases, &pe, 40, &e);
 	assert_true(e.by_params);
 	assert_int_equal(calls, 10);           /* the uniform baseline only */
 	assert_int_equal(param_calls, 2 * 40);
@@ -292,8 +282,7 @@ static void test_evaluate_by_params(void **state)
 	/* Folding (a, b) into a: predicted a, measured a * b. */
 	pe.metric_of = first_only;
 	sibyl_eval_free(&e);
-	assert_int_equal(sibyl_plan_evaluate(&prof, &p, 40, 10, phases, NULL, &pe, &e, err,
-					     sizeof(err)), 0);
+	evaluate_exact(phases, &pe, 40, &e);
 	assert_true(e.planner.mean_pct > 50);
 	assert_int_equal(e.points[0].nparams, 2);
 	sibyl_eval_free(&e);
