@@ -515,7 +515,7 @@ static int plan_main(int argc, char **argv)
 	struct plan_opts o = { .threads = 1, .seed = 1, .max_samples = 2000,
 			       .segment_error = 10, .sample_error = 10, .growth = 10,
 			       .confidence = 95, .timeout = 10, .max_seconds = 600, .repeat = 3,
-			       .rounds = 3, .fit_error = 3, .fit = "relative", .sample_ms = 1,
+			       .rounds = 3, .fit_error = 2, .fit = "relative", .sample_ms = 1,
 			       .speed_guard = 2 };
 	struct sibyl_option opts[] = {
 		{ "list-adapters", 0, SIBYL_OPT_FLAG, &o.list, NULL, "list the adapters and exit" },
@@ -547,7 +547,7 @@ static int plan_main(int argc, char **argv)
 		  "runs (2; 0 = off, as in the paper)" },
 		{ "fit-error", 0, SIBYL_OPT_DOUBLE, &o.fit_error, "P",
 		  "a segment's line must pass this close to the mean of each third of its "
-		  "samples, % (3; 0 = off, as in the paper)" },
+		  "samples, % (2; 0 = off, as in the paper)" },
 		{ "fit", 0, SIBYL_OPT_STRING, &o.fit, "KIND",
 		  "least squares of each segment: 'relative' residuals (weights 1/time^2; the "
 		  "default) or 'ols', ordinary, as in the paper" },

@@ -32,7 +32,7 @@ void sibyl_plan_defaults(struct sibyl_plan_params *p)
 	p->sample_error = 0.10;
 	p->growth = 0.10;
 	p->confidence = 0.95;
-	p->fit_error = 0.03;
+	p->fit_error = 0.02;
 	p->relative_fit = true;
 	p->seed = 1;
 	p->max_samples = 2000;

@@ -22,7 +22,7 @@ struct sibyl_plan_params {
 	double growth;            /* interval growth factor, 0.10 */
 	double confidence;        /* 0.95 */
 	double time_floor;        /* clock resolution allowance, seconds (0) */
-	double fit_error;         /* thirds' means vs the line (matrix.h), 0.03 */
+	double fit_error;         /* thirds' means vs the line (matrix.h), 0.02 */
 	bool relative_fit;        /* weights 1 / y^2 (matrix.h), true; false = the paper */
 	uint64_t seed;
 	size_t max_samples;       /* safety stop, 0 = none */
