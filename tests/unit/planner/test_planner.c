@@ -144,6 +144,30 @@ static void test_steep_kink(void **state)
 			 100.0 * (double)within10 / (double)grid, 100.0 * (double)within3 / (double)grid);
 }
 
+/*
+ * Bent between the smallest integer work metrics: longest common
+ * subsequence against 256 characters costs 557 ns for one character, 509
+ * more for the second, 341 for the third and about 380 for each after
+ * (measured here).  A segment that can chain holds at least three work
+ * metrics, and no line fits 1, 2 and 3 within the curvature check's 2%,
+ * yet no shorter segment can take its place: the planner must accept
+ * it rather than sample 1 to 4 until its safety stop.
+ */
+static void test_bent_at_smallest_metrics(void **state)
+{
+	(void)state;
+	static const double bx[] = { 1, 2, 3, 100000 };
+	static const double by[] = { 557e-9, 1066e-9, 1407e-9, 1407e-9 + 380e-9 * 99997 };
+
+	for (uint64_t seed = 1; seed <= 3; seed++) {
+		struct synthetic s = { bx, by, 4, 0.02, 0, 0 };
+		struct sibyl_plan_result r = plan(&s, 1, 100000, seed, 0);
+
+		check(&s, &r, INFINITY, 0.10);
+		sibyl_plan_result_free(&r);
+	}
+}
+
 static void test_deterministic(void **state)
 {
 	(void)state;
@@ -284,6 +308,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_two_breakpoints),
 		cmocka_unit_test(test_steep_kink),
+		cmocka_unit_test(test_bent_at_smallest_metrics),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_safety_stop),
 		cmocka_unit_test(test_unguarded_left_out),
