@@ -168,5 +168,5 @@ bool sibyl_speed_guard_inside_stop(struct sibyl_speed_guard *g)
 		arm(0);
 	g->inside_timed = inside.timed;
 	g->inside_slow = inside.slow;
-	return 10 * g->inside_slow <= g->inside_timed;
+	return SIBYL_GUARD_INSIDE_SLOW_ONE_IN * g->inside_slow <= g->inside_timed;
 }

@@ -53,6 +53,9 @@ struct sibyl_speed_guard {
 };
 
 #define SIBYL_GUARD_INSIDE_PERIOD_NS 5000000L
+/* A watched group is calm while at most one in this many references
+ * inside it ran slow. */
+#define SIBYL_GUARD_INSIDE_SLOW_ONE_IN 10
 
 /* Learn the reference's best time by timing it for `seconds`. */
 void sibyl_speed_guard_calibrate(struct sibyl_speed_guard *g, double seconds);
@@ -73,8 +76,8 @@ void sibyl_speed_guard_give_up(struct sibyl_speed_guard *g);
 int sibyl_speed_guard_inside_init(void);
 /* Start timing references inside the group about to run. */
 void sibyl_speed_guard_inside_start(const struct sibyl_speed_guard *g);
-/* Stop; true when at most a tenth of the references timed since the
- * start ran slow (their counts in g->inside_timed and g->inside_slow). */
+/* Stop; true when at most one in SIBYL_GUARD_INSIDE_SLOW_ONE_IN of the
+ * references timed since the start ran slow (their counts in g->inside_timed and g->inside_slow). */
 bool sibyl_speed_guard_inside_stop(struct sibyl_speed_guard *g);
 
 #endif
