@@ -6,6 +6,10 @@
  * against the noise-free function at 100 random work metrics, for the
  * planner and for the two --evaluate baselines given the same samples.
  * Usage: bench_plan_synthetic [NOISE [GROWTH [SEEDS [FIT_ERROR [relative|ols]]]]]
+ *                             [--profile PROFILE.json ...]
+ * With --profile, the shapes are those profiles' points over their
+ * ranges instead: a real plan planned again without the machine, to
+ * tell the samples its shape costs from those its noise cost.
  */
 #include "planner/evaluate.h"
 #include "planner/planner.h"
@@ -19,6 +23,8 @@ struct shape {
 	const char *name;
 	uint64_t hi;
 	double (*f)(double x);
+	struct sibyl_profile *profile;   /* instead of f, over its own range */
+	uint64_t lo;
 };
 
 static double isort(double x) { return 15e-9 + 0.25e-9 * x * x; }
@@ -29,19 +35,24 @@ static double cache(double x) { return 1e-6 + (x < 20000 ? 1e-9 * x : 20e-6 + 3e
 static double rows(double x) { return 3e-6 + 2e-6 * x + (x > 4000 ? 1e-6 * (x - 4000) : 0); }
 
 static const struct shape shapes[] = {
-	{ "quadratic (insertion sort)", 60000, isort },
-	{ "n log n (quick sort)", 10000000, qsort_ },
-	{ "overhead + linear (inner product)", 10000000, inner },
-	{ "cubic (Floyd-Warshall)", 600, floyd },
-	{ "linear, cache kink", 100000, cache },
-	{ "image rows, cache kink", 10000, rows },
+	{ "quadratic (insertion sort)", 60000, isort, NULL, 1 },
+	{ "n log n (quick sort)", 10000000, qsort_, NULL, 1 },
+	{ "overhead + linear (inner product)", 10000000, inner, NULL, 1 },
+	{ "cubic (Floyd-Warshall)", 600, floyd, NULL, 1 },
+	{ "linear, cache kink", 100000, cache, NULL, 1 },
+	{ "image rows, cache kink", 10000, rows, NULL, 1 },
 };
 
 struct noisy {
-	double (*f)(double);
+	const struct shape *shape;
 	double noise;
 	uint64_t rng;
 };
+
+static double truth(const struct shape *s, double x)
+{
+	return s->profile ? sibyl_profile_eval(s->profile, x) : s->f(x);
+}
 
 static double uniform(uint64_t *rng)
 {
@@ -58,15 +69,16 @@ static int measure(void *ctx, uint64_t m, double *s, char *err, size_t errlen)
 	(void)errlen;
 	if (uniform(&n->rng) < 0.01)
 		q *= 1.5;
-	*s = fmax(10e-9, round(n->f((double)m) * q / 10e-9) * 10e-9);
+	*s = fmax(10e-9, round(truth(n->shape, (double)m) * q / 10e-9) * 10e-9);
 	return 0;
 }
 
 /* Uniform samples with the planner's budget: interpolated, and a*n^b+c. */
-static void baselines(struct noisy *n, uint64_t hi, size_t budget, uint64_t seed, double out[2])
+static void baselines(struct noisy *n, uint64_t lo, uint64_t hi, size_t budget, uint64_t seed,
+		      double out[2])
 {
 	size_t k;
-	uint64_t *xs = sibyl_uniform_metrics(1, hi, budget, &k), er = seed;
+	uint64_t *xs = sibyl_uniform_metrics(lo, hi, budget, &k), er = seed;
 	struct sibyl_profile u = { .npoints = k };
 	double *x = malloc(k * sizeof(*x)), *y = malloc(k * sizeof(*y)), a, b, c;
 
@@ -80,7 +92,7 @@ static void baselines(struct noisy *n, uint64_t hi, size_t budget, uint64_t seed
 
 	out[0] = out[1] = 0;
 	for (int i = 0; i < 100; i++) {
-		double v = (double)sibyl_random_between(&er, 1, hi), t = n->f(v);
+		double v = (double)sibyl_random_between(&er, lo, hi), t = truth(n->shape, v);
 
 		out[0] += fabs(sibyl_profile_eval(&u, v) - t) / t;
 		out[1] += fit ? 100 : fabs(a * pow(v, b) + c - t) / t;
@@ -91,12 +103,43 @@ static void baselines(struct noisy *n, uint64_t hi, size_t budget, uint64_t seed
 	free(u.points);
 }
 
+/* The profiles named after --profile as shapes; argc is cut to the
+ * positional arguments before it. */
+static struct shape *profile_shapes(int *argc, char **argv, size_t *n)
+{
+	int at = 1;
+
+	while (at < *argc && strcmp(argv[at], "--profile") != 0)
+		at++;
+	if (at >= *argc)
+		return NULL;
+	struct shape *sh = calloc((unsigned)*argc, sizeof(*sh));   /* more than enough */
+
+	*n = 0;
+	for (int i = at + 1; i < *argc; i++) {
+		char err[256];
+		struct sibyl_profile *p = sibyl_profile_load(argv[i], err, sizeof(err));
+
+		if (!p || p->npoints < 2) {
+			fprintf(stderr, "bench_plan_synthetic: %s: %s\n", argv[i],
+				p ? "no profile points" : err);
+			exit(2);
+		}
+		sh[(*n)++] = (struct shape){ p->name ? p->name : argv[i], (uint64_t)p->hi, NULL, p,
+					    (uint64_t)p->lo };
+	}
+	*argc = at;
+	return sh;
+}
+
 int main(int argc, char **argv)
 {
+	size_t nshapes = sizeof(shapes) / sizeof(shapes[0]);
+	struct shape *loaded = profile_shapes(&argc, argv, &nshapes);
+	const struct shape *list = loaded ? loaded : shapes;
 	double noise = argc > 1 ? atof(argv[1]) : 0.02, growth = argc > 2 ? atof(argv[2]) : 0.10;
 	int seeds = argc > 3 ? atoi(argv[3]) : 3;
 	double tot[6] = { 0 };
-	size_t nshapes = sizeof(shapes) / sizeof(shapes[0]);
 
 	printf("noise %.1f%%, growth %.0f%%, %d seeds each\n", 100 * noise, 100 * growth, seeds);
 	printf("%-36s %8s %7s %8s %8s %9s %9s\n", "shape", "samples", "points", "mean", "RMSE",
@@ -105,15 +148,17 @@ int main(int argc, char **argv)
 		double sum[6] = { 0 };
 
 		for (int seed = 1; seed <= seeds; seed++) {
-			struct noisy n = { shapes[s].f, noise, (uint64_t)seed * 1000 + s };
+			const struct shape *sh = &list[s];
+			struct noisy n = { sh, noise, (uint64_t)seed * 1000 + s };
+			uint64_t lo = sh->lo;
 			struct sibyl_plan_params p;
 			struct sibyl_plan_result r;
 			uint64_t er = (uint64_t)seed;
 			double e1 = 0, e2 = 0;
 
 			sibyl_plan_defaults(&p);
-			p.lo = 1;
-			p.hi = shapes[s].hi;
+			p.lo = lo;
+			p.hi = sh->hi;
 			p.seed = (uint64_t)seed;
 			p.growth = growth;
 			p.time_floor = 40e-9;
@@ -123,8 +168,8 @@ int main(int argc, char **argv)
 				p.relative_fit = strcmp(argv[5], "ols") != 0;
 			sibyl_plan_run(&p, measure, &n, NULL, NULL, &r);
 			for (int i = 0; i < 100 && r.profile; i++) {
-				double x = (double)sibyl_random_between(&er, 1, shapes[s].hi);
-				double t = shapes[s].f(x), e = (sibyl_profile_eval(r.profile, x) - t) / t;
+				double x = (double)sibyl_random_between(&er, lo, sh->hi);
+				double t = truth(sh, x), e = (sibyl_profile_eval(r.profile, x) - t) / t;
 
 				e1 += fabs(e);
 				e2 += e * e;
@@ -135,7 +180,7 @@ int main(int argc, char **argv)
 			sum[3] += 100 * sqrt(e2 / 100);
 			double base[2];
 
-			baselines(&n, shapes[s].hi, r.samples, (uint64_t)seed, base);
+			baselines(&n, lo, sh->hi, r.samples, (uint64_t)seed, base);
 			sum[4] += base[0];
 			sum[5] += base[1];
 			sibyl_plan_result_free(&r);
@@ -144,10 +189,13 @@ int main(int argc, char **argv)
 			sum[k] /= seeds;
 			tot[k] += sum[k] / (double)nshapes;
 		}
-		printf("%-36s %8.0f %7.1f %7.2f%% %7.2f%% %8.2f%% %8.2f%%\n", shapes[s].name, sum[0],
+		printf("%-36s %8.0f %7.1f %7.2f%% %7.2f%% %8.2f%% %8.2f%%\n", list[s].name, sum[0],
 		       sum[1], sum[2], sum[3], sum[4], sum[5]);
 	}
 	printf("%-36s %8.0f %7.1f %7.2f%% %7.2f%% %8.2f%% %8.2f%%\n", "average", tot[0], tot[1],
 	       tot[2], tot[3], tot[4], tot[5]);
+	for (size_t s = 0; loaded && s < nshapes; s++)
+		sibyl_profile_free(loaded[s].profile);
+	free(loaded);
 	return 0;
 }
