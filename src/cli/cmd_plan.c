@@ -14,6 +14,7 @@
 #include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -407,6 +408,33 @@ static int load_planned(const struct plan_opts *o, struct sibyl_plan_request *rq
 	return 0;
 }
 
+/* Ctrl-C (or a SIGTERM from a batch system) ends the sample under way
+ * and stops planning or evaluating as a crashed adapter would: the
+ * profile found so far is written and the reason is one line.  A second
+ * signal ends sibyl at once.  A signal ignored on entry stays ignored (a
+ * shell starts background jobs with SIGINT ignored, so that Ctrl-C
+ * reaches only the foreground). */
+static void on_stop_signal(int sig)
+{
+	sibyl_worker_interrupt(sig);
+	signal(sig, SIG_DFL);
+}
+
+static void stop_on_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(*sigs); i++) {
+		struct sigaction sa, old;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_stop_signal;
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
+	}
+}
+
 static int run_plan(const struct plan_opts *o)
 {
 	struct sibyl_adapter_list l;
@@ -446,6 +474,7 @@ static int run_plan(const struct plan_opts *o)
 	const struct sibyl_param_hooks *hooks = sibyl_builtin_param_hooks(a);
 
 	rq.setup_params = hooks ? hooks->setup : NULL;
+	stop_on_signals();
 	if (o->profile) {
 		if (load_planned(o, &rq, &r)) {
 			sibyl_plan_result_free(&r);

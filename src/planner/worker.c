@@ -401,6 +401,20 @@ static void kill_worker(struct sibyl_worker *w)
 	}
 }
 
+static volatile sig_atomic_t interrupted_by;
+
+void sibyl_worker_interrupt(int sig)
+{
+	interrupted_by = sig;
+}
+
+static int interrupted(struct sibyl_worker *w, const char *at, char *err, size_t errlen)
+{
+	kill_worker(w);
+	return snprintf(err, errlen, "interrupted by SIG%s%s", sigabbrev_np(interrupted_by)
+			? sigabbrev_np(interrupted_by) : "?", at), -1;
+}
+
 /* Wait for one reply within the timeout.  0, or -1 with err set. */
 static int await(struct sibyl_worker *w, struct reply *r, const char *at, char *err,
 		 size_t errlen)
@@ -412,6 +426,8 @@ static int await(struct sibyl_worker *w, struct reply *r, const char *at, char *
 		double left = deadline - (double)sibyl_mono_ns() * 1e-9;
 		int n = left > 0 ? poll(&p, 1, (int)(left * 1000) + 1) : 0;
 
+		if (interrupted_by)
+			return interrupted(w, at, err, errlen);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n == 0) {
@@ -465,6 +481,7 @@ struct sibyl_worker *sibyl_worker_start(const struct sibyl_adapter *a,
 		close(req[1]);
 		close(rep[0]);
 		signal(SIGPIPE, SIG_DFL);
+		signal(SIGINT, SIG_IGN);
 		worker_main(w, config, sp, req[0], rep[1]);
 	}
 	close(req[0]);
@@ -503,6 +520,8 @@ static int request(struct sibyl_worker *w, const struct request *rq, double *sec
 	char at[SIBYL_AT_LEN];
 
 	where(rq, at);
+	if (interrupted_by)
+		return interrupted(w, at, err, errlen);
 	if (w->pid < 0)
 		return snprintf(err, errlen, "adapter %s: worker is gone", w->a->name), -1;
 	if (write_all(w->to, rq, sizeof(*rq))) {

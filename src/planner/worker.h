@@ -89,4 +89,11 @@ void sibyl_worker_stats(const struct sibyl_worker *w, struct sibyl_worker_stats 
 /* Ask the worker to run fini and exit; kill it if it does not. */
 void sibyl_worker_stop(struct sibyl_worker *w);
 
+/* Called from a signal handler (async-signal-safe): the sample under way
+ * and every later request fail with "interrupted by SIG..." and the
+ * worker is killed, so the caller stops as after a crash and keeps what
+ * it has.  Workers ignore SIGINT themselves: the terminal sends it to
+ * the whole process group, and the planner decides. */
+void sibyl_worker_interrupt(int sig);
+
 #endif

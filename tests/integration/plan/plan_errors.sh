@@ -47,6 +47,28 @@ expect_error "crashing adapter" "adapter crash crashed (signal 11.*) at work met
 	"$SIBYL" plan --adapter-so "$WORK/test.so:crash" --range 1:2000 -o "$WORK/crash.json"
 expect_error "hanging adapter" "adapter hang timed out after 2 s at work metric" -- \
 	"$SIBYL" plan --adapter-so "$WORK/test.so:hang" --range 1:2000 --timeout 1 --repeat 1 --rounds 1 --sample-time 0 --speed-guard 0 -o "$WORK/hang.json"
+# Ctrl-C while the adapter hangs (SIGINT to the whole process group, as
+# a terminal sends it): the wait ends at once (the sample's time limit is
+# 40 s), one line names the signal, the profile so far is written and no
+# worker is left behind.  (A background job starts with SIGINT ignored,
+# and sibyl leaves an ignored signal ignored: env restores it.)
+env --default-signal=INT setsid -w "$SIBYL" plan --adapter-so "$WORK/test.so:hang" --range 1:2000 --timeout 20 \
+	--repeat 1 --rounds 1 --sample-time 0 --speed-guard 0 -o "$WORK/int.json" \
+	> "$WORK/out" 2> "$WORK/err" &
+waiter=$!
+sleep 3   # samples below 50 take microseconds: it hangs at 50 long before
+group=$(ps -o pgid= -p "$(pgrep -n -f "$WORK/int.json")" | tr -d ' ')
+kill -INT -- "-$group"
+status=0
+wait "$waiter" || status=$?
+kill -KILL -- "-$group" 2> /dev/null && fail "interrupted plan: processes left in its group"
+expect_eq "interrupted plan's status" 1 "$status"
+[ "$(wc -l < "$WORK/err")" -eq 1 ] || { cat "$WORK/err"; fail "interrupted plan: not one error line"; }
+grep -q "^sibyl: plan: hang: interrupted by SIGINT at work metric 50; the partial profile is kept$" "$WORK/err" ||
+	fail "interrupted plan: '$(cat "$WORK/err")'"
+expect_eq "interrupted plan's profile marked partial" "False" "$(json "j['complete']" "$WORK/int.json")"
+echo "ok: interrupted plan: $(cat "$WORK/err")"
+
 if [ -e "$WORK/crash.json" ]; then
 	expect_eq "partial profile marked" "False" "$(json "j['complete']" "$WORK/crash.json")"
 	json "j['points'][-1][0] < 50" "$WORK/crash.json" | grep -q True || fail "partial profile beyond the crash"
