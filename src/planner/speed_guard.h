@@ -77,7 +77,8 @@ int sibyl_speed_guard_inside_init(void);
 /* Start timing references inside the group about to run. */
 void sibyl_speed_guard_inside_start(const struct sibyl_speed_guard *g);
 /* Stop; true when at most one in SIBYL_GUARD_INSIDE_SLOW_ONE_IN of the
- * references timed since the start ran slow (their counts in g->inside_timed and g->inside_slow). */
+ * references timed since the start ran slow (their counts in
+ * g->inside_timed and g->inside_slow). */
 bool sibyl_speed_guard_inside_stop(struct sibyl_speed_guard *g);
 
 #endif

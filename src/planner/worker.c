@@ -6,6 +6,7 @@
 #include "core/clock.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
@@ -402,10 +403,19 @@ static void kill_worker(struct sibyl_worker *w)
 }
 
 static volatile sig_atomic_t interrupted_by;
+/* The self-pipe that wakes a wait for a reply when a signal lands between
+ * the check of interrupted_by and poll(). */
+static int wake[2] = { -1, -1 };
 
 void sibyl_worker_interrupt(int sig)
 {
+	int saved = errno;
+
 	interrupted_by = sig;
+	if (wake[1] >= 0 && write(wake[1], "", 1) < 0) {
+		/* full: a wake-up is already pending */
+	}
+	errno = saved;
 }
 
 static int interrupted(struct sibyl_worker *w, const char *at, char *err, size_t errlen)
@@ -419,12 +429,12 @@ static int interrupted(struct sibyl_worker *w, const char *at, char *err, size_t
 static int await(struct sibyl_worker *w, struct reply *r, const char *at, char *err,
 		 size_t errlen)
 {
-	struct pollfd p = { w->from, POLLIN, 0 };
+	struct pollfd p[2] = { { w->from, POLLIN, 0 }, { wake[0], POLLIN, 0 } };
 	double deadline = (double)sibyl_mono_ns() * 1e-9 + w->timeout;
 
 	for (;;) {
 		double left = deadline - (double)sibyl_mono_ns() * 1e-9;
-		int n = left > 0 ? poll(&p, 1, (int)(left * 1000) + 1) : 0;
+		int n = left > 0 ? poll(p, 2, (int)(left * 1000) + 1) : 0;
 
 		if (interrupted_by)
 			return interrupted(w, at, err, errlen);
@@ -468,6 +478,8 @@ struct sibyl_worker *sibyl_worker_start(const struct sibyl_adapter *a,
 	struct reply r = { 0 };
 
 	sibyl_plan_clock_init();
+	if (wake[0] < 0 && pipe2(wake, O_CLOEXEC | O_NONBLOCK))
+		wake[0] = wake[1] = -1;   /* poll ignores fd -1: EINTR still wakes most waits */
 	if (pipe(req) || pipe(rep)) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		free(w);
@@ -481,7 +493,9 @@ struct sibyl_worker *sibyl_worker_start(const struct sibyl_adapter *a,
 		close(req[1]);
 		close(rep[0]);
 		signal(SIGPIPE, SIG_DFL);
-		signal(SIGINT, SIG_IGN);
+		signal(SIGINT, SIG_IGN);   /* the planner's to act on (worker.h) */
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
 		worker_main(w, config, sp, req[0], rep[1]);
 	}
 	close(req[0]);
