@@ -45,7 +45,7 @@ struct plan_opts {
 	const char *fit, *profile;
 	long threads, seed, evaluate, max_samples, repeat, rounds;
 	double segment_error, sample_error, growth, confidence, timeout, max_seconds;
-	double fit_error, sample_ms, speed_guard;
+	double fit_error, sample_ms, speed_guard, guard_tolerance;
 };
 
 static int parse_range(const char *s, uint64_t *lo, uint64_t *hi)
@@ -209,8 +209,12 @@ static int make_request(const struct plan_opts *o, const struct sibyl_adapter *a
 	if (!(o->speed_guard >= 0 && o->speed_guard <= 3600))
 		return sibyl_err("plan: --speed-guard: %g s is not between 0 and 3600",
 				 o->speed_guard);
+	if (!(o->guard_tolerance > 0 && o->guard_tolerance <= 100))
+		return sibyl_err("plan: --speed-guard-tolerance: %g%% is not above 0 and at most 100",
+				 o->guard_tolerance);
 	rq->sampling = (struct sibyl_sampling){ (unsigned)o->repeat, o->sample_ms * 1e-3,
-						o->timeout, o->speed_guard, (unsigned)o->rounds };
+						o->timeout, o->speed_guard, (unsigned)o->rounds,
+						o->guard_tolerance / 100 };
 	rq->progress = isatty(STDERR_FILENO);
 	return 0;
 }
@@ -545,7 +549,7 @@ static int plan_main(int argc, char **argv)
 			       .segment_error = 10, .sample_error = 10, .growth = 10,
 			       .confidence = 95, .timeout = 10, .max_seconds = 600, .repeat = 3,
 			       .rounds = 3, .fit_error = 2, .fit = "relative", .sample_ms = 1,
-			       .speed_guard = 2 };
+			       .speed_guard = 2, .guard_tolerance = 10 };
 	struct sibyl_option opts[] = {
 		{ "list-adapters", 0, SIBYL_OPT_FLAG, &o.list, NULL, "list the adapters and exit" },
 		{ "adapter", 'a', SIBYL_OPT_STRING, &o.adapter, "NAME", "a built-in adapter" },
@@ -574,6 +578,8 @@ static int plan_main(int argc, char **argv)
 		  "drop runs timed while the CPU is slower than its best (a VM sharing its core) "
 		  "and run them again, spending at most SEC per sample on waiting and dropped "
 		  "runs (2; 0 = off, as in the paper)" },
+		{ "speed-guard-tolerance", 0, SIBYL_OPT_DOUBLE, &o.guard_tolerance, "P",
+		  "the speed guard's reference counts as calm up to P% above its best (10)" },
 		{ "fit-error", 0, SIBYL_OPT_DOUBLE, &o.fit_error, "P",
 		  "a segment's line must pass this close to the mean of each third of its "
 		  "samples, % (2; 0 = off, as in the paper)" },

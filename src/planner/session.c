@@ -32,7 +32,7 @@ static json_t *provenance(const struct sibyl_plan_request *rq)
 	const struct sibyl_adapter *a = rq->adapter;
 	const struct sibyl_plan_params *p = &rq->params;
 
-	return json_pack("{s{sssssssssssb}sisoss?ss?s{sIsIsfsfsfsfsfsssIsfsfsisisfsf}ss}",
+	return json_pack("{s{sssssssssssb}sisoss?ss?s{sIsIsfsfsfsfsfsssIsfsfsisisfsfsf}ss}",
 			 "adapter", "name", a->name, "description", a->description ? a->description : "",
 			 "work_metric", a->work_metric ? a->work_metric : "",
 			 "params", a->params_doc ? a->params_doc : "", "source", rq->source,
@@ -48,6 +48,7 @@ static json_t *provenance(const struct sibyl_plan_request *rq)
 			 "rounds", (int)rq->sampling.rounds,
 			 "min_sample_seconds", rq->sampling.min_seconds,
 			 "speed_guard_wait", rq->sampling.guard_wait,
+			 "speed_guard_tolerance", rq->sampling.guard_tolerance,
 			 "clock", "tsc");
 }
 

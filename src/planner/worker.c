@@ -358,6 +358,7 @@ static void __attribute__((noreturn)) worker_main(const struct sibyl_worker *w,
 			snprintf(r.msg, sizeof(r.msg), "init failed");
 	}
 	if (sp->guard_wait > 0 && r.status == 0) {
+		guard.tolerance = 1 + sp->guard_tolerance;
 		sibyl_speed_guard_calibrate(&guard, GUARD_CALIBRATION_SECONDS);
 		sibyl_speed_guard_inside_init();   /* without it, brackets only */
 	}

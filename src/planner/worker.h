@@ -45,6 +45,9 @@ struct sibyl_sampling {
 	double timeout;
 	double guard_wait;         /* 0: no speed guard */
 	unsigned rounds;           /* >= 1 */
+	/* A reference counts as calm within best * (1 + this); 0 takes the
+	 * guard's default (speed_guard.h). */
+	double guard_tolerance;
 };
 
 double sibyl_sample_time_limit(const struct sibyl_sampling *sp);

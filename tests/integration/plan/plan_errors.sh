@@ -24,6 +24,8 @@ expect_error "range not numbers" "is not LO:HI" -- "$SIBYL" plan --adapter inser
 expect_error "range backwards" "fewer than 5" -- "$SIBYL" plan --adapter insertion-sort --range 100:10 -o "$WORK/x.json"
 expect_error "bad --speed-guard" "speed-guard: -1 s is not between 0 and 3600" -- \
 	"$SIBYL" plan --adapter insertion-sort --speed-guard -1 -o "$WORK/x.json"
+expect_error "bad --speed-guard-tolerance" "speed-guard-tolerance: 0% is not above 0 and at most 100" -- \
+	"$SIBYL" plan --adapter insertion-sort --speed-guard-tolerance 0 -o "$WORK/x.json"
 expect_error "bad --rounds" "rounds: 0 is not between 1 and 100" -- \
 	"$SIBYL" plan --adapter insertion-sort --rounds 0 -o "$WORK/x.json"
 expect_error "bad --fit" "fit: 'wls' is neither 'relative' nor 'ols'" -- \
