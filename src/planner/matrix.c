@@ -44,19 +44,24 @@ bool sibyl_matrix_fit(const struct sibyl_matrix *m, size_t row, size_t col,
 	return sibyl_ols_fit(&sibyl_cell_at(m, row, col)->s, f);
 }
 
+/* The planner's innermost loop (every valid cell visits its samples):
+ * the limit is spelled out rather than fmax(), which GCC calls out of
+ * line to honour NaNs that times never are. */
 static uint32_t out_of_range(const struct sibyl_matrix *m, size_t row, size_t col,
 			     const struct sibyl_ols_fit *f)
 {
+	double e = m->p.sample_error, floor_ = m->p.time_floor;
 	uint32_t n = 0;
 
 	for (size_t k = row; k <= col; k++) {
 		const struct sibyl_node *v = &m->nodes[k];
 		double pred = sibyl_ols_predict(f, v->x);
 
-		for (size_t j = 0; j < v->nys; j++)
-			if (fabs(pred - v->ys[j]) > fmax(m->p.sample_error * fabs(v->ys[j]),
-							  m->p.time_floor))
-				n++;
+		for (size_t j = 0; j < v->nys; j++) {
+			double y = v->ys[j], limit = e * fabs(y);
+
+			n += fabs(pred - y) > (limit > floor_ ? limit : floor_);
+		}
 	}
 	return n;
 }
@@ -80,11 +85,99 @@ struct third {
 	double sx, sy, w;
 };
 
-static void third_add(struct third *t, double x, double y, double w)
+/* The samples of nodes a..b, from their cell's sums (none when a > b). */
+static void add_nodes(struct third *t, const struct sibyl_matrix *m, size_t a, size_t b)
 {
-	t->sx += w * x;
-	t->sy += w * y;
-	t->w += w;
+	if (a > b)
+		return;
+	const struct sibyl_ols_sums *s = &sibyl_cell_at(m, a, b)->s;
+
+	t->sx += s->sx;
+	t->sy += s->sy;
+	t->w += s->w;
+}
+
+/* Samples from..to - 1 (counted in node order from 0) of node k. */
+static void add_some(struct third *t, const struct sibyl_matrix *m, size_t k, size_t from,
+		     size_t to)
+{
+	const struct sibyl_node *v = &m->nodes[k];
+
+	if (from == 0 && to == v->nys)
+		return add_nodes(t, m, k, k);
+	for (size_t j = from; j < to; j++) {
+		double w = weight(m, v->ys[j]);
+
+		t->sx += w * v->x;
+		t->sy += w * v->ys[j];
+		t->w += w;
+	}
+}
+
+/* Samples before node k of a segment starting at node row (k >= row). */
+static size_t samples_before(const struct sibyl_matrix *m, size_t row, size_t k)
+{
+	return k > row ? (size_t)sibyl_cell_at(m, row, k - 1)->s.n : 0;
+}
+
+/* The node of segment row..col that holds its sample number s. */
+static size_t node_of_sample(const struct sibyl_matrix *m, size_t row, size_t col, size_t s)
+{
+	size_t lo = row, hi = col;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if ((size_t)sibyl_cell_at(m, row, mid)->s.n > s)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* Samples a..b - 1 of segment row..col, counted in work-metric order. */
+static void add_samples(struct third *t, const struct sibyl_matrix *m, size_t row, size_t col,
+			size_t a, size_t b)
+{
+	if (a >= b)
+		return;
+	size_t ka = node_of_sample(m, row, col, a), kb = node_of_sample(m, row, col, b - 1);
+	size_t oa = a - samples_before(m, row, ka), ob = b - samples_before(m, row, kb);
+
+	if (ka == kb)
+		return add_some(t, m, ka, oa, ob);
+	add_some(t, m, ka, oa, m->nodes[ka].nys);
+	add_nodes(t, m, ka + 1, kb - 1);
+	add_some(t, m, kb, 0, ob);
+}
+
+/* The first node of row..col whose work metric lies in the given third
+ * of the span or beyond (col + 1 if none). */
+static size_t first_node_in(const struct sibyl_matrix *m, size_t row, size_t col, int part)
+{
+	double from = m->nodes[row].x, span = m->nodes[col].x - from;
+	size_t lo = row, hi = col + 1;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if ((int)fmin(2, 3 * (m->nodes[mid].x - from) / span) >= part)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* The first sample number of the given third of n samples by count. */
+static size_t first_sample_in(double n, int part)
+{
+	size_t s = (size_t)fmax(0, floor(n * part / 3) - 1);
+
+	while ((int)fmin(2, 3 * (double)s / n) < part)
+		s++;
+	return s;
 }
 
 /* The line passes within fit_error of the third's mean time, at its mean
@@ -114,24 +207,25 @@ static bool fits_third(const struct sibyl_matrix *m, const struct sibyl_ols_fit 
  * thin out with the work metric's logarithm): its first third by span
  * then holds most of the samples and the line misses the few at the low
  * end, where the relative error is largest, by tens of percent.
+ *
+ * A third's sums come from the cells of the nodes it holds, found by
+ * binary search (the cells of shorter intervals are regenerated before
+ * longer ones): summing every sample instead made each cell cost its
+ * length, and a plan of 1000 noisy samples spent minutes of CPU there.
  */
 static bool fits_thirds(const struct sibyl_matrix *m, size_t row, size_t col,
 			const struct sibyl_ols_fit *f)
 {
-	double from = m->nodes[row].x, span = m->nodes[col].x - from, seen = 0;
 	struct third by_span[3] = { { 0 } }, by_count[3] = { { 0 } };
+	size_t k1 = first_node_in(m, row, col, 1), k2 = first_node_in(m, row, col, 2);
+	size_t s1 = first_sample_in(f->n, 1), s2 = first_sample_in(f->n, 2);
 
-	for (size_t i = row; i <= col; i++) {
-		const struct sibyl_node *v = &m->nodes[i];
-		int part = (int)fmin(2, 3 * (v->x - from) / span);
-
-		for (size_t j = 0; j < v->nys; j++, seen++) {
-			double w = weight(m, v->ys[j]);
-
-			third_add(&by_span[part], v->x, v->ys[j], w);
-			third_add(&by_count[(int)fmin(2, 3 * seen / f->n)], v->x, v->ys[j], w);
-		}
-	}
+	add_nodes(&by_span[0], m, row, k1 - 1);
+	add_nodes(&by_span[1], m, k1, k2 - 1);
+	add_nodes(&by_span[2], m, k2, col);
+	add_samples(&by_count[0], m, row, col, 0, s1);
+	add_samples(&by_count[1], m, row, col, s1, s2);
+	add_samples(&by_count[2], m, row, col, s2, (size_t)f->n);
 	for (int part = 0; part < 3; part++)
 		if (!fits_third(m, f, &by_span[part]) || !fits_third(m, f, &by_count[part]))
 			return false;
