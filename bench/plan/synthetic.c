@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct shape {
 	const char *name;
@@ -103,6 +104,14 @@ static void baselines(struct noisy *n, uint64_t lo, uint64_t hi, size_t budget, 
 	free(u.points);
 }
 
+static double cpu_seconds(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 /* The profiles named after --profile as shapes; argc is cut to the
  * positional arguments before it. */
 static struct shape *profile_shapes(int *argc, char **argv, size_t *n)
@@ -139,7 +148,7 @@ int main(int argc, char **argv)
 	const struct shape *list = loaded ? loaded : shapes;
 	double noise = argc > 1 ? atof(argv[1]) : 0.02, growth = argc > 2 ? atof(argv[2]) : 0.10;
 	int seeds = argc > 3 ? atoi(argv[3]) : 3;
-	double tot[6] = { 0 };
+	double tot[6] = { 0 }, planner_cpu = 0, all_samples = 0;
 
 	printf("noise %.1f%%, growth %.0f%%, %d seeds each\n", 100 * noise, 100 * growth, seeds);
 	printf("%-36s %8s %7s %8s %8s %9s %9s\n", "shape", "samples", "points", "mean", "RMSE",
@@ -166,7 +175,11 @@ int main(int argc, char **argv)
 				p.fit_error = atof(argv[4]);
 			if (argc > 5)
 				p.relative_fit = strcmp(argv[5], "ols") != 0;
+			double cpu0 = cpu_seconds();
+
 			sibyl_plan_run(&p, measure, &n, NULL, NULL, &r);
+			planner_cpu += cpu_seconds() - cpu0;
+			all_samples += (double)r.samples;
 			for (int i = 0; i < 100 && r.profile; i++) {
 				double x = (double)sibyl_random_between(&er, lo, sh->hi);
 				double t = truth(sh, x), e = (sibyl_profile_eval(r.profile, x) - t) / t;
@@ -194,6 +207,11 @@ int main(int argc, char **argv)
 	}
 	printf("%-36s %8.0f %7.1f %7.2f%% %7.2f%% %8.2f%% %8.2f%%\n", "average", tot[0], tot[1],
 	       tot[2], tot[3], tot[4], tot[5]);
+	/* The planner's own work (sample matrix, chains), the synthetic
+	 * measurements being nearly free: what a real plan adds to its
+	 * samples' run time. */
+	printf("planner CPU time: %.1f us per sample (%.0f samples)\n",
+	       1e6 * planner_cpu / all_samples, all_samples);
 	for (size_t s = 0; loaded && s < nshapes; s++)
 		sibyl_profile_free(loaded[s].profile);
 	free(loaded);

@@ -35,46 +35,70 @@ static void set_chain(struct sibyl_cell *c, bool root, const struct sibyl_cell *
 	}
 }
 
+/* The cell at (row, col), or NULL for a row of -1 (none). */
+static struct sibyl_cell *cell_or_null(const struct sibyl_matrix *m, int32_t row, size_t col)
+{
+	return row < 0 ? NULL : sibyl_cell_at(m, (size_t)row, col);
+}
+
 /*
  * Fig 5 with the running best the paper mentions: a predecessor of
  * (row, col) is a chained cell (row2, col2) with row2 < row and
  * row < col2 < col, i.e. it starts earlier and ends inside the current
- * segment, overlapping it by at least two samples.  best[c] holds the
- * best chained cell of column c among the rows already passed, so each
- * cell costs O(1).  Cells with col < i keep their predecessors: nothing
- * they can see changed.
+ * segment, overlapping it by at least two samples.  Going down the rows,
+ * the best chained cell of each column among the rows passed so far
+ * (col_best_row) and, along a row, the best of those over its columns
+ * so far (run_row, run_col) make each cell cost O(1).
+ *
+ * Cells with col < i keep their chains, and so both running bests they
+ * hold (those depend only on cells of columns up to theirs, which did not
+ * change; inserting node i moves only columns from i on): each row picks
+ * them up at column i - 1, so an update costs the cells of columns i and
+ * after, not the whole matrix (the planner's samples land near the
+ * chain's end, so i is mostly near the last column).
  */
 void sibyl_chain_update(struct sibyl_matrix *m, size_t i)
 {
 	size_t n = m->count;
-	struct sibyl_cell **best = calloc(n ? n : 1, sizeof(*best));
-	int32_t *best_row = calloc(n ? n : 1, sizeof(*best_row));
 
 	for (size_t row = 0; row < n; row++) {
-		const struct sibyl_cell *pred = NULL;
+		size_t first = row > i ? row : i;
 		int32_t prow = -1, pcol = -1;
 
-		for (size_t col = row; col < n; col++) {
-			if (col >= row + 2 && best[col - 1] &&
-			    (!pred || better_pred(best[col - 1], pred))) {
-				pred = best[col - 1];
-				prow = best_row[col - 1];
+		if (first > row) {   /* the running best as column first - 1 left it */
+			const struct sibyl_cell *at = sibyl_cell_at(m, row, first - 1);
+
+			prow = at->run_row;
+			pcol = at->run_col;
+		}
+		for (size_t col = first; col < n; col++) {
+			struct sibyl_cell *c = sibyl_cell_at(m, row, col);
+			/* Column col - 1's best among the rows above: a candidate
+			 * once it ends inside this segment (col - 1 > row). */
+			int32_t above = row > 0 && col >= row + 2 ?
+					sibyl_cell_at(m, row - 1, col - 1)->col_best_row : -1;
+			const struct sibyl_cell *cand = cell_or_null(m, above, col - 1);
+			const struct sibyl_cell *pred = pcol < 0 ? NULL : cell_or_null(m, prow, (size_t)pcol);
+
+			if (cand && (!pred || better_pred(cand, pred))) {
+				pred = cand;
+				prow = above;
 				pcol = (int32_t)col - 1;
 			}
-			if (col >= i)
-				set_chain(sibyl_cell_at(m, row, col), row == 0, pred, prow, pcol);
-		}
-		for (size_t col = row + 1; col < n; col++) {
-			struct sibyl_cell *c = sibyl_cell_at(m, row, col);
+			set_chain(c, row == 0, pred, prow, pcol);
+			c->run_row = prow;
+			c->run_col = pcol;
+			/* This column's best among rows 0..row (the diagonal, a
+			 * single work metric, is never a segment). */
+			int32_t best = row > 0 && col > row ?
+				       sibyl_cell_at(m, row - 1, col)->col_best_row : -1;
+			const struct sibyl_cell *b = cell_or_null(m, best, col);
 
-			if (c->chained && (!best[col] || better_pred(c, best[col]))) {
-				best[col] = c;
-				best_row[col] = (int32_t)row;
-			}
+			if (col > row && c->chained && (!b || better_pred(c, b)))
+				best = (int32_t)row;
+			c->col_best_row = best;
 		}
 	}
-	free(best);
-	free(best_row);
 }
 
 bool sibyl_chain_best(const struct sibyl_matrix *m, size_t *brow, size_t *bcol)

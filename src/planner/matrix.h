@@ -29,6 +29,11 @@ struct sibyl_cell {
 	bool chained;              /* a chain from row 0 ends with this segment */
 	int32_t pred_row, pred_col;/* best predecessor, -1 for none */
 	uint32_t chain_oor, chain_segs;
+	/* Kept for the next update (chain.c): the best chained cell of this
+	 * column among rows 0..row, and the best predecessor candidate met
+	 * in this row up to this column; -1 for none. */
+	int32_t col_best_row;
+	int32_t run_row, run_col;
 };
 
 struct sibyl_matrix_params {

@@ -53,6 +53,9 @@ static void assert_same_cells(const struct sibyl_matrix *a, const struct sibyl_m
 			if (!chains)
 				continue;
 			assert_int_equal(x->chained, y->chained);
+			assert_int_equal(x->col_best_row, y->col_best_row);
+			assert_int_equal(x->run_row, y->run_row);
+			assert_int_equal(x->run_col, y->run_col);
 			if (!x->chained)
 				continue;
 			assert_int_equal(x->pred_row, y->pred_row);
