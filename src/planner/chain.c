@@ -35,7 +35,7 @@ static void set_chain(struct sibyl_cell *c, bool root, const struct sibyl_cell *
 	}
 }
 
-/* The cell at (row, col), or NULL for a row of -1 (none). */
+/* The cell at (row, col), or NULL for a row of -1 (none; col is not read). */
 static struct sibyl_cell *cell_or_null(const struct sibyl_matrix *m, int32_t row, size_t col)
 {
 	return row < 0 ? NULL : sibyl_cell_at(m, (size_t)row, col);
@@ -78,7 +78,7 @@ void sibyl_chain_update(struct sibyl_matrix *m, size_t i)
 			int32_t above = row > 0 && col >= row + 2 ?
 					sibyl_cell_at(m, row - 1, col - 1)->col_best_row : -1;
 			const struct sibyl_cell *cand = cell_or_null(m, above, col - 1);
-			const struct sibyl_cell *pred = pcol < 0 ? NULL : cell_or_null(m, prow, (size_t)pcol);
+			const struct sibyl_cell *pred = cell_or_null(m, prow, (size_t)pcol);
 
 			if (cand && (!pred || better_pred(cand, pred))) {
 				pred = cand;
