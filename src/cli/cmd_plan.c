@@ -9,6 +9,7 @@
 #include "planner/loader.h"
 #include "planner/plot.h"
 #include "planner/session.h"
+#include "planner/speed_guard.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -427,13 +428,14 @@ static void on_stop_signal(int sig)
 static void stop_on_signals(void)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa;
 
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(*sigs); i++) {
-		struct sigaction sa, old;
+		struct sigaction old;
 
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = on_stop_signal;
-		sigemptyset(&sa.sa_mask);
 		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
 			sigaction(sigs[i], &sa, NULL);
 	}
@@ -549,7 +551,7 @@ static int plan_main(int argc, char **argv)
 			       .segment_error = 10, .sample_error = 10, .growth = 10,
 			       .confidence = 95, .timeout = 10, .max_seconds = 600, .repeat = 3,
 			       .rounds = 3, .fit_error = 2, .fit = "relative", .sample_ms = 1,
-			       .speed_guard = 2, .guard_tolerance = 10 };
+			       .speed_guard = 2, .guard_tolerance = 100 * SIBYL_GUARD_TOLERANCE };
 	struct sibyl_option opts[] = {
 		{ "list-adapters", 0, SIBYL_OPT_FLAG, &o.list, NULL, "list the adapters and exit" },
 		{ "adapter", 'a', SIBYL_OPT_STRING, &o.adapter, "NAME", "a built-in adapter" },

@@ -85,6 +85,13 @@ struct third {
 	double sx, sy, w;
 };
 
+static void third_add(struct third *t, double x, double y, double w)
+{
+	t->sx += w * x;
+	t->sy += w * y;
+	t->w += w;
+}
+
 /* The samples of nodes a..b, from their cell's sums (none when a > b). */
 static void add_nodes(struct third *t, const struct sibyl_matrix *m, size_t a, size_t b)
 {
@@ -105,13 +112,8 @@ static void add_some(struct third *t, const struct sibyl_matrix *m, size_t k, si
 
 	if (from == 0 && to == v->nys)
 		return add_nodes(t, m, k, k);
-	for (size_t j = from; j < to; j++) {
-		double w = weight(m, v->ys[j]);
-
-		t->sx += w * v->x;
-		t->sy += w * v->ys[j];
-		t->w += w;
-	}
+	for (size_t j = from; j < to; j++)
+		third_add(t, v->x, v->ys[j], weight(m, v->ys[j]));
 }
 
 /* Samples before node k of a segment starting at node row (k >= row). */
@@ -368,7 +370,8 @@ static int add_y(struct sibyl_node *v, double y, double w)
 	return 0;
 }
 
-long sibyl_matrix_find(const struct sibyl_matrix *m, double x)
+/* DetermineSortedIndex (Fig 3): the first node at or past x. */
+static size_t sorted_index(const struct sibyl_matrix *m, double x)
 {
 	size_t lo = 0, hi = m->count;
 
@@ -380,21 +383,20 @@ long sibyl_matrix_find(const struct sibyl_matrix *m, double x)
 		else
 			hi = mid;
 	}
-	return lo < m->count && m->nodes[lo].x == x ? (long)lo : -1;
+	return lo;
+}
+
+long sibyl_matrix_find(const struct sibyl_matrix *m, double x)
+{
+	size_t i = sorted_index(m, x);
+
+	return i < m->count && m->nodes[i].x == x ? (long)i : -1;
 }
 
 int sibyl_matrix_insert(struct sibyl_matrix *m, double x, double y, size_t *index)
 {
-	size_t i = 0, hi = m->count;
+	size_t i = sorted_index(m, x);
 
-	while (i < hi) {        /* DetermineSortedIndex */
-		size_t mid = (i + hi) / 2;
-
-		if (m->nodes[mid].x < x)
-			i = mid + 1;
-		else
-			hi = mid;
-	}
 	if ((i == m->count || m->nodes[i].x != x) && insert_node(m, i, x))
 		return -1;
 	if (add_y(&m->nodes[i], y, weight(m, y)))

@@ -72,7 +72,7 @@ void sibyl_speed_guard_calibrate(struct sibyl_speed_guard *g, double seconds)
 	for (int c = 0; c < LANES; c++)
 		x[c] = (vec4){ 0.5f, 0.25f, 0.125f, 0.0625f };
 	if (!(g->tolerance > 1))
-		g->tolerance = 1.1;
+		g->tolerance = 1 + SIBYL_GUARD_TOLERANCE;
 	do
 		reference(g);
 	while (sibyl_plan_now() < end);

@@ -40,6 +40,9 @@
 #include <stdbool.h>
 
 #define SIBYL_GUARD_GIVE_UPS 3
+/* A reference within this fraction above the best counts as calm, unless
+ * the guard's tolerance says otherwise (--speed-guard-tolerance). */
+#define SIBYL_GUARD_TOLERANCE 0.10
 
 struct sibyl_speed_guard {
 	double best;            /* fastest reference seen (seconds) */
