@@ -78,6 +78,8 @@ static void progress(void *ctx, size_t samples, double end)
 
 static const char *status_name(enum sibyl_plan_status s)
 {
+	if (s == SIBYL_PLAN_FAILED && sibyl_worker_interrupted())
+		return "interrupted";   /* a sample failed because the user stopped it */
 	return s == SIBYL_PLAN_DONE ? "complete" : s == SIBYL_PLAN_LIMIT ? "limit" : "failed";
 }
 

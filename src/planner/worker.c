@@ -419,11 +419,17 @@ void sibyl_worker_interrupt(int sig)
 	errno = saved;
 }
 
+int sibyl_worker_interrupted(void)
+{
+	return interrupted_by;
+}
+
 static int interrupted(struct sibyl_worker *w, const char *at, char *err, size_t errlen)
 {
+	const char *name = sigabbrev_np(interrupted_by);
+
 	kill_worker(w);
-	return snprintf(err, errlen, "interrupted by SIG%s%s", sigabbrev_np(interrupted_by)
-			? sigabbrev_np(interrupted_by) : "?", at), -1;
+	return snprintf(err, errlen, "interrupted by SIG%s%s", name ? name : "?", at), -1;
 }
 
 /* Wait for one reply within the timeout.  0, or -1 with err set. */
@@ -493,6 +499,11 @@ struct sibyl_worker *sibyl_worker_start(const struct sibyl_adapter *a,
 	if (w->pid == 0) {
 		close(req[1]);
 		close(rep[0]);
+		if (wake[0] >= 0) {   /* the planner's alone */
+			close(wake[0]);
+			close(wake[1]);
+			wake[0] = wake[1] = -1;
+		}
 		signal(SIGPIPE, SIG_DFL);
 		signal(SIGINT, SIG_IGN);   /* the planner's to act on (worker.h) */
 		signal(SIGTERM, SIG_DFL);

@@ -98,5 +98,7 @@ void sibyl_worker_stop(struct sibyl_worker *w);
  * it has.  Workers ignore SIGINT themselves: the terminal sends it to
  * the whole process group, and the planner decides. */
 void sibyl_worker_interrupt(int sig);
+/* The signal sibyl_worker_interrupt() was given, 0 if none. */
+int sibyl_worker_interrupted(void);
 
 #endif

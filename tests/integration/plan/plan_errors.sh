@@ -70,10 +70,12 @@ expect_eq "interrupted plan's status" 1 "$status"
 grep -q "^sibyl: plan: hang: interrupted by SIGINT at work metric 50; the partial profile is kept$" "$WORK/err" ||
 	fail "interrupted plan: '$(cat "$WORK/err")'"
 expect_eq "interrupted plan's profile marked partial" "False" "$(json "j['complete']" "$WORK/int.json")"
+expect_eq "interrupted plan's status" "interrupted" "$(json "j['stats']['status']" "$WORK/int.json")"
 echo "ok: interrupted plan: $(cat "$WORK/err")"
 
 if [ -e "$WORK/crash.json" ]; then
 	expect_eq "partial profile marked" "False" "$(json "j['complete']" "$WORK/crash.json")"
+	expect_eq "crashed plan's status" "failed" "$(json "j['stats']['status']" "$WORK/crash.json")"
 	json "j['points'][-1][0] < 50" "$WORK/crash.json" | grep -q True || fail "partial profile beyond the crash"
 fi
 
