@@ -108,9 +108,9 @@ def data_set():
     span = int(rng.choice([16, 60, 1000]))
     nodes = np.sort(rng.choice(np.arange(1, span + 1), int(rng.integers(8, 15)), replace=False))
     bends = np.sort(rng.uniform(1, span, int(rng.integers(1, 4))))
+    slopes = rng.uniform(-0.3, 6, len(bends))    # each piece still rises
     def truth(x):                      # continuous, piecewise linear, positive
-        return 1e-6 * (2 + x + sum(rng_slopes[i] * np.maximum(0, x - k) for i, k in enumerate(bends)))
-    rng_slopes = rng.uniform(-0.8, 6, len(bends))
+        return 1e-6 * (2 + x + sum(b * np.maximum(0, x - k) for b, k in zip(slopes, bends)))
     x = np.repeat(nodes, rng.integers(1, 6, len(nodes))).astype(float)
     noise = float(rng.choice([0.002, 0.005, 0.01, 0.03, 0.06]))
     y = truth(x) * (1 + noise * rng.standard_normal(len(x)))
