@@ -92,6 +92,8 @@ struct sibyl_trace_function {
 	uint32_t id;
 	const char *library;		/* "?" for ids missing from functions.tsv */
 	const char *name;		/* "0x<id>" for ids missing from functions.tsv */
+	const char *work_metric;	/* what `work` counts (work_metrics.tsv), or NULL */
+	bool work_metric_conflict;	/* declared with two different metrics */
 };
 
 struct sibyl_trace_call {

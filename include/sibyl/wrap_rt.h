@@ -51,6 +51,14 @@ struct sibyl_call_record *sibyl_rt_refill(struct sibyl_rt_thread *t);
 void sibyl_rt_register(const char *library, const char *const *names,
 		       const uint32_t *ids, unsigned count);
 
+/* What the `work` of a function's records counts, from a definition
+ * file's `metric` (constructor time; see docs/formats.md, work_metrics.tsv). */
+struct sibyl_rt_work_metric {
+	uint32_t id;
+	const char *metric;	/* printable, no tab or newline */
+};
+void sibyl_rt_declare_work(const struct sibyl_rt_work_metric *metrics, unsigned count);
+
 /*
  * Resolve the original of `name` with the thread guard held: first through
  * `next`, a static function of the wrapper library that calls

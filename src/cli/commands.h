@@ -10,5 +10,6 @@ int cmd_export(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_kernel(int argc, char **argv);
 int cmd_device(int argc, char **argv);
+int cmd_predict(int argc, char **argv);
 
 #endif

@@ -19,6 +19,7 @@ static const struct command commands[] = {
 	{ "plan", cmd_plan, "build a piecewise-linear performance profile of an implementation" },
 	{ "kernel", cmd_kernel, "run, time and count instructions of a standalone OpenCL kernel" },
 	{ "device", cmd_device, "measure an OpenCL device's latencies and bandwidth" },
+	{ "predict", cmd_predict, "predict the whole program's speedup from a trace and profiles" },
 };
 
 static void usage(FILE *out)

@@ -2,6 +2,8 @@
  * functions.tsv: "<id hex>\t<library>\t<function>\n" lines appended by
  * every wrapper library as it loads, so the same line may repeat (one
  * per process).  The table stays sorted by id for lookups.
+ * work_metrics.tsv: "<id hex>\t<work metric>\n", what `work` counts for
+ * the functions a definition file declared it for.
  */
 #define _GNU_SOURCE
 #include "trace/internal.h"
@@ -43,7 +45,7 @@ static void insert_at(struct function_table *ft, size_t i, uint32_t id, char *li
 			abort();
 	}
 	memmove(&ft->items[i + 1], &ft->items[i], (ft->count - i) * sizeof(*ft->items));
-	ft->items[i] = (struct sibyl_trace_function){ id, lib, name };
+	ft->items[i] = (struct sibyl_trace_function){ .id = id, .library = lib, .name = name };
 	ft->count++;
 }
 
@@ -116,8 +118,45 @@ static int parse_line(struct function_table *ft, const char *s, size_t n, size_t
 	return 0;
 }
 
-int functions_parse(struct function_table *ft, const char *text, size_t len, char *err,
-		    size_t errlen)
+/* "<id>\t<metric>": the metric goes to a function already named; a
+ * function declared with two metrics has none (work_metric_conflict). */
+static int parse_metric_line(struct function_table *ft, const char *s, size_t n, size_t lineno,
+			     char *err, size_t errlen)
+{
+	const char *tab = memchr(s, '\t', n), *end = s + n;
+	uint32_t id;
+
+	if (memchr(s, '\0', n))
+		return trace_seterr(err, errlen, "line %zu: NUL byte", lineno);
+	if (!tab || tab + 1 == end || memchr(tab + 1, '\t', (size_t)(end - tab - 1)))
+		return trace_seterr(err, errlen, "line %zu: expected '<id hex>\\t<work metric>'",
+				    lineno);
+	if (parse_id(s, (size_t)(tab - s), &id))
+		return trace_seterr(err, errlen, "line %zu: bad function id '%.*s'", lineno,
+				    (int)(tab - s > 16 ? 16 : tab - s), s);
+	size_t at = lower_bound(ft, id);
+
+	if (at == ft->count || ft->items[at].id != id)
+		return 0;	/* a function no wrapper named: nothing to describe */
+	struct sibyl_trace_function *f = &ft->items[at];
+	size_t len = (size_t)(end - tab - 1);
+
+	if (f->work_metric_conflict)
+		return 0;
+	if (!f->work_metric) {
+		f->work_metric = strndup(tab + 1, len);
+	} else if (strlen(f->work_metric) != len || memcmp(f->work_metric, tab + 1, len)) {
+		free((char *)f->work_metric);
+		f->work_metric = NULL;
+		f->work_metric_conflict = true;
+	}
+	return 0;
+}
+
+/* Calls `line` for each non-empty line of text, without its newline. */
+static int parse_lines(struct function_table *ft, const char *text, size_t len, char *err,
+		       size_t errlen,
+		       int (*line)(struct function_table *, const char *, size_t, size_t, char *, size_t))
 {
 	size_t lineno = 0;
 
@@ -128,11 +167,23 @@ int functions_parse(struct function_table *ft, const char *text, size_t len, cha
 		lineno++;
 		if (n && p[n - 1] == '\r')
 			n--;
-		if (n && parse_line(ft, p, n, lineno, err, errlen))
+		if (n && line(ft, p, n, lineno, err, errlen))
 			return -1;
 		p += raw + (nl != NULL);
 	}
 	return 0;
+}
+
+int functions_parse(struct function_table *ft, const char *text, size_t len, char *err,
+		    size_t errlen)
+{
+	return parse_lines(ft, text, len, err, errlen, parse_line);
+}
+
+int functions_parse_metrics(struct function_table *ft, const char *text, size_t len, char *err,
+			    size_t errlen)
+{
+	return parse_lines(ft, text, len, err, errlen, parse_metric_line);
 }
 
 void functions_free(struct function_table *ft)
@@ -140,6 +191,7 @@ void functions_free(struct function_table *ft)
 	for (size_t i = 0; i < ft->count; i++) {
 		free((char *)ft->items[i].library);
 		free((char *)ft->items[i].name);
+		free((char *)ft->items[i].work_metric);
 	}
 	free(ft->items);
 	memset(ft, 0, sizeof(*ft));

@@ -51,6 +51,9 @@ struct function_table {
  * an error).  0 or -1 with a message naming the line. */
 int functions_parse(struct function_table *ft, const char *text, size_t len, char *err,
 		    size_t errlen);
+/* Parse work_metrics.tsv text into the functions it names. */
+int functions_parse_metrics(struct function_table *ft, const char *text, size_t len, char *err,
+			    size_t errlen);
 /* Add a placeholder entry for an id not named in functions.tsv. */
 void functions_add_unknown(struct function_table *ft, uint32_t id);
 const struct sibyl_trace_function *functions_find(const struct function_table *ft,

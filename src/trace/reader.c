@@ -83,17 +83,27 @@ static int load_meta(struct sibyl_trace *t, const char *dir, char *err, size_t e
 	return r ? file_err(err, errlen, dir, "meta.json", why) : 0;
 }
 
-static int load_functions(struct sibyl_trace *t, const char *dir, char *err, size_t errlen)
+static int load_table(struct sibyl_trace *t, const char *dir, const char *name,
+		      int (*parse)(struct function_table *, const char *, size_t, char *, size_t),
+		      char *err, size_t errlen)
 {
 	char *text, why[512];
 	size_t len;
-	int r = read_optional(dir, "functions.tsv", &text, &len, err, errlen);
+	int r = read_optional(dir, name, &text, &len, err, errlen);
 
 	if (r <= 0)
 		return r;
-	r = functions_parse(&t->functions, text, len, why, sizeof(why));
+	r = parse(&t->functions, text, len, why, sizeof(why));
 	free(text);
-	return r ? file_err(err, errlen, dir, "functions.tsv", why) : 0;
+	return r ? file_err(err, errlen, dir, name, why) : 0;
+}
+
+/* Names first: work_metrics.tsv describes functions already named. */
+static int load_functions(struct sibyl_trace *t, const char *dir, char *err, size_t errlen)
+{
+	if (load_table(t, dir, "functions.tsv", functions_parse, err, errlen) < 0)
+		return -1;
+	return load_table(t, dir, "work_metrics.tsv", functions_parse_metrics, err, errlen);
 }
 
 static int load_proc(struct sibyl_trace *t, const char *dir, const char *name, uint32_t pid,

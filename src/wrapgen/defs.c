@@ -134,7 +134,7 @@ static int split_header(const struct lexer *lx, unsigned line, char *h, char *pa
 		char *end = i < 2 ? strstr(p, sep) : p + strlen(p);
 
 		if (!end || (i == 2 && strstr(p, sep)))
-			return error_at(lx, line, "expected 'library%sfunction%sprefix|postfix {', got '%s'",
+			return error_at(lx, line, "expected 'library%sfunction%sprefix|postfix|metric {', got '%s'",
 					sep, sep, h);
 		*end = 0;
 		if (!*p)
@@ -165,15 +165,51 @@ static int parse_header(struct lexer *lx, struct wg_def *d)
 		rc = error_at(lx, lx->line, "expected '{' after '%s'", h);
 	else
 		rc = split_header(lx, line, h, part);
-	if (!rc && strcmp(part[2], "prefix") && strcmp(part[2], "postfix"))
-		rc = error_at(lx, line, "location '%s' is neither 'prefix' nor 'postfix'", part[2]);
+	if (!rc && strcmp(part[2], "prefix") && strcmp(part[2], "postfix") &&
+	    strcmp(part[2], "metric"))
+		rc = error_at(lx, line, "location '%s' is neither 'prefix', 'postfix' nor 'metric'",
+			      part[2]);
 	if (!rc) {
 		d->lib_glob = wg_strdup(part[0]);
 		d->fn_glob = wg_strdup(part[1]);
-		d->loc = strcmp(part[2], "prefix") ? WG_DEFS_POSTFIX : WG_DEFS_PREFIX;
+		d->loc = !strcmp(part[2], "prefix") ? WG_DEFS_PREFIX :
+			 !strcmp(part[2], "metric") ? WG_DEFS_METRIC : WG_DEFS_POSTFIX;
 	}
 	free(h);
 	return rc;
+}
+
+/*
+ * A metric body is the name of what the function's `work` counts, e.g.
+ * "floating-point operations (2mnk)": whitespace runs become one space,
+ * and it must be printable text that a C string literal and a TSV field
+ * hold as is, since it is compared with the work metric of profiles.
+ */
+static int normalize_metric(const struct lexer *lx, struct wg_def *d)
+{
+	char *w = d->code;
+	bool space = false;
+
+	for (const char *r = d->code; *r; r++) {
+		unsigned char c = (unsigned char)*r;
+
+		if (isspace(c)) {
+			space = w != d->code;
+			continue;
+		}
+		if (c < 0x20 || c == 0x7f || c == '"' || c == '\\')
+			return error_at(lx, d->line, "a metric is plain text without quotes or backslashes");
+		if (space)
+			*w++ = ' ';
+		space = false;
+		*w++ = (char)c;
+	}
+	*w = 0;
+	if (!*d->code)
+		return error_at(lx, d->line, "empty metric: name what `work` counts");
+	if (strlen(d->code) > 200)
+		return error_at(lx, d->line, "metric longer than 200 characters");
+	return 0;
 }
 
 static void push(struct wg_defs *out, const struct wg_def *d)
@@ -203,6 +239,10 @@ int wg_defs_parse(const char *text, const char *file, struct wg_defs *out)
 		d.line = lx.line;
 		d.file = wg_strdup(file);
 		d.code = read_body(&lx);
+		if (d.code && d.loc == WG_DEFS_METRIC && normalize_metric(&lx, &d) < 0) {
+			free(d.code);
+			d.code = NULL;
+		}
 		if (!d.code) {
 			free(d.lib_glob);
 			free(d.fn_glob);

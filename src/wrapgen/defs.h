@@ -4,6 +4,7 @@
  *
  *   libblas*::*gemm_::postfix { output_size = *m * *n * sizeof(*c); }
  *   libblas*:dgemm_:prefix { ... }          (single colons also accepted)
+ *   libblas*::dgemm_::metric { floating-point operations (2mnk) }
  *
  * Library and function are fnmatch(3) globs; the library glob is tried on
  * the soname, the file name and the full path of the wrapped library.
@@ -14,13 +15,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-enum wg_defs_loc { WG_DEFS_PREFIX, WG_DEFS_POSTFIX };
+/* METRIC: the body names what `work` counts (recorded in the trace). */
+enum wg_defs_loc { WG_DEFS_PREFIX, WG_DEFS_POSTFIX, WG_DEFS_METRIC };
 
 struct wg_def {
 	char *lib_glob;
 	char *fn_glob;
 	enum wg_defs_loc loc;
-	char *code;		/* the body, without the outer braces */
+	char *code;		/* the body, without the outer braces (METRIC: normalized) */
 	char *file;
 	unsigned line;		/* line of the body's '{' */
 	bool used;

@@ -1,4 +1,5 @@
-/* worksize.manual: the user's --defs code around matching functions. */
+/* worksize.manual: the user's --defs code around matching functions, and
+ * the work metric each function's `work` is declared to count. */
 #include "wrapgen/gen.h"
 
 static void insert(struct wg_buf *b, struct wg_def *d)
@@ -6,6 +7,45 @@ static void insert(struct wg_buf *b, struct wg_def *d)
 	/* Own block: definitions may declare variables of their own. */
 	wg_buf_printf(b, "\t/* %s:%u */\n\t{%s}\n", d->file, d->line, d->code);
 	d->used = true;
+}
+
+/* The last matching metric definition wins, as later code would. */
+static struct wg_def *metric_of(const struct wg_unit *u, const char *function)
+{
+	struct wg_def *found = NULL;
+
+	for (size_t i = 0; u->defs && i < u->defs->n; i++) {
+		struct wg_def *d = &((struct wg_defs *)u->defs)->v[i];
+
+		if (d->loc == WG_DEFS_METRIC && wg_def_matches(d, u->soname, u->library_path, function))
+			found = d;
+	}
+	return found;
+}
+
+/* Declared once per process image, like the names: the trace then says
+ * what `work` means for each function, and `sibyl predict` refuses a
+ * profile measured in another metric. */
+static void unit(struct wg_inst *inst, const struct wg_unit *u, const struct wg_fn *fns,
+		 size_t nfns, struct wg_buf *out)
+{
+	struct wg_buf *f = &out[WG_FOOTER];
+	size_t declared = 0;
+
+	(void)inst;
+	for (size_t i = 0; i < nfns; i++) {
+		struct wg_def *d = metric_of(u, fns[i].proto->name);
+
+		if (!d)
+			continue;
+		wg_buf_printf(f, "%s\t{ %s, \"%s\" },\n",
+			      declared++ ? "" : "static const struct sibyl_rt_work_metric sibyl_metrics[] = {\n",
+			      fns[i].fid, d->code);
+		d->used = true;
+	}
+	if (declared)
+		wg_buf_printf(f, "};\n\n__attribute__((constructor)) static void sibyl_declare_work(void)\n{\n"
+			      "\tsibyl_rt_declare_work(sibyl_metrics, %zu);\n}\n", declared);
 }
 
 static void function(struct wg_inst *inst, const struct wg_unit *u, const struct wg_fn *fn,
@@ -16,7 +56,8 @@ static void function(struct wg_inst *inst, const struct wg_unit *u, const struct
 		/* `used` is bookkeeping for the "matched nothing" warning. */
 		struct wg_def *d = &((struct wg_defs *)u->defs)->v[i];
 
-		if (!wg_def_matches(d, u->soname, u->library_path, fn->proto->name))
+		if (d->loc == WG_DEFS_METRIC ||
+		    !wg_def_matches(d, u->soname, u->library_path, fn->proto->name))
 			continue;
 		insert(&out[d->loc == WG_DEFS_PREFIX ? WG_PREFIX : WG_POSTFIX], d);
 	}
@@ -26,6 +67,7 @@ const struct wg_generator wg_gen_worksize_manual = {
 	.name = "worksize.manual",
 	.requires = "trace",
 	.before = "time",
-	.help = "insert the --defs code (input_size, output_size, work)",
+	.help = "insert the --defs code (input_size, output_size, work) and declare work metrics",
+	.unit = unit,
 	.function = function,
 };

@@ -1,0 +1,138 @@
+/* sibyl predict: whole-program speedup if modelled calls ran accelerated. */
+#include "cli/commands.h"
+#include "core/alloc.h"
+#include "core/log.h"
+#include "core/options.h"
+#include "model/profile.h"
+#include "ocl/device_profile.h"
+#include "predict/predict.h"
+#include "sibyl/trace.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct sibyl_command_help help = {
+	"predict", "TRACE --model FUNC=PROFILE.json... [--transfer DEVICE.json] [--best-of] "
+	"[--outside extrapolate|keep] [--json]",
+	"Predict the whole program's speedup if the calls of FUNC (a glob on traced function "
+	"names; repeat --model for several kernels) ran in the implementation PROFILE measures "
+	"(sibyl plan), each call's work read in the profile's work metric.  --transfer adds "
+	"each call's host<->device transfers from a device profile (sibyl device).  Docs: "
+	"docs/predict.md.",
+};
+
+struct loaded {
+	struct sibyl_predict_model *models;
+	size_t n;
+	struct sibyl_device_profile device;
+};
+
+static void unload(struct loaded *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free((char *)l->models[i].pattern);
+		sibyl_profile_free((struct sibyl_profile *)l->models[i].profile);
+	}
+	free(l->models);
+}
+
+/* "FUNC=PROFILE.json" each; the pattern before the first '='. */
+static int load_models(const struct sibyl_strlist *specs, struct loaded *l)
+{
+	char err[1024];
+
+	l->models = sibyl_xcalloc(specs->count, sizeof(*l->models));
+	for (size_t i = 0; i < specs->count; i++) {
+		const char *spec = specs->items[i], *eq = strchr(spec, '=');
+
+		if (!eq || eq == spec || !eq[1])
+			return sibyl_err("predict: --model %s: expected FUNC=PROFILE.json", spec);
+		struct sibyl_predict_model *m = &l->models[l->n++];
+
+		m->pattern = strndup(spec, (size_t)(eq - spec));
+		m->path = eq + 1;
+		m->profile = sibyl_profile_load(m->path, err, sizeof(err));
+		if (!m->profile)
+			return sibyl_err("predict: %s", err);
+	}
+	return 0;
+}
+
+static int parse_outside(const char *s, enum sibyl_outside_rule *rule)
+{
+	if (!strcmp(s, "extrapolate"))
+		*rule = SIBYL_OUTSIDE_EXTRAPOLATE;
+	else if (!strcmp(s, "keep"))
+		*rule = SIBYL_OUTSIDE_KEEP;
+	else
+		return sibyl_err("predict: --outside: '%s' is neither extrapolate nor keep", s);
+	return 0;
+}
+
+static int run(const char *dir, const struct sibyl_predict_options *o, bool json)
+{
+	char err[1024];
+	struct sibyl_trace *t = sibyl_trace_open(dir, err, sizeof(err));
+	struct sibyl_prediction p;
+	int rc = 0;
+
+	if (!t)
+		return sibyl_err("predict: %s", err), 1;
+	if (sibyl_predict(t, o, &p, err, sizeof(err)) < 0) {
+		sibyl_trace_close(t);
+		return sibyl_err("predict: %s", err), 1;
+	}
+	if (json)
+		rc = sibyl_prediction_print_json(stdout, t, &p);
+	else
+		sibyl_prediction_print_text(stdout, t, &p);
+	if (fflush(stdout) || rc)
+		rc = sibyl_err_errno("predict: writing the prediction");
+	sibyl_prediction_free(&p);
+	sibyl_trace_close(t);
+	return rc ? 1 : 0;
+}
+
+int cmd_predict(int argc, char **argv)
+{
+	struct sibyl_strlist specs = { 0 };
+	const char *transfer = NULL, *outside = "extrapolate";
+	bool json = false, best_of = false, other_machine = false;
+	struct sibyl_option opts[] = {
+		{ "model", 'm', SIBYL_OPT_LIST, &specs, "FUNC=PROFILE", "predict FUNC's calls with this profile (repeatable; FUNC is a glob)" },
+		{ "transfer", 0, SIBYL_OPT_STRING, &transfer, "DEVICE.json", "add host<->device transfers from this device profile" },
+		{ "best-of", 0, SIBYL_OPT_FLAG, &best_of, NULL, "per call, the faster of measured and predicted" },
+		{ "outside", 0, SIBYL_OPT_STRING, &outside, "RULE", "calls outside a profile's points: extrapolate (default) or keep" },
+		{ "other-machine", 0, SIBYL_OPT_FLAG, &other_machine, NULL, "accept profiles measured on another host (a what-if)" },
+		{ "json", 0, SIBYL_OPT_FLAG, &json, NULL, "print one JSON object" },
+		SIBYL_OPT_END,
+	};
+	struct sibyl_predict_options o = { .best_of = false };
+	struct loaded l = { 0 };
+	int operands, r = sibyl_options_parse(&help, opts, argc, argv, false, &operands);
+
+	if (r)
+		return r > 0 ? 0 : 2;
+	if (operands != 1 || !specs.count) {
+		sibyl_err("predict: expected one trace directory and at least one --model (see --help)");
+		sibyl_strlist_free(&specs);
+		return 2;
+	}
+	r = parse_outside(outside, &o.outside) < 0 ? 2 : 0;
+	if (!r && load_models(&specs, &l) < 0)
+		r = 1;
+	if (!r && transfer && sibyl_device_profile_load(transfer, &l.device) < 0)
+		r = 1;
+	if (!r) {
+		o.models = l.models;
+		o.nmodels = l.n;
+		o.transfer = transfer ? &l.device : NULL;
+		o.best_of = best_of;
+		o.other_machine = other_machine;
+		r = run(argv[1], &o, json);
+	}
+	unload(&l);
+	sibyl_strlist_free(&specs);
+	return r;
+}

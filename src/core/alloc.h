@@ -1,0 +1,18 @@
+/*
+ * Allocation that cannot fail: out of memory, the command prints one line
+ * and aborts (there is nothing sensible to continue with, and a NULL
+ * checked at every call site is code nobody tests).  Never used by the
+ * runtime, which must not abort the traced program.
+ */
+#ifndef SIBYL_CORE_ALLOC_H
+#define SIBYL_CORE_ALLOC_H
+
+#include <stddef.h>
+
+void *sibyl_xmalloc(size_t size);
+void *sibyl_xcalloc(size_t count, size_t size);
+/* realloc of count * size bytes, the product checked for overflow. */
+void *sibyl_xreallocarray(void *p, size_t count, size_t size);
+char *sibyl_xstrdup(const char *s);
+
+#endif

@@ -1,0 +1,33 @@
+/* Private to src/predict: the modelled calls of a trace. */
+#ifndef SIBYL_PREDICT_INTERNAL_H
+#define SIBYL_PREDICT_INTERNAL_H
+
+#include "predict/predict.h"
+
+/* One call of a modelled function. */
+struct predict_call {
+	uint64_t start_ns, end_ns;
+	double seconds;		/* measured t */
+	double work;		/* w, in the profile's metric */
+	uint64_t in_bytes, out_bytes;
+	size_t kernel;		/* index into the kernels */
+	size_t thread;
+	bool nested;		/* inside another modelled call of its thread */
+};
+
+struct predict_calls {
+	struct predict_call *v;
+	size_t n, cap;
+};
+
+/* calls.c: match models to the trace's functions (one kernel per called
+ * function), check work metrics and machines, collect the calls and mark
+ * the nested ones.  0, or -1 with one line in err. */
+int predict_collect(const struct sibyl_trace *t, const struct sibyl_predict_options *o,
+		    struct sibyl_prediction *out, struct predict_calls *calls,
+		    char *err, size_t errlen);
+
+/* The profile metric names that mean bytes rather than a declared work. */
+bool predict_byte_metric(const char *metric, enum sibyl_work_source *source);
+
+#endif

@@ -1,0 +1,164 @@
+/*
+ * The prediction itself: every counted call of a kernel is either kept
+ * (its measured t) or replaced by the accelerated time f(w) plus its
+ * transfers, then eq. 1-3 of Matoga et al. give the whole program.
+ */
+#include "predict/internal.h"
+
+#include "core/alloc.h"
+#include "model/profile.h"
+#include "ocl/device_profile.h"
+#include "sibyl/trace.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Host->device for the input, device->host for the output: the measured
+ * curve inside its range, its ends scaled outside (device_profile.h). */
+static double transfer_s(const struct sibyl_predict_options *o, const struct predict_call *c)
+{
+	if (!o->transfer)
+		return 0;
+	double in = sibyl_device_transfer_seconds_measured(o->transfer, SIBYL_H2D, c->in_bytes);
+	double out = sibyl_device_transfer_seconds_measured(o->transfer, SIBYL_D2H, c->out_bytes);
+
+	return (in > 0 ? in : 0) + (out > 0 ? out : 0);
+}
+
+/* The accelerated call's compute time; NAN when the rule keeps the call.
+ * A profile extended below its first point can go negative: time is
+ * never less than zero. */
+static double compute_s(const struct sibyl_predict_options *o, const struct sibyl_profile *p,
+			struct sibyl_kernel_prediction *k, const struct predict_call *c)
+{
+	double lo = p->points[0].x, hi = p->points[p->npoints - 1].x;
+	bool outside = c->work < lo || c->work > hi;
+
+	if (outside) {
+		k->below += c->work < lo;
+		k->above += c->work > hi;
+		k->outside_measured_s += c->seconds;
+		if (o->outside == SIBYL_OUTSIDE_KEEP)
+			return NAN;
+	}
+	return fmax(0, sibyl_profile_eval(p, c->work));
+}
+
+struct choice {
+	double work, measured, accelerated;	/* accelerated: NAN if never */
+};
+
+static int by_work(const void *a, const void *b)
+{
+	const struct choice *x = a, *y = b;
+
+	return (x->work > y->work) - (x->work < y->work);
+}
+
+/* The threshold policy a redirect wrapper can apply: accelerate calls
+ * with work >= w.  Tried at every distinct w of the calls (and "never"),
+ * the fastest total wins; the ties go to the larger threshold. */
+static void crossover(struct sibyl_kernel_prediction *k, struct choice *ch, size_t n)
+{
+	double keep_all = 0, best, suffix = 0;
+
+	qsort(ch, n, sizeof(*ch), by_work);
+	for (size_t i = 0; i < n; i++)
+		keep_all += ch[i].measured;
+	best = keep_all;
+	k->has_crossover = false;
+	k->threshold_predicted_s = keep_all;
+	/* Walking down: prefix kept, suffix [i, n) accelerated. */
+	double prefix = keep_all;
+
+	for (size_t i = n; i-- > 0;) {
+		suffix += isnan(ch[i].accelerated) ? ch[i].measured : ch[i].accelerated;
+		prefix -= ch[i].measured;
+		if (i > 0 && ch[i - 1].work == ch[i].work)
+			continue;	/* a threshold separates distinct works only */
+		if (prefix + suffix < best) {
+			best = prefix + suffix;
+			k->has_crossover = true;
+			k->crossover = ch[i].work;
+			k->threshold_predicted_s = best;
+		}
+	}
+}
+
+static void predict_kernel(const struct sibyl_predict_options *o, struct sibyl_kernel_prediction *k,
+			   size_t ki, const struct predict_calls *calls)
+{
+	const struct sibyl_profile *p = k->model->profile;
+	struct choice *ch = sibyl_xcalloc(calls->n, sizeof(*ch));
+	size_t n = 0;
+
+	k->work_min = INFINITY;
+	k->work_max = -INFINITY;
+	for (size_t i = 0; i < calls->n; i++) {
+		const struct predict_call *c = &calls->v[i];
+
+		if (c->kernel != ki)
+			continue;
+		if (c->nested) {
+			k->nested++;
+			continue;
+		}
+		k->calls++;
+		k->measured_s += c->seconds;
+		k->work_min = fmin(k->work_min, c->work);
+		k->work_max = fmax(k->work_max, c->work);
+		double comp = compute_s(o, p, k, c), xfer = isnan(comp) ? 0 : transfer_s(o, c);
+
+		ch[n++] = (struct choice){ c->work, c->seconds, isnan(comp) ? NAN : comp + xfer };
+		if (isnan(comp) || (o->best_of && comp + xfer >= c->seconds)) {
+			k->kept_s += c->seconds;
+			continue;
+		}
+		k->accelerated++;
+		k->compute_s += comp;
+		k->transfer_s += xfer;
+	}
+	k->predicted_s = k->compute_s + k->transfer_s + k->kept_s;
+	k->speedup = k->predicted_s > 0 ? k->measured_s / k->predicted_s : INFINITY;
+	crossover(k, ch, n);
+	free(ch);
+}
+
+int sibyl_predict(const struct sibyl_trace *t, const struct sibyl_predict_options *o,
+		  struct sibyl_prediction *out, char *err, size_t errlen)
+{
+	const struct sibyl_trace_meta *meta = sibyl_trace_meta(t);
+	struct predict_calls calls = { 0 };
+
+	memset(out, 0, sizeof(*out));
+	out->best_of = o->best_of;
+	out->transfers = o->transfer != NULL;
+	out->outside = o->outside;
+	out->partial = meta->exit_kind != SIBYL_EXIT_STATUS || meta->exit_code != 0;
+	out->total_s = meta->wall_ns * 1e-9;
+	if (predict_collect(t, o, out, &calls, err, errlen) < 0) {
+		free(calls.v);
+		sibyl_prediction_free(out);
+		return -1;
+	}
+	for (size_t k = 0; k < out->nkernels; k++) {
+		predict_kernel(o, &out->kernels[k], k, &calls);
+		out->measured_s += out->kernels[k].measured_s;
+		out->predicted_kernels_s += out->kernels[k].predicted_s;
+	}
+	free(calls.v);
+	out->fraction = out->total_s > 0 ? out->measured_s / out->total_s : 0;
+	out->kernel_speedup = out->predicted_kernels_s > 0 ?
+		out->measured_s / out->predicted_kernels_s : INFINITY;
+	out->predicted_total_s = out->total_s - out->measured_s + out->predicted_kernels_s;
+	out->global_speedup = out->predicted_total_s > 0 ?
+		out->total_s / out->predicted_total_s : INFINITY;
+	return 0;
+}
+
+void sibyl_prediction_free(struct sibyl_prediction *p)
+{
+	free(p->kernels);
+	memset(p, 0, sizeof(*p));
+}

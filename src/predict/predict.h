@@ -1,0 +1,103 @@
+/*
+ * Whole-program speedup from one traced run (Matoga et al. 2013, III and
+ * IV.D): each call of a modelled kernel keeps its measured time t or is
+ * replaced by the model's f(w) for its work w, and
+ *
+ *   P   = sum t / T                      (eq. 2, T the traced wall time)
+ *   S_P = sum t / sum f(w)               (eq. 3)
+ *   S_G = 1 / ((1 - P) + P / S_P)        (eq. 1) = T / (T - sum t + sum f(w))
+ *
+ * f is a piecewise-linear profile (sibyl plan) plus, optionally, the
+ * host<->device transfer of each call's input and output bytes from a
+ * device profile (sibyl device).  Docs: docs/predict.md.
+ */
+#ifndef SIBYL_PREDICT_H
+#define SIBYL_PREDICT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct sibyl_trace;
+struct sibyl_profile;
+struct sibyl_device_profile;
+
+/* Which number of a call record the profile's work metric is. */
+enum sibyl_work_source {
+	SIBYL_WORK_DECLARED,	/* `work`, as the definition file's metric declares */
+	SIBYL_WORK_IN_BYTES,	/* profile metric "input bytes" */
+	SIBYL_WORK_OUT_BYTES,	/* "output bytes" */
+	SIBYL_WORK_INOUT_BYTES,	/* "input+output bytes" */
+};
+
+/* What a call outside the profile's measured range is predicted as. */
+enum sibyl_outside_rule {
+	SIBYL_OUTSIDE_EXTRAPOLATE,	/* the nearest piece extended (flagged) */
+	SIBYL_OUTSIDE_KEEP,		/* its measured time: not accelerated */
+};
+
+struct sibyl_predict_model {
+	const char *pattern;		/* fnmatch(3) glob on function names */
+	const char *path;		/* for messages */
+	const struct sibyl_profile *profile;
+};
+
+struct sibyl_predict_options {
+	const struct sibyl_predict_model *models;
+	size_t nmodels;
+	const struct sibyl_device_profile *transfer;	/* NULL: none added */
+	bool best_of;			/* per call, the faster of t and f(w) */
+	enum sibyl_outside_rule outside;
+	bool other_machine;		/* accept profiles of another host */
+};
+
+struct sibyl_kernel_prediction {
+	const char *name, *library;	/* the traced function */
+	const struct sibyl_predict_model *model;
+	enum sibyl_work_source work_source;
+	uint64_t calls;			/* counted calls */
+	uint64_t nested;		/* inside another modelled call: not counted */
+	uint64_t accelerated;		/* calls predicted on the accelerator */
+	double work_min, work_max;	/* of the counted calls */
+	double measured_s;		/* sum t */
+	double compute_s, transfer_s;	/* the accelerated calls' f(w) and transfers */
+	double kept_s;			/* measured time of calls not accelerated */
+	double predicted_s;		/* compute_s + transfer_s + kept_s */
+	double speedup;			/* measured_s / predicted_s */
+	uint64_t below, above;		/* calls outside the profile's points */
+	double outside_measured_s;	/* their measured time */
+	/* Best threshold policy "accelerate calls with work >= crossover"
+	 * (what a redirect wrapper with a work threshold does). */
+	bool has_crossover;		/* false: the accelerator never wins */
+	double crossover;		/* smallest work accelerated */
+	double threshold_predicted_s;
+};
+
+struct sibyl_prediction {
+	double total_s;			/* T: traced wall time */
+	double measured_s;		/* sum t over counted calls */
+	double predicted_kernels_s;	/* sum of the kernels' predicted_s */
+	double fraction;		/* P */
+	double kernel_speedup;		/* S_P */
+	double global_speedup;		/* S_G */
+	double predicted_total_s;	/* T - sum t + sum predicted */
+	bool partial;			/* the traced run did not finish normally */
+	bool best_of, transfers;
+	enum sibyl_outside_rule outside;
+	struct sibyl_kernel_prediction *kernels;
+	size_t nkernels;
+};
+
+/* 0, or -1 with one line in err (no kernel matched, metric mismatch...). */
+int sibyl_predict(const struct sibyl_trace *t, const struct sibyl_predict_options *o,
+		  struct sibyl_prediction *out, char *err, size_t errlen);
+void sibyl_prediction_free(struct sibyl_prediction *p);
+
+/* The table `sibyl predict` prints, and its --json object. */
+void sibyl_prediction_print_text(FILE *out, const struct sibyl_trace *t,
+				 const struct sibyl_prediction *p);
+int sibyl_prediction_print_json(FILE *out, const struct sibyl_trace *t,
+				const struct sibyl_prediction *p);
+
+#endif

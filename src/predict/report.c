@@ -1,0 +1,148 @@
+/* What `sibyl predict` prints: a table per kernel, then the whole
+ * program; or one JSON object (docs/predict.md). */
+#include "predict/internal.h"
+
+#include "model/profile.h"
+#include "sibyl/trace.h"
+
+#include <jansson.h>
+#include <math.h>
+
+static const char *work_source_name(const struct sibyl_kernel_prediction *k)
+{
+	switch (k->work_source) {
+	case SIBYL_WORK_IN_BYTES:
+		return "input bytes";
+	case SIBYL_WORK_OUT_BYTES:
+		return "output bytes";
+	case SIBYL_WORK_INOUT_BYTES:
+		return "input+output bytes";
+	default:
+		return k->model->profile->work_metric;
+	}
+}
+
+static void print_kernel_notes(FILE *out, const struct sibyl_prediction *p,
+			       const struct sibyl_kernel_prediction *k)
+{
+	const struct sibyl_profile *prof = k->model->profile;
+
+	fprintf(out, "  %s: %s (%s), work = %s%s\n", k->name, k->model->path,
+		prof->name ? prof->name : "unnamed", work_source_name(k),
+		prof->complete ? "" : "; INCOMPLETE profile");
+	if (p->transfers)
+		fprintf(out, "    accelerated calls: compute %.6g s + transfers %.6g s\n", k->compute_s,
+			k->transfer_s);
+	if (k->nested)
+		fprintf(out, "    %lu call(s) inside another modelled call, counted with it\n",
+			(unsigned long)k->nested);
+	if (k->below || k->above)
+		fprintf(out, "    OUTSIDE the profile's points [%g, %g]: %lu below, %lu above "
+			"(%.3g s measured), %s\n", prof->points[0].x, prof->points[prof->npoints - 1].x,
+			(unsigned long)k->below, (unsigned long)k->above, k->outside_measured_s,
+			p->outside == SIBYL_OUTSIDE_KEEP ? "kept at their measured time" :
+			"extrapolated from the nearest piece");
+	if (k->has_crossover)
+		fprintf(out, "    crossover: accelerating calls with work >= %g predicts %.6g s\n",
+			k->crossover, k->threshold_predicted_s);
+	else
+		fprintf(out, "    crossover: none, the accelerator is never predicted faster\n");
+}
+
+void sibyl_prediction_print_text(FILE *out, const struct sibyl_trace *t,
+				 const struct sibyl_prediction *p)
+{
+	const struct sibyl_trace_meta *m = sibyl_trace_meta(t);
+
+	fprintf(out, "Prediction for: %s\n", *m->command ? m->command : "(unknown command)");
+	if (p->partial)
+		fprintf(out, "PARTIAL: the traced run did not exit with status 0; its time may not "
+			"be the program's\n");
+	fprintf(out, "Policy: %s; transfers %s; calls outside a profile %s\n\n",
+		p->best_of ? "best-of (per call, the faster of measured and predicted)" :
+		"every call accelerated", p->transfers ? "added from the device profile" :
+		"not added (the profile must include them)",
+		p->outside == SIBYL_OUTSIDE_KEEP ? "kept" : "extrapolated");
+	fprintf(out, "%-24s %9s %12s %12s %12s %9s %9s\n", "kernel", "calls", "work min",
+		"measured s", "predicted s", "speedup", "accel.");
+	for (size_t i = 0; i < p->nkernels; i++) {
+		const struct sibyl_kernel_prediction *k = &p->kernels[i];
+
+		fprintf(out, "%-24s %9lu %12.4g %12.6g %12.6g %9.3f %9lu\n", k->name,
+			(unsigned long)k->calls, k->work_min, k->measured_s, k->predicted_s,
+			k->speedup, (unsigned long)k->accelerated);
+	}
+	fputc('\n', out);
+	for (size_t i = 0; i < p->nkernels; i++)
+		print_kernel_notes(out, p, &p->kernels[i]);
+	fprintf(out, "\nWhole program: T = %.6g s traced, P = %.1f%% in the kernels (eq. 2), "
+		"S_P = %.3f (eq. 3)\n", p->total_s, 100 * p->fraction, p->kernel_speedup);
+	if (p->fraction > 1)
+		fprintf(out, "NOTE: P > 100%%: kernels ran on several threads at once; Amdahl's law "
+			"over wall time overstates the gain\n");
+	fprintf(out, "predicted total %.6g s, global speedup S_G = %.3f (eq. 1)\n",
+		p->predicted_total_s, p->global_speedup);
+}
+
+/* JSON has no infinity: an unbounded speedup is null. */
+static json_t *num(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *kernel_json(const struct sibyl_prediction *p, const struct sibyl_kernel_prediction *k)
+{
+	const struct sibyl_profile *prof = k->model->profile;
+	json_t *j = json_object();
+
+	json_object_set_new(j, "name", json_string(k->name));
+	json_object_set_new(j, "library", json_string(k->library));
+	json_object_set_new(j, "profile", json_string(k->model->path));
+	json_object_set_new(j, "profile_complete", json_boolean(prof->complete));
+	json_object_set_new(j, "work_metric", json_string(work_source_name(k)));
+	json_object_set_new(j, "calls", json_integer((json_int_t)k->calls));
+	json_object_set_new(j, "nested_calls", json_integer((json_int_t)k->nested));
+	json_object_set_new(j, "accelerated_calls", json_integer((json_int_t)k->accelerated));
+	json_object_set_new(j, "work_min", num(k->work_min));
+	json_object_set_new(j, "work_max", num(k->work_max));
+	json_object_set_new(j, "measured_s", json_real(k->measured_s));
+	json_object_set_new(j, "predicted_s", json_real(k->predicted_s));
+	json_object_set_new(j, "compute_s", json_real(k->compute_s));
+	json_object_set_new(j, "transfer_s", p->transfers ? json_real(k->transfer_s) : json_null());
+	json_object_set_new(j, "kept_s", json_real(k->kept_s));
+	json_object_set_new(j, "speedup", num(k->speedup));
+	json_object_set_new(j, "outside_below", json_integer((json_int_t)k->below));
+	json_object_set_new(j, "outside_above", json_integer((json_int_t)k->above));
+	json_object_set_new(j, "outside_measured_s", json_real(k->outside_measured_s));
+	json_object_set_new(j, "crossover_work", k->has_crossover ? num(k->crossover) : json_null());
+	json_object_set_new(j, "crossover_predicted_s", json_real(k->threshold_predicted_s));
+	return j;
+}
+
+int sibyl_prediction_print_json(FILE *out, const struct sibyl_trace *t,
+				const struct sibyl_prediction *p)
+{
+	json_t *j = json_object(), *kernels = json_array();
+
+	json_object_set_new(j, "command", json_string(sibyl_trace_meta(t)->command));
+	json_object_set_new(j, "partial", json_boolean(p->partial));
+	json_object_set_new(j, "best_of", json_boolean(p->best_of));
+	json_object_set_new(j, "transfers", json_boolean(p->transfers));
+	json_object_set_new(j, "outside", json_string(p->outside == SIBYL_OUTSIDE_KEEP ?
+						      "keep" : "extrapolate"));
+	json_object_set_new(j, "measured_total_s", json_real(p->total_s));
+	json_object_set_new(j, "kernels_measured_s", json_real(p->measured_s));
+	json_object_set_new(j, "kernels_predicted_s", json_real(p->predicted_kernels_s));
+	json_object_set_new(j, "fraction", json_real(p->fraction));
+	json_object_set_new(j, "kernel_speedup", num(p->kernel_speedup));
+	json_object_set_new(j, "predicted_total_s", json_real(p->predicted_total_s));
+	json_object_set_new(j, "global_speedup", num(p->global_speedup));
+	for (size_t i = 0; i < p->nkernels; i++)
+		json_array_append_new(kernels, kernel_json(p, &p->kernels[i]));
+	json_object_set_new(j, "kernels", kernels);
+	int rc = json_dumpf(j, out, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
+
+	fputc('\n', out);
+	json_decref(j);
+	return rc;
+}

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# sibyl predict on the bundled matrix-product demo traced through reference
+# BLAS: eq. 1-3 against an independent computation from the exported CSV,
+# nesting, best-of, calls outside the profile, byte metrics, and one clear
+# line for each bad input.
+. "$(dirname "$0")/lib.sh"
+
+"$SIBYL" wrap libblas.so.3 --header cblas.h --header cblas_f77.h \
+	-I /usr/include/x86_64-linux-gnu --functions 'cblas_dgemm,dgemm_' \
+	--gen time,trace,worksize.manual --defs "$SIBYL_SOURCE/examples/blas.defs" \
+	-o "$WORK/w.so" 2>/dev/null
+"$SIBYL" trace -o "$WORK/tr" --wrap "$WORK/w.so" -- "$TARGETS_BIN/matmul" 160 >/dev/null
+"$SIBYL" report --json "$WORK/tr" >"$WORK/report.json"
+"$SIBYL" export "$WORK/tr" --format csv -o "$WORK/tr.csv"
+
+metric='floating-point operations (2mnk)'
+# A what-if accelerator: 20 us per call, 100 GFLOP/s; its points stop
+# below the largest products, so some calls are extrapolated.
+cat >"$WORK/acc.json" <<JSON
+{"format": "sibyl-profile", "version": 1, "min_version": 1, "name": "what-if",
+ "work_metric": "$metric", "range": [1000, 4000000], "complete": true,
+ "points": [[1000, 2.001e-05], [4000000, 6.0e-05]]}
+JSON
+check() {	# check NAME FUNCS PROFILE [predict options] -- [checker flags]
+	local name=$1 funcs=$2 prof=$3
+	shift 3
+	local popts=() cflags=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do popts+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
+	cflags=("$@")
+	local models=()
+	IFS=, read -ra fs <<<"$funcs"
+	for f in "${fs[@]}"; do models+=(--model "$f=$prof"); done
+	"$SIBYL" predict "$WORK/tr" "${models[@]}" "${popts[@]}" --json >"$WORK/$name.predict.json"
+	/usr/bin/python3 "$SIBYL_SOURCE/tests/integration/predict_check.py" "$WORK/tr.csv" \
+		"$WORK/report.json" "$prof" "$WORK/$name.predict.json" "$funcs" "${cflags[@]}" ||
+		fail "$name: prediction differs from the independent computation"
+	echo "ok: $name"
+}
+check fortran dgemm_ "$WORK/acc.json"
+check both 'cblas_dgemm,dgemm_' "$WORK/acc.json"
+check best-of 'cblas_dgemm,dgemm_' "$WORK/acc.json" --best-of -- --best-of
+check keep 'cblas_dgemm,dgemm_' "$WORK/acc.json" --outside keep -- --keep-outside
+
+# Nesting: cblas_dgemm calls dgemm_; a glob selecting both counts each
+# product once.
+# product once.  Relative paths, as a user types them.
+(cd "$WORK" && "$SIBYL" predict tr --model '*dgemm*=acc.json' --json >glob.json)
+expect_eq "nested dgemm_ calls" 10 \
+	"$(json "[k['nested_calls'] for k in j['kernels'] if k['name'] == 'dgemm_'][0]" "$WORK/glob.json")"
+expect_eq "counted products" 20 "$(json "sum(k['calls'] for k in j['kernels'])" "$WORK/glob.json")"
+expect_eq "calls above the profile's points" True \
+	"$(json "sum(k['outside_above'] for k in j['kernels']) > 0" "$WORK/glob.json")"
+
+# A byte metric needs no declaration: the trace records bytes for every call.
+sed "s/\"$metric\"/\"input+output bytes\"/" "$WORK/acc.json" >"$WORK/bytes.json"
+check bytes 'cblas_dgemm,dgemm_' "$WORK/bytes.json" -- --bytes inout
+
+# The crossover: with a 2 ms launch cost the small products stay on the CPU.
+cat >"$WORK/slow.json" <<JSON
+{"format": "sibyl-profile", "version": 1, "min_version": 1, "name": "slow-start",
+ "work_metric": "$metric", "range": [1000, 1e10], "complete": true,
+ "points": [[1000, 0.002], [1e10, 0.102]]}
+JSON
+"$SIBYL" predict "$WORK/tr" --model "dgemm_=$WORK/slow.json" --best-of --json >"$WORK/slow.out.json"
+/usr/bin/python3 - "$WORK/tr.csv" "$WORK/slow.out.json" <<'PY' || fail "crossover"
+import csv, json, sys
+k = json.load(open(sys.argv[2]))['kernels'][0]
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r['function'] == 'dgemm_']
+f = lambda w: 0.002 + (w - 1000) * (0.102 - 0.002) / (1e10 - 1000)
+best = None
+for thr in sorted({float(r['work']) for r in rows}) + [float('inf')]:
+    tot = sum(f(float(r['work'])) if float(r['work']) >= thr else int(r['duration_ns']) * 1e-9 for r in rows)
+    if best is None or tot < best[0] - 1e-15:
+        best = (tot, thr)
+want = None if best[1] == float('inf') else best[1]
+assert k['crossover_work'] == want, (k['crossover_work'], want)
+assert abs(k['crossover_predicted_s'] - best[0]) < 1e-12, (k['crossover_predicted_s'], best[0])
+print('ok: crossover at', want)
+PY
+
+# Bad input: one line each, exit 1, nothing on stdout.
+bad() {	# bad NAME EXPECTED-SUBSTRING predict-args...
+	local name=$1 want=$2
+	shift 2
+	if "$SIBYL" predict "$@" >"$WORK/bad.out" 2>"$WORK/bad.err"; then
+		fail "$name: accepted"
+	fi
+	[ "$(wc -l <"$WORK/bad.err")" = 1 ] || { cat "$WORK/bad.err"; fail "$name: not one line"; }
+	grep -q -- "$want" "$WORK/bad.err" || { cat "$WORK/bad.err"; fail "$name: message"; }
+	[ ! -s "$WORK/bad.out" ] || fail "$name: printed a partial result"
+	echo "ok: $name: $(cat "$WORK/bad.err")"
+}
+sed "s/\"$metric\"/\"matrix dimension n\"/" "$WORK/acc.json" >"$WORK/other.json"
+bad "metric mismatch" "measured in 'matrix dimension n'" "$WORK/tr" --model "dgemm_=$WORK/other.json"
+bad "unknown function" "no call of a function matching 'dgem_'" "$WORK/tr" --model "dgem_=$WORK/acc.json"
+/usr/bin/python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); del j["work_metric"]; json.dump(j, open(sys.argv[2], "w"))' "$WORK/acc.json" "$WORK/nometric.json"
+bad "profile without metric" "refusing to guess" "$WORK/tr" --model "dgemm_=$WORK/nometric.json"
+/usr/bin/python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); j["complete"]=False; j["points"]=[]; json.dump(j, open(sys.argv[2], "w"))' "$WORK/acc.json" "$WORK/empty.json"
+bad "profile without points" "no points" "$WORK/tr" --model "dgemm_=$WORK/empty.json"
+/usr/bin/python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); j["provenance"]={"machine": {"hostname": "elsewhere.example"}}; json.dump(j, open(sys.argv[2], "w"))' "$WORK/acc.json" "$WORK/remote.json"
+bad "profile of another host" "profiled on host 'elsewhere.example'" "$WORK/tr" --model "dgemm_=$WORK/remote.json"
+"$SIBYL" predict "$WORK/tr" --model "dgemm_=$WORK/remote.json" --other-machine >/dev/null ||
+	fail "--other-machine"
+bad "two models for one function" "matched by both" "$WORK/tr" --model "dgemm_=$WORK/acc.json" --model "dgemm*=$WORK/acc.json"
+bad "not a profile" "acc.json.missing" "$WORK/tr" --model "dgemm_=$WORK/acc.json.missing"
+bad "not a trace" "predict:" "$WORK/none" --model "dgemm_=$WORK/acc.json"
+# A trace whose wrapper declared no metric: say how to declare it.
+grep -v '::metric' "$SIBYL_SOURCE/examples/blas.defs" >"$WORK/nometric.defs"
+"$SIBYL" wrap libblas.so.3 --header cblas.h --header cblas_f77.h \
+	-I /usr/include/x86_64-linux-gnu --functions 'dgemm_' \
+	--gen time,trace,worksize.manual --defs "$WORK/nometric.defs" -o "$WORK/w2.so" 2>/dev/null
+"$SIBYL" trace -o "$WORK/tr2" --wrap "$WORK/w2.so" -- "$TARGETS_BIN/matmul" 32 >/dev/null
+bad "undeclared metric" "declare it in the definition file" "$WORK/tr2" --model "dgemm_=$WORK/acc.json"
+echo "predict checks passed"
