@@ -14,7 +14,7 @@
 
 static const struct sibyl_command_help help = {
 	"predict", "TRACE --model FUNC=PROFILE.json... [--transfer DEVICE.json] [--best-of] "
-	"[--outside extrapolate|keep] [--json]",
+	"[--outside extrapolate|keep] [--actual TRACE2] [--json]",
 	"Predict the whole program's speedup if the calls of FUNC (a glob on traced function "
 	"names; repeat --model for several kernels) ran in the implementation PROFILE measures "
 	"(sibyl plan), each call's work read in the profile's work metric.  --transfer adds "
@@ -70,7 +70,23 @@ static int parse_outside(const char *s, enum sibyl_outside_rule *rule)
 	return 0;
 }
 
-static int run(const char *dir, const struct sibyl_predict_options *o, bool json)
+/* --actual: the same kernels in the accelerated run's trace. */
+static int compare(const char *dir, const struct sibyl_predict_options *o,
+		   struct sibyl_prediction *p)
+{
+	char err[1024];
+	struct sibyl_trace *t = sibyl_trace_open(dir, err, sizeof(err));
+	int rc;
+
+	if (!t)
+		return sibyl_err("predict: --actual: %s", err);
+	rc = sibyl_predict_compare(t, o, p, err, sizeof(err));
+	sibyl_trace_close(t);
+	return rc < 0 ? sibyl_err("predict: --actual %s: %s", dir, err) : 0;
+}
+
+static int run(const char *dir, const char *actual, const struct sibyl_predict_options *o,
+	       bool json)
 {
 	char err[1024];
 	struct sibyl_trace *t = sibyl_trace_open(dir, err, sizeof(err));
@@ -82,6 +98,11 @@ static int run(const char *dir, const struct sibyl_predict_options *o, bool json
 	if (sibyl_predict(t, o, &p, err, sizeof(err)) < 0) {
 		sibyl_trace_close(t);
 		return sibyl_err("predict: %s", err), 1;
+	}
+	if (actual && compare(actual, o, &p) < 0) {
+		sibyl_prediction_free(&p);
+		sibyl_trace_close(t);
+		return 1;
 	}
 	if (json)
 		rc = sibyl_prediction_print_json(stdout, t, &p);
@@ -97,7 +118,7 @@ static int run(const char *dir, const struct sibyl_predict_options *o, bool json
 int cmd_predict(int argc, char **argv)
 {
 	struct sibyl_strlist specs = { 0 };
-	const char *transfer = NULL, *outside = "extrapolate";
+	const char *transfer = NULL, *outside = "extrapolate", *actual = NULL;
 	bool json = false, best_of = false, other_machine = false;
 	struct sibyl_option opts[] = {
 		{ "model", 'm', SIBYL_OPT_LIST, &specs, "FUNC=PROFILE", "predict FUNC's calls with this profile (repeatable; FUNC is a glob)" },
@@ -105,6 +126,7 @@ int cmd_predict(int argc, char **argv)
 		{ "best-of", 0, SIBYL_OPT_FLAG, &best_of, NULL, "per call, the faster of measured and predicted" },
 		{ "outside", 0, SIBYL_OPT_STRING, &outside, "RULE", "calls outside a profile's points: extrapolate (default) or keep" },
 		{ "other-machine", 0, SIBYL_OPT_FLAG, &other_machine, NULL, "accept profiles measured on another host (a what-if)" },
+		{ "actual", 0, SIBYL_OPT_STRING, &actual, "TRACE2", "compare with this trace of the accelerated run" },
 		{ "json", 0, SIBYL_OPT_FLAG, &json, NULL, "print one JSON object" },
 		SIBYL_OPT_END,
 	};
@@ -130,7 +152,7 @@ int cmd_predict(int argc, char **argv)
 		o.transfer = transfer ? &l.device : NULL;
 		o.best_of = best_of;
 		o.other_machine = other_machine;
-		r = run(argv[1], &o, json);
+		r = run(argv[1], actual, &o, json);
 	}
 	unload(&l);
 	sibyl_strlist_free(&specs);

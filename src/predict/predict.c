@@ -132,6 +132,7 @@ int sibyl_predict(const struct sibyl_trace *t, const struct sibyl_predict_option
 	struct predict_calls calls = { 0 };
 
 	memset(out, 0, sizeof(*out));
+	out->actual_total_s = out->actual_speedup = NAN;
 	out->best_of = o->best_of;
 	out->transfers = o->transfer != NULL;
 	out->outside = o->outside;
@@ -143,6 +144,7 @@ int sibyl_predict(const struct sibyl_trace *t, const struct sibyl_predict_option
 		return -1;
 	}
 	for (size_t k = 0; k < out->nkernels; k++) {
+		out->kernels[k].actual_s = NAN;
 		predict_kernel(o, &out->kernels[k], k, &calls);
 		out->measured_s += out->kernels[k].measured_s;
 		out->predicted_kernels_s += out->kernels[k].predicted_s;
@@ -154,6 +156,46 @@ int sibyl_predict(const struct sibyl_trace *t, const struct sibyl_predict_option
 	out->predicted_total_s = out->total_s - out->measured_s + out->predicted_kernels_s;
 	out->global_speedup = out->predicted_total_s > 0 ?
 		out->total_s / out->predicted_total_s : INFINITY;
+	return 0;
+}
+
+/* The accelerated run is read with the same rules (models, metrics,
+ * nesting), so a kernel's actual time covers the calls its prediction
+ * replaced. */
+int sibyl_predict_compare(const struct sibyl_trace *accelerated,
+			  const struct sibyl_predict_options *o, struct sibyl_prediction *p,
+			  char *err, size_t errlen)
+{
+	const struct sibyl_trace_meta *meta = sibyl_trace_meta(accelerated);
+	struct sibyl_prediction run = { 0 };
+	struct predict_calls calls = { 0 };
+	int rc = predict_collect(accelerated, o, &run, &calls, err, errlen);
+	long *to = sibyl_xcalloc(run.nkernels, sizeof(*to));
+
+	for (size_t i = 0; i < p->nkernels; i++)
+		p->kernels[i].actual_s = 0;
+	for (size_t r = 0; rc == 0 && r < run.nkernels; r++) {
+		to[r] = -1;
+		for (size_t i = 0; i < p->nkernels; i++)
+			if (!strcmp(run.kernels[r].name, p->kernels[i].name))
+				to[r] = (long)i;
+	}
+	for (size_t c = 0; rc == 0 && c < calls.n; c++) {
+		long i = to[calls.v[c].kernel];
+
+		if (calls.v[c].nested || i < 0)
+			continue;
+		p->kernels[i].actual_calls++;
+		p->kernels[i].actual_s += calls.v[c].seconds;
+	}
+	free(to);
+	free(calls.v);
+	sibyl_prediction_free(&run);
+	if (rc < 0)
+		return -1;
+	p->actual_partial = meta->exit_kind != SIBYL_EXIT_STATUS || meta->exit_code != 0;
+	p->actual_total_s = meta->wall_ns * 1e-9;
+	p->actual_speedup = p->actual_total_s > 0 ? p->total_s / p->actual_total_s : INFINITY;
 	return 0;
 }
 

@@ -67,6 +67,10 @@ struct sibyl_kernel_prediction {
 	double speedup;			/* measured_s / predicted_s */
 	uint64_t below, above;		/* calls outside the profile's points */
 	double outside_measured_s;	/* their measured time */
+	/* From an accelerated run (sibyl_predict_compare): the same kernel's
+	 * counted calls there; NAN before a comparison. */
+	uint64_t actual_calls;
+	double actual_s;
 	/* Best threshold policy "accelerate calls with work >= crossover"
 	 * (what a redirect wrapper with a work threshold does). */
 	bool has_crossover;		/* false: the accelerator never wins */
@@ -83,6 +87,10 @@ struct sibyl_prediction {
 	double global_speedup;		/* S_G */
 	double predicted_total_s;	/* T - sum t + sum predicted */
 	bool partial;			/* the traced run did not finish normally */
+	/* sibyl_predict_compare: the accelerated run's wall time and the
+	 * speedup it achieved, T / T'; NAN when not compared. */
+	double actual_total_s, actual_speedup;
+	bool actual_partial;
 	bool best_of, transfers;
 	enum sibyl_outside_rule outside;
 	struct sibyl_kernel_prediction *kernels;
@@ -93,6 +101,12 @@ struct sibyl_prediction {
 int sibyl_predict(const struct sibyl_trace *t, const struct sibyl_predict_options *o,
 		  struct sibyl_prediction *out, char *err, size_t errlen);
 void sibyl_prediction_free(struct sibyl_prediction *p);
+
+/* Verification: the same kernels in a trace of the accelerated run (the
+ * program run again with a redirect wrapper).  0, or -1 with one line. */
+int sibyl_predict_compare(const struct sibyl_trace *accelerated,
+			  const struct sibyl_predict_options *o, struct sibyl_prediction *p,
+			  char *err, size_t errlen);
 
 /* The table `sibyl predict` prints, and its --json object. */
 void sibyl_prediction_print_text(FILE *out, const struct sibyl_trace *t,

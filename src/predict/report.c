@@ -63,14 +63,21 @@ void sibyl_prediction_print_text(FILE *out, const struct sibyl_trace *t,
 		"every call accelerated", p->transfers ? "added from the device profile" :
 		"not added (the profile must include them)",
 		p->outside == SIBYL_OUTSIDE_KEEP ? "kept" : "extrapolated");
-	fprintf(out, "%-24s %9s %12s %12s %12s %9s %9s\n", "kernel", "calls", "work min",
+	bool compared = !isnan(p->actual_total_s);
+
+	fprintf(out, "%-24s %9s %12s %12s %12s %9s %9s", "kernel", "calls", "work min",
 		"measured s", "predicted s", "speedup", "accel.");
+	fprintf(out, compared ? " %12s %8s\n" : "\n", "actual s", "error");
 	for (size_t i = 0; i < p->nkernels; i++) {
 		const struct sibyl_kernel_prediction *k = &p->kernels[i];
 
-		fprintf(out, "%-24s %9lu %12.4g %12.6g %12.6g %9.3f %9lu\n", k->name,
+		fprintf(out, "%-24s %9lu %12.4g %12.6g %12.6g %9.3f %9lu", k->name,
 			(unsigned long)k->calls, k->work_min, k->measured_s, k->predicted_s,
 			k->speedup, (unsigned long)k->accelerated);
+		if (compared)
+			fprintf(out, " %12.6g %7.1f%%", k->actual_s,
+				100 * (k->predicted_s - k->actual_s) / k->actual_s);
+		fputc('\n', out);
 	}
 	fputc('\n', out);
 	for (size_t i = 0; i < p->nkernels; i++)
@@ -82,6 +89,18 @@ void sibyl_prediction_print_text(FILE *out, const struct sibyl_trace *t,
 			"over wall time overstates the gain\n");
 	fprintf(out, "predicted total %.6g s, global speedup S_G = %.3f (eq. 1)\n",
 		p->predicted_total_s, p->global_speedup);
+	if (!compared)
+		return;
+	for (size_t i = 0; i < p->nkernels; i++)
+		if (p->kernels[i].actual_calls != p->kernels[i].calls)
+			fprintf(out, "NOTE: %s: %lu calls in the accelerated run, %lu predicted\n",
+				p->kernels[i].name, (unsigned long)p->kernels[i].actual_calls,
+				(unsigned long)p->kernels[i].calls);
+	if (p->actual_partial)
+		fprintf(out, "PARTIAL: the accelerated run did not exit with status 0\n");
+	fprintf(out, "actual: %.6g s accelerated\n", p->actual_total_s);
+	fprintf(out, "predicted speedup %.3f, actual %.3f, error %.1f%%\n", p->global_speedup,
+		p->actual_speedup, 100 * (p->global_speedup - p->actual_speedup) / p->actual_speedup);
 }
 
 /* JSON has no infinity: an unbounded speedup is null. */
@@ -116,6 +135,10 @@ static json_t *kernel_json(const struct sibyl_prediction *p, const struct sibyl_
 	json_object_set_new(j, "outside_measured_s", json_real(k->outside_measured_s));
 	json_object_set_new(j, "crossover_work", k->has_crossover ? num(k->crossover) : json_null());
 	json_object_set_new(j, "crossover_predicted_s", json_real(k->threshold_predicted_s));
+	if (!isnan(p->actual_total_s)) {
+		json_object_set_new(j, "actual_calls", json_integer((json_int_t)k->actual_calls));
+		json_object_set_new(j, "actual_s", json_real(k->actual_s));
+	}
 	return j;
 }
 
@@ -137,6 +160,13 @@ int sibyl_prediction_print_json(FILE *out, const struct sibyl_trace *t,
 	json_object_set_new(j, "kernel_speedup", num(p->kernel_speedup));
 	json_object_set_new(j, "predicted_total_s", json_real(p->predicted_total_s));
 	json_object_set_new(j, "global_speedup", num(p->global_speedup));
+	if (!isnan(p->actual_total_s)) {
+		json_object_set_new(j, "actual_total_s", json_real(p->actual_total_s));
+		json_object_set_new(j, "actual_speedup", num(p->actual_speedup));
+		json_object_set_new(j, "actual_partial", json_boolean(p->actual_partial));
+		json_object_set_new(j, "error", num((p->global_speedup - p->actual_speedup) /
+						   p->actual_speedup));
+	}
 	for (size_t i = 0; i < p->nkernels; i++)
 		json_array_append_new(kernels, kernel_json(p, &p->kernels[i]));
 	json_object_set_new(j, "kernels", kernels);

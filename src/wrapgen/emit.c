@@ -146,12 +146,16 @@ char *wg_emit_source(const struct wg_emit_opts *o, struct wg_plan *plan,
 			return NULL;
 		}
 	prepare(u, sel, &st);
-	bool save_errno = false;
+	bool save_errno = false, redirected = false;
 
-	for (size_t g = 0; g < plan->n; g++)
+	for (size_t g = 0; g < plan->n; g++) {
 		save_errno |= !plan->v[g].gen->keeps_errno;
-	for (size_t i = 0; i < st.n; i++)
+		redirected |= plan->v[g].gen->redirects;
+	}
+	for (size_t i = 0; i < st.n; i++) {
 		st.fns[i].save_errno = save_errno;
+		st.fns[i].redirected = redirected;
+	}
 	preamble(o, &st, &src);
 	for (size_t g = 0; g < plan->n; g++)
 		if (plan->v[g].gen->unit)

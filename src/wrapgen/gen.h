@@ -46,6 +46,7 @@ struct wg_fn {
 	bool is_void;
 	const char *last_fixed;		/* last named parameter, for va_start */
 	bool save_errno;		/* some generator's code may change errno */
+	bool redirected;		/* a redirect generator is in the plan */
 };
 
 struct wg_kv {
@@ -66,6 +67,9 @@ struct wg_generator {
 	 * which preserve it): if every generator says so, the wrapper need
 	 * not save and restore errno around its own work. */
 	bool keeps_errno;
+	/* It may call an alternative instead of the original (redirect):
+	 * the call expression then picks one by sibyl_use_alt. */
+	bool redirects;
 	/* Validate parameters, set inst->data; 0 or -1 after an error. */
 	int (*setup)(struct wg_inst *inst, const struct wg_unit *u);
 	/* Once per library: WG_HEADER and WG_FOOTER of `out`. */
@@ -92,6 +96,7 @@ void wg_call_expr(const struct wg_fn *fn, struct wg_buf *b);
 const char *wg_assign(const struct wg_fn *fn);
 
 extern const struct wg_generator wg_gen_funcptr, wg_gen_loader, wg_gen_caller,
-	wg_gen_time, wg_gen_trace, wg_gen_worksize_manual, wg_gen_counters;
+	wg_gen_time, wg_gen_trace, wg_gen_worksize_manual, wg_gen_counters,
+	wg_gen_redirect;
 
 #endif

@@ -12,7 +12,10 @@ const char *wg_param(const struct wg_inst *inst, const char *key)
 
 void wg_call_expr(const struct wg_fn *fn, struct wg_buf *b)
 {
-	wg_buf_printf(b, "sibyl_real(%s)", fn->args);
+	if (fn->redirected)
+		wg_buf_printf(b, "(sibyl_use_alt ? sibyl_alt : sibyl_real)(%s)", fn->args);
+	else
+		wg_buf_printf(b, "sibyl_real(%s)", fn->args);
 }
 
 const char *wg_assign(const struct wg_fn *fn)

@@ -66,7 +66,7 @@ static void function(struct wg_inst *inst, const struct wg_unit *u, const struct
 const struct wg_generator wg_gen_worksize_manual = {
 	.name = "worksize.manual",
 	.requires = "trace",
-	.before = "time",
+	.before = "time,redirect",	/* a redirect threshold reads `work` */
 	.help = "insert the --defs code (input_size, output_size, work) and declare work metrics",
 	.unit = unit,
 	.function = function,

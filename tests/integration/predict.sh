@@ -112,4 +112,62 @@ grep -v '::metric' "$SIBYL_SOURCE/examples/blas.defs" >"$WORK/nometric.defs"
 	--gen time,trace,worksize.manual --defs "$WORK/nometric.defs" -o "$WORK/w2.so" 2>/dev/null
 "$SIBYL" trace -o "$WORK/tr2" --wrap "$WORK/w2.so" -- "$TARGETS_BIN/matmul" 32 >/dev/null
 bad "undeclared metric" "declare it in the definition file" "$WORK/tr2" --model "dgemm_=$WORK/acc.json"
+
+# Verification: redirect the calls to another implementation through the
+# same wrappers (a fixture that counts what reaches it and computes with
+# reference BLAS, so the output must not change), then --actual.
+ALT="$SIBYL_BUILD/lib/libalt-blas.so"
+redirect_wrap() {	# redirect_wrap OUT.so GEN-PARAMS [DEFS]
+	"$SIBYL" wrap libblas.so.3 --header cblas.h --header cblas_f77.h \
+		-I /usr/include/x86_64-linux-gnu --functions 'cblas_dgemm,dgemm_' \
+		--gen "time,trace,worksize.manual,redirect:$2" \
+		--defs "${3:-$SIBYL_SOURCE/examples/blas.defs}" -o "$1" 2>"$WORK/wrap.err"
+}
+redirected_run() {	# redirected_run TRACE WRAPPER SMALLEST-WORK-REDIRECTED
+	"$SIBYL" trace -o "$1" --wrap "$2" -- "$TARGETS_BIN/matmul" 160 >"$1.out" 2>"$1.err"
+	cmp -s "$WORK/plain.out" "$1.out" || fail "$2: the redirected run printed something else"
+	grep -q "alt_blas: [1-9][0-9]* calls, smallest work $3$" "$1.err" ||
+		{ cat "$1.err"; fail "$2: not the calls expected at the alternative"; }
+	echo "ok: $2: $(cat "$1.err")"
+}
+"$TARGETS_BIN/matmul" 160 >"$WORK/plain.out"
+redirect_wrap "$WORK/r.so" "library=$ALT" || { cat "$WORK/wrap.err"; fail "redirect wrap"; }
+redirected_run "$WORK/acc" "$WORK/r.so" 8192
+"$SIBYL" report --json "$WORK/acc" >"$WORK/acc.report.json"
+expect_eq "redirected calls still traced" 20 \
+	"$(json "sum(f['calls'] for f in j['functions'] if f['name'] == 'cblas_dgemm') * 2" "$WORK/acc.report.json")"
+"$SIBYL" predict "$WORK/tr" --model "*dgemm*=$WORK/acc.json" --actual "$WORK/acc" --json \
+	>"$WORK/verify.json"
+/usr/bin/python3 - "$WORK/verify.json" "$WORK/report.json" "$WORK/acc.report.json" <<'PY' ||
+import json, sys
+v, t, a = (json.load(open(f)) for f in sys.argv[1:])
+want = t['wall_ns'] / a['wall_ns']
+assert abs(v['actual_speedup'] - want) < 1e-9 * want, (v['actual_speedup'], want)
+assert abs(v['error'] - (v['global_speedup'] - want) / want) < 1e-9
+assert sum(k['actual_calls'] for k in v['kernels']) == 20, v['kernels']
+print('ok: actual speedup', want)
+PY
+	fail "--actual"
+"$SIBYL" predict "$WORK/tr" --model "*dgemm*=$WORK/acc.json" --actual "$WORK/acc" |
+	tail -1 | grep -Eq '^predicted speedup [0-9.]+, actual [0-9.]+, error -?[0-9.]+%$' ||
+	fail "the last line of a verified prediction"
+
+# Only calls at or above a work threshold go to the alternative; the
+# threshold needs the work computed before the call (a prefix definition).
+thr=$((2 * 64 * 64 * 64))
+redirect_wrap "$WORK/rt.so" "library=$ALT:threshold=$thr" || { cat "$WORK/wrap.err"; fail "threshold wrap"; }
+redirected_run "$WORK/acc2" "$WORK/rt.so" $thr
+sed 's/::prefix {/::postfix {/' "$SIBYL_SOURCE/examples/blas.defs" >"$WORK/postfix.defs"
+if redirect_wrap "$WORK/bad.so" "library=$ALT:threshold=$thr" "$WORK/postfix.defs"; then
+	fail "a threshold without a prefix definition was accepted"
+fi
+grep -q "prefix definition" "$WORK/wrap.err" || { cat "$WORK/wrap.err"; fail "threshold message"; }
+# A library that cannot be loaded leaves the original in place.
+cp "$ALT" "$WORK/gone.so"
+redirect_wrap "$WORK/rg.so" "library=$WORK/gone.so" || fail "wrap"
+rm "$WORK/gone.so"
+"$SIBYL" trace -o "$WORK/acc3" --wrap "$WORK/rg.so" -- "$TARGETS_BIN/matmul" 160 \
+	>"$WORK/acc3.out" 2>"$WORK/acc3.err"
+cmp -s "$WORK/plain.out" "$WORK/acc3.out" || fail "a missing alternative changed the output"
+[ ! -s "$WORK/acc3.err" ] || { cat "$WORK/acc3.err"; fail "a missing alternative printed"; }
 echo "predict checks passed"

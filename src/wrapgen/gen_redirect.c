@@ -1,0 +1,126 @@
+/*
+ * redirect: call an alternative implementation of the same function in
+ * another library (the paper's transparent acceleration): the wrapper
+ * resolves the function of the same name in `library` on its first call
+ * and calls it instead of the original, optionally only when the call's
+ * `work` is at least `threshold` (sibyl predict's crossover).  The call
+ * is still traced, so a redirected run can be compared with its
+ * prediction.  A library that cannot be loaded, or lacks the function,
+ * leaves the original in place.
+ */
+#define _GNU_SOURCE
+#include "wrapgen/gen.h"
+#include "core/log.h"
+#include "wrapgen/defs.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct redirect {
+	char *library;		/* absolute path, or a soname for dlopen's search */
+	double threshold;	/* NAN: every call */
+};
+
+/* The work a threshold compares is only known before the call when a
+ * definition computes it in `prefix`. */
+static bool has_prefix_def(const struct wg_unit *u)
+{
+	for (size_t i = 0; u->defs && i < u->defs->n; i++)
+		if (u->defs->v[i].loc == WG_DEFS_PREFIX)
+			return true;
+	return false;
+}
+
+static int setup(struct wg_inst *inst, const struct wg_unit *u)
+{
+	const char *lib = wg_param(inst, "library"), *thr = wg_param(inst, "threshold");
+	struct redirect *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		abort();
+	inst->data = r;
+	r->threshold = NAN;
+	if (!lib || !*lib)
+		return sibyl_err("wrap: redirect: needs library=PATH (the alternative implementation)");
+	if (strpbrk(lib, "\"\\\n"))
+		return sibyl_err("wrap: redirect: library path with a quote, backslash or newline");
+	/* A path is fixed now (the program may run elsewhere); a bare soname
+	 * is left to the dynamic linker's search, like DT_NEEDED. */
+	r->library = strchr(lib, '/') ? realpath(lib, NULL) : strdup(lib);
+	if (!r->library)
+		return sibyl_err("wrap: redirect: library %s: %s", lib, strerror(errno));
+	if (thr) {
+		char *end;
+
+		r->threshold = strtod(thr, &end);
+		if (end == thr || *end || !isfinite(r->threshold))
+			return sibyl_err("wrap: redirect: threshold '%s' is not a number", thr);
+		if (!has_prefix_def(u))
+			return sibyl_err("wrap: redirect: threshold needs the work before the call: "
+					 "compute `work` in a --defs prefix definition");
+	}
+	return 0;
+}
+
+static void unit(struct wg_inst *inst, const struct wg_unit *u, const struct wg_fn *fns,
+		 size_t nfns, struct wg_buf *out)
+{
+	const struct redirect *r = inst->data;
+
+	(void)u;
+	(void)fns;
+	(void)nfns;
+	wg_buf_printf(&out[WG_HEADER], "static const char sibyl_alt_library[] = \"%s\";\n",
+		      r->library);
+}
+
+static void function(struct wg_inst *inst, const struct wg_unit *u, const struct wg_fn *fn,
+		     struct wg_buf *out)
+{
+	const struct redirect *r = inst->data;
+
+	(void)u;
+	/* sibyl_use_alt stays 0 on the runtime's bypass path, which calls
+	 * the original before this generator's prefix runs. */
+	wg_buf_puts(&out[WG_LOCALS], "\tstatic __typeof__(sibyl_real) sibyl_alt;\n"
+		    "\tstatic int sibyl_alt_state;\t/* 0: not tried, 1: found, -1: missing */\n"
+		    "\tint sibyl_use_alt = 0;\n");
+	wg_buf_printf(&out[WG_PREFIX],
+		      "\tif (__builtin_expect(!sibyl_alt_state, 0)) {\n"
+		      "\t\tsibyl_alt = (__typeof__(sibyl_alt))sibyl_rt_resolve(\"%s\", sibyl_alt_library, 0);\n"
+		      "\t\tsibyl_alt_state = sibyl_alt ? 1 : -1;\n\t}\n",
+		      fn->target->name);
+	if (isnan(r->threshold))
+		wg_buf_puts(&out[WG_PREFIX], "\tsibyl_use_alt = sibyl_alt_state > 0;\n");
+	else
+		wg_buf_printf(&out[WG_PREFIX], "\tsibyl_use_alt = sibyl_alt_state > 0 && work >= %.17g;\n",
+			      r->threshold);
+}
+
+static void cleanup(struct wg_inst *inst)
+{
+	struct redirect *r = inst->data;
+
+	if (r)
+		free(r->library);
+	free(r);
+}
+
+static const char *const keys[] = { "library", "threshold", NULL };
+
+const struct wg_generator wg_gen_redirect = {
+	.name = "redirect",
+	.requires = "trace",
+	.before = "time",
+	.keeps_errno = true,
+	.redirects = true,
+	.keys = keys,
+	.help = "call the function of the same name in library=PATH instead "
+		"(only calls with work >= threshold=W, when given)",
+	.setup = setup,
+	.unit = unit,
+	.function = function,
+	.cleanup = cleanup,
+};
