@@ -119,12 +119,13 @@ int cmd_predict(int argc, char **argv)
 {
 	struct sibyl_strlist specs = { 0 };
 	const char *transfer = NULL, *outside = "extrapolate", *actual = NULL;
-	bool json = false, best_of = false, other_machine = false;
+	bool json = false, best_of = false, other_machine = false, no_one_time = false;
 	struct sibyl_option opts[] = {
 		{ "model", 'm', SIBYL_OPT_LIST, &specs, "FUNC=PROFILE", "predict FUNC's calls with this profile (repeatable; FUNC is a glob)" },
 		{ "transfer", 0, SIBYL_OPT_STRING, &transfer, "DEVICE.json", "add host<->device transfers from this device profile" },
 		{ "best-of", 0, SIBYL_OPT_FLAG, &best_of, NULL, "per call, the faster of measured and predicted" },
 		{ "outside", 0, SIBYL_OPT_STRING, &outside, "RULE", "calls outside a profile's points: extrapolate (default) or keep" },
+		{ "no-one-time", 0, SIBYL_OPT_FLAG, &no_one_time, NULL, "leave the accelerated path's one-time costs out" },
 		{ "other-machine", 0, SIBYL_OPT_FLAG, &other_machine, NULL, "accept profiles measured on another host (a what-if)" },
 		{ "actual", 0, SIBYL_OPT_STRING, &actual, "TRACE2", "compare with this trace of the accelerated run" },
 		{ "json", 0, SIBYL_OPT_FLAG, &json, NULL, "print one JSON object" },
@@ -152,6 +153,7 @@ int cmd_predict(int argc, char **argv)
 		o.transfer = transfer ? &l.device : NULL;
 		o.best_of = best_of;
 		o.other_machine = other_machine;
+		o.no_one_time = no_one_time;
 		r = run(argv[1], actual, &o, json);
 	}
 	unload(&l);

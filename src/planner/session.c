@@ -76,6 +76,21 @@ static void progress(void *ctx, size_t samples, double end)
 		samples, 100 * done);
 }
 
+/* What a program pays once for swapping this implementation in: the
+ * adapter's init (loading a library, creating a device context, building
+ * programs) and the extra time of a fresh process's first call, which
+ * `sibyl predict` adds to its prediction (docs/profile-format.md). */
+static json_t *one_time_json(struct sibyl_worker *w)
+{
+	struct sibyl_worker_stats s;
+
+	sibyl_worker_stats(w, &s);
+	return json_pack("{sfsIsfsf}", "init_seconds", s.init_seconds,
+			 "first_call_metric", (json_int_t)s.first_metric,
+			 "first_call_seconds", s.first_run_seconds,
+			 "first_call_sample_seconds", s.first_sample_seconds);
+}
+
 static const char *status_name(enum sibyl_plan_status s)
 {
 	if (s == SIBYL_PLAN_FAILED && sibyl_worker_interrupted())
@@ -118,6 +133,7 @@ int sibyl_plan_adapter(const struct sibyl_plan_request *rq, struct sibyl_plan_re
 			json_object_set_new(p->stats, "stopped", json_string(r->message));
 		if (rq->sampling.guard_wait > 0)
 			json_object_set_new(p->stats, "speed_guard", sibyl_speed_guard_json(w));
+		json_object_set_new(p->stats, "one_time", one_time_json(w));
 	}
 	if (keep && r->status != SIBYL_PLAN_FAILED && r->profile && r->profile->npoints)
 		*keep = w;

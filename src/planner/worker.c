@@ -69,6 +69,10 @@ struct reply {
 	double seconds;
 	double reference_best;     /* the speed guard's best reference so far */
 	uint32_t best_raised;      /* times the guard raised its best (so far) */
+	/* One-time costs a program swapping this implementation in pays:
+	 * init (in the first reply), the fresh process's first run (in the
+	 * first sample's reply; 0 in later ones). */
+	double init_seconds, first_run_seconds;
 	char msg[240];
 };
 
@@ -349,6 +353,8 @@ static void __attribute__((noreturn)) worker_main(const struct sibyl_worker *w,
 	double *times = malloc(SIBYL_MAX_RUNS * sizeof(*times));
 
 	pin(cfg->threads ? cfg->threads : 1);
+	double init_start = sibyl_plan_now();
+
 	if (!times) {
 		r.status = -1;
 		snprintf(r.msg, sizeof(r.msg), "out of memory");
@@ -357,6 +363,7 @@ static void __attribute__((noreturn)) worker_main(const struct sibyl_worker *w,
 		if (!r.msg[0])
 			snprintf(r.msg, sizeof(r.msg), "init failed");
 	}
+	r.init_seconds = sibyl_plan_now() - init_start;
 	if (sp->guard_wait > 0 && r.status == 0) {
 		guard.tolerance = 1 + sp->guard_tolerance;
 		sibyl_speed_guard_calibrate(&guard, GUARD_CALIBRATION_SECONDS);
@@ -368,10 +375,15 @@ static void __attribute__((noreturn)) worker_main(const struct sibyl_worker *w,
 	for (bool first = true; read_all(in, &rq, sizeof(rq)) == 1; first = false) {
 		/* A fresh process pays page faults and cold caches on its first
 		 * run: the first request runs once more and drops that run. */
-		if (first)
+		double first_run = 0;
+
+		if (first) {
 			sample(w, state, &rq, &r);
+			first_run = r.seconds;
+		}
 		if (!first || r.status == 0)
 			measure(w, state, sp, &guard, &rq, times, &r);
+		r.first_run_seconds = first_run;	/* measure() starts a fresh reply */
 		if (write_all(out, &r, sizeof(r)))
 			break;
 	}
@@ -528,6 +540,7 @@ struct sibyl_worker *sibyl_worker_start(const struct sibyl_adapter *a,
 
 	w->timeout = sibyl_sample_time_limit(sp);
 	w->stats.reference_first = w->stats.reference_best = r.reference_best;
+	w->stats.init_seconds = r.init_seconds;
 	if (rc == 0 && r.status) {
 		snprintf(err, errlen, "adapter %s: init: %s", a->name, r.msg);
 		rc = -1;
@@ -559,6 +572,11 @@ static int request(struct sibyl_worker *w, const struct request *rq, double *sec
 	if (r.status)
 		return snprintf(err, errlen, "adapter %s: %s", w->a->name, r.msg), -1;
 	*seconds = r.seconds;
+	if (!w->stats.samples) {
+		w->stats.first_metric = rq->metric;
+		w->stats.first_run_seconds = r.first_run_seconds;
+		w->stats.first_sample_seconds = r.seconds;
+	}
 	w->stats.samples++;
 	w->stats.dropped_runs += r.dropped;
 	w->stats.dropped_inside_runs += r.dropped_inside;

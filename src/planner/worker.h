@@ -61,6 +61,11 @@ struct sibyl_worker_stats {
 	double reference_first;           /* the reference's best after calibration (s) */
 	double reference_best;            /* its best at the last sample (s) */
 	unsigned long best_raised;        /* times the best was raised (speed_guard.h) */
+	/* One-time costs: the adapter's init, and the fresh worker's first
+	 * run at the first sample's work metric beside that sample's time. */
+	double init_seconds;
+	uint64_t first_metric;
+	double first_run_seconds, first_sample_seconds;
 };
 
 #define SIBYL_MAX_RUNS 10000

@@ -10,6 +10,7 @@
 #include "ocl/device_profile.h"
 #include "sibyl/trace.h"
 
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,6 +126,44 @@ static void predict_kernel(const struct sibyl_predict_options *o, struct sibyl_k
 	free(ch);
 }
 
+/* A profile's one-time cost: init plus what the first call took beyond
+ * the same work measured warm; -1 when the profile does not record it. */
+static double one_time_of(const struct sibyl_profile *p)
+{
+	json_t *o = p->stats ? json_object_get(p->stats, "one_time") : NULL;
+	json_t *init = json_object_get(o, "init_seconds");
+	json_t *first = json_object_get(o, "first_call_seconds");
+	json_t *warm = json_object_get(o, "first_call_sample_seconds");
+
+	if (!json_is_number(init) || !json_is_number(first) || !json_is_number(warm))
+		return -1;
+	return fmax(0, json_number_value(init)) +
+	       fmax(0, json_number_value(first) - json_number_value(warm));
+}
+
+/* Once per implementation actually swapped in: kernels sharing a profile
+ * file share its initialisation. */
+static void add_one_time(struct sibyl_prediction *out, const struct sibyl_predict_options *o)
+{
+	for (size_t k = 0; k < out->nkernels; k++) {
+		const struct sibyl_kernel_prediction *kp = &out->kernels[k];
+		bool seen = false;
+
+		for (size_t j = 0; j < k && !seen; j++)
+			seen = out->kernels[j].accelerated &&
+			       !strcmp(out->kernels[j].model->path, kp->model->path);
+		if (seen || !kp->accelerated)
+			continue;
+		double cost = one_time_of(kp->model->profile);
+
+		if (cost < 0)
+			out->one_time_unknown++;
+		else
+			out->one_time_s += cost;
+	}
+	out->one_time_included = !o->no_one_time;
+}
+
 int sibyl_predict(const struct sibyl_trace *t, const struct sibyl_predict_options *o,
 		  struct sibyl_prediction *out, char *err, size_t errlen)
 {
@@ -153,7 +192,9 @@ int sibyl_predict(const struct sibyl_trace *t, const struct sibyl_predict_option
 	out->fraction = out->total_s > 0 ? out->measured_s / out->total_s : 0;
 	out->kernel_speedup = out->predicted_kernels_s > 0 ?
 		out->measured_s / out->predicted_kernels_s : INFINITY;
-	out->predicted_total_s = out->total_s - out->measured_s + out->predicted_kernels_s;
+	add_one_time(out, o);
+	out->predicted_total_s = out->total_s - out->measured_s + out->predicted_kernels_s +
+				 (out->one_time_included ? out->one_time_s : 0);
 	out->global_speedup = out->predicted_total_s > 0 ?
 		out->total_s / out->predicted_total_s : INFINITY;
 	return 0;

@@ -50,6 +50,7 @@ struct sibyl_predict_options {
 	bool best_of;			/* per call, the faster of t and f(w) */
 	enum sibyl_outside_rule outside;
 	bool other_machine;		/* accept profiles of another host */
+	bool no_one_time;		/* leave one-time costs out (the paper did) */
 };
 
 struct sibyl_kernel_prediction {
@@ -85,7 +86,13 @@ struct sibyl_prediction {
 	double fraction;		/* P */
 	double kernel_speedup;		/* S_P */
 	double global_speedup;		/* S_G */
-	double predicted_total_s;	/* T - sum t + sum predicted */
+	double predicted_total_s;	/* T - sum t + sum predicted (+ one_time_s) */
+	/* Paid once per implementation swapped in (its profile's
+	 * stats.one_time: initialisation and a fresh process's first call);
+	 * added to predicted_total_s unless no_one_time. */
+	double one_time_s;
+	bool one_time_included;
+	size_t one_time_unknown;	/* accelerated profiles that do not say */
 	bool partial;			/* the traced run did not finish normally */
 	/* sibyl_predict_compare: the accelerated run's wall time and the
 	 * speedup it achieved, T / T'; NAN when not compared. */

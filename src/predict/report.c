@@ -87,6 +87,11 @@ void sibyl_prediction_print_text(FILE *out, const struct sibyl_trace *t,
 	if (p->fraction > 1)
 		fprintf(out, "NOTE: P > 100%%: kernels ran on several threads at once; Amdahl's law "
 			"over wall time overstates the gain\n");
+	fprintf(out, "one-time costs of the accelerated path: %.6g s (initialisation, first call), "
+		"%s\n", p->one_time_s, p->one_time_included ? "included" : "NOT included");
+	if (p->one_time_unknown)
+		fprintf(out, "NOTE: %zu profile(s) do not record their one-time costs (plan them "
+			"again to measure them)\n", p->one_time_unknown);
 	fprintf(out, "predicted total %.6g s, global speedup S_G = %.3f (eq. 1)\n",
 		p->predicted_total_s, p->global_speedup);
 	if (!compared)
@@ -159,6 +164,9 @@ int sibyl_prediction_print_json(FILE *out, const struct sibyl_trace *t,
 	json_object_set_new(j, "fraction", json_real(p->fraction));
 	json_object_set_new(j, "kernel_speedup", num(p->kernel_speedup));
 	json_object_set_new(j, "predicted_total_s", json_real(p->predicted_total_s));
+	json_object_set_new(j, "one_time_s", json_real(p->one_time_s));
+	json_object_set_new(j, "one_time_included", json_boolean(p->one_time_included));
+	json_object_set_new(j, "one_time_unknown", json_integer((json_int_t)p->one_time_unknown));
 	json_object_set_new(j, "global_speedup", num(p->global_speedup));
 	if (!isnan(p->actual_total_s)) {
 		json_object_set_new(j, "actual_total_s", json_real(p->actual_total_s));

@@ -42,6 +42,12 @@ check both 'cblas_dgemm,dgemm_' "$WORK/acc.json"
 check best-of 'cblas_dgemm,dgemm_' "$WORK/acc.json" --best-of -- --best-of
 check keep 'cblas_dgemm,dgemm_' "$WORK/acc.json" --outside keep -- --keep-outside
 
+# One-time costs recorded by the planner (stats.one_time) are added once,
+# unless --no-one-time.
+/usr/bin/python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); j["stats"]={"one_time": {"init_seconds": 0.03, "first_call_metric": 1000, "first_call_seconds": 0.002, "first_call_sample_seconds": 2e-05}}; json.dump(j, open(sys.argv[2], "w"))' "$WORK/acc.json" "$WORK/once.json"
+check one-time 'cblas_dgemm,dgemm_' "$WORK/once.json"
+check no-one-time 'cblas_dgemm,dgemm_' "$WORK/once.json" --no-one-time -- --no-one-time
+
 # Nesting: cblas_dgemm calls dgemm_; a glob selecting both counts each
 # product once.
 # product once.  Relative paths, as a user types them.
