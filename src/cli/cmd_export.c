@@ -5,7 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "cli/commands.h"
-#include "core/fs.h"
+#include "core/output.h"
 #include "core/log.h"
 #include "core/options.h"
 #include "sibyl/trace.h"
@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 static const struct sibyl_command_help help = {
@@ -45,35 +44,26 @@ static int write_csv(const struct sibyl_trace *t, int fd, char *err, size_t errl
 /* Export into a fresh temporary beside `out`, then rename it into place. */
 static int export_to(const struct sibyl_trace *t, bool sqlite, const char *out)
 {
-	char *tmp, err[1024] = "";
-	int fd, r;
+	struct sibyl_output o;
+	char err[1024] = "";
+	int r;
 
-	if (asprintf(&tmp, "%s.tmp-XXXXXX", out) < 0)
-		abort();
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		r = sibyl_err_errno("export: %s: cannot create a temporary file", out);
-		free(tmp);
-		return r;
-	}
-	/* mkstemp makes it 0600; give OUT the permissions a new file gets. */
-	mode_t mask = umask(0);
-
-	umask(mask);
-	fchmod(fd, 0666 & ~mask);
+	if (sibyl_output_open(&o, out, 0666) < 0)
+		return sibyl_err_errno("export: %s: cannot create a temporary file", out);
 	if (sqlite) {
-		close(fd);
-		r = sibyl_export_sqlite(t, tmp, err, sizeof(err));
+		close(o.fd);
+		o.fd = -1;
+		r = sibyl_export_sqlite(t, o.tmp, err, sizeof(err));
 	} else {
-		r = write_csv(t, fd, err, sizeof(err));
+		r = write_csv(t, o.fd, err, sizeof(err));
+		o.fd = -1;	/* closed with its stream */
 	}
-	if (!r && rename(tmp, out) < 0)
-		snprintf(err, sizeof(err), "%s", strerror(errno)), r = -1;
-	if (r) {
-		unlink(tmp);
+	if (r)
+		sibyl_output_discard(&o);
+	else if ((r = sibyl_output_commit(&o)))
+		snprintf(err, sizeof(err), "%s", strerror(errno));
+	if (r)
 		sibyl_err("export: %s: %s", out, err);
-	}
-	free(tmp);
 	return r;
 }
 
@@ -103,7 +93,9 @@ int cmd_export(int argc, char **argv)
 
 	if (to_stdout && sqlite)
 		return sibyl_err("export: sqlite needs a file for -o, not '-'"), 2;
-	if (!to_stdout && sibyl_refuse_overwrite(out, force, err, sizeof(err)))
+	const char *inputs[] = { argv[1], NULL };
+
+	if (!to_stdout && sibyl_output_check(out, force, inputs, err, sizeof(err)))
 		return sibyl_err("export: %s", err), 1;
 	struct sibyl_trace *t = sibyl_trace_open(argv[1], err, sizeof(err));
 

@@ -12,10 +12,11 @@
 static const struct sibyl_command_help help = {
 	"wrap",
 	"LIB [--header H]... [-I DIR]... [-D M[=V]]... [--app EXE] [--functions GLOB,...] "
-	"[--gen GEN,...] [--defs FILE]... -o OUT.so",
+	"[--gen GEN,...] [--defs FILE]... -o OUT.so [--force]",
 	"Generate and compile a wrapper library that interposes every function of LIB "
 	"(a path or a soname such as libblas.so.3) that is declared in the headers, "
 	"composing the micro-generators given with --gen (default time,trace). "
+	"An existing OUT.so is replaced only with --force. "
 	"Skipped symbols and why are listed in OUT.so.skipped.txt.",
 };
 
@@ -45,6 +46,7 @@ int cmd_wrap(int argc, char **argv)
 		{ "defs", 0, SIBYL_OPT_LIST, &o.defs, "FILE", "definition file: lib::function::prefix|postfix { C }" },
 		{ "gen-path", 0, SIBYL_OPT_LIST, &o.gen_path, "DIR", "directory of NAME.gen template generators" },
 		{ "output", 'o', SIBYL_OPT_STRING, &o.output, "OUT.so", "wrapper library to write" },
+		{ "force", 'f', SIBYL_OPT_FLAG, &o.force, NULL, "replace an existing OUT.so (and --emit-c FILE)" },
 		{ "emit-c", 0, SIBYL_OPT_STRING, &o.emit_c, "FILE", "also keep the generated C source" },
 		{ "list-gens", 0, SIBYL_OPT_FLAG, &list, NULL, "list the available generators and exit" },
 		{ "verbose", 'v', SIBYL_OPT_FLAG, &o.verbose, NULL, "print the compiler command and every skipped symbol" },

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "core/fs.h"
+#include "core/output.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -23,43 +24,7 @@ char *sibyl_path_join(const char *dir, const char *name)
 
 int sibyl_write_file_atomic(const char *path, const void *data, size_t len)
 {
-	char *tmp;
-	int fd, saved;
-
-	if (asprintf(&tmp, "%s.tmp.%d", path, (int)getpid()) < 0)
-		abort();
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		goto fail;
-	for (size_t done = 0; done < len;) {
-		ssize_t n = write(fd, (const char *)data + done, len - done);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			goto fail_close;
-		}
-		done += (size_t)n;
-	}
-	if (close(fd) < 0) {
-		fd = -1;
-		goto fail_unlink;
-	}
-	if (rename(tmp, path) < 0)
-		goto fail_unlink;
-	free(tmp);
-	return 0;
-fail_close:
-	close(fd);
-fail_unlink:
-	saved = errno;
-	unlink(tmp);
-	errno = saved;
-fail:
-	saved = errno;
-	free(tmp);
-	errno = saved;
-	return -1;
+	return sibyl_output_write(path, data, len, 0666);
 }
 
 char *sibyl_read_file(const char *path, size_t *len)
@@ -159,8 +124,5 @@ char *sibyl_self_dir(void)
 
 int sibyl_refuse_overwrite(const char *path, bool force, char *err, size_t errlen)
 {
-	if (force || access(path, F_OK) != 0)
-		return 0;
-	snprintf(err, errlen, "%s: exists (use --force to replace it)", path);
-	return -1;
+	return sibyl_output_check(path, force, NULL, err, errlen);
 }

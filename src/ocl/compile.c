@@ -3,6 +3,7 @@
 #include "ocl/compile.h"
 #include "core/fs.h"
 #include "core/log.h"
+#include "core/output.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -168,16 +169,15 @@ char *sibyl_first_error_line(const char *text)
 
 int sibyl_compile_spir(const struct sibyl_compile_opts *o, void **bc, size_t *size)
 {
-	char tmp[] = "/tmp/sibyl-spir-XXXXXX";
 	struct sibyl_strlist l = { 0 };
-	char *err = NULL;
-	int fd, r = -1;
+	char *err = NULL, *dir, *tmp;
+	int r = -1;
 
 	if (access(o->file, R_OK) < 0)
 		return sibyl_err_errno("kernel: %s", o->file);
-	if ((fd = mkstemp(tmp)) < 0)
-		return sibyl_err_errno("kernel: temporary file");
-	close(fd);
+	if (!(dir = sibyl_private_tmpdir("sibyl-spir")))
+		return sibyl_err_errno("kernel: temporary directory");
+	tmp = sibyl_path_join(dir, "kernel.bc");
 	clang_argv(&l, o, tmp);
 	int status = run_capture(&l, &err);
 
@@ -192,6 +192,9 @@ int sibyl_compile_spir(const struct sibyl_compile_opts *o, void **bc, size_t *si
 		r = 0;
 	}
 	unlink(tmp);
+	rmdir(dir);
+	free(tmp);
+	free(dir);
 	free(err);
 	sibyl_strlist_free(&l);
 	return r;

@@ -2,6 +2,7 @@
 #include "ocl/counting.h"
 #include "core/fs.h"
 #include "core/log.h"
+#include "core/output.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -9,9 +10,8 @@
 static int make_dir(struct sibyl_counting *c)
 {
 	memset(c, 0, sizeof(*c));
-	strcpy(c->dir, "/tmp/sibyl-kernel-XXXXXX");
-	if (!mkdtemp(c->dir))
-		return c->dir[0] = '\0', sibyl_err_errno("kernel: temporary directory");
+	if (!(c->dir = sibyl_private_tmpdir("sibyl-kernel")))
+		return sibyl_err_errno("kernel: temporary directory");
 	return 0;
 }
 
@@ -50,8 +50,9 @@ void sibyl_counting_done(struct sibyl_counting *c)
 {
 	if (c->inst.bitcode)
 		sibyl_instrumented_free(&c->inst);
-	if (c->dir[0])
+	if (c->dir)
 		sibyl_remove_tree(c->dir);
+	free(c->dir);
 	free(c->spir);
 	free(c->counters);
 }

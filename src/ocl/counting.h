@@ -13,7 +13,7 @@
 
 struct sibyl_counting {
 	struct sibyl_instrumented inst;
-	char dir[32];
+	char *dir;	/* private, under $TMPDIR or /tmp */
 	char *spir, *counters;
 };
 

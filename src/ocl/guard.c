@@ -5,6 +5,7 @@
 #include "ocl/summary.h"
 #include "core/fs.h"
 #include "core/log.h"
+#include "core/output.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,22 +109,34 @@ static bool on_line(void *ctx, json_t *msg)
 	return false;
 }
 
-/* The configuration file the runner reads. */
+/* The configuration file the runner reads, in a private directory of its
+ * own: a name another user can guess could be planted in advance. */
 static char *write_config(const struct sibyl_run_cfg *cfg)
 {
 	json_t *j = sibyl_run_cfg_to_json(cfg);
-	char *path, *text = json_dumps(j, JSON_COMPACT);
+	char *dir = sibyl_private_tmpdir("sibyl-run"), *path = NULL, *text = json_dumps(j, JSON_COMPACT);
 
 	json_decref(j);
-	if (asprintf(&path, "%s/sibyl-run-%d.json", getenv("TMPDIR") ?: "/tmp", (int)getpid()) < 0)
-		abort();
-	if (sibyl_write_file_atomic(path, text, strlen(text)) < 0) {
+	if (!dir) {
+		sibyl_err_errno("kernel: temporary directory");
+	} else if (sibyl_write_file_atomic((path = sibyl_path_join(dir, "run.json")), text,
+					   strlen(text)) < 0) {
 		sibyl_err_errno("kernel: %s", path);
+		rmdir(dir);
 		free(path);
 		path = NULL;
 	}
+	free(dir);
 	free(text);
 	return path;
+}
+
+/* The file and its directory (`path` is cut to the directory). */
+static void remove_config(char *path)
+{
+	unlink(path);
+	*strrchr(path, '/') = '\0';
+	rmdir(path);
 }
 
 /* One child from (cfg->gsize, cfg->first_sample) to the end. */
@@ -145,7 +158,7 @@ static int start(struct sibyl_run_cfg *cfg, struct watch *w, struct sibyl_child_
 		char *argv[] = { runner, config, NULL };
 
 		r = sibyl_child_run(argv, on_line, w, w->g->timeout_s, res);
-		unlink(config);
+		remove_config(config);
 	}
 	free(cfg->counters_sizes);
 	cfg->counters_sizes = NULL;

@@ -5,6 +5,7 @@
 #include "ocl/summary.h"
 #include "core/fs.h"
 #include "core/log.h"
+#include "core/output.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -65,22 +66,21 @@ static void on_sample(void *ctx, json_t *msg)
 	progress(st, (uint64_t)json_integer_value(json_object_get(msg, "gsize")));
 }
 
-static int finish(FILE *f, const char *tmp, const char *out, int r)
+static int finish(FILE *f, struct sibyl_output *out, int r)
 {
-	if (!out)
+	if (!out->path)
 		return fflush(stdout) ? sibyl_err_errno("kernel: writing the samples") : r;
-	if (fclose(f) != 0) {
-		unlink(tmp);
-		return sibyl_err_errno("kernel: writing %s", out);
+	char *path = strdup(out->path);
+	int closed = fclose(f);
+
+	out->fd = -1;	/* closed with its stream */
+	if (closed != 0 || r < 0) {
+		sibyl_output_discard(out);
+		r = closed ? sibyl_err_errno("kernel: writing %s", path) : r;
+	} else if (sibyl_output_commit(out) < 0) {
+		r = sibyl_err_errno("kernel: %s", path);
 	}
-	if (r < 0) {
-		unlink(tmp);
-		return r;
-	}
-	if (rename(tmp, out) < 0) {
-		unlink(tmp);
-		return sibyl_err_errno("kernel: %s", out);
-	}
+	free(path);
 	return r;
 }
 
@@ -89,15 +89,16 @@ int sibyl_sweep(struct sibyl_run_cfg *cfg, const struct sibyl_range *r,
 {
 	struct sweep_state st = { stdout, o, cfg->kernel->name, 0, 0, isatty(2) };
 	struct sibyl_guard g = { o->timeout_s, true, NULL, on_sample, &st };
-	char *tmp = NULL, err[1024];
+	struct sibyl_output out = { 0 };
+	char err[1024];
 
 	if (o->out && sibyl_refuse_overwrite(o->out, o->force, err, sizeof(err)))
 		return sibyl_err("kernel: %s", err);
 	if (o->out) {
-		if (asprintf(&tmp, "%s.tmp.%d", o->out, (int)getpid()) < 0)
-			abort();
-		if (!(st.out = fopen(tmp, "w"))) {
-			free(tmp);
+		if (sibyl_output_open(&out, o->out, 0666) < 0)
+			return sibyl_err_errno("kernel: %s", o->out);
+		if (!(st.out = fdopen(out.fd, "w"))) {
+			sibyl_output_discard(&out);
 			return sibyl_err_errno("kernel: %s", o->out);
 		}
 	}
@@ -118,7 +119,5 @@ int sibyl_sweep(struct sibyl_run_cfg *cfg, const struct sibyl_range *r,
 	}
 	if (st.tty)
 		fputc('\n', stderr);
-	res = finish(st.out, tmp, o->out, res < 0 ? -1 : res ? 1 : 0);
-	free(tmp);
-	return res;
+	return finish(st.out, &out, res < 0 ? -1 : res ? 1 : 0);
 }

@@ -2,7 +2,9 @@
 #define _GNU_SOURCE
 #include "planner/plot.h"
 #include "core/fs.h"
+#include "core/output.h"
 
+#include <errno.h>
 #include <math.h>
 #include <plplot.h>
 #include <stdio.h>
@@ -118,24 +120,20 @@ int sibyl_plot_profile(const struct sibyl_profile *p, const char *path, bool for
 		       char *err, size_t errlen)
 {
 	const char *dev = device_for(path);
-	char *tmp = NULL;
+	struct sibyl_output out;
 
 	if (!dev)
 		return snprintf(err, errlen, "%s: the plot must end in .png or .svg", path), -1;
 	if (sibyl_refuse_overwrite(path, force, err, errlen))
 		return -1;
-	if (asprintf(&tmp, "%s.tmp.%d", path, (int)getpid()) < 0)
-		return snprintf(err, errlen, "out of memory"), -1;
-	FILE *probe = fopen(tmp, "w");
-
-	if (!probe) {
-		snprintf(err, errlen, "%s: cannot write there", path);
-		free(tmp);
+	if (sibyl_output_open(&out, path, 0666) < 0) {
+		snprintf(err, errlen, "%s: cannot write there: %s", path, strerror(errno));
 		return -1;
 	}
-	fclose(probe);
+	close(out.fd);	/* PLplot writes the temporary by name */
+	out.fd = -1;
 	plsdev(dev);
-	plsfnam(tmp);
+	plsfnam(out.tmp);
 	plscolbg(255, 255, 255);
 	plscol0(15, 0, 0, 0);   /* axes and labels: black on white */
 	plscol0(2, 0, 140, 0);  /* profile points: dark green, not yellow */
@@ -143,12 +141,9 @@ int sibyl_plot_profile(const struct sibyl_profile *p, const char *path, bool for
 	plinit();
 	draw(p);
 	plend();
-	if (rename(tmp, path)) {
-		snprintf(err, errlen, "%s: cannot rename the plot into place", path);
-		unlink(tmp);
-		free(tmp);
+	if (sibyl_output_commit(&out)) {
+		snprintf(err, errlen, "%s: cannot put the plot into place: %s", path, strerror(errno));
 		return -1;
 	}
-	free(tmp);
 	return 0;
 }

@@ -243,7 +243,7 @@ int sibyl_export_sqlite(const struct sibyl_trace *t, const char *path, char *err
 
 	struct stat st;
 
-	/* An empty file is allowed: the caller's mkstemp() temporary. */
+	/* An empty file is allowed: the caller's fresh temporary. */
 	if (stat(path, &st) == 0 && st.st_size > 0)
 		return trace_seterr(err, errlen, "%s: already exists", path);
 	if (sqlite3_open_v2(path, &db.h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=

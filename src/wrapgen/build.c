@@ -3,6 +3,7 @@
 #include "wrapgen/strbuf.h"
 #include "core/fs.h"
 #include "core/log.h"
+#include "core/output.h"
 
 #include <errno.h>
 #include <spawn.h>
@@ -133,20 +134,21 @@ static int run(char **argv, bool verbose)
 int wg_build(const struct wg_build_opts *o)
 {
 	struct argv a = { 0 };
-	char *tmp;
+	struct sibyl_output out;
 	int rc;
 
-	if (asprintf(&tmp, "%s.tmp.%d", o->output, (int)getpid()) < 0)
-		abort();
-	compose(o, tmp, &a);
+	if (sibyl_output_open(&out, o->output, 0777) < 0)
+		return sibyl_err("wrap: %s: %s", o->output, strerror(errno));
+	close(out.fd);	/* the compiler writes the temporary by name */
+	out.fd = -1;
+	compose(o, out.tmp, &a);
 	rc = run(a.v, o->verbose);
-	if (!rc && rename(tmp, o->output) < 0)
-		rc = sibyl_err("wrap: %s: %s", o->output, strerror(errno));
 	if (rc)
-		unlink(tmp);
+		sibyl_output_discard(&out);
+	else if (sibyl_output_commit(&out) < 0)
+		rc = sibyl_err("wrap: %s: %s", o->output, strerror(errno));
 	for (size_t i = 0; i < a.n; i++)
 		free(a.v[i]);
 	free(a.v);
-	free(tmp);
 	return rc;
 }

@@ -10,6 +10,7 @@
 #include "wrapgen/select.h"
 #include "core/fs.h"
 #include "core/log.h"
+#include "core/output.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -136,13 +137,10 @@ static void warn_unused_defs(const struct job *j)
 
 static int write_source(const struct sibyl_wrap_opts *o, struct job *j, char **path)
 {
-	char tmpl[] = "/tmp/sibyl-wrap-XXXXXX";
-
 	if (o->emit_c && sibyl_write_file_atomic(o->emit_c, j->source, strlen(j->source)) < 0)
 		return sibyl_err("wrap: %s: %s", o->emit_c, strerror(errno));
-	if (!mkdtemp(tmpl))
+	if (!(j->tmpdir = sibyl_private_tmpdir("sibyl-wrap")))
 		return sibyl_err("wrap: temporary directory: %s", strerror(errno));
-	j->tmpdir = strdup(tmpl);
 	*path = sibyl_path_join(j->tmpdir, "wrapper.c");
 	if (sibyl_write_file_atomic(*path, j->source, strlen(j->source)) < 0)
 		return sibyl_err("wrap: %s: %s", *path, strerror(errno));
@@ -185,10 +183,27 @@ static int generate_and_build(const struct sibyl_wrap_opts *o, struct job *j)
 	return rc;
 }
 
+/* Outputs follow the rule of every writer: replaced only with --force,
+ * only if regular files, never over the library or application read. */
+static int check_outputs(const struct sibyl_wrap_opts *o)
+{
+	const char *inputs[] = { o->library, o->app, NULL };
+	const char *outputs[] = { o->output, o->emit_c };
+	char err[1024];
+
+	for (size_t i = 0; i < sizeof(outputs) / sizeof(outputs[0]); i++)
+		if (outputs[i] && sibyl_output_check(outputs[i], o->force, inputs, err, sizeof(err)))
+			return sibyl_err("wrap: %s", err);
+	return 0;
+}
+
 int sibyl_wrap(const struct sibyl_wrap_opts *o)
 {
 	struct job j = { 0 };
-	int rc = load_inputs(o, &j);
+	int rc = check_outputs(o);
+
+	if (!rc)
+		rc = load_inputs(o, &j);
 
 	if (!rc)
 		rc = generate_and_build(o, &j);

@@ -24,6 +24,7 @@ struct sibyl_wrap_opts {
 	const char *emit_c;		/* keep the generated source here */
 	const char *command_line;	/* for the banner of the source */
 	bool verbose;
+	bool force;			/* replace existing outputs */
 };
 
 /* 0 on success, -1 after printing one error line. */

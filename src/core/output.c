@@ -1,0 +1,257 @@
+/*
+ * Writing outputs safely (core/output.h).  The temporaries of outputs in
+ * progress are kept in a small table that a signal handler can read, so
+ * that an interrupted command leaves no OUT.tmp-* behind.
+ */
+#define _GNU_SOURCE
+#include "core/output.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum { MAX_PENDING = 16 };
+static const int cleanup_signals[] = { SIGINT, SIGTERM, SIGHUP };
+static char *pending[MAX_PENDING];	/* temporaries to remove on a signal */
+static pid_t pending_owner;		/* a forked child must not remove ours */
+
+static void remove_pending(int sig)
+{
+	int saved = errno;
+
+	if (getpid() == pending_owner)
+		for (int i = 0; i < MAX_PENDING; i++) {
+			char *p = __atomic_load_n(&pending[i], __ATOMIC_ACQUIRE);
+
+			if (p)
+				unlink(p);
+		}
+	/* Die of the signal as if we had never caught it. */
+	signal(sig, SIG_DFL);
+	raise(sig);
+	errno = saved;
+}
+
+/* Catch only signals the command left at their default: a command with
+ * its own handler (plan, trace) ends through its own cleanup path. */
+static void catch_signals(void)
+{
+	for (size_t i = 0; i < sizeof(cleanup_signals) / sizeof(cleanup_signals[0]); i++) {
+		struct sigaction old, sa = { .sa_handler = remove_pending };
+
+		if (sigaction(cleanup_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+			sigaction(cleanup_signals[i], &sa, NULL);
+	}
+}
+
+static void set_pending(char *tmp, char *now)
+{
+	sigset_t block, old;
+
+	sigemptyset(&block);
+	for (size_t i = 0; i < sizeof(cleanup_signals) / sizeof(cleanup_signals[0]); i++)
+		sigaddset(&block, cleanup_signals[i]);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	pending_owner = getpid();
+	for (int i = 0; i < MAX_PENDING; i++)
+		if (__atomic_load_n(&pending[i], __ATOMIC_ACQUIRE) == tmp) {
+			__atomic_store_n(&pending[i], now, __ATOMIC_RELEASE);
+			break;
+		}
+	if (now)
+		catch_signals();
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* "dir-of-path/name": the path's directory resolved, so that two names
+ * of one file compare equal.  NULL when the directory does not exist. */
+static char *resolved(const char *path)
+{
+	char *copy1 = strdup(path), *copy2 = strdup(path), *dir, *out = NULL;
+
+	if (!copy1 || !copy2)
+		abort();
+	dir = realpath(dirname(copy1), NULL);
+	if (dir && asprintf(&out, "%s/%s", strcmp(dir, "/") ? dir : "", basename(copy2)) < 0)
+		abort();
+	free(dir);
+	free(copy1);
+	free(copy2);
+	return out;
+}
+
+static bool is_input(const char *path, const struct stat *st, const char *input)
+{
+	struct stat in;
+	char *out = resolved(path), *dir = realpath(input, NULL);
+	bool hit = false;
+
+	if (st && stat(input, &in) == 0 && in.st_dev == st->st_dev && in.st_ino == st->st_ino)
+		hit = true;
+	else if (out && dir) {
+		size_t n = strlen(dir);
+
+		hit = !strcmp(out, dir) || (!strncmp(out, dir, n) && out[n] == '/');
+	}
+	free(out);
+	free(dir);
+	return hit;
+}
+
+int sibyl_output_check(const char *path, bool force, const char *const *inputs,
+		       char *err, size_t errlen)
+{
+	struct stat st;
+	bool exists = lstat(path, &st) == 0;
+
+	if (!exists && errno != ENOENT)
+		return snprintf(err, errlen, "%s: %s", path, strerror(errno)), -1;
+	if (exists && !S_ISREG(st.st_mode))
+		return snprintf(err, errlen, "%s: exists and is not a regular file; not replacing it",
+				path), -1;
+	if (exists && !force)
+		return snprintf(err, errlen, "%s: exists (use --force to replace it)", path), -1;
+	for (size_t i = 0; inputs && inputs[i]; i++)
+		if (is_input(path, exists ? &st : NULL, inputs[i]))
+			return snprintf(err, errlen, "%s: is or is inside this command's input %s; "
+					"not writing there", path, inputs[i]), -1;
+	return 0;
+}
+
+int sibyl_output_open(struct sibyl_output *o, const char *path, mode_t mode)
+{
+	static const char digits[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	size_t n = strlen(path);
+
+	o->path = strdup(path);
+	o->tmp = malloc(n + sizeof(".tmp-XXXXXX"));
+	if (!o->path || !o->tmp)
+		abort();
+	for (int attempt = 0; attempt < 100; attempt++) {
+		unsigned char r[6];
+
+		if (getrandom(r, sizeof(r), 0) != sizeof(r))
+			break;
+		memcpy(o->tmp, path, n);
+		memcpy(o->tmp + n, ".tmp-", 5);
+		for (size_t i = 0; i < sizeof(r); i++)
+			o->tmp[n + 5 + i] = digits[r[i] % (sizeof(digits) - 1)];
+		o->tmp[n + 5 + sizeof(r)] = '\0';
+		o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		if (o->fd >= 0) {
+			set_pending(NULL, o->tmp);
+			return 0;
+		}
+		if (errno != EEXIST)
+			break;
+	}
+	int saved = errno;
+
+	free(o->path);
+	free(o->tmp);
+	o->path = o->tmp = NULL;
+	errno = saved;
+	return -1;
+}
+
+static void release(struct sibyl_output *o, bool remove)
+{
+	int saved = errno;
+
+	if (o->fd >= 0)
+		close(o->fd);
+	o->fd = -1;
+	if (o->tmp) {
+		if (remove)
+			unlink(o->tmp);
+		set_pending(o->tmp, NULL);
+	}
+	free(o->tmp);
+	free(o->path);
+	o->tmp = o->path = NULL;
+	errno = saved;
+}
+
+int sibyl_output_commit(struct sibyl_output *o)
+{
+	struct stat st;
+
+	if (o->fd >= 0 && close(o->fd) < 0) {
+		o->fd = -1;
+		goto fail;
+	}
+	o->fd = -1;
+	/* Checked when the command started; a FIFO, device or link that has
+	 * appeared since is still not ours to replace. */
+	if (lstat(o->path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		errno = EEXIST;
+		goto fail;
+	}
+	if (rename(o->tmp, o->path) < 0)
+		goto fail;
+	release(o, false);
+	return 0;
+fail:
+	release(o, true);
+	return -1;
+}
+
+void sibyl_output_discard(struct sibyl_output *o)
+{
+	release(o, true);
+}
+
+int sibyl_output_write(const char *path, const void *data, size_t len, mode_t mode)
+{
+	struct sibyl_output o;
+
+	if (sibyl_output_open(&o, path, mode) < 0)
+		return -1;
+	for (size_t done = 0; done < len;) {
+		ssize_t n = write(o.fd, (const char *)data + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			sibyl_output_discard(&o);
+			return -1;
+		}
+		done += (size_t)n;
+	}
+	return sibyl_output_commit(&o);
+}
+
+char *sibyl_private_tmpdir(const char *prefix)
+{
+	const char *base = getenv("TMPDIR");
+	char *dir;
+
+	if (!base || base[0] != '/')
+		base = "/tmp";
+	if (asprintf(&dir, "%s/%s-XXXXXX", base, prefix) < 0)
+		abort();
+	if (!mkdtemp(dir)) {
+		int saved = errno;
+
+		free(dir);
+		errno = saved;
+		return NULL;
+	}
+	return dir;
+}
+
+mode_t sibyl_dir_file_mode(const char *dir)
+{
+	struct stat st;
+
+	return stat(dir, &st) == 0 ? st.st_mode & 0666 : 0600;
+}
