@@ -4,7 +4,9 @@
  * the command did (same status, or the same fatal signal).
  */
 #include "cli/commands.h"
+#include "cli/trace_dir.h"
 #include "cli/trace_meta.h"
+#include "cli/trace_preload.h"
 #include "core/fs.h"
 #include "core/log.h"
 #include "core/options.h"
@@ -23,7 +25,7 @@
 
 static const struct sibyl_command_help help = {
 	"trace",
-	"[--wrap LIB.so]... [-o DIR] [--force] -- CMD [ARGS...]",
+	"[--wrap LIB.so]... [-o DIR] [--force] [--shared] -- CMD [ARGS...]",
 	"Run CMD with the sibyl runtime and the wrapper libraries preloaded and\n"
 	"record every intercepted call into DIR (default: sibyl.data).  Forked\n"
 	"children, exec'd programs and all threads are traced too.  Exits with\n"
@@ -54,50 +56,6 @@ static char *find_runtime(void)
 	if (!path)
 		path = realpath(SIBYL_BUILD_LIB_DIR "/libsibyl-rt.so", NULL);
 	return path;
-}
-
-/* An existing DIR is replaced only with --force, and only if it is a
- * trace (or empty): --force must never delete someone's home directory. */
-static int prepare_dir(const char *dir, bool force)
-{
-	struct stat st;
-
-	if (stat(dir, &st) == 0) {
-		char *meta = sibyl_path_join(dir, "meta.json");
-		bool is_trace = access(meta, F_OK) == 0;
-
-		free(meta);
-		if (!force)
-			return sibyl_err("trace: %s: exists (use --force to replace it)", dir);
-		if (!S_ISDIR(st.st_mode) || (!is_trace && rmdir(dir) != 0))
-			return sibyl_err("trace: %s exists and is not a sibyl trace; not overwriting", dir);
-		if (is_trace && sibyl_remove_tree(dir) != 0)
-			return sibyl_err_errno("trace: cannot remove %s", dir);
-	}
-	if (sibyl_mkdirs(dir, 0755) != 0)
-		return sibyl_err_errno("trace: cannot create %s", dir);
-	return 0;
-}
-
-static char *preload_list(const char *runtime, const struct sibyl_strlist *wrappers)
-{
-	const char *old = getenv("LD_PRELOAD");
-	size_t len = strlen(runtime) + (old ? strlen(old) : 0) + 2;
-
-	for (size_t i = 0; i < wrappers->count; i++)
-		len += strlen(wrappers->items[i]) + 1;
-	char *list = malloc(len);
-
-	strcpy(list, runtime);
-	for (size_t i = 0; i < wrappers->count; i++) {
-		strcat(list, ":");
-		strcat(list, wrappers->items[i]);
-	}
-	if (old && *old) {
-		strcat(list, ":");
-		strcat(list, old);
-	}
-	return list;
 }
 
 static void run_child(char **cmd, const char *dir, const char *preload)
@@ -157,28 +115,18 @@ static void raise_fd_limit(void)
 	}
 }
 
-static int absolute_wrappers(struct sibyl_strlist *in, struct sibyl_strlist *out)
-{
-	for (size_t i = 0; i < in->count; i++) {
-		char *abs = realpath(in->items[i], NULL);
-
-		if (!abs)
-			return sibyl_err_errno("trace: wrapper library %s", in->items[i]);
-		sibyl_strlist_take(out, abs);
-	}
-	return 0;
-}
-
 int cmd_trace(int argc, char **argv)
 {
 	const char *out = "sibyl.data";
-	bool force = false, verbose = false, no_drain = false;
+	bool force = false, verbose = false, no_drain = false, shared = false;
 	long ring_kb = 4096;
-	struct sibyl_strlist wraps = { 0 }, abs_wraps = { 0 };
+	struct sibyl_strlist wraps = { 0 };
+	struct trace_preload pre;
 	struct sibyl_option opts[] = {
 		{ "wrap", 'w', SIBYL_OPT_LIST, &wraps, "LIB.so", "preload this wrapper library (repeatable)" },
 		{ "output", 'o', SIBYL_OPT_STRING, &out, "DIR", "trace directory (default: sibyl.data)" },
 		{ "force", 'f', SIBYL_OPT_FLAG, &force, NULL, "replace an existing trace directory" },
+		{ "shared", 0, SIBYL_OPT_FLAG, &shared, NULL, "let others read the trace (0755/0644 less the umask; default 0700/0600)" },
 		{ "ring-kb", 0, SIBYL_OPT_LONG, &ring_kb, "KIB", "per-thread ring drained while the program runs (default 4096)" },
 		{ "no-drain", 0, SIBYL_OPT_FLAG, &no_drain, NULL, "let each thread write its file directly (slower per call)" },
 		{ "verbose", 'v', SIBYL_OPT_FLAG, &verbose, NULL, "say what is being done" },
@@ -201,12 +149,13 @@ int cmd_trace(int argc, char **argv)
 
 	if (!runtime)
 		return -sibyl_err("trace: cannot find libsibyl-rt.so (is sibyl installed completely?)");
-	if (absolute_wrappers(&wraps, &abs_wraps) < 0 || prepare_dir(out, force) < 0)
-		return 2;
+	int lock = -1;
 
-	char *dir = realpath(out, NULL);
-	char *preload = preload_list(runtime, &abs_wraps);
-	struct trace_run run = { .command = argv + 1, .wrappers = &abs_wraps };
+	if (trace_preload_make(&pre, runtime, &wraps) < 0 || (lock = trace_dir_prepare(out, force, shared)) < 0)
+		return trace_preload_done(&pre), 2;
+
+	char *dir = realpath(out, NULL), *preload = pre.value;
+	struct trace_run run = { .command = argv + 1, .wrappers = &pre.wrappers };
 
 	sibyl_clock_pair(&run.clock.ref_tsc, &run.clock.ref_ns);
 	run.clock.tsc_per_ns = 1;	/* refined when the command ends */
@@ -250,10 +199,10 @@ int cmd_trace(int argc, char **argv)
 	if (trace_meta_write(dir, &run) < 0)
 		sibyl_err_errno("trace: cannot write %s/meta.json", dir);
 	sibyl_info("trace written to %s", dir);
-	free(preload);
+	trace_preload_done(&pre);
+	close(lock);
 	free(dir);
 	free(runtime);
 	sibyl_strlist_free(&wraps);
-	sibyl_strlist_free(&abs_wraps);
 	return exit_like(status);
 }

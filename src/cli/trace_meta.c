@@ -1,5 +1,6 @@
 #include "cli/trace_meta.h"
 #include "core/fs.h"
+#include "core/output.h"
 
 #include <jansson.h>
 #include <limits.h>
@@ -108,7 +109,7 @@ int trace_meta_write(const char *dir, const struct trace_run *run)
 		if (line) {
 			text = line;
 			memcpy(text + len, "\n", 2);
-			ret = sibyl_write_file_atomic(path, text, len + 1);
+			ret = sibyl_output_write(path, text, len + 1, sibyl_dir_file_mode(dir));
 		}
 	}
 	free(text);

@@ -114,7 +114,7 @@ static int open_thread_file(struct sibyl_rt_thread *t)
 	rt_thread_path(path, sizeof(path), rt_proc.dir, tid, ".events");
 	/* O_EXCL: never truncate the records of an earlier thread that had
 	 * the same tid (tids can be reused within a process). */
-	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, rt_proc.file_mode);
 
 	if (fd < 0)
 		return -1;

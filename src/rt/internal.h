@@ -21,6 +21,7 @@
 struct rt_process {
 	int enabled;		/* tracing into dir */
 	char dir[PATH_MAX];
+	mode_t file_mode;	/* of new files: the rw bits of dir (0600 in 0700) */
 	pid_t pid;
 	unsigned gen;
 	struct sibyl_proc_header *proc;	/* mmap'd <pid>.<gen>.proc */

@@ -45,7 +45,7 @@ static int create_proc_file(unsigned *gen)
 
 	for (unsigned g = 0; g < 4096; g++) {
 		proc_path(path, sizeof(path), g);
-		int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, rt_proc.file_mode);
 
 		if (fd >= 0) {
 			*gen = g;
@@ -145,7 +145,8 @@ __attribute__((constructor(101))) static void rt_init(void)
 {
 	struct sibyl_rt_thread *t = sibyl_rt_self();
 	const char *dir = rt_getenv("SIBYL_TRACE_DIR");
-	int saved_errno = errno;	/* we may run inside the program's dlopen */
+	int saved_errno = errno;
+	struct stat st;	/* we may run inside the program's dlopen */
 
 	t->in_runtime = 1;
 	rt_proc.debug = env_u64("SIBYL_DEBUG", 0) != 0;
@@ -155,8 +156,10 @@ __attribute__((constructor(101))) static void rt_init(void)
 		rt_proc.max_window = rt_proc.first_window;
 	if (dir && dir[0] == '/' && strlen(dir) < sizeof(rt_proc.dir) - 64) {
 		rt_strlcpy(rt_proc.dir, dir, sizeof(rt_proc.dir));
-		/* Preloaded by hand: make the (last level of the) directory. */
-		mkdir(rt_proc.dir, 0755);
+		/* Preloaded by hand: make the (last level of the) directory,
+		 * private like `sibyl trace` makes it; files follow its mode. */
+		mkdir(rt_proc.dir, 0700);
+		rt_proc.file_mode = stat(rt_proc.dir, &st) == 0 ? st.st_mode & 0666 : 0600;
 		rt_drain_attach();
 		rt_process_start(getppid());
 		pthread_atfork(NULL, NULL, after_fork_child);

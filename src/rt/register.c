@@ -25,7 +25,7 @@ static int open_table(struct sibyl_rt_thread *t, const char *file)
 	size_t n = rt_strlcpy(path, rt_proc.dir, sizeof(path));
 
 	rt_append(path, rt_append(path, n, sizeof(path), "/"), sizeof(path), file);
-	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, rt_proc.file_mode);
 
 	if (fd < 0)
 		t->in_runtime = 0;

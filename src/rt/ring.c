@@ -88,7 +88,7 @@ int rt_ring_open(struct sibyl_rt_thread *t)
 
 	rt_thread_path(path, sizeof(path), rt_proc.drain->ring_dir, tid, ".ring");
 	/* O_EXCL: a reused tid must not overwrite an earlier thread's ring. */
-	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, rt_proc.file_mode);
 
 	if (fd < 0)
 		return -1;

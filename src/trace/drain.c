@@ -15,6 +15,7 @@
 #include "trace/drain.h"
 #include "core/fs.h"
 #include "core/log.h"
+#include "core/output.h"
 #include "core/options.h"
 
 #include <sibyl/trace_format.h>
@@ -55,6 +56,7 @@ struct ring {
 struct sibyl_drain {
 	char *dir;
 	char *ring_dir;			/* where the runtime creates rings */
+	mode_t file_mode;		/* the trace directory's rw bits */
 	bool own_ring_dir;		/* made by us in /dev/shm: remove it */
 	char *ctl_path;
 	struct sibyl_drain_control *ctl;
@@ -105,6 +107,7 @@ struct sibyl_drain *sibyl_drain_create(const char *dir, uint64_t ring_bytes)
 	c.ring_bytes = (ring_bytes + 4095) / 4096 * 4096;
 	c.drainer_pid = (uint32_t)getpid();
 	d->dir = strdup(dir);
+	d->file_mode = sibyl_dir_file_mode(dir);
 	choose_ring_dir(d);
 	d->ctl_path = sibyl_path_join(dir, SIBYL_DRAIN_FILE);
 	d->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
@@ -118,7 +121,7 @@ struct sibyl_drain *sibyl_drain_create(const char *dir, uint64_t ring_bytes)
 		return NULL;
 	}
 	strcpy(c.ring_dir, d->ring_dir);
-	int fd = open(d->ctl_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	int fd = open(d->ctl_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, d->file_mode);
 
 	if (fd < 0 || write(fd, &c, sizeof(c)) != (ssize_t)sizeof(c)) {
 		sibyl_err_errno("trace: cannot create %s", d->ctl_path);
@@ -167,7 +170,7 @@ static int create_events(struct sibyl_drain *d, const char *name)
 	memcpy(file, name, stem);
 	strcpy(file + stem, ".events");
 	char *events = sibyl_path_join(d->dir, file);
-	int fd = open(events, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	int fd = open(events, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, d->file_mode);
 
 	if (fd < 0)
 		sibyl_err_errno("trace: cannot create %s", events);

@@ -1,5 +1,6 @@
 #include "wrapgen/emit.h"
 #include "core/hash.h"
+#include "wrapgen/wrapper_check.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -129,6 +130,9 @@ static void preamble(const struct wg_emit_opts *o, const struct fn_storage *st,
 		    "#include <stdint.h>\n\n");
 	for (size_t i = 0; i < st->n; i++)
 		wg_buf_printf(src, "#define %s 0x%08xu\n", st->fns[i].fid, st->fns[i].id);
+	/* What tells `sibyl trace` this is a wrapper (wrapper_check.h). */
+	wg_buf_printf(src, "\n__attribute__((visibility(\"default\"))) const unsigned %s = %d;\n",
+		      WG_WRAPPER_MARK, WG_WRAPPER_ABI);
 }
 
 char *wg_emit_source(const struct wg_emit_opts *o, struct wg_plan *plan,

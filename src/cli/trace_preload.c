@@ -1,0 +1,87 @@
+/*
+ * ld.so splits LD_PRELOAD at spaces and colons, so a library whose path
+ * holds one would be cut into names that do not exist and the trace would
+ * be silently empty.  Such a library is preloaded through a symbolic link
+ * in a private directory instead.  A --wrap that is not a wrapper made by
+ * `sibyl wrap` (e.g. /etc/passwd) is refused before anything runs.
+ */
+#define _GNU_SOURCE
+#include "cli/trace_preload.h"
+#include "core/fs.h"
+#include "core/log.h"
+#include "core/output.h"
+#include "wrapgen/strbuf.h"
+#include "wrapgen/wrapper_check.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char separators[] = " :\t\n";
+
+/* `lib` itself, or a link to it that ld.so can take whole. */
+static int preload_name(struct trace_preload *p, const char *lib, struct wg_buf *out)
+{
+	static unsigned n;
+
+	if (!lib[strcspn(lib, separators)]) {
+		wg_buf_printf(out, "%s%s", out->len ? ":" : "", lib);
+		return 0;
+	}
+	if (!p->links && !(p->links = sibyl_private_tmpdir("sibyl-preload")))
+		return sibyl_err_errno("trace: %s: cannot make a link without spaces or ':'", lib);
+	if (p->links[strcspn(p->links, separators)])
+		return sibyl_err("trace: %s: its path holds a space or ':', and so does $TMPDIR: "
+				 "cannot preload it", lib);
+	char *link;
+
+	if (asprintf(&link, "%s/%u.so", p->links, n++) < 0)
+		abort();
+	int r = symlink(lib, link);
+
+	if (r < 0)
+		sibyl_err_errno("trace: cannot link %s", link);
+	else
+		wg_buf_printf(out, "%s%s", out->len ? ":" : "", link);
+	free(link);
+	return r;
+}
+
+int trace_preload_make(struct trace_preload *p, const char *runtime,
+		       const struct sibyl_strlist *wraps)
+{
+	const char *old = getenv("LD_PRELOAD");
+	struct wg_buf list = { 0 };
+	char err[256];
+
+	memset(p, 0, sizeof(*p));
+	for (size_t i = 0; i < wraps->count; i++) {
+		char *abs = realpath(wraps->items[i], NULL);
+
+		if (!abs)
+			return sibyl_err_errno("trace: wrapper library %s", wraps->items[i]);
+		sibyl_strlist_take(&p->wrappers, abs);
+		if (wg_check_wrapper(abs, err, sizeof(err)) < 0)
+			return sibyl_err("trace: --wrap %s: %s", wraps->items[i], err);
+	}
+	if (preload_name(p, runtime, &list) < 0)
+		return wg_buf_free(&list), -1;
+	for (size_t i = 0; i < p->wrappers.count; i++)
+		if (preload_name(p, p->wrappers.items[i], &list) < 0)
+			return wg_buf_free(&list), -1;
+	if (old && *old)
+		wg_buf_printf(&list, ":%s", old);
+	p->value = wg_buf_take(&list);
+	return 0;
+}
+
+void trace_preload_done(struct trace_preload *p)
+{
+	if (p->links)
+		sibyl_remove_tree(p->links);
+	free(p->links);
+	free(p->value);
+	sibyl_strlist_free(&p->wrappers);
+}

@@ -1,0 +1,18 @@
+/*
+ * What makes a library a sibyl wrapper: every library `sibyl wrap`
+ * generates defines and exports WG_WRAPPER_MARK (an unsigned holding
+ * WG_WRAPPER_ABI), and `sibyl trace` preloads nothing else.
+ */
+#ifndef SIBYL_WRAPGEN_WRAPPER_CHECK_H
+#define SIBYL_WRAPGEN_WRAPPER_CHECK_H
+
+#include <stddef.h>
+
+#define WG_WRAPPER_MARK "sibyl_wrapper_abi"
+#define WG_WRAPPER_ABI 1
+
+/* 0 when `path` is a regular file holding an ELF shared object that
+ * exports WG_WRAPPER_MARK; else -1 with the reason in err. */
+int wg_check_wrapper(const char *path, char *err, size_t errlen);
+
+#endif
