@@ -27,6 +27,16 @@ int predict_collect(const struct sibyl_trace *t, const struct sibyl_predict_opti
 		    struct sibyl_prediction *out, struct predict_calls *calls,
 		    char *err, size_t errlen);
 
+/* interval.c: 95% prediction intervals from the profiles' segment fits. */
+struct predict_fits;
+struct sibyl_profile;
+struct predict_fits *predict_fits_new(const struct sibyl_profile *p);
+void predict_fits_free(struct predict_fits *f);
+/* One accelerated call of `kernel`, predicted `predicted` s at work w. */
+void predict_interval_add(struct sibyl_prediction *p, size_t kernel, const struct predict_fits *f,
+			  double w, double predicted);
+void predict_interval_finish(struct sibyl_prediction *p);
+
 /* The profile metric names that mean bytes rather than a declared work. */
 bool predict_byte_metric(const char *metric, enum sibyl_work_source *source);
 

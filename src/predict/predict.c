@@ -87,10 +87,12 @@ static void crossover(struct sibyl_kernel_prediction *k, struct choice *ch, size
 	}
 }
 
-static void predict_kernel(const struct sibyl_predict_options *o, struct sibyl_kernel_prediction *k,
+static void predict_kernel(const struct sibyl_predict_options *o, struct sibyl_prediction *out,
 			   size_t ki, const struct predict_calls *calls)
 {
+	struct sibyl_kernel_prediction *k = &out->kernels[ki];
 	const struct sibyl_profile *p = k->model->profile;
+	struct predict_fits *fits = predict_fits_new(p);
 	struct choice *ch = sibyl_xcalloc(calls->n, sizeof(*ch));
 	size_t n = 0;
 
@@ -119,7 +121,9 @@ static void predict_kernel(const struct sibyl_predict_options *o, struct sibyl_k
 		k->accelerated++;
 		k->compute_s += comp;
 		k->transfer_s += xfer;
+		predict_interval_add(out, ki, fits, c->work, comp);
 	}
+	predict_fits_free(fits);
 	k->predicted_s = k->compute_s + k->transfer_s + k->kept_s;
 	k->speedup = k->predicted_s > 0 ? k->measured_s / k->predicted_s : INFINITY;
 	crossover(k, ch, n);
@@ -184,7 +188,7 @@ int sibyl_predict(const struct sibyl_trace *t, const struct sibyl_predict_option
 	}
 	for (size_t k = 0; k < out->nkernels; k++) {
 		out->kernels[k].actual_s = NAN;
-		predict_kernel(o, &out->kernels[k], k, &calls);
+		predict_kernel(o, out, k, &calls);
 		out->measured_s += out->kernels[k].measured_s;
 		out->predicted_kernels_s += out->kernels[k].predicted_s;
 	}
@@ -192,6 +196,7 @@ int sibyl_predict(const struct sibyl_trace *t, const struct sibyl_predict_option
 	out->fraction = out->total_s > 0 ? out->measured_s / out->total_s : 0;
 	out->kernel_speedup = out->predicted_kernels_s > 0 ?
 		out->measured_s / out->predicted_kernels_s : INFINITY;
+	predict_interval_finish(out);
 	add_one_time(out, o);
 	out->predicted_total_s = out->total_s - out->measured_s + out->predicted_kernels_s +
 				 (out->one_time_included ? out->one_time_s : 0);
@@ -243,5 +248,6 @@ int sibyl_predict_compare(const struct sibyl_trace *accelerated,
 void sibyl_prediction_free(struct sibyl_prediction *p)
 {
 	free(p->kernels);
+	free(p->groups);
 	memset(p, 0, sizeof(*p));
 }

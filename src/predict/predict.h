@@ -66,6 +66,7 @@ struct sibyl_kernel_prediction {
 	double kept_s;			/* measured time of calls not accelerated */
 	double predicted_s;		/* compute_s + transfer_s + kept_s */
 	double speedup;			/* measured_s / predicted_s */
+	double half_s;			/* 95% half width of predicted_s */
 	uint64_t below, above;		/* calls outside the profile's points */
 	double outside_measured_s;	/* their measured time */
 	/* From an accelerated run (sibyl_predict_compare): the same kernel's
@@ -77,6 +78,18 @@ struct sibyl_kernel_prediction {
 	bool has_crossover;		/* false: the accelerator never wins */
 	double crossover;		/* smallest work accelerated */
 	double threshold_predicted_s;
+};
+
+/* The accelerated calls of one kernel predicted by one profile segment
+ * (segment -1: a profile without fit information). */
+struct predict_group {
+	size_t kernel;
+	long segment;
+	double from, to;		/* the segment's sampled work metrics */
+	uint64_t calls;
+	double fit_half;		/* linear sum of the line's 95% half widths */
+	double noise_var;		/* sum of the single-run variances */
+	bool unknown;
 };
 
 struct sibyl_prediction {
@@ -94,6 +107,15 @@ struct sibyl_prediction {
 	bool one_time_included;
 	size_t one_time_unknown;	/* accelerated profiles that do not say */
 	bool partial;			/* the traced run did not finish normally */
+	/* 95% interval of predicted_total_s: +- half_s; known only when
+	 * every accelerated call's profile has segments and samples.  The
+	 * group holding the largest share of the variance dominates. */
+	double half_s;
+	bool interval_known;
+	struct predict_group *groups;
+	size_t ngroups;
+	long dominant;
+	double dominant_share;
 	/* sibyl_predict_compare: the accelerated run's wall time and the
 	 * speedup it achieved, T / T'; NAN when not compared. */
 	double actual_total_s, actual_speedup;

@@ -49,6 +49,35 @@ static void print_kernel_notes(FILE *out, const struct sibyl_prediction *p,
 		fprintf(out, "    crossover: none, the accelerator is never predicted faster\n");
 }
 
+/* S_G's interval from the total's: T / (total +- half). */
+static void speedup_interval(const struct sibyl_prediction *p, double *lo, double *hi)
+{
+	double worst = p->predicted_total_s + p->half_s, best = p->predicted_total_s - p->half_s;
+
+	*lo = p->total_s / worst;
+	*hi = best > 0 ? p->total_s / best : INFINITY;
+}
+
+static void print_interval(FILE *out, const struct sibyl_prediction *p)
+{
+	double lo, hi;
+
+	if (!p->interval_known) {
+		fprintf(out, "95%% interval: unknown (a profile without segments and samples)\n");
+		return;
+	}
+	speedup_interval(p, &lo, &hi);
+	fprintf(out, "95%% interval: total %.6g s +- %.3g s, global speedup %.3f .. %.3f\n",
+		p->predicted_total_s, p->half_s, lo, hi);
+	if (p->dominant < 0)
+		return;
+	const struct predict_group *g = &p->groups[p->dominant];
+
+	fprintf(out, "uncertainty dominated by %s calls with work %g .. %g (%lu calls): "
+		"%.0f%% of the variance\n", p->kernels[g->kernel].name, g->from, g->to,
+		(unsigned long)g->calls, 100 * p->dominant_share);
+}
+
 void sibyl_prediction_print_text(FILE *out, const struct sibyl_trace *t,
 				 const struct sibyl_prediction *p)
 {
@@ -65,15 +94,15 @@ void sibyl_prediction_print_text(FILE *out, const struct sibyl_trace *t,
 		p->outside == SIBYL_OUTSIDE_KEEP ? "kept" : "extrapolated");
 	bool compared = !isnan(p->actual_total_s);
 
-	fprintf(out, "%-24s %9s %12s %12s %12s %9s %9s", "kernel", "calls", "work min",
-		"measured s", "predicted s", "speedup", "accel.");
+	fprintf(out, "%-24s %9s %12s %12s %12s %10s %9s %9s", "kernel", "calls", "work min",
+		"measured s", "predicted s", "95% +-", "speedup", "accel.");
 	fprintf(out, compared ? " %12s %8s\n" : "\n", "actual s", "error");
 	for (size_t i = 0; i < p->nkernels; i++) {
 		const struct sibyl_kernel_prediction *k = &p->kernels[i];
 
-		fprintf(out, "%-24s %9lu %12.4g %12.6g %12.6g %9.3f %9lu", k->name,
+		fprintf(out, "%-24s %9lu %12.4g %12.6g %12.6g %10.3g %9.3f %9lu", k->name,
 			(unsigned long)k->calls, k->work_min, k->measured_s, k->predicted_s,
-			k->speedup, (unsigned long)k->accelerated);
+			k->half_s, k->speedup, (unsigned long)k->accelerated);
 		if (compared)
 			fprintf(out, " %12.6g %7.1f%%", k->actual_s,
 				100 * (k->predicted_s - k->actual_s) / k->actual_s);
@@ -94,6 +123,7 @@ void sibyl_prediction_print_text(FILE *out, const struct sibyl_trace *t,
 			"again to measure them)\n", p->one_time_unknown);
 	fprintf(out, "predicted total %.6g s, global speedup S_G = %.3f (eq. 1)\n",
 		p->predicted_total_s, p->global_speedup);
+	print_interval(out, p);
 	if (!compared)
 		return;
 	for (size_t i = 0; i < p->nkernels; i++)
@@ -135,6 +165,7 @@ static json_t *kernel_json(const struct sibyl_prediction *p, const struct sibyl_
 	json_object_set_new(j, "transfer_s", p->transfers ? json_real(k->transfer_s) : json_null());
 	json_object_set_new(j, "kept_s", json_real(k->kept_s));
 	json_object_set_new(j, "speedup", num(k->speedup));
+	json_object_set_new(j, "predicted_half_s", p->interval_known ? json_real(k->half_s) : json_null());
 	json_object_set_new(j, "outside_below", json_integer((json_int_t)k->below));
 	json_object_set_new(j, "outside_above", json_integer((json_int_t)k->above));
 	json_object_set_new(j, "outside_measured_s", json_real(k->outside_measured_s));
@@ -143,6 +174,27 @@ static json_t *kernel_json(const struct sibyl_prediction *p, const struct sibyl_
 	if (!isnan(p->actual_total_s)) {
 		json_object_set_new(j, "actual_calls", json_integer((json_int_t)k->actual_calls));
 		json_object_set_new(j, "actual_s", json_real(k->actual_s));
+	}
+	return j;
+}
+
+static json_t *interval_json(const struct sibyl_prediction *p)
+{
+	double lo, hi;
+
+	if (!p->interval_known)
+		return json_null();
+	speedup_interval(p, &lo, &hi);
+	json_t *j = json_pack("{sfsfsosf}", "level", 0.95, "predicted_total_half_s", p->half_s,
+			      "global_speedup", json_pack("[oo]", num(lo), num(hi)),
+			      "dominant_share", p->dominant_share);
+
+	if (p->dominant >= 0) {
+		const struct predict_group *g = &p->groups[p->dominant];
+
+		json_object_set_new(j, "dominant", json_pack("{sssfsfsI}", "kernel",
+			p->kernels[g->kernel].name, "work_from", g->from, "work_to", g->to,
+			"calls", (json_int_t)g->calls));
 	}
 	return j;
 }
@@ -164,6 +216,7 @@ int sibyl_prediction_print_json(FILE *out, const struct sibyl_trace *t,
 	json_object_set_new(j, "fraction", json_real(p->fraction));
 	json_object_set_new(j, "kernel_speedup", num(p->kernel_speedup));
 	json_object_set_new(j, "predicted_total_s", json_real(p->predicted_total_s));
+	json_object_set_new(j, "interval", interval_json(p));
 	json_object_set_new(j, "one_time_s", json_real(p->one_time_s));
 	json_object_set_new(j, "one_time_included", json_boolean(p->one_time_included));
 	json_object_set_new(j, "one_time_unknown", json_integer((json_int_t)p->one_time_unknown));

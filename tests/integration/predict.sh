@@ -48,6 +48,24 @@ check keep 'cblas_dgemm,dgemm_' "$WORK/acc.json" --outside keep -- --keep-outsid
 check one-time 'cblas_dgemm,dgemm_' "$WORK/once.json"
 check no-one-time 'cblas_dgemm,dgemm_' "$WORK/once.json" --no-one-time -- --no-one-time
 
+# A profile with segments and samples, as the planner writes them: two
+# noisy lines; predict's 95% interval is checked against scipy.
+/usr/bin/python3 - "$WORK/acc.json" "$WORK/fitted.json" <<'PY'
+import json, sys, random
+j = json.load(open(sys.argv[1]))
+rng = random.Random(5)
+line = lambda x: 2e-5 + x * 1e-11 if x < 2e5 else 1.6e-5 + x * 3e-11
+samples = [[x, line(x) * (1 + rng.gauss(0, 0.03))] for x in range(1000, 4000001, 7919)]
+j['segments'] = [{'from': 1000, 'to': 2e5, 'intercept': 2e-5, 'slope': 1e-11, 'samples': 0, 'out_of_range': 0},
+                 {'from': 2e5, 'to': 4e6, 'intercept': 1.6e-5, 'slope': 3e-11, 'samples': 0, 'out_of_range': 0}]
+j['samples'] = samples
+j['points'] = [[1000, line(1000)], [2e5, line(2e5)], [4e6, line(4e6)]]
+json.dump(j, open(sys.argv[2], 'w'))
+PY
+check interval 'cblas_dgemm,dgemm_' "$WORK/fitted.json"
+"$SIBYL" predict "$WORK/tr" --model "dgemm_=$WORK/fitted.json" | grep -q "uncertainty dominated by dgemm_ calls with work" ||
+	fail "the dominant calls are not named"
+
 # Nesting: cblas_dgemm calls dgemm_; a glob selecting both counts each
 # product once.
 # product once.  Relative paths, as a user types them.

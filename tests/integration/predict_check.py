@@ -46,6 +46,35 @@ def f(w):
         return float(np.interp(w, pts[:, 0], pts[:, 1]))
     return max(0.0, a[1] + (b[1] - a[1]) * (w - a[0]) / (b[0] - a[0]))
 
+# The 95% interval (src/predict/interval.c), recomputed with scipy: each
+# segment refitted from the profile's samples (weights 1/y^2), the line's
+# confidence half width summed per (function, segment), single-run spread
+# summed in quadrature.
+from scipy import stats
+fits = []
+for seg in prof.get('segments', []):
+    xy = [(x, y) for x, y in prof.get('samples', []) if seg['from'] <= x <= seg['to'] and y > 0]
+    if len(xy) < 3:
+        fits.append(None)
+        continue
+    x = np.array([a for a, _ in xy]); y = np.array([b for _, b in xy]); wt = 1 / y**2
+    mx = np.sum(wt * x) / np.sum(wt); my = np.sum(wt * y) / np.sum(wt)
+    sxx = np.sum(wt * (x - mx)**2); b = np.sum(wt * (x - mx) * (y - my)) / sxx
+    a = my - b * mx; s2 = np.sum(wt * (y - a - b * x)**2) / (len(x) - 2)
+    fits.append((seg['from'], seg['to'], mx, sxx, s2, np.sum(wt), stats.t.ppf(0.975, len(x) - 2)))
+groups = {}
+
+def add_interval(func, w, p):
+    known = [(i, f) for i, f in enumerate(fits) if f]
+    if not known:
+        groups[(func, None)] = None
+        return
+    i, f = min(known, key=lambda k: max(k[1][0] - w, w - k[1][1], 0))
+    lo, hi, mx, sxx, s2, wsum, t = f
+    g = groups.setdefault((func, i), [0.0, 0.0])
+    g[0] += t * np.sqrt(s2 * (1 / wsum + (w - mx)**2 / sxx))
+    g[1] += s2 * p * p
+
 measured = predicted = 0.0
 accelerated = 0
 for r in rows:
@@ -59,6 +88,7 @@ for r in rows:
     else:
         predicted += p
         accelerated += 1
+        add_interval(r['function'], w, p)
 # One-time costs, once for the profile when any call is accelerated.
 one = prof.get('stats', {}).get('one_time')
 one_time = 0.0
@@ -76,6 +106,15 @@ for key, want in expected.items():
     have = got[key]
     if abs(have - want) > 1e-9 * max(1.0, abs(want)):
         sys.exit(f'{key}: predict says {have!r}, independent computation {want!r}')
+if groups and None not in groups.values():
+    z = stats.norm.ppf(0.975)
+    half = np.sqrt(sum(g[0]**2 + z * z * g[1] for g in groups.values()))
+    have = got['interval']['predicted_total_half_s']
+    if abs(have - half) > 1e-6 * half:
+        sys.exit(f'interval: predict says +-{have!r}, independent computation +-{half!r}')
+    print(f'ok: interval +-{half:.3g} s')
+elif got['interval'] is not None:
+    sys.exit('interval: predict gives one for a profile without segments')
 calls = sum(k['calls'] for k in got['kernels'])
 acc = sum(k['accelerated_calls'] for k in got['kernels'])
 if calls != len(rows) or acc != accelerated:
