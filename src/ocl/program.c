@@ -71,7 +71,7 @@ static int from_binary(cl_context ctx, cl_device_id dev, const void *bin, size_t
 }
 
 /* The device binary a build produced, to cache. */
-static void store_binary(cl_program prog, const struct sibyl_cache_key *key)
+static void store_binary(cl_program prog, const char *dir, const struct sibyl_cache_key *key)
 {
 	size_t size = 0;
 	unsigned char *bin;
@@ -80,7 +80,7 @@ static void store_binary(cl_program prog, const struct sibyl_cache_key *key)
 	    !size || !(bin = malloc(size)))
 		return;
 	if (!clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof(bin), &bin, NULL))
-		sibyl_cache_store(key, bin, size);
+		sibyl_cache_store(dir, key, bin, size);
 	free(bin);
 }
 
@@ -89,7 +89,7 @@ static void store_binary(cl_program prog, const struct sibyl_cache_key *key)
 static int build_spir(const struct sibyl_run_cfg *cfg, cl_context ctx, cl_device_id dev,
 		      struct sibyl_program *p)
 {
-	char *options, *dname;
+	char *options, *dname, *dir;
 	struct sibyl_cache_key key;
 	size_t bc_size, size;
 	void *bin, *bc = sibyl_read_file(cfg->spir_path, &bc_size);
@@ -109,8 +109,9 @@ static int build_spir(const struct sibyl_run_cfg *cfg, cl_context ctx, cl_device
 	sibyl_cache_key_add_str(&key, cfg->spir_plain ? "plain" : "instrumented");
 	sibyl_cache_key_done(&key);
 	free(dname);
-	p->cache = "miss";
-	if (!sibyl_cache_load(&key, &bin, &size)) {
+	dir = sibyl_cache_dir();
+	p->cache = dir ? "miss" : "off";
+	if (dir && !sibyl_cache_load(dir, &key, &bin, &size)) {
 		r = from_binary(ctx, dev, bin, size, options, NULL, &p->program);
 		free(bin);
 		if (!r) {
@@ -126,9 +127,10 @@ static int build_spir(const struct sibyl_run_cfg *cfg, cl_context ctx, cl_device
 			cfg->spir_plain ? "the SPIR binary" : "the instrumented binary", &p->program);
 	if (r && !p->program)
 		r = sibyl_err("kernel: the device does not accept SPIR bitcode (cl_khr_spir)");
-	if (!r)
-		store_binary(p->program, &key);
+	if (!r && dir)
+		store_binary(p->program, dir, &key);
 out:
+	free(dir);
 	free(options);
 	free(bc);
 	return r;
