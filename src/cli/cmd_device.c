@@ -5,6 +5,7 @@
 #include "core/options.h"
 #include "ocl/device.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -30,10 +31,28 @@ static const struct sibyl_command_help help = {
 };
 
 struct device_args {
-	const char *platform, *device, *max_bytes, *out, *show;
-	long repeat;
+	const char *platform, *device, *repeat, *max_bytes, *out, *show;
 	bool quick, force, json, list;
 };
+
+/* The bandwidth curve's largest point: 64 B x 4^(points - 1) (4 PiB). */
+#define MAX_BYTES (SIBYL_BW_MIN_BYTES << 2 * (SIBYL_BW_MAX_POINTS - 1))
+#define MAX_REPEAT 100000
+
+/* --repeat is a string: a sentinel long would make one value "not given". */
+static int parse_repeat(const char *s, unsigned *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 1 || v > MAX_REPEAT)
+		return sibyl_err("device: --repeat: '%s' is not a whole number in 1..%d", s,
+				 MAX_REPEAT);
+	*out = (unsigned)v;
+	return 0;
+}
 
 static int check_args(struct device_args *a, struct sibyl_device_run *run)
 {
@@ -44,15 +63,12 @@ static int check_args(struct device_args *a, struct sibyl_device_run *run)
 	run->max_bytes = a->quick ? QUICK_MAX_BYTES : DEFAULT_MAX_BYTES;
 	run->progress = isatty(STDERR_FILENO);
 	run->sibyl_version = SIBYL_VERSION;
-	if (a->repeat != -1) {	/* given */
-		if (a->repeat < 1 || a->repeat > 100000)
-			return sibyl_err("device: --repeat: %ld is not in 1..100000", a->repeat);
-		run->repeat = (unsigned)a->repeat;
-	}
+	if (a->repeat && parse_repeat(a->repeat, &run->repeat))
+		return -1;
 	if (a->max_bytes && (sibyl_parse_bytes(a->max_bytes, &run->max_bytes) ||
-			     run->max_bytes < SIBYL_BW_MIN_BYTES))
-		return sibyl_err("device: --max-bytes: '%s' is not a size of at least 64 bytes "
-				 "(e.g. 4096, 64M, 1G)", a->max_bytes);
+			     run->max_bytes < SIBYL_BW_MIN_BYTES || run->max_bytes > MAX_BYTES))
+		return sibyl_err("device: --max-bytes: '%s' is not a size of at least 64 bytes and "
+				 "at most 4 PiB (e.g. 4096, 64M, 1G)", a->max_bytes);
 	/* Refuse before measuring, not after a minute of work. */
 	char err[1024];
 
@@ -80,11 +96,11 @@ static int print_profile(const struct device_args *a, const struct sibyl_device_
 
 int cmd_device(int argc, char **argv)
 {
-	struct device_args a = { .repeat = -1 };
+	struct device_args a = { 0 };
 	struct sibyl_option opts[] = {
 		{ "platform", 'p', SIBYL_OPT_STRING, &a.platform, "P", "platform index or name" },
 		{ "device", 'd', SIBYL_OPT_STRING, &a.device, "D", "device index or name" },
-		{ "repeat", 'r', SIBYL_OPT_LONG, &a.repeat, "N",
+		{ "repeat", 'r', SIBYL_OPT_STRING, &a.repeat, "N",
 		  "samples per bandwidth size (default 10, --quick 3); latencies take 5N" },
 		{ "max-bytes", 0, SIBYL_OPT_STRING, &a.max_bytes, "SIZE",
 		  "largest transfer, e.g. 64M (default 1G, --quick 1M)" },

@@ -2,6 +2,7 @@
 #include "cli/commands.h"
 #include "core/log.h"
 #include "core/options.h"
+#include "ocl/args.h"
 #include "ocl/compile.h"
 #include "ocl/counting.h"
 #include "ocl/guard.h"
@@ -10,6 +11,7 @@
 #include "ocl/summary.h"
 #include "ocl/sweep.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +31,8 @@ static const struct sibyl_command_help help = {
 	"--static counts the kernel's IR.  -g FROM:TO:STEP sweeps "
 	"global sizes, one JSON line per sample (--out).  See docs/kernel.md.",
 };
+
+#define MAX_TIMEOUT 86400
 
 struct opts {
 	struct sibyl_compile_opts c;
@@ -202,6 +206,36 @@ static int run_once(const struct opts *o, struct sibyl_run_cfg *cfg)
 	return n == 0 ? 0 : 1;
 }
 
+static int in_range(const char *name, long v, long lo, long hi)
+{
+	if (v >= lo && v <= hi)
+		return 0;
+	return sibyl_err("kernel: --%s: %ld is not in %ld..%ld", name, v, lo, hi);
+}
+
+/* Out of range, these ran nothing (a sweep whose sample count wrapped),
+ * ran forever or overflowed: refused before anything runs. The runner
+ * numbers samples with an int; a sample's seed is --seed + its number. */
+static int check_numbers(const struct opts *o, const struct sibyl_range *r)
+{
+	uint64_t sizes = (r->to - r->from) / r->step + 1, total;
+
+	if (in_range("samples", o->samples, 1, INT_MAX) || in_range("lsize", o->lsize, 0, LONG_MAX) ||
+	    in_range("elements", o->elements, 0, LONG_MAX) ||
+	    in_range("warmup", o->warmup, 0, LONG_MAX) ||
+	    in_range("seed", o->seed, 0, LONG_MAX - (o->samples - 1)))
+		return -1;
+	if (__builtin_mul_overflow(sizes, (uint64_t)o->samples, &total) || total > INT_MAX)
+		return sibyl_err("kernel: -g %s -s %ld: more than %d samples in one run", o->gsize,
+				 o->samples, INT_MAX);
+	/* At most a day: 10x that (the build's limit) stays within poll()'s
+	 * int milliseconds. */
+	if (!(o->timeout >= 0 && o->timeout <= MAX_TIMEOUT))
+		return sibyl_err("kernel: --timeout: %g is not a number of seconds in 0..%d "
+				 "(0: no limit)", o->timeout, MAX_TIMEOUT);
+	return 0;
+}
+
 static int run(struct opts *o, const struct sibyl_kernel *k, void *bc, size_t size)
 {
 	const struct sibyl_karg *bad = sibyl_kernel_unsupported(k);
@@ -216,12 +250,15 @@ static int run(struct opts *o, const struct sibyl_kernel *k, void *bc, size_t si
 		return sibyl_err("kernel: -g GSIZE is required to run %s (see --help)", k->name), 2;
 	if (sibyl_range_parse(o->gsize, &r) < 0)
 		return 2;
-	if (o->samples < 1 || o->lsize < 0 || o->elements < 0 || o->seed < 0 || o->warmup < 0)
-		return sibyl_err("kernel: --samples, --lsize, --elements, --seed and --warmup "
-				 "cannot be negative"), 2;
+	if (check_numbers(o, &r) < 0)
+		return 2;
+	struct sibyl_args_cfg largest = { r.to, (uint64_t)o->elements, 0, 0 };
+
 	if (o->lsize && (r.from % (uint64_t)o->lsize || (r.from != r.to && r.step % (uint64_t)o->lsize)))
 		return sibyl_err("kernel: every global size must be a multiple of the local size %ld "
 				 "(OpenCL 1.2)", o->lsize), 2;
+	if (sibyl_args_check(k, &largest) < 0)
+		return 2;
 	char *build = sibyl_build_options(&o->c);
 	struct sibyl_run_cfg cfg = {
 		.platform = o->platform, .device = o->device, .kernel = k, .file = o->c.file,

@@ -1,5 +1,6 @@
 /* Deterministic argument generation from the kernel signature. */
 #include "ocl/args.h"
+#include "core/log.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -122,12 +123,44 @@ static void gen_value(const struct sibyl_ktype *t, uint64_t g, uint64_t *s, unsi
 	}
 }
 
-void sibyl_args_generate(const struct sibyl_kernel *k, const struct sibyl_args_cfg *cfg,
-			 struct sibyl_args *out)
+static size_t elem_size(const struct sibyl_karg *arg)
+{
+	return arg->type->size ? arg->type->size : 1;
+}
+
+static uint64_t arg_count(const struct sibyl_karg *arg, const struct sibyl_args_cfg *cfg)
+{
+	if (arg->kind == SIBYL_KARG_VALUE)
+		return 1;
+	if (arg->kind == SIBYL_KARG_LOCAL && cfg->local_elements)
+		return cfg->local_elements;
+	return cfg->elements ? cfg->elements : cfg->gsize ? cfg->gsize : 1;
+}
+
+int sibyl_args_check(const struct sibyl_kernel *k, const struct sibyl_args_cfg *cfg)
+{
+	for (size_t i = 0; i < k->nargs; i++) {
+		const struct sibyl_karg *arg = &k->args[i];
+		uint64_t count = arg_count(arg, cfg);
+		size_t bytes;
+
+		/* count * elem wrapping made a tiny buffer for a huge count. */
+		if (count > SIZE_MAX || __builtin_mul_overflow((size_t)count, elem_size(arg), &bytes))
+			return sibyl_err("kernel: argument '%s': %llu elements of %zu bytes do not fit "
+					 "in memory (see -g, --elements)", arg->name,
+					 (unsigned long long)count, elem_size(arg));
+	}
+	return 0;
+}
+
+int sibyl_args_generate(const struct sibyl_kernel *k, const struct sibyl_args_cfg *cfg,
+			struct sibyl_args *out)
 {
 	uint64_t s = cfg->seed, g = cfg->gsize ? cfg->gsize : 1;
-	uint64_t count = cfg->elements ? cfg->elements : g;
 
+	memset(out, 0, sizeof(*out));
+	if (sibyl_args_check(k, cfg) < 0)
+		return -1;
 	out->n = k->nargs;
 	out->a = calloc(k->nargs + 1, sizeof(*out->a));
 	if (!out->a)
@@ -135,20 +168,22 @@ void sibyl_args_generate(const struct sibyl_kernel *k, const struct sibyl_args_c
 	for (size_t i = 0; i < k->nargs; i++) {
 		const struct sibyl_karg *arg = &k->args[i];
 		struct sibyl_argbuf *b = &out->a[i];
-		size_t elem = arg->type->size ? arg->type->size : 1;
+		size_t elem = elem_size(arg);
 
-		b->count = arg->kind == SIBYL_KARG_VALUE ? 1 : count;
-		if (arg->kind == SIBYL_KARG_LOCAL && cfg->local_elements)
-			b->count = cfg->local_elements;
+		b->count = (size_t)arg_count(arg, cfg);
 		b->size = b->count * elem;
 		if (arg->kind == SIBYL_KARG_LOCAL || arg->kind == SIBYL_KARG_UNSUPPORTED)
 			continue;
-		b->data = calloc(1, b->size ? b->size : 1);
-		if (!b->data)
-			abort();
+		if (!(b->data = calloc(1, b->size ? b->size : 1))) {
+			sibyl_err("kernel: argument '%s': cannot allocate %zu bytes", arg->name,
+				  b->size);
+			sibyl_args_free(out);
+			return -1;
+		}
 		for (size_t e = 0; e < b->count; e++)
 			gen_value(arg->type, g, &s, (unsigned char *)b->data + e * elem);
 	}
+	return 0;
 }
 
 void sibyl_args_free(struct sibyl_args *a)

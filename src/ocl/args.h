@@ -32,9 +32,13 @@ struct sibyl_args_cfg {
 	uint64_t local_elements;	/* __local elements; 0: as buffers */
 };
 
-/* Generate every argument of `k` (none may be unsupported). */
-void sibyl_args_generate(const struct sibyl_kernel *k, const struct sibyl_args_cfg *cfg,
-			 struct sibyl_args *out);
+/* Whether every buffer of `k` under cfg has a size (elements * element
+ * size) that size_t holds: 0, or -1 after one line naming the argument. */
+int sibyl_args_check(const struct sibyl_kernel *k, const struct sibyl_args_cfg *cfg);
+/* Generate every argument of `k` (none may be unsupported): 0, or -1
+ * after one line (a size sibyl_args_check refuses, out of memory). */
+int sibyl_args_generate(const struct sibyl_kernel *k, const struct sibyl_args_cfg *cfg,
+			struct sibyl_args *out);
 void sibyl_args_free(struct sibyl_args *a);
 
 /* One value decoded back to JSON: numbers, arrays for vectors, arrays

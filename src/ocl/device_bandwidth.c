@@ -197,7 +197,9 @@ int sibyl_bench_bandwidth(struct sibyl_cl_bench *b, struct sibyl_device_profile 
 	int steps = 0;
 	size_t index = 0;
 
-	for (uint64_t s = SIBYL_BW_MIN_BYTES; s <= b->run->max_bytes; s *= 4)
+	/* Bounded by the points too: s *= 4 wraps to 0 past 2^62. */
+	for (uint64_t s = SIBYL_BW_MIN_BYTES; s <= b->run->max_bytes && steps < SIBYL_BW_MAX_POINTS;
+	     s *= 4)
 		steps++;
 	for (uint64_t bytes = SIBYL_BW_MIN_BYTES; bytes <= b->run->max_bytes &&
 	     index < SIBYL_BW_MAX_POINTS; bytes *= 4, index++) {

@@ -139,22 +139,31 @@ static void remove_config(char *path)
 	rmdir(path);
 }
 
+/* -i: the counters' bytes at each global size of the run. */
+static int counters_sizes(struct sibyl_run_cfg *cfg, size_t n)
+{
+	if (!(cfg->counters_sizes = calloc(n, sizeof(*cfg->counters_sizes))))
+		abort();
+	for (size_t k = 0; k < n; k++) {
+		uint64_t g = cfg->gsize + k * cfg->gsize_step;
+
+		cfg->counters_sizes[k] = sibyl_instrumented_buffer_size(cfg->inst, g, cfg->lsize);
+		if (cfg->counters_sizes[k] == SIZE_MAX)
+			return sibyl_err("kernel: the counters of gsize %llu do not fit in memory",
+					 (unsigned long long)g);
+	}
+	return 0;
+}
+
 /* One child from (cfg->gsize, cfg->first_sample) to the end. */
 static int start(struct sibyl_run_cfg *cfg, struct watch *w, struct sibyl_child_result *res)
 {
-	char *config, *runner = runner_path();
-	size_t n = sibyl_run_cfg_sizes(cfg);
+	char *config = NULL, *runner = runner_path();
 	int r = -1;
 
 	cfg->counters_sizes = NULL;
-	if (cfg->inst) {
-		if (!(cfg->counters_sizes = calloc(n, sizeof(*cfg->counters_sizes))))
-			abort();
-		for (size_t k = 0; k < n; k++)
-			cfg->counters_sizes[k] = sibyl_instrumented_buffer_size(cfg->inst,
-				cfg->gsize + k * cfg->gsize_step, cfg->lsize);
-	}
-	if ((config = write_config(cfg))) {
+	if ((!cfg->inst || !counters_sizes(cfg, sibyl_run_cfg_sizes(cfg))) &&
+	    (config = write_config(cfg))) {
 		char *argv[] = { runner, config, NULL };
 
 		r = sibyl_child_run(argv, on_line, w, w->g->timeout_s, res);

@@ -156,11 +156,15 @@ size_t sibyl_instrumented_buffer_size(const struct sibyl_instrumented *in,
 				      size_t global_items, size_t local_items)
 {
 	const struct ic_layout *layout = in->layout;
-	size_t row = (layout->n ? layout->n : 1) * sizeof(uint64_t);
+	size_t row = (layout->n ? layout->n : 1) * sizeof(uint64_t), size;
 
 	(void)local_items;
 	/* atomics: one shared row; otherwise one row per work-item */
-	return layout->per_item ? row * (global_items ? global_items : 1) : row;
+	if (!layout->per_item)
+		return row;
+	if (__builtin_mul_overflow(row, global_items ? global_items : 1, &size))
+		return SIZE_MAX;
+	return size;
 }
 
 int sibyl_instrumented_decode(const struct sibyl_instrumented *in, const void *buffer,

@@ -75,7 +75,8 @@ int sibyl_instrument_kernel_ex(const void *bc, size_t size, const char *kernel,
 
 /* Bytes the counters buffer needs for an NDRange of `global_items`
  * work-items in groups of `local_items` (0: implementation chooses).
- * The driver zero-fills it before the launch. */
+ * The driver zero-fills it before the launch. SIZE_MAX: more than a
+ * size_t holds. */
 size_t sibyl_instrumented_buffer_size(const struct sibyl_instrumented *in,
 				      size_t global_items, size_t local_items);
 

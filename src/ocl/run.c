@@ -85,9 +85,14 @@ static int check_local(const struct sibyl_run_cfg *cfg, struct dev_state *s,
 	size_t need = 0;
 
 	clGetDeviceInfo(s->dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof(have), &have, NULL);
+	bool over = false;
+
 	for (size_t i = 0; i < cfg->kernel->nargs; i++)
 		if (cfg->kernel->args[i].kind == SIBYL_KARG_LOCAL)
-			need += a->a[i].size;
+			over |= __builtin_add_overflow(need, a->a[i].size, &need);
+	if (over)
+		return sibyl_err("kernel: the __local arguments need more bytes than a size_t holds "
+				 "(see --elements)");
 	if (have && need > have)
 		return sibyl_err("kernel: the __local arguments need %zu bytes, the device has %llu "
 				 "(see --elements)", need, (unsigned long long)have);
@@ -281,7 +286,8 @@ static int run_sample(const struct sibyl_run_cfg *cfg, struct dev_state *s, long
 	void *counters = NULL;
 	int r = -1;
 
-	sibyl_args_generate(cfg->kernel, &acfg, &a);
+	if (sibyl_args_generate(cfg->kernel, &acfg, &a) < 0)
+		return -1;
 	if (!s->mems && (create_buffers(cfg, s, &a) < 0 || check_local(cfg, s, &a) < 0))
 		goto out;
 	json_t *msg = json_pack("{s:s, s:i, s:I, s:I, s:I}", "event", "sample", "sample", (int)i,

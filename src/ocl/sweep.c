@@ -25,6 +25,10 @@ int sibyl_range_parse(const char *s, struct sibyl_range *r)
 		v[n++] = strtoull(p, &end, 10);
 		if (errno || end == p || *p == '-' || (*end && *end != ':'))
 			return sibyl_err("kernel: --gsize: expected N or FROM:TO[:STEP], got '%s'", s);
+		/* Sizes travel as JSON integers, signed 64-bit. */
+		if (v[n - 1] > INT64_MAX)
+			return sibyl_err("kernel: --gsize: %" PRIu64 " is larger than %" PRId64,
+					 v[n - 1], INT64_MAX);
 		if (!*end)
 			break;
 	}

@@ -27,7 +27,18 @@ one_line_error "bad --platform name" "no OpenCL platform matches 'nvidia'" \
 one_line_error "bad --device" "have 0: pthread" "$SIBYL" device --quick --device xyz
 one_line_error "bad --max-bytes" "--max-bytes: '12X'" "$SIBYL" device --max-bytes 12X
 one_line_error "tiny --max-bytes" "at least 64 bytes" "$SIBYL" device --max-bytes 10
-one_line_error "bad --repeat" "--repeat: 0" "$SIBYL" device --repeat 0
+one_line_error "bad --repeat" "--repeat: '0' is not a whole number in 1..100000" \
+	"$SIBYL" device --repeat 0
+# -1 was the "not given" sentinel: it measured with the default.
+for r in -1 100001 9223372036854775808 2x ''; do
+	one_line_error "--repeat '$r'" "^sibyl: device: --repeat: '$r' is not a whole number in 1..100000$" \
+		"$SIBYL" device --quick --repeat "$r"
+done
+# Past 2^62 the count of bandwidth steps (x4 each) wrapped and looped
+# forever; the curve holds 24 points, 64 B .. 4 PiB.
+for m in 4611686018427387904 18446744073709551615 4097T; do
+	one_line_error "--max-bytes $m" "at most 4 PiB" timeout 60 "$SIBYL" device --quick --max-bytes $m
+done
 one_line_error "operand" "unexpected argument" "$SIBYL" device foo
 
 # Refuse to overwrite; the file stays as it was.  --force replaces it.

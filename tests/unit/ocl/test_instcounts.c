@@ -228,6 +228,8 @@ static void test_rows(void **state)
 	assert_int_equal(sibyl_instrument_kernel_ex(bc, size, "k1", &opt, &in), 0);
 	size_t row = sibyl_instrumented_buffer_size(&in, 1, 0);
 	assert_int_equal(sibyl_instrumented_buffer_size(&in, 3, 1), 3 * row);
+	/* rows * items wrapped to a small buffer: now "more than fits" */
+	assert_true(sibyl_instrumented_buffer_size(&in, SIZE_MAX / 8, 0) == SIZE_MAX);
 	uint64_t *buf = calloc(3, row);
 	for (size_t i = 0; i < 3 * row / 8; i++)
 		buf[i] = 1;

@@ -80,7 +80,7 @@ static void test_ranges(void **state)
 		struct sibyl_args_cfg cfg = { 1000, 0, seed, 0 };
 		struct sibyl_args a;
 
-		sibyl_args_generate(&k, &cfg, &a);
+		assert_int_equal(sibyl_args_generate(&k, &cfg, &a), 0);
 		int8_t c = *(int8_t *)a.a[0].data;	/* [-g, g] clamped to char */
 		uint32_t u = *(uint32_t *)a.a[1].data;
 		double f = *(double *)a.a[2].data;
@@ -110,9 +110,9 @@ static void test_seeds(void **state)
 	(void)state;
 
 	kernel_init(&k);
-	sibyl_args_generate(&k, &ca, &a);
-	sibyl_args_generate(&k, &ca, &b);
-	sibyl_args_generate(&k, &cc, &c);
+	assert_int_equal(sibyl_args_generate(&k, &ca, &a), 0);
+	assert_int_equal(sibyl_args_generate(&k, &ca, &b), 0);
+	assert_int_equal(sibyl_args_generate(&k, &cc, &c), 0);
 	assert_int_equal(a.a[4].count, 8);
 	assert_memory_equal(a.a[4].data, b.a[4].data, a.a[4].size);
 	assert_memory_not_equal(a.a[4].data, c.a[4].data, a.a[4].size);
@@ -125,13 +125,34 @@ static void test_seeds(void **state)
 	struct sibyl_args l;
 	struct sibyl_args_cfg cl = { 64, 8, 42, 5 };	/* __local: 5 items */
 
-	sibyl_args_generate(&k, &cl, &l);
+	assert_int_equal(sibyl_args_generate(&k, &cl, &l), 0);
 	assert_int_equal(l.a[5].size, 10);
 	assert_int_equal(l.a[4].count, 8);
 	sibyl_args_free(&l);
 	sibyl_args_free(&a);
 	sibyl_args_free(&b);
 	sibyl_args_free(&c);
+	sibyl_kernel_free(&k);
+}
+
+/* Buffer sizes are count * element size: a product that overflowed was
+ * a 1-byte buffer filled with 2^62 elements (a heap overflow). */
+static void test_sizes_overflow(void **state)
+{
+	struct sibyl_kernel k;
+	struct sibyl_args a;
+	struct sibyl_args_cfg big = { 64, 1ull << 62, 0, 0 };	/* x 32 bytes */
+	struct sibyl_args_cfg wide = { UINT64_MAX, 0, 0, 0 };	/* the gsize counts */
+	struct sibyl_args_cfg local = { 64, 8, 0, 1ull << 63 };	/* x 2 bytes */
+	struct sibyl_args_cfg edge = { 64, SIZE_MAX / 32, 0, 0 };
+	(void)state;
+
+	kernel_init(&k);
+	assert_int_equal(sibyl_args_generate(&k, &big, &a), -1);
+	assert_null(a.a);
+	assert_int_equal(sibyl_args_check(&k, &wide), -1);
+	assert_int_equal(sibyl_args_check(&k, &local), -1);
+	assert_int_equal(sibyl_args_check(&k, &edge), 0);	/* fits, if not in memory */
 	sibyl_kernel_free(&k);
 }
 
@@ -207,6 +228,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ranges),
 		cmocka_unit_test(test_seeds),
+		cmocka_unit_test(test_sizes_overflow),
 		cmocka_unit_test(test_half),
 		cmocka_unit_test(test_range_parse),
 		cmocka_unit_test(test_signature_round_trip),
