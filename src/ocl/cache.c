@@ -124,7 +124,10 @@ static char *entry_path(const char *dir, const struct sibyl_cache_key *k)
 {
 	char *p;
 
-	if (asprintf(&p, "%s/%s.bin", dir, k->hex) < 0)
+	/* ".e1": entries with a header (ENTRY_MAGIC).  Bare ".bin" files of
+	 * older sibyls are never read, so they cannot trip the damage
+	 * warning of every kernel a user had cached. */
+	if (asprintf(&p, "%s/%s.e1", dir, k->hex) < 0)
 		abort();
 	return p;
 }

@@ -21,7 +21,7 @@ cache_of() { json "j['cache']" "$WORK/$1.json"; }
 expect_eq "no home: cache" miss "$(cache_of nohome)"
 priv="$WORK/sibyl-cache-$(id -u)"
 expect_eq "no home: a private directory" 700 "$(stat -c %a "$priv")"
-ls "$priv"/*.bin > /dev/null || fail "no home: no entry in $priv"
+ls "$priv"/*.e1 > /dev/null || fail "no home: no entry in $priv"
 (unset HOME XDG_CACHE_HOME; TMPDIR="$WORK" run nohome2)
 expect_eq "no home: again" hit "$(cache_of nohome2)"
 
@@ -30,7 +30,7 @@ dir="$XDG_CACHE_HOME/sibyl"
 run first
 expect_eq "first run" miss "$(cache_of first)"
 expect_eq "created private" 700 "$(stat -c %a "$dir")"
-entry=$(ls "$dir"/*.bin)
+entry=$(ls "$dir"/*.e1)
 cp "$entry" "$WORK/good.bin"
 run second
 expect_eq "second run" hit "$(cache_of second)"
@@ -80,7 +80,7 @@ echo more >> "$entry"
 heal "extended"
 # Another key's entry (-O1 is another bitcode) under this key's name.
 run o1 -O1
-other=$(ls "$dir"/*.bin | grep -vx "$entry")
+other=$(ls "$dir"/*.e1 | grep -vx "$entry")
 cp "$WORK/good.bin" "$other"
 run renamed -O1
 expect_eq "another key's entry: no hit" miss "$(cache_of renamed)"
