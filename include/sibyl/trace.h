@@ -66,6 +66,12 @@ struct sibyl_trace_meta {
 	enum sibyl_exit_kind exit_kind;
 	int exit_code;
 	struct sibyl_trace_clock clock;
+	/* `sibyl trace` finished: it drained every record it could reach and
+	 * wrote the end of meta.json (exit_kind is known). */
+	bool finished;
+	/* ... and nothing was lost on the way: no thread without a buffer,
+	 * no record it failed to save.  False without meta.json. */
+	bool complete;
 };
 
 struct sibyl_trace_process {
@@ -75,6 +81,8 @@ struct sibyl_trace_process {
 	uint64_t end_ns;		/* last known time when !exited */
 	bool exited;			/* end_ns comes from the runtime's exit hook */
 	bool has_proc_file;
+	uint64_t lost_threads;		/* threads whose buffer could not be created */
+	uint64_t lost_calls;		/* calls they made: in no .events file */
 };
 
 struct sibyl_trace_thread {
@@ -106,6 +114,11 @@ struct sibyl_trace_call {
 	uint16_t counter_mask;		/* bit i: counters[i] valid (enum sibyl_counter) */
 	uint64_t counters[SIBYL_CNT_MAX];
 };
+
+/* Threads of a trace that could not be recorded and their calls, summed
+ * over the .proc files only (cheap: no .events file is read).  0, or -1
+ * with errno when the directory cannot be read. */
+int sibyl_trace_lost(const char *dir, uint64_t *threads, uint64_t *calls);
 
 /* Open and validate a trace directory.  NULL with a one-line message. */
 struct sibyl_trace *sibyl_trace_open(const char *dir, char *err, size_t errlen);
@@ -189,6 +202,7 @@ struct sibyl_trace_summary {
 	size_t nthreads;
 	struct sibyl_process_stats *processes;
 	size_t nprocesses;
+	uint64_t lost_threads, lost_calls;	/* over all processes */
 };
 
 enum sibyl_sort_key { SIBYL_SORT_TOTAL, SIBYL_SORT_CALLS, SIBYL_SORT_MEAN, SIBYL_SORT_NAME };

@@ -20,7 +20,9 @@
 
 #include <stdint.h>
 
-#define SIBYL_TRACE_VERSION 1
+/* Version 2: .proc headers count lost threads and calls (a version 1
+ * reader still reads version 2 files, without those counts). */
+#define SIBYL_TRACE_VERSION 2
 #define SIBYL_TRACE_MIN_VERSION 1
 #define SIBYL_TRACE_ENDIAN_MARK 0x01020304u
 
@@ -42,11 +44,20 @@ struct sibyl_proc_header {
 	uint64_t end_tsc;	/* 0 until the image exits normally */
 	uint64_t end_ns;
 	uint32_t flags;		/* SIBYL_PROC_* */
-	uint32_t reserved;
-	char exe[440];		/* NUL-terminated, truncated if longer */
+	/* Version 2: threads of this image whose buffer could not be created
+	 * (descriptors, address space or disk exhausted) and the calls they
+	 * made, which are not in any .events file.  Version 1: reserved. */
+	uint32_t lost_threads;
+	char exe[432];		/* NUL-terminated, truncated if longer (440 bytes in version 1) */
+	uint64_t lost_calls;
 };
 
 #define SIBYL_PROC_EXITED 0x1	/* end_* are valid */
+
+/* A trace directory's path must be shorter than this (bytes) for the
+ * runtime: the names of the files inside take at most 40 more, and every
+ * path must fit in PATH_MAX (4096). */
+#define SIBYL_TRACE_DIR_MAX (4096 - 64)
 
 /* Header of a <pid>.<gen>-<tid>.events file (exactly 128 bytes). */
 struct sibyl_events_header {

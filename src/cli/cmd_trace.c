@@ -12,6 +12,8 @@
 #include "core/options.h"
 #include "trace/drain.h"
 
+#include <sibyl/trace.h>
+
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -115,6 +117,38 @@ static void raise_fd_limit(void)
 	}
 }
 
+/* The runtime records nothing under a longer path (SIBYL_TRACE_DIR_MAX):
+ * refuse before running the program rather than lose every call. */
+static int check_dir_length(const char *path)
+{
+	char cwd[PATH_MAX];
+	size_t len = strlen(path);
+
+	if (path[0] != '/')
+		len += getcwd(cwd, sizeof(cwd)) ? strlen(cwd) + 1 : PATH_MAX;
+	if (len < SIBYL_TRACE_DIR_MAX)
+		return 0;
+	return sibyl_err("trace: %s: path too long for a trace directory (%zu bytes; the "
+			 "runtime takes at most %d)", path, len, SIBYL_TRACE_DIR_MAX - 1);
+}
+
+/* Drain what is left and say what the trace lacks; true when nothing. */
+static bool finish_trace(struct sibyl_drain *drain, const char *dir)
+{
+	uint64_t threads = 0, calls = 0;
+	bool complete = sibyl_drain_finish(drain) == 0;
+
+	if (sibyl_trace_lost(dir, &threads, &calls) == 0 && threads) {
+		sibyl_warn("trace: %llu threads could not be recorded (no buffer could be created "
+			   "for them: descriptors, memory or disk exhausted); their %llu calls are "
+			   "counted as lost", (unsigned long long)threads, (unsigned long long)calls);
+		complete = false;
+	}
+	if (!complete)
+		sibyl_warn("trace: the trace in %s is incomplete", dir);
+	return complete;
+}
+
 int cmd_trace(int argc, char **argv)
 {
 	const char *out = "sibyl.data";
@@ -151,10 +185,16 @@ int cmd_trace(int argc, char **argv)
 		return -sibyl_err("trace: cannot find libsibyl-rt.so (is sibyl installed completely?)");
 	int lock = -1;
 
-	if (trace_preload_make(&pre, runtime, &wraps) < 0 || (lock = trace_dir_prepare(out, force, shared)) < 0)
+	if (check_dir_length(out) < 0 || trace_preload_make(&pre, runtime, &wraps) < 0 ||
+	    (lock = trace_dir_prepare(out, force, shared)) < 0)
 		return trace_preload_done(&pre), 2;
 
 	char *dir = realpath(out, NULL), *preload = pre.value;
+
+	if (!dir)
+		return -sibyl_err_errno("trace: %s", out);
+	if (check_dir_length(dir) < 0)
+		return 2;
 	struct trace_run run = { .command = argv + 1, .wrappers = &pre.wrappers };
 
 	sibyl_clock_pair(&run.clock.ref_tsc, &run.clock.ref_ns);
@@ -189,8 +229,7 @@ int cmd_trace(int argc, char **argv)
 		sibyl_drain_finish(drain);
 		return 2;
 	}
-	if (sibyl_drain_finish(drain) < 0)
-		sibyl_warn("trace: the trace in %s is incomplete", dir);
+	run.complete = finish_trace(drain, dir);
 	run.end_ns = sibyl_mono_ns();
 	run.finished = true;
 	run.status = status;

@@ -74,7 +74,7 @@ int trace_meta_write(const char *dir, const struct trace_run *run)
 	char cwd[PATH_MAX];
 
 	json_object_set_new(m, "format", json_string("sibyl-trace"));
-	json_object_set_new(m, "version", json_integer(1));
+	json_object_set_new(m, "version", json_integer(2));
 	json_object_set_new(m, "min_version", json_integer(1));
 	json_object_set_new(m, "sibyl_version", json_string(SIBYL_VERSION));
 	json_object_set_new(m, "command", string_array(run->command, SIZE_MAX));
@@ -95,6 +95,9 @@ int trace_meta_write(const char *dir, const struct trace_run *run)
 		json_object_set_new(m, "end_ns", json_integer((json_int_t)run->end_ns));
 		json_object_set_new(m, "wall_ns", json_integer((json_int_t)(run->end_ns - run->start_ns)));
 		json_object_set_new(m, "exit", exit_object(run->status));
+		/* Absent until then: a killed `sibyl trace` leaves a trace that
+		 * readers call incomplete. */
+		json_object_set_new(m, "complete", json_boolean(run->complete));
 	}
 
 	char *text = json_dumps(m, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

@@ -18,6 +18,7 @@ struct trace_run {
 	bool finished;		/* the fields below are valid */
 	uint64_t end_ns;
 	int status;		/* waitpid status */
+	bool complete;		/* every record saved, no thread lost */
 };
 
 /* Write <dir>/meta.json atomically; returns 0 or -1 with errno. */

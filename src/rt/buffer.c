@@ -7,6 +7,7 @@
  * double up to SIBYL_BUFFER_KB).  No file descriptor stays open: the
  * program may close or reuse any descriptor it likes.
  */
+#define _GNU_SOURCE
 #include "rt/internal.h"
 
 #include <errno.h>
@@ -16,10 +17,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
 
 __thread struct sibyl_rt_thread sibyl_rt_self_state
 	__attribute__((tls_model("initial-exec"))) RT_EXPORT;
@@ -54,19 +51,24 @@ void rt_events_header_init(struct sibyl_events_header *h, pid_t tid)
 }
 
 /* Map [offset, offset+len) of the thread's file writable and prefaulted,
- * so the hot path never takes a page fault. */
+ * so the hot path never takes a page fault; NULL when the file system
+ * cannot provide the pages (full), instead of SIGBUS on a later store. */
 static void *map_window(int fd, uint64_t offset, uint64_t len)
 {
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)offset);
 
 	if (p == MAP_FAILED)
 		return NULL;
-	if (madvise(p, len, MADV_POPULATE_WRITE) != 0) {
-		/* Older kernels: touch one byte per page instead. */
+	if (madvise(p, len, MADV_POPULATE_WRITE) == 0)
+		return p;
+	if (errno == EINVAL && fallocate(fd, 0, (off_t)offset, (off_t)len) == 0) {
+		/* Before Linux 5.14: the blocks exist now, touching is safe. */
 		for (uint64_t i = 0; i < len; i += 4096)
 			((volatile char *)p)[i] = 0;
+		return p;
 	}
-	return p;
+	munmap(p, len);
+	return NULL;
 }
 
 static struct sibyl_events_header *header_of(struct sibyl_rt_thread *t)
@@ -122,16 +124,16 @@ static int open_thread_file(struct sibyl_rt_thread *t)
 	struct sibyl_events_header *h = NULL;
 	void *window = NULL;
 
-	if (ftruncate(fd, (off_t)size) == 0) {
+	/* The header page is provided with the first window, before any
+	 * store into it. */
+	if (ftruncate(fd, (off_t)size) == 0 && (window = map_window(fd, 0, size)))
 		h = mmap(NULL, HEADER_MAP_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-		window = map_window(fd, 0, size);
-	}
 	close(fd);
-	if (!h || h == MAP_FAILED || !window) {
-		if (h && h != MAP_FAILED)
-			munmap(h, HEADER_MAP_BYTES);
+	if (!h || h == MAP_FAILED) {
 		if (window)
 			munmap(window, size);
+		/* An .events file without a header would make the trace unreadable. */
+		unlink(path);
 		return -1;
 	}
 	rt_events_header_init(h, tid);
@@ -176,8 +178,39 @@ static int grow_thread_file(struct sibyl_rt_thread *t)
 	return 0;
 }
 
+/* A thread without a buffer, and its calls: counted in the .proc header
+ * (which exists while tracing is enabled), so that report can say what
+ * the trace is missing. */
+static void count_lost(uint32_t threads, uint64_t calls)
+{
+	__atomic_fetch_add(&rt_proc.proc->lost_threads, threads, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&rt_proc.proc->lost_calls, calls, __ATOMIC_RELAXED);
+}
+
+/*
+ * A thread's first call: a ring when `sibyl trace` drains the trace;
+ * else, or when the ring cannot be had (/dev/shm full, address space or
+ * descriptors exhausted), the thread's own .events file.  When neither
+ * can be created the thread is lost: counted, with every call it makes.
+ */
+static struct sibyl_call_record *open_buffer(struct sibyl_rt_thread *t, bool count_drop)
+{
+	if (rt_proc.drain && rt_ring_open(t) == 0) {
+		t->state = THREAD_RING;
+		return rt_ring_refill(t, count_drop);
+	}
+	if (open_thread_file(t) == 0) {
+		t->state = THREAD_OPEN;
+		return t->cur;
+	}
+	rt_debug("cannot create a thread buffer; this thread's calls are counted as lost");
+	t->state = THREAD_LOST;
+	count_lost(1, count_drop);
+	return NULL;
+}
+
 /* count_drop: a record is waiting for this slot (not a refill ahead of
- * time), so count it in `dropped` if there is no room. */
+ * time), so count it in `dropped` (or as lost) if there is no room. */
 struct sibyl_call_record *rt_refill(struct sibyl_rt_thread *t, bool count_drop)
 {
 	int saved_errno = errno;
@@ -185,20 +218,15 @@ struct sibyl_call_record *rt_refill(struct sibyl_rt_thread *t, bool count_drop)
 
 	if (t->in_runtime || t->state == THREAD_DISABLED || !rt_proc.enabled)
 		return NULL;
+	if (t->state == THREAD_LOST) {
+		count_lost(0, count_drop);
+		return NULL;
+	}
 	t->in_runtime = 1;
 	if (t->state == THREAD_RING) {
 		r = rt_ring_refill(t, count_drop);
 	} else if (t->state == THREAD_FRESH) {
-		if (rt_proc.drain && rt_ring_open(t) == 0) {
-			t->state = THREAD_RING;
-			r = rt_ring_refill(t, count_drop);
-		} else if (!rt_proc.drain && open_thread_file(t) == 0) {
-			t->state = THREAD_OPEN;
-			r = t->cur;
-		} else {
-			rt_debug("cannot create a thread buffer; this thread is not traced");
-			t->state = THREAD_DISABLED;
-		}
+		r = open_buffer(t, count_drop);
 	} else if (grow_thread_file(t) == 0) {
 		r = t->cur;
 	} else if (count_drop) {

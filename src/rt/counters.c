@@ -164,7 +164,8 @@ RT_EXPORT void sibyl_rt_counters_emit(struct sibyl_rt_thread *t, uint32_t func,
 	uint64_t after[SIBYL_CNT_MAX] = { 0 };
 	int mask = read_group(t, after);
 
-	if (!mask || !sibyl_rt_begin(t))
+	/* A lost thread's call is already counted once, with its call record. */
+	if (!mask || t->state == THREAD_LOST || !sibyl_rt_begin(t))
 		return;
 	struct sibyl_counters_record *r = (struct sibyl_counters_record *)sibyl_rt_reserve(t);
 

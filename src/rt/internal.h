@@ -32,8 +32,16 @@ struct rt_process {
 };
 
 /* A thread's buffer: not yet opened, a growing .events file, a ring
- * drained by `sibyl trace`, or off for good. */
-enum { THREAD_FRESH, THREAD_OPEN, THREAD_RING, THREAD_DISABLED };
+ * drained by `sibyl trace`, off for good, or lost: it could not be
+ * created, and the thread's calls are counted in the .proc header. */
+enum { THREAD_FRESH, THREAD_OPEN, THREAD_RING, THREAD_DISABLED, THREAD_LOST };
+
+/* Linux 5.14; older kernels answer EINVAL and the callers fall back to
+ * fallocate, so that no store ever lands on a page the file system could
+ * not provide (which raises SIGBUS). */
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
 
 extern struct rt_process rt_proc;
 

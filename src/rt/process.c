@@ -19,6 +19,8 @@
 
 struct rt_process rt_proc;
 
+_Static_assert(SIBYL_TRACE_DIR_MAX + 64 <= sizeof(rt_proc.dir), "room for file names");
+
 /* "<dir>/<pid>.<gen>": the common stem of this image's file names. */
 size_t rt_image_path(char *out, size_t size, const char *dir, unsigned gen)
 {
@@ -64,39 +66,51 @@ static void read_exe(char *out, size_t size)
 	out[n > 0 ? n : 0] = '\0';
 }
 
+/*
+ * The header is written with pwrite, not stored through the mapping: a
+ * store into a page the file system cannot provide (a full disk or
+ * tmpfs) raises SIGBUS, while pwrite fails with ENOSPC.  Once written,
+ * the page exists and later stores into it (end time, lost counts) are
+ * safe.
+ */
 void rt_process_start(pid_t ppid)
 {
+	struct sibyl_proc_header h = {
+		.version = SIBYL_TRACE_VERSION,
+		.min_version = SIBYL_TRACE_MIN_VERSION,
+		.header_size = sizeof(h),
+		.endian = SIBYL_TRACE_ENDIAN_MARK,
+	};
+	void *map = MAP_FAILED;
 	int fd;
 
 	rt_proc.pid = getpid();
 	rt_proc.proc = NULL;
+	rt_proc.enabled = 0;
 	fd = create_proc_file(&rt_proc.gen);
 	if (fd < 0) {
 		rt_debug("cannot create the process file; tracing disabled");
-		rt_proc.enabled = 0;
 		return;
 	}
-	struct sibyl_proc_header *h = NULL;
-
-	if (ftruncate(fd, sizeof(*h)) == 0)
-		h = mmap(NULL, sizeof(*h), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	h.pid = (uint32_t)rt_proc.pid;
+	h.ppid = (uint32_t)ppid;
+	h.gen = rt_proc.gen;
+	sibyl_clock_pair(&h.start_tsc, &h.start_ns);
+	read_exe(h.exe, sizeof(h.exe));
+	memcpy(h.magic, SIBYL_PROC_MAGIC, 8);
+	if (pwrite(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h))
+		map = mmap(NULL, sizeof(h), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
-	if (!h || h == MAP_FAILED) {
-		rt_debug("cannot map the process file; tracing disabled");
-		rt_proc.enabled = 0;
+	if (map == MAP_FAILED) {
+		char path[PATH_MAX];
+
+		/* A file without its header would make the trace unreadable. */
+		proc_path(path, sizeof(path), rt_proc.gen);
+		unlink(path);
+		rt_debug("cannot write the process file; tracing disabled");
 		return;
 	}
-	h->version = SIBYL_TRACE_VERSION;
-	h->min_version = SIBYL_TRACE_MIN_VERSION;
-	h->header_size = sizeof(*h);
-	h->endian = SIBYL_TRACE_ENDIAN_MARK;
-	h->pid = (uint32_t)rt_proc.pid;
-	h->ppid = (uint32_t)ppid;
-	h->gen = rt_proc.gen;
-	sibyl_clock_pair(&h->start_tsc, &h->start_ns);
-	read_exe(h->exe, sizeof(h->exe));
-	memcpy(h->magic, SIBYL_PROC_MAGIC, 8);	/* last: the header is complete */
-	rt_proc.proc = h;
+	rt_proc.proc = map;
 	rt_proc.enabled = 1;
 }
 
@@ -154,7 +168,7 @@ __attribute__((constructor(101))) static void rt_init(void)
 	rt_proc.max_window = env_u64("SIBYL_BUFFER_KB", 8192) * 1024;
 	if (rt_proc.max_window < rt_proc.first_window)
 		rt_proc.max_window = rt_proc.first_window;
-	if (dir && dir[0] == '/' && strlen(dir) < sizeof(rt_proc.dir) - 64) {
+	if (dir && dir[0] == '/' && strlen(dir) < SIBYL_TRACE_DIR_MAX) {
 		rt_strlcpy(rt_proc.dir, dir, sizeof(rt_proc.dir));
 		/* Preloaded by hand: make the (last level of the) directory,
 		 * private like `sibyl trace` makes it; files follow its mode. */
@@ -164,7 +178,8 @@ __attribute__((constructor(101))) static void rt_init(void)
 		rt_process_start(getppid());
 		pthread_atfork(NULL, NULL, after_fork_child);
 	} else if (dir) {
-		rt_debug("SIBYL_TRACE_DIR must be an absolute path; tracing disabled");
+		rt_debug("SIBYL_TRACE_DIR must be an absolute path shorter than 4032 bytes; "
+			 "tracing disabled");
 	}
 	t->in_runtime = 0;
 	errno = saved_errno;

@@ -16,6 +16,7 @@
  * fast path at most a quarter of the ring at a time, so it comes here
  * often enough to wake the drainer when the ring is half full.
  */
+#define _GNU_SOURCE
 #include "rt/internal.h"
 #include "core/clock.h"
 
@@ -29,10 +30,6 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
 
 /* A producer whose ring stays full this long without the drainer freeing
  * any room (a stopped or hung `sibyl trace`) drops records instead of
@@ -80,6 +77,19 @@ static struct sibyl_ring_header *ring_of(struct sibyl_rt_thread *t)
 	return t->window;
 }
 
+/*
+ * Have the kernel provide the header page before anything is stored into
+ * it (a full /dev/shm then fails here instead of raising SIGBUS).  Before
+ * Linux 5.14 grants cannot be provided one by one (see provision()), so
+ * the whole ring is allocated now.
+ */
+static int provide_header(int fd, void *p, uint64_t len)
+{
+	if (madvise(p, SIBYL_RING_DATA_OFFSET, MADV_POPULATE_WRITE) == 0)
+		return 0;
+	return errno == EINVAL && fallocate(fd, 0, 0, (off_t)len) == 0 ? 0 : -1;
+}
+
 int rt_ring_open(struct sibyl_rt_thread *t)
 {
 	char path[PATH_MAX];
@@ -98,6 +108,10 @@ int rt_ring_open(struct sibyl_rt_thread *t)
 	 * provision()): a short-lived thread pays only for what it uses. */
 	if (ftruncate(fd, (off_t)len) == 0)
 		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p != MAP_FAILED && provide_header(fd, p, len) != 0) {
+		munmap(p, len);
+		p = MAP_FAILED;
+	}
 	close(fd);
 	if (p == MAP_FAILED) {
 		unlink(path);
@@ -179,7 +193,7 @@ static uint64_t wait_for_room(struct sibyl_rt_thread *t, struct sibyl_ring_heade
 static int provision(void *p, uint64_t bytes)
 {
 	if (madvise(p, bytes, MADV_POPULATE_WRITE) == 0 || errno == EINVAL)
-		return 0;	/* EINVAL: kernel before 5.14, fault lazily */
+		return 0;	/* EINVAL: before 5.14, provide_header() allocated it all */
 	return -1;
 }
 

@@ -122,6 +122,8 @@ struct sibyl_trace_summary *sibyl_trace_summarize(const struct sibyl_trace *t,
 
 		s->processes[i].process = p;
 		s->processes[i].lifetime_ns = p->end_ns - p->start_ns;
+		s->lost_threads += p->lost_threads;
+		s->lost_calls += p->lost_calls;
 	}
 	for (size_t i = 0; i < s->nthreads; i++) {
 		s->threads[i].thread = sibyl_trace_thread(t, i);

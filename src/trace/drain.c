@@ -21,6 +21,7 @@
 #include <sibyl/trace_format.h>
 
 #include <dirent.h>
+#include <stddef.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
@@ -161,40 +162,73 @@ static bool parse_ring_name(const char *name, uint32_t *pid, uint32_t *gen)
 	       name[end] == '\0' && (*pid = p, *gen = g, true);
 }
 
-/* Open the trace's <pid>.<gen>-<tid>.events for ring file `name`. */
-static int create_events(struct sibyl_drain *d, const char *name)
+static int write_all(int fd, const void *buf, size_t len, off_t off)
+{
+	while (len) {
+		ssize_t n = pwrite(fd, buf, len, off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		buf = (const char *)buf + n;
+		len -= (size_t)n;
+		off += n;
+	}
+	return 0;
+}
+
+/* Create the trace's <pid>.<gen>-<tid>.events for ring file `name`, with
+ * its header at once: a file without one would make the trace unreadable. */
+static int create_events(struct sibyl_drain *d, const char *name,
+			 const struct sibyl_events_header *ring_events)
 {
 	size_t stem = strlen(name) - strlen(".ring");
 	char *file = malloc(stem + sizeof(".events"));
+	struct sibyl_events_header first = *ring_events;
 
 	memcpy(file, name, stem);
 	strcpy(file + stem, ".events");
 	char *events = sibyl_path_join(d->dir, file);
 	int fd = open(events, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, d->file_mode);
 
-	if (fd < 0)
+	first.committed = 0;
+	if (fd < 0) {
 		sibyl_err_errno("trace: cannot create %s", events);
+	} else if (write_all(fd, &first, sizeof(first), 0) != 0) {
+		sibyl_err_errno("trace: cannot write %s", events);
+		close(fd);
+		unlink(events);
+		fd = -1;
+	}
 	free(events);
 	free(file);
 	return fd;
 }
 
 /*
- * Map a ring once the runtime has finished its header (magic last).
- * Returns 0 when it is open, 1 to try again later, -1 on an error.
+ * Map a ring once the runtime has finished its header (magic last).  The
+ * magic is read with pread, not through a mapping: a ring whose header
+ * page the runtime could not get (full /dev/shm) is a hole, and loading
+ * from a hole makes tmpfs allocate a page, or raise SIGBUS when full.  A
+ * valid magic means the page exists.  Returns 0 when the ring is open,
+ * 1 to try again later, 2 when the file is gone, -1 on an error.
  */
 static int open_ring(struct sibyl_drain *d, char *path, const char *name)
 {
 	uint32_t pid, gen;
 	struct stat st;
+	char magic[8];
 
 	if (!parse_ring_name(name, &pid, &gen))
 		return -1;
 	int fd = open(path, O_RDWR | O_CLOEXEC);
 
 	if (fd < 0)
-		return errno == ENOENT ? 1 : sibyl_err_errno("trace: cannot open %s", path);
-	if (fstat(fd, &st) != 0 || st.st_size < SIBYL_RING_DATA_OFFSET) {
+		return errno == ENOENT ? 2 : sibyl_err_errno("trace: cannot open %s", path);
+	if (fstat(fd, &st) != 0 || st.st_size < SIBYL_RING_DATA_OFFSET ||
+	    pread(fd, magic, sizeof(magic), offsetof(struct sibyl_ring_header, magic)) !=
+		    (ssize_t)sizeof(magic) || memcmp(magic, SIBYL_RING_MAGIC, sizeof(magic))) {
 		close(fd);
 		return 1;	/* not ready yet */
 	}
@@ -203,15 +237,14 @@ static int open_ring(struct sibyl_drain *d, char *path, const char *name)
 	close(fd);
 	if (h == MAP_FAILED)
 		return sibyl_err_errno("trace: cannot map %s", path);
-	uint64_t magic = __atomic_load_n((const uint64_t *)h->magic, __ATOMIC_ACQUIRE);
 	uint64_t capacity = h->capacity;
 
-	if (memcmp(&magic, SIBYL_RING_MAGIC, 8) || capacity == 0 ||
+	if (capacity == 0 ||
 	    (uint64_t)st.st_size != SIBYL_RING_DATA_OFFSET + capacity * SIBYL_RECORD_SIZE) {
 		munmap(h, (size_t)st.st_size);
 		return 1;
 	}
-	int efd = create_events(d, name);
+	int efd = create_events(d, name, &h->events);
 
 	if (efd < 0) {
 		__atomic_store_n(&h->abandoned, 1, __ATOMIC_RELEASE);
@@ -248,7 +281,7 @@ static int try_ring(struct sibyl_drain *d, const char *name)
 		free(path);
 	if (r < 0)
 		d->failed = 1;
-	return r > 0;
+	return r == 1;
 }
 
 static void scan(struct sibyl_drain *d)
@@ -291,22 +324,6 @@ static void scan_new(struct sibyl_drain *d)
 			sibyl_strlist_add(&retry, d->pending.items[i]);
 	sibyl_strlist_free(&d->pending);
 	d->pending = retry;
-}
-
-static int write_all(int fd, const void *buf, size_t len, off_t off)
-{
-	while (len) {
-		ssize_t n = pwrite(fd, buf, len, off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		buf = (const char *)buf + n;
-		len -= (size_t)n;
-		off += n;
-	}
-	return 0;
 }
 
 /* Append the ring's new records to its .events file; advance tail. */

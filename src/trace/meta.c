@@ -143,6 +143,24 @@ static int parse_exit(json_t *root, struct trace_meta_doc *doc, char *err, size_
 	return trace_seterr(err, errlen, "field 'exit' has neither 'status' nor 'signal'");
 }
 
+/* Version 2 writes "complete" only after `sibyl trace` drained the trace
+ * and lost nothing; version 1 had no such field: a finished run counts. */
+static int parse_complete(json_t *root, struct trace_meta_doc *doc, char *err, size_t errlen)
+{
+	json_t *v = json_object_get(root, "complete");
+	struct sibyl_trace_meta *m = &doc->meta;
+
+	m->finished = m->exit_kind != SIBYL_EXIT_UNKNOWN;
+	if (!v || json_is_null(v)) {
+		m->complete = m->version < 2 && m->finished;
+		return 0;
+	}
+	if (!json_is_boolean(v))
+		return trace_seterr(err, errlen, "field 'complete' must be true or false");
+	m->complete = json_is_true(v) && m->finished;
+	return 0;
+}
+
 static int parse_fields(json_t *root, struct trace_meta_doc *doc, char *err, size_t errlen)
 {
 	struct sibyl_trace_meta *m = &doc->meta;
@@ -151,7 +169,8 @@ static int parse_fields(json_t *root, struct trace_meta_doc *doc, char *err, siz
 	int wall;
 
 	if (parse_version(root, doc, err, errlen) || parse_command(root, doc, err, errlen) ||
-	    parse_clock(root, doc, err, errlen) || parse_exit(root, doc, err, errlen))
+	    parse_clock(root, doc, err, errlen) || parse_exit(root, doc, err, errlen) ||
+	    parse_complete(root, doc, err, errlen))
 		return -1;
 	if (get_str(root, "cwd", &doc->cwd, err, errlen) < 0 ||
 	    (json_is_object(host) && get_str(host, "hostname", &doc->hostname, err, errlen) < 0) ||

@@ -1,7 +1,11 @@
 /* <pid>.<gen>.proc: one per process image, written at start and exit. */
 #define _GNU_SOURCE
 #include "trace/internal.h"
+#include "core/fs.h"
 
+#include <dirent.h>
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 int proc_parse(const void *buf, size_t len, struct proc_file *p, char *err, size_t errlen)
@@ -32,7 +36,13 @@ int proc_parse(const void *buf, size_t len, struct proc_file *p, char *err, size
 	p->info.pid = h.pid;
 	p->info.ppid = h.ppid;
 	p->info.gen = h.gen;
-	p->info.exe = strndup(h.exe, sizeof(h.exe));
+	/* Version 1 had no lost counts, and 8 more bytes of exe. */
+	p->info.exe = strndup((const char *)buf + offsetof(struct sibyl_proc_header, exe),
+			      h.version >= 2 ? sizeof(h.exe) : sizeof(h.exe) + sizeof(h.lost_calls));
+	if (h.version >= 2) {
+		p->info.lost_threads = h.lost_threads;
+		p->info.lost_calls = h.lost_calls;
+	}
 	p->info.start_ns = h.start_ns;
 	p->info.has_proc_file = true;
 	p->start_tsc = h.start_tsc;
@@ -42,5 +52,35 @@ int proc_parse(const void *buf, size_t len, struct proc_file *p, char *err, size
 		p->info.end_ns = h.end_ns;
 		p->end_tsc = h.end_tsc;
 	}
+	return 0;
+}
+
+int sibyl_trace_lost(const char *dir, uint64_t *threads, uint64_t *calls)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char why[256];
+
+	*threads = *calls = 0;
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		size_t n = strlen(e->d_name), len;
+
+		if (n <= 5 || strcmp(e->d_name + n - 5, ".proc"))
+			continue;
+		char *path = sibyl_path_join(dir, e->d_name);
+		char *buf = sibyl_read_file(path, &len);
+		struct proc_file p;
+
+		if (buf && proc_parse(buf, len, &p, why, sizeof(why)) == 0) {
+			*threads += p.info.lost_threads;
+			*calls += p.info.lost_calls;
+			free((char *)p.info.exe);
+		}
+		free(buf);
+		free(path);
+	}
+	closedir(d);
 	return 0;
 }

@@ -46,6 +46,22 @@ static const char *human_bytes(char *buf, size_t len, uint64_t b)
 	return buf;
 }
 
+/* Why a trace lacks records it should hold (docs/report.md). */
+static void print_incomplete(FILE *out, const struct sibyl_trace_meta *m,
+			     const struct sibyl_trace_summary *s)
+{
+	if (m->present && !m->finished)
+		fprintf(out, "# warning: incomplete trace: sibyl trace did not finish (killed?); "
+			"what the program did after that is missing\n");
+	if (s->lost_threads)
+		fprintf(out, "# warning: incomplete trace: %llu threads not recorded (no buffer "
+			"could be created for them), %llu calls of theirs lost\n",
+			(unsigned long long)s->lost_threads, (unsigned long long)s->lost_calls);
+	else if (m->finished && !m->complete)
+		fprintf(out, "# warning: incomplete trace: sibyl trace could not save every "
+			"record (it said why when it ran)\n");
+}
+
 static void print_header(FILE *out, const struct sibyl_trace *t,
 			 const struct sibyl_trace_summary *s)
 {
@@ -73,6 +89,7 @@ static void print_header(FILE *out, const struct sibyl_trace *t,
 	if (dropped || torn)
 		fprintf(out, "# warning: %llu records dropped by the runtime, %llu torn by a crash\n",
 			(unsigned long long)dropped, (unsigned long long)torn);
+	print_incomplete(out, m, s);
 }
 
 static void print_functions(FILE *out, const struct sibyl_trace_summary *s)
@@ -212,13 +229,15 @@ static json_t *json_processes(const struct sibyl_trace_summary *s)
 		const struct sibyl_process_stats *p = &s->processes[i];
 
 		json_array_append_new(a, json_pack("{s:I, s:I, s:I, s:o, s:I, s:o, s:o, s:o, "
-						   "s:f, s:o, s:o, s:b}",
+						   "s:f, s:o, s:o, s:b, s:o, s:o}",
 			"pid", (json_int_t)p->process->pid, "ppid", (json_int_t)p->process->ppid,
 			"gen", (json_int_t)p->process->gen, "exe", jstr(p->process->exe),
 			"threads", (json_int_t)p->threads, "calls", u64(p->calls),
 			"toplevel_ns", u64(p->toplevel_ns), "lifetime_ns", u64(p->lifetime_ns),
 			"share_pct", p->share_pct, "start_ns", u64(p->process->start_ns),
-			"end_ns", u64(p->process->end_ns), "exited", p->process->exited));
+			"end_ns", u64(p->process->end_ns), "exited", p->process->exited,
+			"lost_threads", u64(p->process->lost_threads),
+			"lost_calls", u64(p->process->lost_calls)));
 	}
 	return a;
 }
@@ -241,10 +260,12 @@ int sibyl_report_print_json(FILE *out, const struct sibyl_trace *t,
 
 	for (size_t i = 0; i < m->argc; i++)
 		json_array_append_new(cmd, jstr(m->argv[i]));
-	root = json_pack("{s:o, s:o, s:o, s:o, s:f, s:o, s:o, s:o, s:o}",
-			 "command", cmd, "exit", json_exit(m), "wall_ns", u64(s->wall_ns),
+	root = json_pack("{s:o, s:o, s:b, s:o, s:o, s:f, s:o, s:o, s:o, s:o, s:o, s:o}",
+			 "command", cmd, "exit", json_exit(m), "complete", m->complete,
+			 "wall_ns", u64(s->wall_ns),
 			 "toplevel_ns", u64(s->toplevel_ns), "toplevel_share_pct",
 			 s->toplevel_share_pct, "calls", u64(s->calls),
+			 "lost_threads", u64(s->lost_threads), "lost_calls", u64(s->lost_calls),
 			 "functions", json_functions(s), "threads", json_threads(s),
 			 "processes", json_processes(s));
 	if (!root)

@@ -26,21 +26,61 @@ static long calls(int n)
 	return s;
 }
 
+static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
+static int ready, go;
+
+/* Every thread makes its first call (which sets its buffer up) before
+ * any thread goes on: the buffers of all threads exist at once. */
 static void *thread_main(void *arg)
 {
-	return (void *)calls((int)(long)arg);
+	int n = (int)(long)arg;
+	long s = n > 0 ? testlib_work(0) : 0;
+
+	pthread_mutex_lock(&gate_lock);
+	ready++;
+	pthread_cond_broadcast(&gate_cond);
+	while (!go)
+		pthread_cond_wait(&gate_cond, &gate_lock);
+	pthread_mutex_unlock(&gate_lock);
+	return (void *)(s + calls(n - 1));
 }
 
 static int run_threads(int nthreads, int n)
 {
 	pthread_t t[16];
+	int started = 0;
 
+	if (nthreads < 1 || nthreads > 16)
+		nthreads = 4;
 	for (int i = 0; i < nthreads; i++)
-		pthread_create(&t[i], NULL, thread_main, (void *)(long)n);
-	for (int i = 0; i < nthreads; i++)
+		if (pthread_create(&t[started], NULL, thread_main, (void *)(long)n) == 0)
+			started++;
+	pthread_mutex_lock(&gate_lock);
+	while (ready < started)
+		pthread_cond_wait(&gate_cond, &gate_lock);
+	go = 1;
+	pthread_cond_broadcast(&gate_cond);
+	pthread_mutex_unlock(&gate_lock);
+	for (int i = 0; i < started; i++)
 		pthread_join(t[i], NULL);
-	printf("threads %d x %d\n", nthreads, n);
-	return 0;
+	printf("threads %d x %d\n", started, n);
+	return started == nthreads ? 0 : 1;
+}
+
+/* Threads started while every descriptor is taken: the runtime cannot
+ * open their buffers, so it can only count their calls as lost. */
+static int run_nofd(int nthreads, int n)
+{
+	int fds = 0;
+
+	while (dup(0) >= 0)
+		fds++;
+	int r = run_threads(nthreads, n);
+
+	for (int fd = 3; fd < 3 + fds; fd++)
+		close(fd);
+	return r;
 }
 
 static int run_fork(int n)
@@ -159,8 +199,12 @@ int main(int argc, char **argv)
 	int n = argc > 2 ? atoi(argv[2]) : 1000;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	int k = argc > 3 ? atoi(argv[3]) : 4;
+
 	if (!strcmp(mode, "threads"))
-		return run_threads(4, n);
+		return run_threads(k, n);
+	if (!strcmp(mode, "nofd"))
+		return run_nofd(k, n);
 	if (!strcmp(mode, "fork"))
 		return run_fork(n);
 	if (!strcmp(mode, "exec")) {

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
@@ -362,6 +363,87 @@ static void rejects_mismatched_name(void **state)
 	expect_error(&w, "header says pid 1");
 }
 
+/* Threads whose buffer could not be created: counted in the .proc header
+ * since version 2; a version 1 header has 8 more bytes of exe there. */
+static void reads_lost_threads(void **state)
+{
+	(void)state;
+	struct tw w;
+	char err[512] = "", exe[440];
+	uint64_t threads, calls;
+	struct sibyl_proc_header h = tw_proc_header(7, 1, 0, 900, 999999950, 0, 0, "/bin/a");
+
+	tw_init(&w);
+	tw_meta(&w, 1000, 1000000000, 2.0, 5000);
+	h.lost_threads = 3;
+	h.lost_calls = 42;
+	tw_proc_raw(&w, &h);
+	h = tw_proc_header(8, 1, 0, 900, 999999950, 0, 0, "");
+	h.version = h.min_version = 1;
+	memset(exe, 'x', sizeof(exe) - 1);
+	exe[sizeof(exe) - 1] = '\0';
+	/* runs into lost_calls, as in version 1 */
+	memcpy((char *)&h + offsetof(struct sibyl_proc_header, exe), exe, sizeof(exe));
+	tw_proc_raw(&w, &h);
+
+	struct sibyl_trace *t = sibyl_trace_open(w.dir, err, sizeof(err));
+
+	assert_non_null(t);
+	assert_int_equal(sibyl_trace_process(t, 0)->lost_threads, 3);
+	assert_int_equal(sibyl_trace_process(t, 0)->lost_calls, 42);
+	assert_int_equal(sibyl_trace_process(t, 1)->lost_threads, 0);
+	assert_int_equal(sibyl_trace_process(t, 1)->lost_calls, 0);
+	assert_string_equal(sibyl_trace_process(t, 1)->exe, exe);
+
+	struct sibyl_trace_summary *s = sibyl_trace_summarize(t, SIBYL_SORT_TOTAL);
+
+	assert_int_equal(s->lost_threads, 3);
+	assert_int_equal(s->lost_calls, 42);
+	sibyl_trace_summary_free(s);
+	sibyl_trace_close(t);
+	assert_int_equal(sibyl_trace_lost(w.dir, &threads, &calls), 0);
+	assert_int_equal(threads, 3);
+	assert_int_equal(calls, 42);
+	tw_cleanup(&w);
+}
+
+/* complete: version 2 only when `sibyl trace` said so at its end; version
+ * 1 (no such field) when the run finished. */
+static void reads_completeness(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *fields;
+		bool finished, complete;
+	} cases[] = {
+		{ "\"version\": 1, \"exit\": {\"status\": 0}", true, true },
+		{ "\"version\": 1", false, false },
+		{ "\"version\": 2", false, false },
+		{ "\"version\": 2, \"exit\": {\"status\": 0}", true, false },
+		{ "\"version\": 2, \"exit\": {\"status\": 0}, \"complete\": false", true, false },
+		{ "\"version\": 2, \"exit\": {\"signal\": 9}, \"complete\": true", true, true },
+		{ "\"version\": 2, \"complete\": true", false, false },
+	};
+	char text[256], err[512] = "";
+	struct tw w;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		tw_init(&w);
+		snprintf(text, sizeof(text), "{\"format\": \"sibyl-trace\", %s}", cases[i].fields);
+		tw_text(&w, "meta.json", text);
+		struct sibyl_trace *t = sibyl_trace_open(w.dir, err, sizeof(err));
+
+		assert_non_null(t);
+		assert_int_equal(sibyl_trace_meta(t)->finished, cases[i].finished);
+		assert_int_equal(sibyl_trace_meta(t)->complete, cases[i].complete);
+		sibyl_trace_close(t);
+		tw_cleanup(&w);
+	}
+	tw_init(&w);
+	tw_text(&w, "meta.json", "{\"format\": \"sibyl-trace\", \"version\": 2, \"complete\": 1}");
+	expect_error(&w, "'complete' must be true or false");
+}
+
 static void rejects_bad_proc_file(void **state)
 {
 	(void)state;
@@ -396,8 +478,8 @@ static void rejects_future_meta(void **state)
 	struct tw w;
 
 	tw_init(&w);
-	tw_text(&w, "meta.json", "{\"format\": \"sibyl-trace\", \"version\": 3, \"min_version\": 2}");
-	expect_error(&w, "meta.json: unsupported format version 3");
+	tw_text(&w, "meta.json", "{\"format\": \"sibyl-trace\", \"version\": 9, \"min_version\": 9}");
+	expect_error(&w, "meta.json: unsupported format version 9");
 }
 
 static void rejects_malformed_functions(void **state)
@@ -458,6 +540,8 @@ int main(void)
 		cmocka_unit_test(rejects_bad_proc_file),
 		cmocka_unit_test(rejects_malformed_meta),
 		cmocka_unit_test(rejects_future_meta),
+		cmocka_unit_test(reads_lost_threads),
+		cmocka_unit_test(reads_completeness),
 		cmocka_unit_test(rejects_malformed_functions),
 		cmocka_unit_test(rejects_id_collision),
 		cmocka_unit_test(rejects_empty_and_missing_dir),

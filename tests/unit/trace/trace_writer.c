@@ -55,11 +55,11 @@ void tw_meta(struct tw *w, uint64_t ref_tsc, uint64_t ref_ns, double rate, uint6
 	tw_text(w, "meta.json", buf);
 }
 
-void tw_proc(struct tw *w, uint32_t pid, uint32_t ppid, uint32_t gen, uint64_t start_tsc,
-	     uint64_t start_ns, uint64_t end_tsc, uint64_t end_ns, const char *exe)
+struct sibyl_proc_header tw_proc_header(uint32_t pid, uint32_t ppid, uint32_t gen,
+					 uint64_t start_tsc, uint64_t start_ns, uint64_t end_tsc,
+					 uint64_t end_ns, const char *exe)
 {
 	struct sibyl_proc_header h;
-	char name[64];
 
 	memset(&h, 0, sizeof(h));
 	memcpy(h.magic, SIBYL_PROC_MAGIC, 8);
@@ -78,8 +78,24 @@ void tw_proc(struct tw *w, uint32_t pid, uint32_t ppid, uint32_t gen, uint64_t s
 		h.flags = SIBYL_PROC_EXITED;
 	}
 	snprintf(h.exe, sizeof(h.exe), "%s", exe);
-	snprintf(name, sizeof(name), "%u.%u.proc", pid, gen);
-	tw_file(w, name, &h, sizeof(h));
+	return h;
+}
+
+void tw_proc_raw(struct tw *w, const struct sibyl_proc_header *h)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "%u.%u.proc", h->pid, h->gen);
+	tw_file(w, name, h, sizeof(*h));
+}
+
+void tw_proc(struct tw *w, uint32_t pid, uint32_t ppid, uint32_t gen, uint64_t start_tsc,
+	     uint64_t start_ns, uint64_t end_tsc, uint64_t end_ns, const char *exe)
+{
+	struct sibyl_proc_header h = tw_proc_header(pid, ppid, gen, start_tsc, start_ns, end_tsc,
+						    end_ns, exe);
+
+	tw_proc_raw(w, &h);
 }
 
 struct sibyl_events_header tw_events_header(uint32_t pid, uint32_t gen, uint32_t tid,

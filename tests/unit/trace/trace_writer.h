@@ -27,6 +27,12 @@ void tw_meta(struct tw *w, uint64_t ref_tsc, uint64_t ref_ns, double rate, uint6
 void tw_proc(struct tw *w, uint32_t pid, uint32_t ppid, uint32_t gen, uint64_t start_tsc,
 	     uint64_t start_ns, uint64_t end_tsc, uint64_t end_ns, const char *exe);
 
+/* The header tw_proc writes, to alter before tw_proc_raw writes it. */
+struct sibyl_proc_header tw_proc_header(uint32_t pid, uint32_t ppid, uint32_t gen,
+					 uint64_t start_tsc, uint64_t start_ns, uint64_t end_tsc,
+					 uint64_t end_ns, const char *exe);
+void tw_proc_raw(struct tw *w, const struct sibyl_proc_header *h);
+
 struct sibyl_events_header tw_events_header(uint32_t pid, uint32_t gen, uint32_t tid,
 					    uint64_t committed);
 /* <pid>.<gen>-<tid>.events from a header, records, then `tail` zero bytes. */
