@@ -185,7 +185,9 @@ int cmd_trace(int argc, char **argv)
 		return -sibyl_err("trace: cannot find libsibyl-rt.so (is sibyl installed completely?)");
 	int lock = -1;
 
-	if (check_dir_length(out) < 0 || trace_preload_make(&pre, runtime, &wraps) < 0 ||
+	if (check_dir_length(out) < 0)
+		return 2;
+	if (trace_preload_make(&pre, runtime, &wraps) < 0 ||
 	    (lock = trace_dir_prepare(out, force, shared)) < 0)
 		return trace_preload_done(&pre), 2;
 
