@@ -168,6 +168,18 @@ static void add_one_time(struct sibyl_prediction *out, const struct sibyl_predic
 	out->one_time_included = !o->no_one_time;
 }
 
+/* Why a trace cannot stand for a whole run, or NULL. */
+static const char *partial_why(const struct sibyl_trace_meta *m)
+{
+	if (!m->complete)
+		return "the trace is incomplete (sibyl report says why)";
+	if (m->exit_kind == SIBYL_EXIT_SIGNAL)
+		return "the run was killed by a signal";
+	if (m->exit_kind != SIBYL_EXIT_STATUS || m->exit_code != 0)
+		return "the run did not exit with status 0";
+	return NULL;
+}
+
 int sibyl_predict(const struct sibyl_trace *t, const struct sibyl_predict_options *o,
 		  struct sibyl_prediction *out, char *err, size_t errlen)
 {
@@ -179,7 +191,8 @@ int sibyl_predict(const struct sibyl_trace *t, const struct sibyl_predict_option
 	out->best_of = o->best_of;
 	out->transfers = o->transfer != NULL;
 	out->outside = o->outside;
-	out->partial = meta->exit_kind != SIBYL_EXIT_STATUS || meta->exit_code != 0;
+	out->partial_why = partial_why(meta);
+	out->partial = out->partial_why != NULL;
 	out->total_s = meta->wall_ns * 1e-9;
 	if (predict_collect(t, o, out, &calls, err, errlen) < 0) {
 		free(calls.v);
@@ -239,7 +252,8 @@ int sibyl_predict_compare(const struct sibyl_trace *accelerated,
 	sibyl_prediction_free(&run);
 	if (rc < 0)
 		return -1;
-	p->actual_partial = meta->exit_kind != SIBYL_EXIT_STATUS || meta->exit_code != 0;
+	p->actual_partial_why = partial_why(meta);
+	p->actual_partial = p->actual_partial_why != NULL;
 	p->actual_total_s = meta->wall_ns * 1e-9;
 	p->actual_speedup = p->actual_total_s > 0 ? p->total_s / p->actual_total_s : INFINITY;
 	return 0;

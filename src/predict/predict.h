@@ -107,6 +107,7 @@ struct sibyl_prediction {
 	bool one_time_included;
 	size_t one_time_unknown;	/* accelerated profiles that do not say */
 	bool partial;			/* the traced run did not finish normally */
+	const char *partial_why;	/* why, when partial */
 	/* 95% interval of predicted_total_s: +- half_s; known only when
 	 * every accelerated call's profile has segments and samples.  The
 	 * group holding the largest share of the variance dominates. */
@@ -120,6 +121,7 @@ struct sibyl_prediction {
 	 * speedup it achieved, T / T'; NAN when not compared. */
 	double actual_total_s, actual_speedup;
 	bool actual_partial;
+	const char *actual_partial_why;
 	bool best_of, transfers;
 	enum sibyl_outside_rule outside;
 	struct sibyl_kernel_prediction *kernels;

@@ -85,8 +85,7 @@ void sibyl_prediction_print_text(FILE *out, const struct sibyl_trace *t,
 
 	fprintf(out, "Prediction for: %s\n", *m->command ? m->command : "(unknown command)");
 	if (p->partial)
-		fprintf(out, "PARTIAL: the traced run did not exit with status 0; its time may not "
-			"be the program's\n");
+		fprintf(out, "PARTIAL: %s; its time may not be the program's\n", p->partial_why);
 	fprintf(out, "Policy: %s; transfers %s; calls outside a profile %s\n\n",
 		p->best_of ? "best-of (per call, the faster of measured and predicted)" :
 		"every call accelerated", p->transfers ? "added from the device profile" :
@@ -132,7 +131,7 @@ void sibyl_prediction_print_text(FILE *out, const struct sibyl_trace *t,
 				p->kernels[i].name, (unsigned long)p->kernels[i].actual_calls,
 				(unsigned long)p->kernels[i].calls);
 	if (p->actual_partial)
-		fprintf(out, "PARTIAL: the accelerated run did not exit with status 0\n");
+		fprintf(out, "PARTIAL: accelerated run: %s\n", p->actual_partial_why);
 	fprintf(out, "actual: %.6g s accelerated\n", p->actual_total_s);
 	fprintf(out, "predicted speedup %.3f, actual %.3f, error %.1f%%\n", p->global_speedup,
 		p->actual_speedup, 100 * (p->global_speedup - p->actual_speedup) / p->actual_speedup);
@@ -206,6 +205,7 @@ int sibyl_prediction_print_json(FILE *out, const struct sibyl_trace *t,
 
 	json_object_set_new(j, "command", json_string(sibyl_trace_meta(t)->command));
 	json_object_set_new(j, "partial", json_boolean(p->partial));
+	json_object_set_new(j, "partial_why", p->partial ? json_string(p->partial_why) : json_null());
 	json_object_set_new(j, "best_of", json_boolean(p->best_of));
 	json_object_set_new(j, "transfers", json_boolean(p->transfers));
 	json_object_set_new(j, "outside", json_string(p->outside == SIBYL_OUTSIDE_KEEP ?

@@ -136,6 +136,17 @@ grep -v '::metric' "$SIBYL_SOURCE/examples/blas.defs" >"$WORK/nometric.defs"
 	--gen time,trace,worksize.manual --defs "$WORK/nometric.defs" -o "$WORK/w2.so" 2>/dev/null
 "$SIBYL" trace -o "$WORK/tr2" --wrap "$WORK/w2.so" -- "$TARGETS_BIN/matmul" 32 >/dev/null
 bad "undeclared metric" "declare it in the definition file" "$WORK/tr2" --model "dgemm_=$WORK/acc.json"
+# An empty trace (no call at all) and a run that failed: one line, or a
+# prediction labelled partial with the reason.
+"$SIBYL" trace -o "$WORK/empty" --wrap "$WORK/w.so" -- true
+bad "empty trace" "no call of a function matching 'dgemm_'" "$WORK/empty" --model "dgemm_=$WORK/acc.json"
+rc=0
+"$SIBYL" trace -o "$WORK/failed" --wrap "$WORK/w.so" -- sh -c "'$TARGETS_BIN/matmul' 32 >/dev/null; exit 3" || rc=$?
+expect_eq "a failed run's status" 3 "$rc"
+"$SIBYL" predict "$WORK/failed" --model "dgemm_=$WORK/acc.json" --json >"$WORK/failed.json"
+expect_eq "failed run: partial" True "$(json 'j["partial"]' "$WORK/failed.json")"
+"$SIBYL" predict "$WORK/failed" --model "dgemm_=$WORK/acc.json" | grep -q "^PARTIAL: the run did not exit with status 0" ||
+	fail "a failed run's prediction is not labelled"
 
 # Verification: redirect the calls to another implementation through the
 # same wrappers (a fixture that counts what reaches it and computes with

@@ -48,7 +48,7 @@ expect_eq "crashes reported, sweep continued" 4 "$(grep -c 'crashed (signal 11)'
 export XDG_CACHE_HOME="$WORK/cache"
 "$SIBYL" kernel -f "$K/loop.cl" -k loop -g 64 -i --json > "$WORK/i1.json"
 expect_eq "first run" miss "$(json "j['cache']" "$WORK/i1.json")"
-ls "$WORK"/cache/sibyl/*.bin > /dev/null || fail "no cache entry"
+ls "$WORK"/cache/sibyl/*.e1 > /dev/null || fail "no cache entry"
 "$SIBYL" kernel -f "$K/loop.cl" -k loop -g 64 -i --json > "$WORK/i2.json"
 expect_eq "second run" hit "$(json "j['cache']" "$WORK/i2.json")"
 expect_eq "same counts" "$(json "j['instcounts']" "$WORK/i1.json")" "$(json "j['instcounts']" "$WORK/i2.json")"
