@@ -7,6 +7,8 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,40 +29,122 @@ int sibyl_write_file_atomic(const char *path, const void *data, size_t len)
 	return sibyl_output_write(path, data, len, 0666);
 }
 
-char *sibyl_read_file(const char *path, size_t *len)
+/* "16 MiB" when the limit is a whole number of MiB, else bytes. */
+static void format_limit(char *out, size_t size, size_t max)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t size = 0, cap = 0;
+	if (max >= (1u << 20) && max % (1u << 20) == 0)
+		snprintf(out, size, "%zu MiB", max >> 20);
+	else
+		snprintf(out, size, "%zu bytes", max);
+}
 
-	if (!f)
-		return NULL;
-	for (;;) {
-		if (cap - size < 4096) {
-			cap = cap ? cap * 2 : 8192;
-			char *grown = realloc(buf, cap + 1);
+static int read_failed(int e, char *why, size_t whylen, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
-			if (!grown)
-				abort();
-			buf = grown;
-		}
-		size_t n = fread(buf + size, 1, cap - size, f);
+/* Set errno and, when the caller wants it, the reason; returns -1. */
+static int read_failed(int e, char *why, size_t whylen, const char *fmt, ...)
+{
+	va_list ap;
 
-		size += n;
-		if (n == 0)
-			break;
+	if (why && whylen) {
+		va_start(ap, fmt);
+		vsnprintf(why, whylen, fmt, ap);
+		va_end(ap);
 	}
-	if (ferror(f)) {
-		int saved = errno;
+	errno = e;
+	return -1;
+}
 
-		fclose(f);
-		free(buf);
-		errno = saved ? saved : EIO;
-		return NULL;
+int sibyl_open_regular(const char *path, size_t max, struct stat *st, char *why,
+		       size_t whylen)
+{
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer; it has no
+	 * effect on the reads of a regular file. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	char limit[32];
+
+	if (fd < 0)
+		return read_failed(errno, why, whylen, "%s", strerror(errno));
+	if (fstat(fd, st) < 0) {
+		int e = errno;
+
+		close(fd);
+		return read_failed(e, why, whylen, "%s", strerror(e));
 	}
-	fclose(f);
+	if (!S_ISREG(st->st_mode)) {
+		close(fd);
+		if (S_ISDIR(st->st_mode))
+			return read_failed(EISDIR, why, whylen, "is a directory");
+		return read_failed(EINVAL, why, whylen, "not a regular file");
+	}
+	if ((uintmax_t)st->st_size > max) {
+		close(fd);
+		format_limit(limit, sizeof(limit), max);
+		return read_failed(EFBIG, why, whylen, "too large (%jd bytes, at most %s)",
+				   (intmax_t)st->st_size, limit);
+	}
+	return fd;
+}
+
+/* Read fd to its end, at most max bytes (a file may grow after fstat, and
+ * some report size 0); the buffer has room for a NUL after the data. */
+static char *read_all(int fd, size_t hint, size_t max, size_t *size, char *why,
+		      size_t whylen)
+{
+	size_t cap = hint < 4096 ? 4096 : hint + 1, n = 0;
+	char *buf = malloc(cap + 1), limit[32];
+
 	if (!buf)
-		buf = malloc(1);
+		abort();
+	for (;;) {
+		if (n == cap) {
+			cap = cap > max / 2 ? max + 1 : cap * 2;
+			if (!(buf = realloc(buf, cap + 1)))
+				abort();
+		}
+		ssize_t got = read(fd, buf + n, cap - n);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			read_failed(errno, why, whylen, "%s", strerror(errno));
+			break;
+		}
+		if (got == 0) {
+			*size = n;
+			return buf;
+		}
+		n += (size_t)got;
+		if (n > max) {
+			format_limit(limit, sizeof(limit), max);
+			read_failed(EFBIG, why, whylen, "too large (more than %s)", limit);
+			break;
+		}
+	}
+	int e = errno;
+
+	free(buf);
+	errno = e;
+	return NULL;
+}
+
+char *sibyl_read_file(const char *path, size_t max, size_t *len, char *why, size_t whylen)
+{
+	struct stat st;
+	int fd = sibyl_open_regular(path, max, &st, why, whylen);
+	size_t size = 0;
+	char *buf;
+
+	if (fd < 0)
+		return NULL;
+	buf = read_all(fd, (size_t)st.st_size, max, &size, why, whylen);
+	int e = errno;
+
+	close(fd);
+	if (!buf) {
+		errno = e;
+		return NULL;
+	}
 	buf[size] = '\0';
 	if (len)
 		*len = size;

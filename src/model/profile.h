@@ -15,6 +15,8 @@ struct json_t;
 
 #define SIBYL_PROFILE_FORMAT "sibyl-profile"
 #define SIBYL_PROFILE_VERSION 1
+/* The largest profile file read: a plan of millions of samples fits. */
+#define SIBYL_PROFILE_MAX_BYTES ((size_t)256 << 20)
 
 struct sibyl_point {
 	double x, y;

@@ -238,14 +238,19 @@ struct sibyl_profile *sibyl_profile_from_json(json_t *j, char *err, size_t errle
 struct sibyl_profile *sibyl_profile_load(const char *path, char *err, size_t errlen)
 {
 	json_error_t je;
-	json_t *j = json_load_file(path, 0, &je);
 	char why[512];
+	size_t len;
+	char *text = sibyl_read_file(path, SIBYL_PROFILE_MAX_BYTES, &len, why, sizeof(why));
+	json_t *j;
 
+	if (!text) {
+		snprintf(err, errlen, "%s: %s", path, why);
+		return NULL;
+	}
+	j = json_loadb(text, len, 0, &je);
+	free(text);
 	if (!j) {
-		if (je.line > 0)
-			snprintf(err, errlen, "%s: not JSON: %s (line %d)", path, je.text, je.line);
-		else
-			snprintf(err, errlen, "%s", je.text);
+		snprintf(err, errlen, "%s: not JSON: %s (line %d)", path, je.text, je.line);
 		return NULL;
 	}
 	struct sibyl_profile *p = sibyl_profile_from_json(j, why, sizeof(why));

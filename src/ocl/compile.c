@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -170,11 +171,14 @@ char *sibyl_first_error_line(const char *text)
 int sibyl_compile_spir(const struct sibyl_compile_opts *o, void **bc, size_t *size)
 {
 	struct sibyl_strlist l = { 0 };
-	char *err = NULL, *dir, *tmp;
-	int r = -1;
+	char *err = NULL, *dir, *tmp, why[128];
+	struct stat st;
+	int fd, r = -1;
 
-	if (access(o->file, R_OK) < 0)
-		return sibyl_err_errno("kernel: %s", o->file);
+	/* clang would block on a FIFO: hand it regular files only. */
+	if ((fd = sibyl_open_regular(o->file, SIBYL_KERNEL_FILE_MAX, &st, why, sizeof(why))) < 0)
+		return sibyl_err("kernel: %s: %s", o->file, why);
+	close(fd);
 	if (!(dir = sibyl_private_tmpdir("sibyl-spir")))
 		return sibyl_err_errno("kernel: temporary directory");
 	tmp = sibyl_path_join(dir, "kernel.bc");
@@ -186,8 +190,8 @@ int sibyl_compile_spir(const struct sibyl_compile_opts *o, void **bc, size_t *si
 
 		sibyl_err("kernel: compiling %s: %s", o->file, line);
 		free(line);
-	} else if (!(*bc = sibyl_read_file(tmp, size))) {
-		sibyl_err_errno("kernel: reading the bitcode of %s", o->file);
+	} else if (!(*bc = sibyl_read_file(tmp, SIBYL_KERNEL_FILE_MAX, size, why, sizeof(why)))) {
+		sibyl_err("kernel: reading the bitcode of %s: %s", o->file, why);
 	} else {
 		r = 0;
 	}

@@ -11,6 +11,10 @@
 
 #include <stddef.h>
 
+/* The largest kernel file read: an OpenCL source, SPIR bitcode, a cached
+ * device binary or a counters dump. */
+#define SIBYL_KERNEL_FILE_MAX ((size_t)1 << 30)
+
 struct sibyl_compile_opts {
 	const char *file;		/* the .cl file */
 	struct sibyl_strlist defines;	/* -D NAME[=VALUE] */

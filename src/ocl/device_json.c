@@ -401,11 +401,11 @@ int sibyl_device_profile_load(const char *path, struct sibyl_device_profile *p)
 {
 	char err[512];
 	size_t len;
-	char *text = sibyl_read_file(path, &len);
+	char *text = sibyl_read_file(path, SIBYL_DEVICE_PROFILE_MAX_BYTES, &len, err, sizeof(err));
 
 	memset(p, 0, sizeof(*p));
 	if (!text)
-		return sibyl_err_errno("%s", path);
+		return sibyl_err("%s: %s", path, err);
 	int r = sibyl_device_profile_parse(text, len, p, err, sizeof(err));
 
 	free(text);

@@ -16,6 +16,8 @@
 
 #define SIBYL_DEVICE_PROFILE_FORMAT "sibyl-device-profile"
 #define SIBYL_DEVICE_PROFILE_VERSION 1
+/* The largest device profile read (one is a few KiB). */
+#define SIBYL_DEVICE_PROFILE_MAX_BYTES ((size_t)1 << 20)
 
 /* 64 B .. 1 GiB in x4 steps is 13 points; room for larger caps. */
 #define SIBYL_BW_MAX_POINTS 24

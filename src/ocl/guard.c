@@ -3,6 +3,7 @@
 #include "ocl/guard.h"
 #include "ocl/child.h"
 #include "ocl/summary.h"
+#include "ocl/compile.h"
 #include "core/fs.h"
 #include "core/log.h"
 #include "core/output.h"
@@ -55,12 +56,12 @@ static int decode_counters(struct watch *w, json_t *msg)
 	const char *path = json_string_value(json_object_get(msg, "counters"));
 	struct sibyl_instcounts c = { 0 };
 	size_t size;
-	char *buf;
+	char *buf, why[128];
 
 	if (!path)
 		return 0;
-	if (!(buf = sibyl_read_file(path, &size)))
-		return sibyl_err_errno("kernel: %s", path);
+	if (!(buf = sibyl_read_file(path, SIBYL_KERNEL_FILE_MAX, &size, why, sizeof(why))))
+		return sibyl_err("kernel: %s: %s", path, why);
 	unlink(path);
 	int r = sibyl_instrumented_decode(w->cfg->inst, buf, size, &c);
 

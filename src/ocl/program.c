@@ -40,11 +40,12 @@ static int build_source(const struct sibyl_run_cfg *cfg, cl_context ctx, cl_devi
 			cl_program *out)
 {
 	size_t len;
-	char *src = sibyl_read_file(cfg->file, &len);
+	char why[128];
+	char *src = sibyl_read_file(cfg->file, SIBYL_KERNEL_FILE_MAX, &len, why, sizeof(why));
 	cl_int e;
 
 	if (!src)
-		return sibyl_err_errno("kernel: %s", cfg->file);
+		return sibyl_err("kernel: %s: %s", cfg->file, why);
 	const char *s = src;
 	*out = clCreateProgramWithSource(ctx, 1, &s, &len, &e);
 	free(src);
@@ -92,11 +93,13 @@ static int build_spir(const struct sibyl_run_cfg *cfg, cl_context ctx, cl_device
 	char *options, *dname, *dir;
 	struct sibyl_cache_key key;
 	size_t bc_size, size;
-	void *bin, *bc = sibyl_read_file(cfg->spir_path, &bc_size);
+	char why[128];
+	void *bin, *bc = sibyl_read_file(cfg->spir_path, SIBYL_KERNEL_FILE_MAX, &bc_size, why,
+					 sizeof(why));
 	int r;
 
 	if (!bc)
-		return sibyl_err_errno("kernel: %s", cfg->spir_path);
+		return sibyl_err("kernel: %s: %s", cfg->spir_path, why);
 	dname = sibyl_cl_device_name(dev);
 	if (asprintf(&options, "-x spir -spir-std=1.2 -cl-kernel-arg-info %s",
 		     cfg->user_options ? cfg->user_options : "") < 0)

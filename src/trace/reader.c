@@ -53,26 +53,27 @@ static int classify(const char *name, uint32_t *pid, uint32_t *gen, uint32_t *ti
 	return strcmp(p, ".events") ? 0 : 'e';
 }
 
-/* Read an optional small file; 1 read, 0 absent, -1 error (message set). */
-static int read_optional(const char *dir, const char *name, char **text, size_t *len,
-			 char *err, size_t errlen)
+/* Read an optional file of at most max bytes; 1 read, 0 absent, -1 error
+ * (message set). */
+static int read_optional(const char *dir, const char *name, size_t max, char **text,
+			 size_t *len, char *err, size_t errlen)
 {
-	char *path = sibyl_path_join(dir, name);
+	char *path = sibyl_path_join(dir, name), why[128];
 
-	*text = sibyl_read_file(path, len);
+	*text = sibyl_read_file(path, max, len, why, sizeof(why));
 	free(path);
 	if (*text)
 		return 1;
 	if (errno == ENOENT)
 		return 0;
-	return file_err(err, errlen, dir, name, strerror(errno));
+	return file_err(err, errlen, dir, name, why);
 }
 
 static int load_meta(struct sibyl_trace *t, const char *dir, char *err, size_t errlen)
 {
 	char *text, why[256];
 	size_t len;
-	int r = read_optional(dir, "meta.json", &text, &len, err, errlen);
+	int r = read_optional(dir, "meta.json", TRACE_META_MAX, &text, &len, err, errlen);
 
 	if (r <= 0) {
 		meta_default(&t->meta);
@@ -89,7 +90,7 @@ static int load_table(struct sibyl_trace *t, const char *dir, const char *name,
 {
 	char *text, why[512];
 	size_t len;
-	int r = read_optional(dir, name, &text, &len, err, errlen);
+	int r = read_optional(dir, name, TRACE_TABLE_MAX, &text, &len, err, errlen);
 
 	if (r <= 0)
 		return r;
@@ -111,13 +112,13 @@ static int load_proc(struct sibyl_trace *t, const char *dir, const char *name, u
 {
 	char *path = sibyl_path_join(dir, name), why[256];
 	size_t len;
-	char *buf = sibyl_read_file(path, &len);
+	char *buf = sibyl_read_file(path, TRACE_PROC_MAX, &len, why, sizeof(why));
 	struct proc_file p;
 	int r;
 
 	free(path);
 	if (!buf)
-		return file_err(err, errlen, dir, name, strerror(errno));
+		return file_err(err, errlen, dir, name, why);
 	r = proc_parse(buf, len, &p, why, sizeof(why));
 	free(buf);
 	if (!r && (p.info.pid != pid || p.info.gen != gen)) {
@@ -166,23 +167,23 @@ static int scan_events(struct sibyl_trace *t, struct trace_thread_file *th, char
 	return 0;
 }
 
-static int map_file(const char *path, const unsigned char **map, size_t *len)
+/* Map a whole .events file: a regular file only, never a FIFO or a
+ * device.  -1 with why set. */
+static int map_file(const char *path, const unsigned char **map, size_t *len, char *why,
+		    size_t whylen)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
+	int fd = sibyl_open_regular(path, SIZE_MAX, &st, why, whylen);
 
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) < 0) {
-		close(fd);
-		return -1;
-	}
 	*len = (size_t)st.st_size;
 	*map = NULL;
 	if (*len) {
 		void *m = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, 0);
 
 		if (m == MAP_FAILED) {
+			snprintf(why, whylen, "%s", strerror(errno));
 			close(fd);
 			return -1;
 		}
@@ -205,10 +206,10 @@ static int load_events(struct sibyl_trace *t, const char *dir, const char *name,
 	th->info.pid = pid;
 	th->info.gen = gen;
 	th->info.tid = tid;
-	r = map_file(path, &th->map, &th->maplen);
+	r = map_file(path, &th->map, &th->maplen, why, sizeof(why));
 	free(path);
 	if (r)
-		return file_err(err, errlen, dir, name, strerror(errno));
+		return file_err(err, errlen, dir, name, why);
 	if (scan_events(t, th, why, sizeof(why)))
 		return file_err(err, errlen, dir, name, why);
 	return 0;

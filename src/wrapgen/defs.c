@@ -256,15 +256,16 @@ int wg_defs_parse(const char *text, const char *file, struct wg_defs *out)
 int wg_defs_load(const char *path, struct wg_defs *out)
 {
 	size_t len;
-	char *text = sibyl_read_file(path, &len);
+	char why[128];
+	char *text = sibyl_read_file(path, WG_DEFS_MAX_BYTES, &len, why, sizeof(why));
 	int rc;
 
 	if (!text)
-		return sibyl_err("wrap: %s: %s", path, strerror(errno));
+		return sibyl_err("wrap: %s: %s", path, why);
 	if (memchr(text, 0, len))
 		rc = sibyl_err("wrap: %s: contains NUL bytes, not a definition file", path);
-	else
-		rc = wg_defs_parse(text, path, out);
+	else if ((rc = wg_defs_parse(text, path, out)) < 0)
+		sibyl_err("wrap: %s: invalid definition file", path);	/* after FILE:LINE */
 	free(text);
 	return rc;
 }

@@ -35,6 +35,9 @@ struct wg_defs {
 
 /* Append the definitions in `text`; -1 after "file:line: error: ...". */
 int wg_defs_parse(const char *text, const char *file, struct wg_defs *out);
+/* The largest definition file (or generator template) read. */
+#define WG_DEFS_MAX_BYTES ((size_t)16 << 20)
+/* Read and parse a definition file; -1 after saying why. */
 int wg_defs_load(const char *path, struct wg_defs *out);
 bool wg_def_matches(const struct wg_def *d, const char *soname, const char *path,
 		    const char *function);

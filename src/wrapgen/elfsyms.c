@@ -1,12 +1,15 @@
 #include "wrapgen/elfsyms.h"
 #include "wrapgen/strbuf.h"
+#include "core/fs.h"
 #include "core/log.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Version index -> name, from .gnu.version_d (index 1 is the base, skip). */
@@ -152,15 +155,17 @@ static int read_symbols(const char *path, bool imports, struct wg_symtab *out)
 	GElf_Shdr sh, dynsym_sh = { 0 };
 	Elf_Data *versym = NULL;
 	struct verdefs vd = { 0 };
+	struct stat st;
+	char why[128];
 	int fd, rc = 0;
 	Elf *e;
 
 	memset(out, 0, sizeof(*out));
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return sibyl_err("wrap: libelf: %s", elf_errmsg(-1));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = sibyl_open_regular(path, SIZE_MAX, &st, why, sizeof(why));
 	if (fd < 0)
-		return sibyl_err("wrap: %s: %s", path, strerror(errno));
+		return sibyl_err("wrap: %s: %s", path, why);
 	e = elf_begin(fd, ELF_C_READ, NULL);
 	if (!e || elf_kind(e) != ELF_K_ELF) {
 		rc = sibyl_err("wrap: %s: not an ELF file", path);

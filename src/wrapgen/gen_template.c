@@ -232,14 +232,15 @@ struct wg_generator *wg_template_load(const char *path, const char *name)
 {
 	struct tmpl *t = calloc(1, sizeof(*t));
 	size_t len;
-	char *text = sibyl_read_file(path, &len);
+	char why[128];
+	char *text = sibyl_read_file(path, WG_DEFS_MAX_BYTES, &len, why, sizeof(why));
 
 	if (!t)
 		abort();
 	t->path = strdup(path);
 	t->name = strdup(name);
 	if (!text) {
-		sibyl_err("wrap: %s: %s", path, strerror(errno));
+		sibyl_err("wrap: %s: %s", path, why);
 		wg_template_free(&t->gen);
 		return NULL;
 	}

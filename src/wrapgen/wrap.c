@@ -77,7 +77,7 @@ static int load_inputs(const struct sibyl_wrap_opts *o, struct job *j)
 		return -1;
 	for (size_t i = 0; i < o->defs.count; i++)
 		if (wg_defs_load(o->defs.items[i], &j->defs) < 0)
-			return sibyl_err("wrap: %s: invalid definition file", o->defs.items[i]);
+			return -1;	/* wg_defs_load said why */
 	add_implied_gens(o, &gens);
 	rc = wg_plan_build(&gens, &o->gen_path, &j->plan);
 	sibyl_strlist_free(&gens);

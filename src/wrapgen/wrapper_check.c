@@ -1,10 +1,12 @@
 /* Recognising a sibyl wrapper library before it is preloaded. */
 #include "wrapgen/wrapper_check.h"
+#include "core/fs.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -40,18 +42,15 @@ static bool exports_mark(Elf *e)
 
 int wg_check_wrapper(const char *path, char *err, size_t errlen)
 {
-	/* O_NONBLOCK: a FIFO must not hang the check. */
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	const char *why = NULL;
 	struct stat st;
+	int fd = sibyl_open_regular(path, SIZE_MAX, &st, err, errlen);	/* a FIFO never hangs */
+	const char *why = NULL;
 	GElf_Ehdr eh;
 	Elf *e = NULL;
 
 	if (fd < 0)
-		return snprintf(err, errlen, "%s", strerror(errno)), -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-		why = "not a regular file";
-	else if (elf_version(EV_CURRENT) == EV_NONE ||
+		return -1;
+	if (elf_version(EV_CURRENT) == EV_NONE ||
 		 !(e = elf_begin(fd, ELF_C_READ, NULL)) || elf_kind(e) != ELF_K_ELF)
 		why = "not an ELF file";
 	else if (!gelf_getehdr(e, &eh) || eh.e_type != ET_DYN)

@@ -37,7 +37,7 @@ static void put(const char *path, const char *text)
 
 static char *get(const char *path)
 {
-	char *text = sibyl_read_file(path, NULL);
+	char *text = sibyl_read_file(path, 1 << 20, NULL, NULL, 0);
 
 	assert_non_null(text);
 	return text;
