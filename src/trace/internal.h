@@ -88,9 +88,9 @@ struct trace_thread_file {
 struct sibyl_trace {
 	struct trace_meta_doc meta;
 	struct proc_file *procs;
-	size_t nprocs;
+	size_t nprocs, procs_cap;
 	struct trace_thread_file *threads;
-	size_t nthreads;
+	size_t nthreads, threads_cap;
 	struct function_table functions;
 	uint64_t ncalls;
 };

@@ -23,6 +23,18 @@ static int file_err(char *err, size_t errlen, const char *dir, const char *name,
 	return trace_seterr(err, errlen, "%s/%s: %s", dir, name, why);
 }
 
+/* Room for one more item in *v (n items of size bytes, capacity *cap):
+ * doubling keeps a trace of many files linear to open. */
+static void *grow(void *v, size_t n, size_t *cap, size_t size)
+{
+	if (n < *cap)
+		return v;
+	*cap = *cap ? *cap * 2 : 16;
+	if (!(v = realloc(v, *cap * size)))
+		abort();
+	return v;
+}
+
 /* Strict unsigned decimal: digits only, no sign, fits 32 bits. */
 static int parse_u32(const char **s, uint32_t *out)
 {
@@ -128,28 +140,25 @@ static int load_proc(struct sibyl_trace *t, const char *dir, const char *name, u
 	}
 	if (r)
 		return file_err(err, errlen, dir, name, why);
-	t->procs = realloc(t->procs, (t->nprocs + 1) * sizeof(*t->procs));
+	t->procs = grow(t->procs, t->nprocs, &t->procs_cap, sizeof(*t->procs));
 	t->procs[t->nprocs++] = p;
 	return 0;
 }
 
-/* Count the records and note every function id used. */
-static int scan_events(struct sibyl_trace *t, struct trace_thread_file *th, char *why,
-		       size_t whylen)
+/* Count the records of a checked header (info, th->records) and note
+ * every function id used. */
+static int scan_events(struct sibyl_trace *t, struct trace_thread_file *th,
+		       struct sibyl_events_info info, char *why, size_t whylen)
 {
-	struct sibyl_events_info info;
-	struct events_cursor cur;
+	struct events_cursor cur = th->records;
 	struct sibyl_call_record call;
 	struct sibyl_counters_record cnt;
 
-	if (events_header_check(th->map, th->maplen, &info, &cur, why, whylen))
-		return -1;
 	if (info.pid != th->info.pid || info.gen != th->info.gen || info.tid != th->info.tid)
 		return trace_seterr(why, whylen, "header says pid %u gen %u tid %u", info.pid,
 				    info.gen, info.tid);
-	/* Iterate later over exactly what was validated, even if a live
-	 * runtime commits more records meanwhile. */
-	th->records = cur;
+	/* th->records keeps exactly what was validated, for iterating
+	 * later even if a live runtime commits more records meanwhile. */
 	while (events_next(&cur, &call, &cnt, &info)) {
 		if (info.calls == 1 || call.start_tsc < th->first_tsc)
 			th->first_tsc = call.start_tsc;
@@ -167,8 +176,8 @@ static int scan_events(struct sibyl_trace *t, struct trace_thread_file *th, char
 	return 0;
 }
 
-/* Map a whole .events file: a regular file only, never a FIFO or a
- * device.  -1 with why set. */
+/* Map a whole .events file (a regular file only: never a FIFO or a
+ * device); the fd stays open for committed_written().  -1, why set. */
 static int map_file(const char *path, const unsigned char **map, size_t *len, char *why,
 		    size_t whylen)
 {
@@ -189,8 +198,29 @@ static int map_file(const char *path, const unsigned char **map, size_t *len, ch
 		}
 		*map = m;
 	}
-	close(fd);
-	return 0;
+	return fd;
+}
+
+/* The runtime stores every record it commits into pages it provisioned,
+ * so the committed records hold no hole, except perhaps for the last one
+ * (reserved, then torn by a crash).  A sparse file claiming more would
+ * have the reader walk terabytes of zeros: refuse it. */
+static int committed_written(int fd, const struct trace_thread_file *th, char *why,
+			     size_t whylen)
+{
+	uint64_t n = th->records.n;
+	uint64_t need = (uint64_t)(th->records.rec - th->map) + (n - 1) * SIBYL_RECORD_SIZE;
+	off_t hole;
+
+	if (n < 2)
+		return 0;
+	hole = lseek(fd, 0, SEEK_HOLE);
+	if (hole < 0 || (uint64_t)hole >= need)
+		return 0;	/* no hole there, or no SEEK_HOLE on this file system */
+	return trace_seterr(why, whylen,
+			    "%llu records committed, but the file has a hole from byte %lld "
+			    "on: records never written (a sparse file)",
+			    (unsigned long long)n, (long long)hole);
 }
 
 static int load_events(struct sibyl_trace *t, const char *dir, const char *name,
@@ -198,21 +228,24 @@ static int load_events(struct sibyl_trace *t, const char *dir, const char *name,
 {
 	char *path = sibyl_path_join(dir, name), why[256];
 	struct trace_thread_file *th;
-	int r;
+	struct sibyl_events_info info;
+	int fd, r;
 
-	t->threads = realloc(t->threads, (t->nthreads + 1) * sizeof(*t->threads));
+	t->threads = grow(t->threads, t->nthreads, &t->threads_cap, sizeof(*t->threads));
 	th = &t->threads[t->nthreads++];
 	memset(th, 0, sizeof(*th));
 	th->info.pid = pid;
 	th->info.gen = gen;
 	th->info.tid = tid;
-	r = map_file(path, &th->map, &th->maplen, why, sizeof(why));
+	fd = map_file(path, &th->map, &th->maplen, why, sizeof(why));
 	free(path);
-	if (r)
+	if (fd < 0)
 		return file_err(err, errlen, dir, name, why);
-	if (scan_events(t, th, why, sizeof(why)))
-		return file_err(err, errlen, dir, name, why);
-	return 0;
+	r = events_header_check(th->map, th->maplen, &info, &th->records, why, sizeof(why)) ||
+	    committed_written(fd, th, why, sizeof(why)) ||
+	    scan_events(t, th, info, why, sizeof(why));
+	close(fd);
+	return r ? file_err(err, errlen, dir, name, why) : 0;
 }
 
 static int scan_dir(struct sibyl_trace *t, const char *dir, char *err, size_t errlen)
@@ -259,24 +292,41 @@ static int cmp_thread(const void *a, const void *b)
 	return x->info.tid < y->info.tid ? -1 : x->info.tid > y->info.tid;
 }
 
-/* Every thread gets a process; one without a .proc file gets a stub. */
+/* The process (pid, gen) among the n first of t->procs, sorted. */
+static struct proc_file *find_proc(const struct sibyl_trace *t, size_t n, uint32_t pid,
+				   uint32_t gen)
+{
+	struct proc_file key = { .info = { .pid = pid, .gen = gen } };
+
+	return n ? bsearch(&key, t->procs, n, sizeof(key), cmp_proc) : NULL;
+}
+
+/* Every thread gets a process; one without a .proc file gets a stub.  The
+ * stubs are added first and the processes sorted once, so that linking
+ * stays O(n log n) however many .proc files are missing. */
 static void link_threads(struct sibyl_trace *t)
 {
+	size_t known = t->nprocs;
+
+	for (size_t i = 0; i < t->nthreads; i++) {
+		const struct sibyl_trace_thread *th = &t->threads[i].info;
+		const struct sibyl_trace_thread *prev = i ? &t->threads[i - 1].info : NULL;
+
+		/* threads are sorted: a process's threads are adjacent */
+		if (prev && prev->pid == th->pid && prev->gen == th->gen)
+			continue;
+		if (find_proc(t, known, th->pid, th->gen))
+			continue;
+		t->procs = grow(t->procs, t->nprocs, &t->procs_cap, sizeof(*t->procs));
+		t->procs[t->nprocs++] = (struct proc_file){
+			.info = { .pid = th->pid, .gen = th->gen, .exe = strdup("") } };
+	}
+	if (t->nprocs > known)
+		qsort(t->procs, t->nprocs, sizeof(*t->procs), cmp_proc);
 	for (size_t i = 0; i < t->nthreads; i++) {
 		struct sibyl_trace_thread *th = &t->threads[i].info;
-		struct proc_file key = { .info = { .pid = th->pid, .gen = th->gen } };
-		struct proc_file *p = t->nprocs ? bsearch(&key, t->procs, t->nprocs,
-							  sizeof(key), cmp_proc) : NULL;
 
-		if (!p) {
-			key.info.exe = strdup("");
-			t->procs = realloc(t->procs, (t->nprocs + 1) * sizeof(*t->procs));
-			t->procs[t->nprocs++] = key;
-			qsort(t->procs, t->nprocs, sizeof(*t->procs), cmp_proc);
-			i = (size_t)-1;	/* indexes moved: relink from the start */
-			continue;
-		}
-		th->process = (size_t)(p - t->procs);
+		th->process = (size_t)(find_proc(t, t->nprocs, th->pid, th->gen) - t->procs);
 	}
 }
 
