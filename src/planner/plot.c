@@ -23,6 +23,41 @@ static const char *device_for(const char *path)
 	return NULL;
 }
 
+/*
+ * A label drawn from a profile file (its name, work metric, the winners of
+ * an envelope) is untrusted text: PLplot keeps text in fixed buffers (its
+ * SVG driver crashed on 1,500 characters) and reads '#' as the start of an
+ * escape sequence.  So a label is cut to LABEL_CHARS characters ("..."
+ * marks the cut), a '#' is doubled (PLplot's literal '#'), and control
+ * characters become spaces.  jansson gives valid UTF-8: a character is
+ * cut whole.
+ */
+#define LABEL_CHARS 60
+
+struct label {
+	char s[LABEL_CHARS * 4 + 8];	/* 4 bytes a character ('##' is 2) */
+};
+
+static const char *label(struct label *l, const char *text)
+{
+	size_t n = 0, chars = 0;
+
+	for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+		bool starts_char = (*p & 0xc0) != 0x80;
+
+		if ((starts_char && chars++ == LABEL_CHARS) || n + 4 + 4 > sizeof(l->s)) {
+			memcpy(l->s + n, "...", 3);
+			n += 3;
+			break;
+		}
+		if (*p == '#')
+			l->s[n++] = '#';
+		l->s[n++] = *p < 0x20 || *p == 0x7f ? ' ' : (char)*p;
+	}
+	l->s[n] = '\0';
+	return l->s;
+}
+
 /* Seconds, milliseconds or microseconds, whichever reads best. */
 static double time_unit(double ymax, const char **name)
 {
@@ -77,8 +112,9 @@ static void draw_pieces(const struct sibyl_profile *p, double scale)
 		draw_points(v, k, scale, 0);
 		/* Name the winner above the middle of its piece. */
 		double mid = (q->from + q->to) / 2;
+		struct label name;
 
-		plptex(mid, sibyl_profile_eval(p, mid) * scale, 1, 0, 0.5, q->name);
+		plptex(mid, sibyl_profile_eval(p, mid) * scale, 1, 0, 0.5, label(&name, q->name));
 		free(v);
 	}
 }
@@ -95,14 +131,16 @@ static void draw(const struct sibyl_profile *p)
 	if (!(xmax > xmin))
 		xmax = xmin + 1;
 	double scale = time_unit(ymax > 0 ? ymax : 1, &unit);
-	char ylabel[64], title[256];
+	char ylabel[64], title[sizeof(struct label) + 16];
+	struct label name, metric;
 
 	snprintf(ylabel, sizeof(ylabel), "time (%s)", unit);
-	snprintf(title, sizeof(title), "%s%s", p->name ? p->name : "profile",
+	snprintf(title, sizeof(title), "%s%s", label(&name, p->name ? p->name : "profile"),
 		 p->complete ? "" : " (partial)");
 	plcol0(15);
 	plenv(xmin, xmax, 0, (ymax > 0 ? ymax : 1) * scale * 1.05, 0, 0);
-	pllab(p->work_metric && *p->work_metric ? p->work_metric : "work metric", ylabel, title);
+	pllab(label(&metric, p->work_metric && *p->work_metric ? p->work_metric : "work metric"),
+	      ylabel, title);
 	plcol0(1);
 	draw_points(p->samples, p->nsamples, scale, 1);
 	plwidth(2);
