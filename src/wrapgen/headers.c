@@ -1,13 +1,16 @@
 #define _GNU_SOURCE
 #include "wrapgen/headers.h"
 #include "wrapgen/strbuf.h"
+#include "core/fs.h"
 #include "core/log.h"
 
 #include <clang-c/Index.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct collect {
@@ -252,6 +255,25 @@ static void sort_unique(struct wg_protos *p)
 	p->n = w;
 }
 
+/* A header given as a path must be a regular file: libclang would wait
+ * forever on a FIFO.  (A name such as stdio.h is found by the compiler.) */
+static int check_header_files(const struct wg_header_opts *o)
+{
+	for (size_t i = 0; i < o->headers->count; i++) {
+		const char *h = o->headers->items[i];
+		struct stat st;
+		char why[128];
+		int fd;
+
+		if (access(h, F_OK) != 0)
+			continue;
+		if ((fd = sibyl_open_regular(h, SIZE_MAX, &st, why, sizeof(why))) < 0)
+			return sibyl_err("wrap: %s: %s", h, why);
+		close(fd);
+	}
+	return 0;
+}
+
 int wg_parse_headers(const struct wg_header_opts *o, struct wg_protos *out)
 {
 	struct collect st = { .out = out };
@@ -264,6 +286,10 @@ int wg_parse_headers(const struct wg_header_opts *o, struct wg_protos *out)
 	enum CXErrorCode ec;
 
 	memset(out, 0, sizeof(*out));
+	if (check_header_files(o) < 0) {
+		rc = -1;
+		goto out;
+	}
 	ec = clang_parseTranslationUnit2(idx, file.Filename, argv, argc, &file, 1,
 					 CXTranslationUnit_SkipFunctionBodies, &tu);
 	if (ec != CXError_Success || !tu) {

@@ -74,5 +74,7 @@ for special in fifo zero huge; do
 done
 expect_refused "wrap of a FIFO library" "fifo: not a regular file" -- \
 	"$SIBYL" wrap "$WORK/fifo" -o "$WORK/w2.so"
+expect_refused "wrap --header FIFO" "fifo: not a regular file" -- \
+	"$SIBYL" wrap "$TARGETS_LIB/libsibyltest.so" --header "$WORK/fifo" -o "$WORK/w2.so"
 [ ! -e "$WORK/p.png" ] && [ ! -e "$WORK/e.json" ] && [ ! -e "$WORK/w.so" ] || fail "an output was written"
 echo "special-input checks passed"
