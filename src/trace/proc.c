@@ -70,7 +70,7 @@ int sibyl_trace_lost(const char *dir, uint64_t *threads, uint64_t *calls)
 		if (n <= 5 || strcmp(e->d_name + n - 5, ".proc"))
 			continue;
 		char *path = sibyl_path_join(dir, e->d_name);
-		char *buf = sibyl_read_file(path, &len);
+		char *buf = sibyl_read_file(path, TRACE_PROC_MAX, &len, NULL, 0);
 		struct proc_file p;
 
 		if (buf && proc_parse(buf, len, &p, why, sizeof(why)) == 0) {

@@ -1,7 +1,7 @@
 /*
  * libFuzzer target for the trace parsers that read untrusted bytes: the
- * first byte picks the parser (events file, meta.json, functions.tsv),
- * the rest is its input.  Built with clang-14 only (tests/fuzz/CMakeLists.txt).
+ * first byte picks the parser (events file, meta.json, functions.tsv
+ * followed, after a NUL byte, by work_metrics.tsv), the rest is its input.  Built with clang-14 only (tests/fuzz/CMakeLists.txt).
  */
 #include "trace/internal.h"
 
@@ -34,10 +34,20 @@ static void fuzz_functions(const uint8_t *data, size_t size)
 	struct function_table ft = { 0 };
 	char err[256];
 
-	if (functions_parse(&ft, (const char *)data, size, err, sizeof(err)) == 0)
+	const uint8_t *nul = memchr(data, 0, size);
+	size_t names = nul ? (size_t)(nul - data) : size;
+
+	if (functions_parse(&ft, (const char *)data, names, err, sizeof(err)) == 0) {
 		for (size_t i = 1; i < ft.count; i++)
 			if (ft.items[i - 1].id >= ft.items[i].id)
 				__builtin_trap();	/* sorted, no duplicates */
+		if (nul)
+			functions_parse_metrics(&ft, (const char *)nul + 1, size - names - 1, err,
+						sizeof(err));
+		for (size_t i = 0; i < ft.count; i++)
+			if (ft.items[i].work_metric && ft.items[i].work_metric_conflict)
+				__builtin_trap();	/* a conflict leaves no metric */
+	}
 	functions_free(&ft);
 }
 
