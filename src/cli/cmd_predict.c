@@ -14,7 +14,7 @@
 
 static const struct sibyl_command_help help = {
 	"predict", "TRACE --model FUNC=PROFILE.json... [--transfer DEVICE.json] [--best-of] "
-	"[--outside extrapolate|keep] [--actual TRACE2] [--json]",
+	"[--outside extrapolate|keep] [--actual TRACE2] [--plot FILE] [--json]",
 	"Predict the whole program's speedup if the calls of FUNC (a glob on traced function "
 	"names; repeat --model for several kernels) ran in the implementation PROFILE measures "
 	"(sibyl plan), each call's work read in the profile's work metric.  --transfer adds "
@@ -85,8 +85,13 @@ static int compare(const char *dir, const struct sibyl_predict_options *o,
 	return rc < 0 ? sibyl_err("predict: --actual %s: %s", dir, err) : 0;
 }
 
-static int run(const char *dir, const char *actual, const struct sibyl_predict_options *o,
-	       bool json)
+struct outputs {
+	const char *actual;	/* --actual TRACE2, or NULL */
+	const char *plot;	/* --plot FILE, or NULL */
+	bool force, json;
+};
+
+static int run(const char *dir, const struct outputs *w, const struct sibyl_predict_options *o)
 {
 	char err[1024];
 	struct sibyl_trace *t = sibyl_trace_open(dir, err, sizeof(err));
@@ -99,12 +104,16 @@ static int run(const char *dir, const char *actual, const struct sibyl_predict_o
 		sibyl_trace_close(t);
 		return sibyl_err("predict: %s", err), 1;
 	}
-	if (actual && compare(actual, o, &p) < 0) {
+	if (w->actual && compare(w->actual, o, &p) < 0)
+		rc = 1;
+	else if (w->plot && sibyl_prediction_plot(t, o, &p, w->plot, w->force, err, sizeof(err)) < 0)
+		rc = 1, sibyl_err("predict: %s", err);
+	if (rc) {
 		sibyl_prediction_free(&p);
 		sibyl_trace_close(t);
 		return 1;
 	}
-	if (json)
+	if (w->json)
 		rc = sibyl_prediction_print_json(stdout, t, &p);
 	else
 		sibyl_prediction_print_text(stdout, t, &p);
@@ -118,8 +127,9 @@ static int run(const char *dir, const char *actual, const struct sibyl_predict_o
 int cmd_predict(int argc, char **argv)
 {
 	struct sibyl_strlist specs = { 0 };
-	const char *transfer = NULL, *outside = "extrapolate", *actual = NULL;
-	bool json = false, best_of = false, other_machine = false, no_one_time = false;
+	const char *transfer = NULL, *outside = "extrapolate";
+	struct outputs w = { 0 };
+	bool best_of = false, other_machine = false, no_one_time = false;
 	struct sibyl_option opts[] = {
 		{ "model", 'm', SIBYL_OPT_LIST, &specs, "FUNC=PROFILE", "predict FUNC's calls with this profile (repeatable; FUNC is a glob)" },
 		{ "transfer", 0, SIBYL_OPT_STRING, &transfer, "DEVICE.json", "add host<->device transfers from this device profile" },
@@ -127,8 +137,10 @@ int cmd_predict(int argc, char **argv)
 		{ "outside", 0, SIBYL_OPT_STRING, &outside, "RULE", "calls outside a profile's points: extrapolate (default) or keep" },
 		{ "no-one-time", 0, SIBYL_OPT_FLAG, &no_one_time, NULL, "leave the accelerated path's one-time costs out" },
 		{ "other-machine", 0, SIBYL_OPT_FLAG, &other_machine, NULL, "accept profiles measured on another host (a what-if)" },
-		{ "actual", 0, SIBYL_OPT_STRING, &actual, "TRACE2", "compare with this trace of the accelerated run" },
-		{ "json", 0, SIBYL_OPT_FLAG, &json, NULL, "print one JSON object" },
+		{ "actual", 0, SIBYL_OPT_STRING, &w.actual, "TRACE2", "compare with this trace of the accelerated run" },
+		{ "plot", 0, SIBYL_OPT_STRING, &w.plot, "FILE", "plot each call's measured and predicted time (.png or .svg)" },
+		{ "force", 'f', SIBYL_OPT_FLAG, &w.force, NULL, "replace an existing plot" },
+		{ "json", 0, SIBYL_OPT_FLAG, &w.json, NULL, "print one JSON object" },
 		SIBYL_OPT_END,
 	};
 	struct sibyl_predict_options o = { .best_of = false };
@@ -154,7 +166,7 @@ int cmd_predict(int argc, char **argv)
 		o.best_of = best_of;
 		o.other_machine = other_machine;
 		o.no_one_time = no_one_time;
-		r = run(argv[1], actual, &o, json);
+		r = run(argv[1], &w, &o);
 	}
 	unload(&l);
 	sibyl_strlist_free(&specs);

@@ -4,6 +4,8 @@
 
 #include "predict/predict.h"
 
+struct sibyl_profile;
+
 /* One call of a modelled function. */
 struct predict_call {
 	uint64_t start_ns, end_ns;
@@ -27,9 +29,18 @@ int predict_collect(const struct sibyl_trace *t, const struct sibyl_predict_opti
 		    struct sibyl_prediction *out, struct predict_calls *calls,
 		    char *err, size_t errlen);
 
+/* predict.c: one call's time on the accelerator: compute and transfer
+ * (both NAN when the outside rule keeps it on the original), and whether
+ * its work lies below or above the profile's points. */
+struct predict_time {
+	double compute, transfer;
+	bool below, above;
+};
+struct predict_time predict_call_time(const struct sibyl_predict_options *o,
+				      const struct sibyl_profile *p, const struct predict_call *c);
+
 /* interval.c: 95% prediction intervals from the profiles' segment fits. */
 struct predict_fits;
-struct sibyl_profile;
 struct predict_fits *predict_fits_new(const struct sibyl_profile *p);
 void predict_fits_free(struct predict_fits *f);
 /* One accelerated call of `kernel`, predicted `predicted` s at work w. */

@@ -27,23 +27,21 @@ static double transfer_s(const struct sibyl_predict_options *o, const struct pre
 	return (in > 0 ? in : 0) + (out > 0 ? out : 0);
 }
 
-/* The accelerated call's compute time; NAN when the rule keeps the call.
- * A profile extended below its first point can go negative: time is
- * never less than zero. */
-static double compute_s(const struct sibyl_predict_options *o, const struct sibyl_profile *p,
-			struct sibyl_kernel_prediction *k, const struct predict_call *c)
+struct predict_time predict_call_time(const struct sibyl_predict_options *o,
+				      const struct sibyl_profile *p, const struct predict_call *c)
 {
 	double lo = p->points[0].x, hi = p->points[p->npoints - 1].x;
-	bool outside = c->work < lo || c->work > hi;
+	struct predict_time r = { .below = c->work < lo, .above = c->work > hi };
 
-	if (outside) {
-		k->below += c->work < lo;
-		k->above += c->work > hi;
-		k->outside_measured_s += c->seconds;
-		if (o->outside == SIBYL_OUTSIDE_KEEP)
-			return NAN;
+	if ((r.below || r.above) && o->outside == SIBYL_OUTSIDE_KEEP) {
+		r.compute = r.transfer = NAN;
+		return r;
 	}
-	return fmax(0, sibyl_profile_eval(p, c->work));
+	/* A profile extended below its first point can go negative: time
+	 * is never less than zero. */
+	r.compute = fmax(0, sibyl_profile_eval(p, c->work));
+	r.transfer = transfer_s(o, c);
+	return r;
 }
 
 struct choice {
@@ -111,7 +109,14 @@ static void predict_kernel(const struct sibyl_predict_options *o, struct sibyl_p
 		k->measured_s += c->seconds;
 		k->work_min = fmin(k->work_min, c->work);
 		k->work_max = fmax(k->work_max, c->work);
-		double comp = compute_s(o, p, k, c), xfer = isnan(comp) ? 0 : transfer_s(o, c);
+		struct predict_time pt = predict_call_time(o, p, c);
+		double comp = pt.compute, xfer = isnan(comp) ? 0 : pt.transfer;
+
+		if (pt.below || pt.above) {
+			k->below += pt.below;
+			k->above += pt.above;
+			k->outside_measured_s += c->seconds;
+		}
 
 		ch[n++] = (struct choice){ c->work, c->seconds, isnan(comp) ? NAN : comp + xfer };
 		if (isnan(comp) || (o->best_of && comp + xfer >= c->seconds)) {

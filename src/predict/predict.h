@@ -139,6 +139,12 @@ int sibyl_predict_compare(const struct sibyl_trace *accelerated,
 			  const struct sibyl_predict_options *o, struct sibyl_prediction *p,
 			  char *err, size_t errlen);
 
+/* predict --plot: each call's measured and predicted times against its
+ * work over the profiles' curves, PNG or SVG; 0, or -1 with one line. */
+int sibyl_prediction_plot(const struct sibyl_trace *t, const struct sibyl_predict_options *o,
+			  const struct sibyl_prediction *p, const char *path, bool force,
+			  char *err, size_t errlen);
+
 /* The table `sibyl predict` prints, and its --json object. */
 void sibyl_prediction_print_text(FILE *out, const struct sibyl_trace *t,
 				 const struct sibyl_prediction *p);

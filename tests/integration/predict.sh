@@ -37,6 +37,19 @@ check() {	# check NAME FUNCS PROFILE [predict options] -- [checker flags]
 		fail "$name: prediction differs from the independent computation"
 	echo "ok: $name"
 }
+# Bad input: one line each, exit 1, nothing on stdout.
+bad() {	# bad NAME EXPECTED-SUBSTRING predict-args...
+	local name=$1 want=$2
+	shift 2
+	if "$SIBYL" predict "$@" >"$WORK/bad.out" 2>"$WORK/bad.err"; then
+		fail "$name: accepted"
+	fi
+	[ "$(wc -l <"$WORK/bad.err")" = 1 ] || { cat "$WORK/bad.err"; fail "$name: not one line"; }
+	grep -q -- "$want" "$WORK/bad.err" || { cat "$WORK/bad.err"; fail "$name: message"; }
+	[ ! -s "$WORK/bad.out" ] || fail "$name: printed a partial result"
+	echo "ok: $name: $(cat "$WORK/bad.err")"
+}
+
 check fortran dgemm_ "$WORK/acc.json"
 check both 'cblas_dgemm,dgemm_' "$WORK/acc.json"
 check best-of 'cblas_dgemm,dgemm_' "$WORK/acc.json" --best-of -- --best-of
@@ -65,6 +78,17 @@ PY
 check interval 'cblas_dgemm,dgemm_' "$WORK/fitted.json"
 "$SIBYL" predict "$WORK/tr" --model "dgemm_=$WORK/fitted.json" | grep -q "uncertainty dominated by dgemm_ calls with work" ||
 	fail "the dominant calls are not named"
+
+# --plot: a PNG and an SVG of every call over the profile; outputs follow
+# the --force rule, and the extension picks the format.
+"$SIBYL" predict "$WORK/tr" --model "*dgemm*=$WORK/fitted.json" --plot "$WORK/p.png" >/dev/null
+[ "$(head -c 4 "$WORK/p.png" | od -An -c | tr -d ' ')" = "211PNG" ] || fail "--plot: not a PNG"
+"$SIBYL" predict "$WORK/tr" --model "*dgemm*=$WORK/fitted.json" --plot "$WORK/p.svg" >/dev/null
+grep -q "<svg" "$WORK/p.svg" || fail "--plot: not an SVG"
+bad "plot over an existing file" "exists" "$WORK/tr" --model "dgemm_=$WORK/acc.json" --plot "$WORK/p.png"
+"$SIBYL" predict "$WORK/tr" --model "dgemm_=$WORK/acc.json" --plot "$WORK/p.png" --force >/dev/null ||
+	fail "--plot --force"
+bad "plot of another format" "must end in .png or .svg" "$WORK/tr" --model "dgemm_=$WORK/acc.json" --plot "$WORK/p.txt"
 
 # Nesting: cblas_dgemm calls dgemm_; a glob selecting both counts each
 # product once.
@@ -103,18 +127,6 @@ assert abs(k['crossover_predicted_s'] - best[0]) < 1e-12, (k['crossover_predicte
 print('ok: crossover at', want)
 PY
 
-# Bad input: one line each, exit 1, nothing on stdout.
-bad() {	# bad NAME EXPECTED-SUBSTRING predict-args...
-	local name=$1 want=$2
-	shift 2
-	if "$SIBYL" predict "$@" >"$WORK/bad.out" 2>"$WORK/bad.err"; then
-		fail "$name: accepted"
-	fi
-	[ "$(wc -l <"$WORK/bad.err")" = 1 ] || { cat "$WORK/bad.err"; fail "$name: not one line"; }
-	grep -q -- "$want" "$WORK/bad.err" || { cat "$WORK/bad.err"; fail "$name: message"; }
-	[ ! -s "$WORK/bad.out" ] || fail "$name: printed a partial result"
-	echo "ok: $name: $(cat "$WORK/bad.err")"
-}
 sed "s/\"$metric\"/\"matrix dimension n\"/" "$WORK/acc.json" >"$WORK/other.json"
 bad "metric mismatch" "measured in 'matrix dimension n'" "$WORK/tr" --model "dgemm_=$WORK/other.json"
 bad "unknown function" "no call of a function matching 'dgem_'" "$WORK/tr" --model "dgem_=$WORK/acc.json"
