@@ -36,6 +36,16 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (!strcmp(argv[1], "help") && argc > 2) {
+		/* `sibyl help CMD` is `sibyl CMD --help`. */
+		char *help_argv[] = { argv[2], "--help", NULL };
+
+		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+			if (!strcmp(argv[2], commands[i].name))
+				return commands[i].run(2, help_argv);
+		sibyl_err("'%s' is not a sibyl command (see 'sibyl --help')", argv[2]);
+		return 2;
+	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
 		return 0;

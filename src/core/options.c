@@ -74,6 +74,7 @@ void sibyl_options_usage(const struct sibyl_command_help *cmd,
 		printf("  %-28s %s\n", left, o->help);
 	}
 	printf("  %-28s %s\n", "-h, --help", "show this help and exit");
+	printf("  %-28s %s\n", "--version", "show sibyl's version and exit");
 }
 
 static int store(const struct sibyl_command_help *cmd, const struct sibyl_option *o,
@@ -110,12 +111,42 @@ static int store(const struct sibyl_command_help *cmd, const struct sibyl_option
 	return -1;
 }
 
+/* getopt_long's code for --version: neither an operand (1), a short
+ * option (a letter) nor one of the table's (256 + index). */
+#define VERSION_CODE 2
+
+/*
+ * getopt_long takes any unique prefix of a long option ("--func" for
+ * "--functions"); a prefix that means one option today means another
+ * when an option is added, so only whole names are accepted.  The token
+ * getopt just read is the last argv entry it passed, or the one before
+ * when the option's argument came as its own word.
+ */
+static bool abbreviated(const struct sibyl_command_help *cmd, const struct option *o, int argc,
+			char **argv)
+{
+	int at = optind - 1;
+
+	if (optarg && at >= 1 && at < argc && optarg == argv[at] && at >= 2)
+		at--;
+	if (at < 1 || at >= argc || strncmp(argv[at], "--", 2))
+		return false;
+	const char *name = argv[at] + 2;
+	size_t len = strcspn(name, "=");
+
+	if (len == strlen(o->name) && !strncmp(name, o->name, len))
+		return false;
+	sibyl_err("%s: unknown option '--%.*s' (did you mean --%s?)", cmd->name, (int)len, name,
+		  o->name);
+	return true;
+}
+
 int sibyl_options_parse(const struct sibyl_command_help *cmd,
 			const struct sibyl_option *opts, int argc, char **argv,
 			bool stop_at_operand, int *noperands)
 {
 	size_t n = count_options(opts);
-	struct option *longs = calloc(n + 2, sizeof(*longs));
+	struct option *longs = calloc(n + 3, sizeof(*longs));
 	char shorts[2 * 64 + 4] = "";
 	size_t s = 0;
 	int ret = 0;
@@ -136,6 +167,7 @@ int sibyl_options_parse(const struct sibyl_command_help *cmd,
 		}
 	}
 	longs[n] = (struct option){ "help", no_argument, NULL, 'h' };
+	longs[n + 1] = (struct option){ "version", no_argument, NULL, VERSION_CODE };
 	shorts[s++] = 'h';
 	shorts[s] = '\0';
 
@@ -146,10 +178,19 @@ int sibyl_options_parse(const struct sibyl_command_help *cmd,
 	optind = 1;
 	opterr = 0;
 	for (;;) {
-		int c = getopt_long(argc, argv, shorts, longs, NULL);
+		int index = -1, c = getopt_long(argc, argv, shorts, longs, &index);
 
 		if (c == -1)
 			break;
+		if (index >= 0 && abbreviated(cmd, &longs[index], argc, argv)) {
+			ret = -1;
+			goto out;
+		}
+		if (c == VERSION_CODE) {
+			printf("sibyl %s\n", SIBYL_VERSION);
+			ret = 1;
+			goto out;
+		}
 		if (c == 1) {
 			argv[operands++] = optarg;
 			continue;

@@ -75,12 +75,41 @@ static void rejects_bad_input(void **state)
 	assert_int_equal(sibyl_options_parse(&help, opts, 2, missing, false, &operands), -1);
 }
 
+/* A prefix of a long option is an error, not a guess; --version stops
+ * parsing like --help. */
+static void whole_names_only(void **state)
+{
+	(void)state;
+	struct sibyl_strlist fns = { 0 };
+	const char *out = NULL;
+	struct sibyl_option opts[] = {
+		{ "functions", 0, SIBYL_OPT_CSV, &fns, "F", "functions" },
+		{ "output", 'o', SIBYL_OPT_STRING, &out, "FILE", "output" },
+		SIBYL_OPT_END,
+	};
+	char *prefix[] = { "t", "--func", "x", NULL };
+	char *prefix_eq[] = { "t", "--out=y", NULL };
+	char *whole[] = { "t", "--output", "z", "--functions=a,b", NULL };
+	char *version[] = { "t", "--version", NULL };
+	int operands;
+
+	assert_int_equal(sibyl_options_parse(&help, opts, 3, prefix, false, &operands), -1);
+	assert_int_equal(fns.count, 0);
+	assert_int_equal(sibyl_options_parse(&help, opts, 2, prefix_eq, false, &operands), -1);
+	assert_int_equal(sibyl_options_parse(&help, opts, 4, whole, false, &operands), 0);
+	assert_string_equal(out, "z");
+	assert_int_equal(fns.count, 2);
+	assert_int_equal(sibyl_options_parse(&help, opts, 2, version, false, &operands), 1);
+	sibyl_strlist_free(&fns);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(mixes_options_and_operands),
 		cmocka_unit_test(stops_at_command),
 		cmocka_unit_test(rejects_bad_input),
+		cmocka_unit_test(whole_names_only),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
