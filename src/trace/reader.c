@@ -248,6 +248,21 @@ static int load_events(struct sibyl_trace *t, const char *dir, const char *name,
 	return r ? file_err(err, errlen, dir, name, why) : 0;
 }
 
+/*
+ * A writer killed between creating a file and writing its header (the
+ * program in direct mode, `sibyl trace`'s drainer, a process image
+ * starting) leaves it empty.  It holds no record, so nothing is lost by
+ * passing over it, and refusing the whole trace for it would lose
+ * everything else.
+ */
+static bool empty_file(DIR *d, const char *name)
+{
+	struct stat st;
+
+	return fstatat(dirfd(d), name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+	       st.st_size == 0;
+}
+
 static int scan_dir(struct sibyl_trace *t, const char *dir, char *err, size_t errlen)
 {
 	DIR *d = opendir(dir);
@@ -258,8 +273,11 @@ static int scan_dir(struct sibyl_trace *t, const char *dir, char *err, size_t er
 		return trace_seterr(err, errlen, "%s: %s", dir, strerror(errno));
 	while (!r && (e = readdir(d))) {
 		uint32_t pid, gen, tid;
+		int kind = classify(e->d_name, &pid, &gen, &tid);
 
-		switch (classify(e->d_name, &pid, &gen, &tid)) {
+		if (kind && empty_file(d, e->d_name))
+			continue;
+		switch (kind) {
 		case 'p':
 			r = load_proc(t, dir, e->d_name, pid, gen, err, errlen);
 			break;

@@ -71,4 +71,10 @@ case "$ring_dir" in /dev/shm/sibyl-*) rm -rf "$ring_dir" ;; esac
 "$SIBYL" report --json "$WORK/killed" >"$WORK/killed.json" || fail "killed tracer: report"
 expect_eq "killed tracer: complete" False "$(json 'j["complete"]' "$WORK/killed.json")"
 "$SIBYL" report "$WORK/killed" | grep -q "incomplete" || fail "killed tracer: report does not say incomplete"
+# A writer killed between creating a file and writing its header leaves
+# it empty: it holds no record, and the rest of the trace still reads.
+: >"$WORK/ok/4194303.0-4194303.events"
+: >"$WORK/ok/4194303.0.proc"
+"$SIBYL" report --json "$WORK/ok" >"$WORK/ok2.json" || fail "an empty .events file made the trace unreadable"
+expect_eq "empty files: calls" "$(json 'j["calls"]' "$WORK/ok.json")" "$(json 'j["calls"]' "$WORK/ok2.json")"
 echo "ok: incomplete"
