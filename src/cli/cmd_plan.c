@@ -1,5 +1,6 @@
 /* sibyl plan: adaptive performance profiles of an implementation (docs/plan.md). */
 #include "cli/commands.h"
+#include "core/clock.h"
 #include "core/fs.h"
 #include "core/log.h"
 #include "core/options.h"
@@ -189,7 +190,7 @@ static int make_request(const struct plan_opts *o, const struct sibyl_adapter *a
 	p->max_samples = (size_t)o->max_samples;
 	p->max_seconds = o->max_seconds;
 	/* Four ticks of the clock: finer differences are not measurable. */
-	p->time_floor = 4 * sibyl_plan_resolution();
+	p->time_floor = 4 * sibyl_seconds_resolution();
 	if (sibyl_plan_check(p, err, sizeof(err)))
 		return sibyl_err("plan: %s", err);
 	if (o->threads < 1 || o->threads > 4096)
@@ -200,7 +201,7 @@ static int make_request(const struct plan_opts *o, const struct sibyl_adapter *a
 	rq->config.seed = p->seed;
 	rq->config.device = o->device;
 	rq->config.platform = o->platform;
-	rq->config.now = sibyl_plan_now;
+	rq->config.now = sibyl_seconds;
 	if (o->repeat < 1 || o->repeat > 1000)
 		return sibyl_err("plan: --repeat: %ld is not between 1 and 1000", o->repeat);
 	if (o->rounds < 1 || o->rounds > 100)

@@ -1,6 +1,7 @@
 #include "core/clock.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -65,4 +66,42 @@ int sibyl_tsc_invariant(void)
 	}
 	fclose(f);
 	return constant && nonstop;
+}
+
+static struct sibyl_clock_cal seconds_cal;
+
+void sibyl_seconds_init(void)
+{
+	uint64_t tsc, ns;
+
+	if (seconds_cal.tsc_per_ns > 0)
+		return;
+	sibyl_clock_pair(&tsc, &ns);
+	sibyl_clock_calibrate(&seconds_cal, tsc, ns, 20 * 1000 * 1000);
+}
+
+double sibyl_seconds(void)
+{
+	return sibyl_tsc_delta_ns(&seconds_cal, sibyl_tsc() - seconds_cal.ref_tsc) * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+double sibyl_seconds_resolution(void)
+{
+	double d[1001];
+
+	sibyl_seconds_init();
+	d[0] = sibyl_seconds();
+	for (int i = 1; i < 1001; i++)
+		d[i] = sibyl_seconds();
+	for (int i = 0; i < 1000; i++)
+		d[i] = d[i + 1] - d[i];
+	qsort(d, 1000, sizeof(*d), cmp_double);
+	return d[500];
 }

@@ -40,4 +40,15 @@ static inline double sibyl_tsc_delta_ns(const struct sibyl_clock_cal *cal, uint6
 	return (double)d / cal->tsc_per_ns;
 }
 
+/*
+ * Seconds from the TSC, calibrated once per process against
+ * CLOCK_MONOTONIC (20 ms, on the first call of sibyl_seconds_init): the
+ * clock the planner and its adapters time runs with.
+ */
+void sibyl_seconds_init(void);
+double sibyl_seconds(void);
+/* The median step between two back-to-back reads of it (seconds): below
+ * that, run times cannot be told apart. */
+double sibyl_seconds_resolution(void);
+
 #endif

@@ -1,6 +1,7 @@
 /* The speed guard's reference loop and its calm test (speed_guard.h). */
 #define _GNU_SOURCE
 #include "planner/speed_guard.h"
+#include "core/clock.h"
 #include "planner/worker.h"
 
 #include <math.h>
@@ -35,7 +36,7 @@ static vec4 acc[LANES], x[LANES];
 
 static double __attribute__((noinline)) ALIGN_LOOPS reference_once(void)
 {
-	double start = sibyl_plan_now();
+	double start = sibyl_seconds();
 
 	for (int k = 0; k < PASSES; k++) {
 		vec4 w = { 1e-7f * (float)k, 1e-7f * (float)k, 1e-7f * (float)k, 1e-7f * (float)k };
@@ -44,7 +45,7 @@ static double __attribute__((noinline)) ALIGN_LOOPS reference_once(void)
 			acc[c] += w * x[c];
 		__asm__ volatile("" : : : "memory");   /* keep every pass */
 	}
-	return sibyl_plan_now() - start;
+	return sibyl_seconds() - start;
 }
 
 /* The fastest of three back-to-back runs: an interrupt is not a phase. */
@@ -67,7 +68,7 @@ static double reference(struct sibyl_speed_guard *g)
 
 void sibyl_speed_guard_calibrate(struct sibyl_speed_guard *g, double seconds)
 {
-	double end = sibyl_plan_now() + seconds;
+	double end = sibyl_seconds() + seconds;
 
 	for (int c = 0; c < LANES; c++)
 		x[c] = (vec4){ 0.5f, 0.25f, 0.125f, 0.0625f };
@@ -75,7 +76,7 @@ void sibyl_speed_guard_calibrate(struct sibyl_speed_guard *g, double seconds)
 		g->tolerance = 1 + SIBYL_GUARD_TOLERANCE;
 	do
 		reference(g);
-	while (sibyl_plan_now() < end);
+	while (sibyl_seconds() < end);
 	g->since_calm = 0;   /* calibration is not a give-up's evidence */
 	g->give_ups = 0;
 }
@@ -104,7 +105,7 @@ bool sibyl_speed_guard_wait(struct sibyl_speed_guard *g, double deadline)
 	for (;;) {
 		if (sibyl_speed_guard_calm(g))
 			return true;
-		if (sibyl_plan_now() >= deadline)
+		if (sibyl_seconds() >= deadline)
 			return false;
 	}
 }

@@ -67,7 +67,7 @@ void sibyl_speed_guard_calibrate(struct sibyl_speed_guard *g, double seconds);
  * tolerance of its best.  A faster reference lowers the best. */
 bool sibyl_speed_guard_calm(struct sibyl_speed_guard *g);
 /* Time the reference until it is calm or the clock passes deadline
- * (sibyl_plan_now() seconds); true when calm. */
+ * (sibyl_seconds() seconds); true when calm. */
 bool sibyl_speed_guard_wait(struct sibyl_speed_guard *g, double deadline);
 /* A sample spent its budget without the machine coming back to its best;
  * the SIBYL_GUARD_GIVE_UPS-th in a row raises the best (above). */

@@ -21,46 +21,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static struct sibyl_clock_cal cal;
-
-void sibyl_plan_clock_init(void)
-{
-	uint64_t tsc, ns;
-
-	if (cal.tsc_per_ns > 0)
-		return;
-	sibyl_clock_pair(&tsc, &ns);
-	sibyl_clock_calibrate(&cal, tsc, ns, 20 * 1000 * 1000);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The median step between back-to-back reads: what timing the shortest
- * run costs, and below which run times cannot be told apart. */
-double sibyl_plan_resolution(void)
-{
-	double d[1001];
-
-	sibyl_plan_clock_init();
-	d[0] = sibyl_plan_now();
-	for (int i = 1; i < 1001; i++)
-		d[i] = sibyl_plan_now();
-	for (int i = 0; i < 1000; i++)
-		d[i] = d[i + 1] - d[i];
-	qsort(d, 1000, sizeof(*d), cmp_double);
-	return d[500];
-}
-
-double sibyl_plan_now(void)
-{
-	return sibyl_tsc_delta_ns(&cal, sibyl_tsc() - cal.ref_tsc) * 1e-9;
-}
-
 struct reply {
 	int32_t status;            /* 0, or -1 with msg */
 	uint32_t dropped;          /* runs dropped in slow phases */
@@ -213,7 +173,7 @@ static void measure_round(const struct sibyl_worker *w, void *state,
 			  double *wait_left, struct reply *r)
 {
 	struct runs k = { 0 };
-	double begin = sibyl_plan_now();
+	double begin = sibyl_seconds();
 	bool calm = false;          /* the last reference ran at the best speed */
 
 	while (need_more(sp, repeat, &k)) {
@@ -225,7 +185,7 @@ static void measure_round(const struct sibyl_worker *w, void *state,
 			calm = sibyl_speed_guard_wait(g, deadline);
 		if (watch)
 			sibyl_speed_guard_inside_start(g);
-		double start = sibyl_plan_now();
+		double start = sibyl_seconds();
 
 		do {
 			struct reply one = { 0 };
@@ -237,14 +197,14 @@ static void measure_round(const struct sibyl_worker *w, void *state,
 			}
 			times[k.n++] = one.seconds;
 			k.total += one.seconds;
-			k.busy = before.busy + sibyl_plan_now() - start;
-		} while (need_more(sp, repeat, &k) && sibyl_plan_now() - start < GROUP_SECONDS);
+			k.busy = before.busy + sibyl_seconds() - start;
+		} while (need_more(sp, repeat, &k) && sibyl_seconds() - start < GROUP_SECONDS);
 		if (!watch)
 			continue;
 		bool calm_before = calm, inside_calm = sibyl_speed_guard_inside_stop(g);
 
 		calm = calm && inside_calm && sibyl_speed_guard_calm(g);
-		if (!calm && sibyl_plan_now() < deadline) {
+		if (!calm && sibyl_seconds() < deadline) {
 			r->dropped += (uint32_t)(k.n - before.n);
 			if (calm_before && !inside_calm)
 				r->dropped_inside += (uint32_t)(k.n - before.n);
@@ -255,7 +215,7 @@ static void measure_round(const struct sibyl_worker *w, void *state,
 		if (r->unguarded)
 			sibyl_speed_guard_give_up(g);
 	}
-	*wait_left = fmax(0, *wait_left - (sibyl_plan_now() - begin - k.busy));
+	*wait_left = fmax(0, *wait_left - (sibyl_seconds() - begin - k.busy));
 	r->seconds = interquartile_mean(times, k.n);
 }
 
@@ -353,7 +313,7 @@ static void __attribute__((noreturn)) worker_main(const struct sibyl_worker *w,
 	double *times = malloc(SIBYL_MAX_RUNS * sizeof(*times));
 
 	pin(cfg->threads ? cfg->threads : 1);
-	double init_start = sibyl_plan_now();
+	double init_start = sibyl_seconds();
 
 	if (!times) {
 		r.status = -1;
@@ -363,7 +323,7 @@ static void __attribute__((noreturn)) worker_main(const struct sibyl_worker *w,
 		if (!r.msg[0])
 			snprintf(r.msg, sizeof(r.msg), "init failed");
 	}
-	r.init_seconds = sibyl_plan_now() - init_start;
+	r.init_seconds = sibyl_seconds() - init_start;
 	if (sp->guard_wait > 0 && r.status == 0) {
 		guard.tolerance = 1 + sp->guard_tolerance;
 		sibyl_speed_guard_calibrate(&guard, GUARD_CALIBRATION_SECONDS);
@@ -496,7 +456,7 @@ struct sibyl_worker *sibyl_worker_start(const struct sibyl_adapter *a,
 	struct sibyl_worker *w = calloc(1, sizeof(*w));
 	struct reply r = { 0 };
 
-	sibyl_plan_clock_init();
+	sibyl_seconds_init();
 	if (wake[0] < 0 && pipe2(wake, O_CLOEXEC | O_NONBLOCK))
 		wake[0] = wake[1] = -1;   /* poll ignores fd -1: EINTR still wakes most waits */
 	if (pipe(req) || pipe(rep)) {

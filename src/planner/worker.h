@@ -20,12 +20,6 @@
 
 struct sibyl_worker;
 
-/* Seconds from the TSC, calibrated once per process (the adapters' clock). */
-double sibyl_plan_now(void);
-void sibyl_plan_clock_init(void);
-/* The median step between two back-to-back reads of that clock (seconds). */
-double sibyl_plan_resolution(void);
-
 /* How one sample is measured.  It is `rounds` rounds, 2 ms apart, and
  * the fastest round's estimate.  A round is at least repeat / rounds
  * runs (rounded up), each with its own setup and teardown, and more while

@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "core/clock.h"
 #include "planner/speed_guard.h"
 #include "planner/worker.h"
 
@@ -14,7 +15,7 @@ static void test_calibrate_learns_a_best(void **state)
 	struct sibyl_speed_guard g = { 0 };
 
 	(void)state;
-	sibyl_plan_clock_init();
+	sibyl_seconds_init();
 	sibyl_speed_guard_calibrate(&g, 0.01);
 	assert_true(g.best > 0 && g.best < 0.1);
 	assert_true(g.tolerance > 1);
@@ -29,14 +30,14 @@ static void test_slow_until_deadline(void **state)
 	double start;
 
 	(void)state;
-	sibyl_plan_clock_init();
+	sibyl_seconds_init();
 	sibyl_speed_guard_calibrate(&g, 0.001);
 	g.best = 1e-15;
 	assert_false(sibyl_speed_guard_calm(&g));
 	assert_true(g.best == 1e-15);   /* a slower reference leaves the best */
-	start = sibyl_plan_now();
+	start = sibyl_seconds();
 	assert_false(sibyl_speed_guard_wait(&g, start + 0.02));
-	assert_true(sibyl_plan_now() >= start + 0.02);
+	assert_true(sibyl_seconds() >= start + 0.02);
 }
 
 /* A best any reference beats: calm at once, and the best moves down to
@@ -46,10 +47,10 @@ static void test_faster_reference_lowers_the_best(void **state)
 	struct sibyl_speed_guard g = { 0 };
 
 	(void)state;
-	sibyl_plan_clock_init();
+	sibyl_seconds_init();
 	sibyl_speed_guard_calibrate(&g, 0.001);
 	g.best = 1e3;
-	assert_true(sibyl_speed_guard_wait(&g, sibyl_plan_now() + 10));
+	assert_true(sibyl_speed_guard_wait(&g, sibyl_seconds() + 10));
 	assert_true(g.best == g.last && g.best < 1e3);
 }
 
@@ -61,12 +62,12 @@ static void test_best_recovers_after_give_ups(void **state)
 	struct sibyl_speed_guard g = { 0 };
 
 	(void)state;
-	sibyl_plan_clock_init();
+	sibyl_seconds_init();
 	sibyl_speed_guard_calibrate(&g, 0.001);
 	g.best = 1e-15;
 	assert_true(g.since_calm == 0);   /* only references after calibration count */
 	for (int k = 1; k <= SIBYL_GUARD_GIVE_UPS; k++) {
-		assert_false(sibyl_speed_guard_wait(&g, sibyl_plan_now() + 0.002));
+		assert_false(sibyl_speed_guard_wait(&g, sibyl_seconds() + 0.002));
 		double seen = g.since_calm;
 
 		sibyl_speed_guard_give_up(&g);
@@ -82,7 +83,7 @@ static void test_best_recovers_after_give_ups(void **state)
 	 * tolerance covers a slow phase that starts right after it (this VM's
 	 * phases run 1.3-2.3 times slower), so only an unreachable best fails. */
 	g.tolerance = 3;
-	assert_true(sibyl_speed_guard_wait(&g, sibyl_plan_now() + 10));
+	assert_true(sibyl_speed_guard_wait(&g, sibyl_seconds() + 10));
 }
 
 /* A calm reference between give-ups starts the count again. */
@@ -91,7 +92,7 @@ static void test_calm_resets_give_ups(void **state)
 	struct sibyl_speed_guard g = { 0 };
 
 	(void)state;
-	sibyl_plan_clock_init();
+	sibyl_seconds_init();
 	sibyl_speed_guard_calibrate(&g, 0.001);
 	for (int k = 0; k < 2 * SIBYL_GUARD_GIVE_UPS; k++) {
 		sibyl_speed_guard_give_up(&g);
@@ -105,9 +106,9 @@ static void test_calm_resets_give_ups(void **state)
 /* Keep the thread busy for `seconds` of the plan clock. */
 static void spin(double seconds)
 {
-	double end = sibyl_plan_now() + seconds;
+	double end = sibyl_seconds() + seconds;
 
-	while (sibyl_plan_now() < end)
+	while (sibyl_seconds() < end)
 		;
 }
 
@@ -119,7 +120,7 @@ static void test_references_inside_a_group(void **state)
 	struct sibyl_speed_guard g = { 0 };
 
 	(void)state;
-	sibyl_plan_clock_init();
+	sibyl_seconds_init();
 	sibyl_speed_guard_calibrate(&g, 0.001);
 	assert_int_equal(sibyl_speed_guard_inside_init(), 0);
 
