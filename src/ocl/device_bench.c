@@ -18,21 +18,20 @@ double sibyl_bench_seconds(const struct sibyl_cl_bench *b, uint64_t delta)
 
 void sibyl_bench_progress(const struct sibyl_cl_bench *b, const char *fmt, ...)
 {
+	char line[128];
 	va_list ap;
 
-	if (!b->run->progress)
+	if (!b->line)
 		return;
 	if (!fmt) {
-		fprintf(stderr, "\r%-72s\r", "");
+		sibyl_progress_done(b->line);
 		return;
 	}
-	char line[128];
-
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\rsibyl device: %-58.58s", line);
-	fflush(stderr);
+	b->line->last = -1;	/* a new phase: draw it now */
+	sibyl_progress_update(b->line, 0, 0, "%s", line);
 }
 
 static int event_span(cl_event ev, cl_profiling_info from, double *span, double *exec)

@@ -6,6 +6,7 @@
 #define SIBYL_OCL_DEVICE_BENCH_H
 
 #include "core/clock.h"
+#include "core/progress.h"
 #include "ocl/clutil.h"
 #include "ocl/device.h"
 
@@ -18,6 +19,7 @@ struct sibyl_cl_bench {
 	cl_kernel empty;		/* NULL when no compiler */
 	bool tsc;			/* TSC usable (invariant) */
 	struct sibyl_clock_cal cal;
+	struct sibyl_progress *line;	/* the phase under way (sibyl_bench_progress) */
 };
 
 /* Enqueue one command on q, returning its event. */

@@ -226,12 +226,17 @@ static void close_bench(struct sibyl_cl_bench *b)
 int sibyl_device_measure(const struct sibyl_device_run *run, struct sibyl_device_profile *p)
 {
 	struct sibyl_cl_bench b;
+	struct sibyl_progress line;
 	cl_platform_id plat;
 	unsigned reps = run->repeat * LATENCY_REPEAT_FACTOR;
 	int r;
 
 	memset(p, 0, sizeof(*p));
 	r = open_bench(&b, run, &plat);
+	/* The parent asked for it: stderr is its terminal. */
+	sibyl_progress_start(&line, stderr, "device", NULL);
+	line.on &= run->progress;
+	b.line = &line;
 	if (!r) {
 		provenance(&b, plat, p);
 		r = measure_latencies(&b, p, reps);

@@ -6,6 +6,7 @@
 #include "core/fs.h"
 #include "core/log.h"
 #include "core/output.h"
+#include "core/progress.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -43,18 +44,13 @@ struct sweep_state {
 	const struct sibyl_sweep_opts *o;
 	const char *kernel;
 	size_t done, total;
-	bool tty;
+	struct sibyl_progress line;
 };
 
 static void progress(struct sweep_state *st, uint64_t gsize)
 {
-	int width = 30, filled = st->total ? (int)(width * st->done / st->total) : width;
-
-	if (!st->tty)
-		return;
-	fprintf(stderr, "\r[%.*s%*s] %zu/%zu samples, gsize %" PRIu64 "  ", filled,
-		"##############################", width - filled, "", st->done, st->total, gsize);
-	fflush(stderr);
+	sibyl_progress_update(&st->line, (double)st->done, (double)st->total,
+			      "%zu/%zu samples, gsize %" PRIu64, st->done, st->total, gsize);
 }
 
 static void on_sample(void *ctx, json_t *msg)
@@ -91,7 +87,7 @@ static int finish(FILE *f, struct sibyl_output *out, int r)
 int sibyl_sweep(struct sibyl_run_cfg *cfg, const struct sibyl_range *r,
 		const struct sibyl_sweep_opts *o)
 {
-	struct sweep_state st = { stdout, o, cfg->kernel->name, 0, 0, isatty(2) };
+	struct sweep_state st = { stdout, o, cfg->kernel->name, 0, 0, { 0 } };
 	struct sibyl_guard g = { o->timeout_s, true, NULL, on_sample, &st };
 	struct sibyl_output out = { 0 };
 	char err[1024];
@@ -110,6 +106,7 @@ int sibyl_sweep(struct sibyl_run_cfg *cfg, const struct sibyl_range *r,
 	cfg->gsize_to = r->to;
 	cfg->gsize_step = r->step;
 	st.total = sibyl_run_cfg_sizes(cfg) * (size_t)cfg->samples;
+	sibyl_progress_start(&st.line, stderr, "kernel sweep", "samples");
 	progress(&st, r->from);
 	int res = sibyl_run_guarded(cfg, &g);	/* -1: failed, else samples lost */
 
@@ -121,7 +118,6 @@ int sibyl_sweep(struct sibyl_run_cfg *cfg, const struct sibyl_range *r,
 				  (unsigned long long)cfg->gsize, st.done, o->out);
 		res = 1;
 	}
-	if (st.tty)
-		fputc('\n', stderr);
+	sibyl_progress_done(&st.line);
 	return finish(st.out, &out, res < 0 ? -1 : res ? 1 : 0);
 }

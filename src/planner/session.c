@@ -1,5 +1,6 @@
 /* One planning session: worker process, planner, provenance. */
 #include "planner/session.h"
+#include "core/progress.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -66,14 +67,21 @@ json_t *sibyl_speed_guard_json(const struct sibyl_worker *w)
 			 "best_raised", (json_int_t)s.best_raised);
 }
 
+struct plan_progress {
+	const struct sibyl_plan_request *rq;
+	struct sibyl_progress line;
+};
+
+/* The share of the range the profile covers is the progress; its ETA
+ * is rough (later segments are longer), but says minutes or hours. */
 static void progress(void *ctx, size_t samples, double end)
 {
-	const struct sibyl_plan_request *rq = ctx;
-	const struct sibyl_plan_params *p = &rq->params;
+	struct plan_progress *pp = ctx;
+	const struct sibyl_plan_params *p = &pp->rq->params;
 	double done = end < (double)p->lo ? 0 : (end - (double)p->lo) / (double)(p->hi - p->lo);
 
-	fprintf(stderr, "\rsibyl: plan %s: %zu samples, profile covers %.1f%% ", rq->adapter->name,
-		samples, 100 * done);
+	sibyl_progress_update(&pp->line, done, 1, "%zu samples, share of the range covered",
+			      samples);
 }
 
 /* What a program pays once for swapping this implementation in: the
@@ -112,11 +120,15 @@ int sibyl_plan_adapter(const struct sibyl_plan_request *rq, struct sibyl_plan_re
 		r->status = SIBYL_PLAN_FAILED;
 		return -1;
 	}
-	int rc = sibyl_plan_run(&rq->params, sibyl_worker_measure_cb, w,
-				rq->progress ? progress : NULL, (void *)rq, r);
+	struct plan_progress pp = { .rq = rq };
+	char what[256];
 
-	if (rq->progress)
-		fprintf(stderr, "\r\033[K");
+	snprintf(what, sizeof(what), "plan %s", rq->adapter->name);
+	sibyl_progress_start(&pp.line, stderr, what, NULL);
+	int rc = sibyl_plan_run(&rq->params, sibyl_worker_measure_cb, w,
+				rq->progress ? progress : NULL, &pp, r);
+
+	sibyl_progress_done(&pp.line);
 	if (r->profile) {
 		struct sibyl_profile *p = r->profile;
 

@@ -90,6 +90,6 @@ expect_eq "--show device line" "$(head -1 "$WORK/table.txt")" "$(head -1 "$WORK/
 # On a terminal, a progress line on stderr (cleared at the end).
 if command -v script >/dev/null; then
 	script -qec "'$SIBYL' device --quick --max-bytes 256 >/dev/null" /dev/null >"$WORK/tty.txt"
-	grep -q 'sibyl device: bandwidth d2d of 256 B' "$WORK/tty.txt" || fail "no progress on a TTY"
+	grep -q 'sibyl: device: bandwidth d2d of 256 B' "$WORK/tty.txt" || fail "no progress on a TTY"
 fi
 echo "ok: device profile"

@@ -98,8 +98,8 @@ expect_eq "warm-up leaves the counts alone" "$(json "j['samples'][0]['instcounts
 if command -v script > /dev/null; then
 	script -qec "'$SIBYL' kernel -f '$K/loop.cl' -k loop -g 64:128:64 -s 2 --out '$WORK/p.jsonl'" \
 		/dev/null > "$WORK/tty.txt"
-	grep -q '\[##############################\] 4/4 samples' "$WORK/tty.txt" || fail "no progress bar"
-	echo "ok: progress bar on a terminal"
+	grep -q 'sibyl: kernel sweep: 4/4 samples, gsize 128  100%' "$WORK/tty.txt" || fail "no progress line"
+	echo "ok: progress line on a terminal"
 fi
 "$SIBYL" kernel -f "$K/loop.cl" -k loop -g 64:128:64 --out "$WORK/q.jsonl" 2> "$WORK/quiet.txt"
 [ ! -s "$WORK/quiet.txt" ] || fail "progress output without a terminal: $(cat "$WORK/quiet.txt")"
