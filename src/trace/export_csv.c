@@ -1,8 +1,10 @@
 /* CSV export: one row per call (columns documented in docs/formats.md). */
 #include "trace/internal.h"
+#include "core/progress.h"
 
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *counter_columns[SIBYL_CNT_MAX] = {
 	"task_clock_ns", "page_faults", "context_switches", "cpu_migrations", "cycles",
@@ -59,10 +61,19 @@ int sibyl_export_csv(const struct sibyl_trace *t, FILE *out, char *err, size_t e
 {
 	struct sibyl_trace_iter *it = sibyl_trace_iter_new(t);
 	struct sibyl_trace_call c;
+	struct sibyl_progress line;
+	uint64_t done = 0, total = sibyl_trace_call_count(t);
 
+	/* Not over CSV going to the same terminal. */
+	sibyl_progress_start(&line, stderr, "export", "calls");
+	line.on &= !isatty(fileno(out));
 	put_header(out);
-	while (sibyl_trace_iter_next(it, &c))
+	while (sibyl_trace_iter_next(it, &c)) {
 		put_row(out, t, &c);
+		if (++done % EXPORT_PROGRESS_EVERY == 0)
+			sibyl_progress_update(&line, (double)done, (double)total, "CSV");
+	}
+	sibyl_progress_done(&line);
 	sibyl_trace_iter_free(it);
 	if (fflush(out) || ferror(out))
 		return trace_seterr(err, errlen, "write failed: %s", strerror(errno ? errno : EIO));

@@ -4,6 +4,7 @@
  * into place only on success, so crash safety of the journal buys nothing.
  */
 #include "trace/internal.h"
+#include "core/progress.h"
 
 #include <sqlite3.h>
 #include <stdio.h>
@@ -213,13 +214,20 @@ static int put_calls(struct db *db, const struct sibyl_trace *t)
 				   " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
 	struct sibyl_trace_iter *it;
 	struct sibyl_trace_call c;
+	struct sibyl_progress line;
+	uint64_t done = 0, total = sibyl_trace_call_count(t);
 	int r = 0;
 
 	if (!st)
 		return -1;
 	it = sibyl_trace_iter_new(t);
-	while (!r && sibyl_trace_iter_next(it, &c))
+	sibyl_progress_start(&line, stderr, "export", "calls");
+	while (!r && sibyl_trace_iter_next(it, &c)) {
 		r = put_call(db, st, &c);
+		if (++done % EXPORT_PROGRESS_EVERY == 0)
+			sibyl_progress_update(&line, (double)done, (double)total, "SQLite");
+	}
+	sibyl_progress_done(&line);
 	sibyl_trace_iter_free(it);
 	sqlite3_finalize(st);
 	return r;

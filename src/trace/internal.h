@@ -48,6 +48,9 @@ int meta_parse(const char *text, size_t len, struct trace_meta_doc *doc, char *e
 void meta_default(struct trace_meta_doc *doc);
 void meta_free(struct trace_meta_doc *doc);
 
+/* Exports redraw their progress line every this many calls. */
+#define EXPORT_PROGRESS_EVERY 4096
+
 /* ---- functions.c ---- */
 struct function_table {
 	struct sibyl_trace_function *items;	/* sorted by id; strings owned */
