@@ -50,7 +50,7 @@ static int load_models(const struct sibyl_strlist *specs, struct loaded *l)
 			return sibyl_err("predict: --model %s: expected FUNC=PROFILE.json", spec);
 		struct sibyl_predict_model *m = &l->models[l->n++];
 
-		m->pattern = strndup(spec, (size_t)(eq - spec));
+		m->pattern = sibyl_xstrndup(spec, (size_t)(eq - spec));
 		m->path = eq + 1;
 		m->profile = sibyl_profile_load(m->path, err, sizeof(err));
 		if (!m->profile)
@@ -106,7 +106,7 @@ static int run(const char *dir, const struct outputs *w, const struct sibyl_pred
 	}
 	if (w->actual && compare(w->actual, o, &p) < 0)
 		rc = 1;
-	else if (w->plot && sibyl_prediction_plot(t, o, &p, w->plot, w->force, err, sizeof(err)) < 0)
+	else if (w->plot && sibyl_prediction_plot(o, &p, w->plot, w->force, err, sizeof(err)) < 0)
 		rc = 1, sibyl_err("predict: %s", err);
 	if (rc) {
 		sibyl_prediction_free(&p);

@@ -37,3 +37,8 @@ char *sibyl_xstrdup(const char *s)
 {
 	return checked(strdup(s), 1, strlen(s) + 1);
 }
+
+char *sibyl_xstrndup(const char *s, size_t n)
+{
+	return checked(strndup(s, n), 1, n + 1);
+}

@@ -14,5 +14,6 @@ void *sibyl_xcalloc(size_t count, size_t size);
 /* realloc of count * size bytes, the product checked for overflow. */
 void *sibyl_xreallocarray(void *p, size_t count, size_t size);
 char *sibyl_xstrdup(const char *s);
+char *sibyl_xstrndup(const char *s, size_t n);
 
 #endif

@@ -187,6 +187,13 @@ static void mark_nested(struct predict_calls *calls)
 	}
 }
 
+static int by_kernel(const void *a, const void *b)
+{
+	const struct predict_call *x = a, *y = b;
+
+	return (x->kernel > y->kernel) - (x->kernel < y->kernel);
+}
+
 /* Every pattern must name something that ran: a typo must not predict 1.0. */
 static int check_patterns_used(const struct sibyl_predict_options *o,
 			       const struct sibyl_prediction *out, char *err, size_t errlen)
@@ -231,7 +238,9 @@ int predict_collect(const struct sibyl_trace *t, const struct sibyl_predict_opti
 	free(by_function);
 	if (rc == 0)
 		rc = check_patterns_used(o, out, err, errlen);
-	if (rc == 0)
-		mark_nested(calls);
+	if (rc == 0) {
+		mark_nested(calls);	/* needs the calls of a thread together */
+		qsort(calls->v, calls->n, sizeof(*calls->v), by_kernel);
+	}
 	return rc;
 }

@@ -23,11 +23,22 @@ struct predict_calls {
 };
 
 /* calls.c: match models to the trace's functions (one kernel per called
- * function), check work metrics and machines, collect the calls and mark
- * the nested ones.  0, or -1 with one line in err. */
+ * function), check work metrics and machines, collect the calls, mark
+ * the nested ones and group them by kernel, in kernel order.  0, or -1
+ * with one line in err. */
 int predict_collect(const struct sibyl_trace *t, const struct sibyl_predict_options *o,
 		    struct sibyl_prediction *out, struct predict_calls *calls,
 		    char *err, size_t errlen);
+
+/* The end of the run of calls of calls->v[from]'s kernel. */
+static inline size_t predict_kernel_end(const struct predict_calls *calls, size_t from)
+{
+	size_t to = from;
+
+	while (to < calls->n && calls->v[to].kernel == calls->v[from].kernel)
+		to++;
+	return to;
+}
 
 /* predict.c: one call's time on the accelerator: compute and transfer
  * (both NAN when the outside rule keeps it on the original), and whether

@@ -74,18 +74,19 @@ static void draw(const struct sibyl_prediction *p, const struct sibyl_predict_op
 	      0, 30);
 	pllab("work of the call (log)", "time, seconds (log)",
 	      "o measured on the original, x predicted accelerated, line: profile");
-	for (size_t k = 0; k < p->nkernels; k++) {
+	for (size_t k = 0, from = 0; k < p->nkernels; k++) {
 		const struct sibyl_kernel_prediction *kp = &p->kernels[k];
+		size_t to = predict_kernel_end(calls, from);
 
 		plcol0(palette[k % (sizeof(palette) / sizeof(palette[0]))]);
 		plwidth(2);
 		curve(kp->model->profile, r);
 		plwidth(1);
-		for (size_t i = 0; i < calls->n; i++) {
+		for (size_t i = from; i < to; i++) {
 			const struct predict_call *c = &calls->v[i];
 			struct predict_time t;
 
-			if (c->kernel != k || c->nested)
+			if (c->nested)
 				continue;
 			t = predict_call_time(o, kp->model->profile, c);
 			point(c->work, c->seconds, 4);
@@ -94,23 +95,20 @@ static void draw(const struct sibyl_prediction *p, const struct sibyl_predict_op
 		snprintf(line, sizeof(line), "%s (%lu calls)", sibyl_plot_label(&name, kp->name),
 			 (unsigned long)kp->calls);
 		plmtex("t", -1.5 - 1.2 * (double)k, 0.02, 0, line);
+		from = to;
 	}
 }
 
-int sibyl_prediction_plot(const struct sibyl_trace *t, const struct sibyl_predict_options *o,
-			  const struct sibyl_prediction *p, const char *path, bool force,
-			  char *err, size_t errlen)
+int sibyl_prediction_plot(const struct sibyl_predict_options *o, const struct sibyl_prediction *p,
+			  const char *path, bool force, char *err, size_t errlen)
 {
-	/* The calls again, with the same rules: the same trace and options
-	 * give the same kernels in the same order as p's. */
-	struct sibyl_prediction again = { 0 };
-	struct predict_calls calls = { 0 };
+	const struct predict_calls *calls = p->calls;
 	struct range r = { INFINITY, -INFINITY, INFINITY, -INFINITY };
 	struct sibyl_plot_file f;
-	int rc = predict_collect(t, o, &again, &calls, err, errlen);
+	int rc = 0;
 
-	for (size_t i = 0; rc == 0 && i < calls.n; i++) {
-		const struct predict_call *c = &calls.v[i];
+	for (size_t i = 0; i < calls->n; i++) {
+		const struct predict_call *c = &calls->v[i];
 		struct predict_time pt;
 
 		if (c->nested)
@@ -119,17 +117,15 @@ int sibyl_prediction_plot(const struct sibyl_trace *t, const struct sibyl_predic
 		widen(&r, c->work, c->seconds);
 		widen(&r, c->work, pt.compute + pt.transfer);
 	}
-	if (rc == 0 && !(r.xmax >= r.xmin && r.ymax >= r.ymin)) {
+	if (!(r.xmax >= r.xmin && r.ymax >= r.ymin)) {
 		snprintf(err, errlen, "%s: no call with a positive work and time to plot", path);
 		rc = -1;
 	}
 	if (rc == 0 && r.xmax == r.xmin)
 		r.xmin /= 2, r.xmax *= 2;
 	if (rc == 0 && (rc = sibyl_plot_begin(&f, path, force, err, errlen)) == 0) {
-		draw(p, o, &calls, &r);
+		draw(p, o, calls, &r);
 		rc = sibyl_plot_end(&f, path, err, errlen);
 	}
-	free(calls.v);
-	sibyl_prediction_free(&again);
 	return rc;
 }

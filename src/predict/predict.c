@@ -85,22 +85,21 @@ static void crossover(struct sibyl_kernel_prediction *k, struct choice *ch, size
 	}
 }
 
+/* The calls v[0, n) of kernel ki. */
 static void predict_kernel(const struct sibyl_predict_options *o, struct sibyl_prediction *out,
-			   size_t ki, const struct predict_calls *calls)
+			   size_t ki, const struct predict_call *v, size_t nv)
 {
 	struct sibyl_kernel_prediction *k = &out->kernels[ki];
 	const struct sibyl_profile *p = k->model->profile;
 	struct predict_fits *fits = predict_fits_new(p);
-	struct choice *ch = sibyl_xcalloc(calls->n, sizeof(*ch));
+	struct choice *ch = sibyl_xcalloc(nv, sizeof(*ch));
 	size_t n = 0;
 
 	k->work_min = INFINITY;
 	k->work_max = -INFINITY;
-	for (size_t i = 0; i < calls->n; i++) {
-		const struct predict_call *c = &calls->v[i];
+	for (size_t i = 0; i < nv; i++) {
+		const struct predict_call *c = &v[i];
 
-		if (c->kernel != ki)
-			continue;
 		if (c->nested) {
 			k->nested++;
 			continue;
@@ -189,9 +188,9 @@ int sibyl_predict(const struct sibyl_trace *t, const struct sibyl_predict_option
 		  struct sibyl_prediction *out, char *err, size_t errlen)
 {
 	const struct sibyl_trace_meta *meta = sibyl_trace_meta(t);
-	struct predict_calls calls = { 0 };
 
 	memset(out, 0, sizeof(*out));
+	out->calls = sibyl_xcalloc(1, sizeof(*out->calls));
 	out->actual_total_s = out->actual_speedup = NAN;
 	out->best_of = o->best_of;
 	out->transfers = o->transfer != NULL;
@@ -199,18 +198,20 @@ int sibyl_predict(const struct sibyl_trace *t, const struct sibyl_predict_option
 	out->partial_why = partial_why(meta);
 	out->partial = out->partial_why != NULL;
 	out->total_s = meta->wall_ns * 1e-9;
-	if (predict_collect(t, o, out, &calls, err, errlen) < 0) {
-		free(calls.v);
+	if (predict_collect(t, o, out, out->calls, err, errlen) < 0) {
 		sibyl_prediction_free(out);
 		return -1;
 	}
-	for (size_t k = 0; k < out->nkernels; k++) {
+	/* Every kernel has calls (it was made by its first): one run each. */
+	for (size_t k = 0, from = 0; k < out->nkernels; k++) {
+		size_t to = predict_kernel_end(out->calls, from);
+
 		out->kernels[k].actual_s = NAN;
-		predict_kernel(o, out, k, &calls);
+		predict_kernel(o, out, k, out->calls->v + from, to - from);
 		out->measured_s += out->kernels[k].measured_s;
 		out->predicted_kernels_s += out->kernels[k].predicted_s;
+		from = to;
 	}
-	free(calls.v);
 	out->fraction = out->total_s > 0 ? out->measured_s / out->total_s : 0;
 	out->kernel_speedup = out->predicted_kernels_s > 0 ?
 		out->measured_s / out->predicted_kernels_s : INFINITY;
@@ -268,5 +269,8 @@ void sibyl_prediction_free(struct sibyl_prediction *p)
 {
 	free(p->kernels);
 	free(p->groups);
+	if (p->calls)
+		free(p->calls->v);
+	free(p->calls);
 	memset(p, 0, sizeof(*p));
 }

@@ -21,6 +21,7 @@
 
 struct sibyl_trace;
 struct sibyl_profile;
+struct predict_calls;
 struct sibyl_device_profile;
 
 /* Which number of a call record the profile's work metric is. */
@@ -126,6 +127,8 @@ struct sibyl_prediction {
 	enum sibyl_outside_rule outside;
 	struct sibyl_kernel_prediction *kernels;
 	size_t nkernels;
+	/* Private: the modelled calls, grouped by kernel (for the plot). */
+	struct predict_calls *calls;
 };
 
 /* 0, or -1 with one line in err (no kernel matched, metric mismatch...). */
@@ -141,9 +144,8 @@ int sibyl_predict_compare(const struct sibyl_trace *accelerated,
 
 /* predict --plot: each call's measured and predicted times against its
  * work over the profiles' curves, PNG or SVG; 0, or -1 with one line. */
-int sibyl_prediction_plot(const struct sibyl_trace *t, const struct sibyl_predict_options *o,
-			  const struct sibyl_prediction *p, const char *path, bool force,
-			  char *err, size_t errlen);
+int sibyl_prediction_plot(const struct sibyl_predict_options *o, const struct sibyl_prediction *p,
+			  const char *path, bool force, char *err, size_t errlen);
 
 /* The table `sibyl predict` prints, and its --json object. */
 void sibyl_prediction_print_text(FILE *out, const struct sibyl_trace *t,
