@@ -127,7 +127,7 @@ static bool abbreviated(const struct sibyl_command_help *cmd, const struct optio
 {
 	int at = optind - 1;
 
-	if (optarg && at >= 1 && at < argc && optarg == argv[at] && at >= 2)
+	if (optarg && at >= 2 && at < argc && optarg == argv[at])
 		at--;
 	if (at < 1 || at >= argc || strncmp(argv[at], "--", 2))
 		return false;

@@ -25,22 +25,18 @@ static void print_eta(FILE *out, double s)
 		fprintf(out, "  ETA %ld:%02ld", t / 60, t % 60);
 }
 
-void sibyl_progress_update(struct sibyl_progress *p, double done, double total,
-			   const char *fmt, ...)
+/* The line, drawn unless throttled (force: a new phase, or the end). */
+static void draw(struct sibyl_progress *p, double done, double total, bool force,
+		 const char *fmt, va_list ap)
 {
 	double now = sibyl_seconds(), elapsed = now - p->start;
-	va_list ap;
 
-	bool last = total > 0 && done >= total;	/* the end is always shown */
-
-	if (!p->on || (!last && p->last >= 0 && now - p->last < REDRAW_S))
+	if (!p->on || (!force && p->last >= 0 && now - p->last < REDRAW_S))
 		return;
 	p->last = now;
 	p->drawn = true;
 	fprintf(p->out, "\rsibyl: %s: ", p->what);
-	va_start(ap, fmt);
 	vfprintf(p->out, fmt, ap);
-	va_end(ap);
 	if (total > 0)
 		fprintf(p->out, "  %.0f%%", 100 * done / total);
 	if (p->unit && elapsed > 0 && done > 0)
@@ -49,6 +45,25 @@ void sibyl_progress_update(struct sibyl_progress *p, double done, double total,
 		print_eta(p->out, elapsed * (total - done) / done);
 	fputs("\033[K", p->out);
 	fflush(p->out);
+}
+
+void sibyl_progress_update(struct sibyl_progress *p, double done, double total,
+			   const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	draw(p, done, total, total > 0 && done >= total, fmt, ap);	/* the end is always shown */
+	va_end(ap);
+}
+
+void sibyl_progress_phase(struct sibyl_progress *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	draw(p, 0, 0, true, fmt, ap);
+	va_end(ap);
 }
 
 void sibyl_progress_done(struct sibyl_progress *p)

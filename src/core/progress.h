@@ -26,6 +26,9 @@ void sibyl_progress_start(struct sibyl_progress *p, FILE *out, const char *what,
  * detail; cheap to call often. */
 void sibyl_progress_update(struct sibyl_progress *p, double done, double total,
 			   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* A new step of work without a count ("bandwidth h2d"): drawn at once. */
+void sibyl_progress_phase(struct sibyl_progress *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* Erase the line. */
 void sibyl_progress_done(struct sibyl_progress *p);
 

@@ -30,8 +30,7 @@ void sibyl_bench_progress(const struct sibyl_cl_bench *b, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	b->line->last = -1;	/* a new phase: draw it now */
-	sibyl_progress_update(b->line, 0, 0, "%s", line);
+	sibyl_progress_phase(b->line, "%s", line);
 }
 
 static int event_span(cl_event ev, cl_profiling_info from, double *span, double *exec)

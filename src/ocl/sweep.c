@@ -3,6 +3,7 @@
 #include "ocl/sweep.h"
 #include "ocl/guard.h"
 #include "ocl/summary.h"
+#include "core/alloc.h"
 #include "core/fs.h"
 #include "core/log.h"
 #include "core/output.h"
@@ -70,7 +71,7 @@ static int finish(FILE *f, struct sibyl_output *out, int r)
 {
 	if (!out->path)
 		return fflush(stdout) ? sibyl_err_errno("kernel: writing the samples") : r;
-	char *path = strdup(out->path);
+	char *path = sibyl_xstrdup(out->path);
 	int closed = fclose(f);
 
 	out->fd = -1;	/* closed with its stream */

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "trace/internal.h"
+#include "core/alloc.h"
 #include "core/fs.h"
 
 #include <dirent.h>
@@ -30,9 +31,7 @@ static void *grow(void *v, size_t n, size_t *cap, size_t size)
 	if (n < *cap)
 		return v;
 	*cap = *cap ? *cap * 2 : 16;
-	if (!(v = realloc(v, *cap * size)))
-		abort();
-	return v;
+	return sibyl_xreallocarray(v, *cap, size);
 }
 
 /* Strict unsigned decimal: digits only, no sign, fits 32 bits. */
