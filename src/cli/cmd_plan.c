@@ -2,6 +2,7 @@
 #include "cli/commands.h"
 #include "core/clock.h"
 #include "core/fs.h"
+#include "core/output.h"
 #include "core/log.h"
 #include "core/options.h"
 #include "planner/adapters/builtin.h"
@@ -317,7 +318,7 @@ static int save_eval_csv(const struct sibyl_eval *e, const char *path)
 
 	if (f && fclose(f))
 		rc = -1;
-	if (rc == 0 && sibyl_write_file_atomic(path, csv, len))
+	if (rc == 0 && sibyl_output_write(path, csv, len, 0666))
 		rc = -1;
 	if (rc)
 		sibyl_err_errno("plan: %s", path);

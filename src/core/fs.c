@@ -24,11 +24,6 @@ char *sibyl_path_join(const char *dir, const char *name)
 	return p;
 }
 
-int sibyl_write_file_atomic(const char *path, const void *data, size_t len)
-{
-	return sibyl_output_write(path, data, len, 0666);
-}
-
 /* "16 MiB" when the limit is a whole number of MiB, else bytes. */
 static void format_limit(char *out, size_t size, size_t max)
 {

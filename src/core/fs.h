@@ -7,10 +7,6 @@
 
 struct stat;
 
-/* Write `len` bytes to `path` through a temporary file and rename, so an
- * existing file is never left half-written (sibyl_output_write, mode 0666
- * less the umask).  Returns 0 or -1 (errno). */
-int sibyl_write_file_atomic(const char *path, const void *data, size_t len);
 /* Every reader of a file it did not write itself goes through these two:
  * only a regular file of at most `max` bytes is read, so a FIFO never
  * blocks and /dev/zero is never read.  On failure errno is set (EISDIR,

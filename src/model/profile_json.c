@@ -1,6 +1,7 @@
 /* Performance profile files: JSON, versioned (docs/profile-format.md). */
 #include "model/profile.h"
 #include "core/fs.h"
+#include "core/output.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -76,7 +77,7 @@ int sibyl_profile_save(const struct sibyl_profile *p, const char *path, bool for
 		snprintf(err, errlen, "%s: out of memory", path);
 		return -1;
 	}
-	int r = sibyl_write_file_atomic(path, text, strlen(text));
+	int r = sibyl_output_write(path, text, strlen(text), 0666);
 	int e = errno;
 
 	free(text);

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "ocl/cache.h"
 #include "core/fs.h"
+#include "core/output.h"
 #include "core/log.h"
 
 #include <errno.h>
@@ -230,7 +231,7 @@ int sibyl_cache_store(const char *dir, const struct sibyl_cache_key *k, const vo
 	p = entry_path(dir, k);
 	memcpy(buf, &h, sizeof(h));
 	memcpy(buf + sizeof(h), data, size);
-	if (sibyl_write_file_atomic(p, buf, sizeof(h) + size) < 0) {
+	if (sibyl_output_write(p, buf, sizeof(h) + size, 0666) < 0) {
 		sibyl_warn("kernel: cannot write the cache entry %s: %s", p, strerror(errno));
 		r = -1;
 	}

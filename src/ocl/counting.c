@@ -21,7 +21,7 @@ int sibyl_counting_plain(struct sibyl_counting *c, const void *bc, size_t size,
 	if (make_dir(c) < 0)
 		return -1;
 	c->spir = sibyl_path_join(c->dir, "plain.bc");
-	if (sibyl_write_file_atomic(c->spir, bc, size) < 0)
+	if (sibyl_output_write(c->spir, bc, size, 0666) < 0)
 		return sibyl_err_errno("kernel: %s", c->spir);
 	cfg->spir_path = c->spir;
 	cfg->spir_plain = true;
@@ -37,7 +37,7 @@ int sibyl_counting_prepare(struct sibyl_counting *c, const void *bc, size_t size
 		return -1;
 	c->spir = sibyl_path_join(c->dir, "instrumented.bc");
 	c->counters = sibyl_path_join(c->dir, "counters");
-	if (sibyl_write_file_atomic(c->spir, c->inst.bitcode, c->inst.size) < 0)
+	if (sibyl_output_write(c->spir, c->inst.bitcode, c->inst.size, 0666) < 0)
 		return sibyl_err_errno("kernel: %s", c->spir);
 	cfg->inst = &c->inst;
 	cfg->spir_path = c->spir;

@@ -5,6 +5,7 @@
  */
 #include "ocl/device_profile.h"
 #include "core/fs.h"
+#include "core/output.h"
 #include "core/log.h"
 
 #include <errno.h>
@@ -130,7 +131,7 @@ int sibyl_device_profile_save(const char *path, const struct sibyl_device_profil
 	size_t len = strlen(text);
 
 	text[len] = '\n';	/* json_dumps leaves room for its NUL only: rewrite */
-	r = sibyl_write_file_atomic(path, text, len + 1);
+	r = sibyl_output_write(path, text, len + 1, 0666);
 	free(text);
 	return r ? sibyl_err_errno("%s: writing the device profile", path) : 0;
 }

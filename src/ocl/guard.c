@@ -120,8 +120,8 @@ static char *write_config(const struct sibyl_run_cfg *cfg)
 	json_decref(j);
 	if (!dir) {
 		sibyl_err_errno("kernel: temporary directory");
-	} else if (sibyl_write_file_atomic((path = sibyl_path_join(dir, "run.json")), text,
-					   strlen(text)) < 0) {
+	} else if (sibyl_output_write((path = sibyl_path_join(dir, "run.json")), text,
+					   strlen(text), 0666) < 0) {
 		sibyl_err_errno("kernel: %s", path);
 		rmdir(dir);
 		free(path);

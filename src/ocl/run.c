@@ -6,6 +6,7 @@
 #include "ocl/program.h"
 #include "core/clock.h"
 #include "core/fs.h"
+#include "core/output.h"
 #include "core/log.h"
 
 #include <errno.h>
@@ -244,7 +245,7 @@ static int save_counters(const struct sibyl_run_cfg *cfg, const struct dev_state
 	if (asprintf(&path, "%s.%llu.%ld", cfg->counters_path, (unsigned long long)cfg->gsize,
 		     i) < 0)
 		abort();
-	int r = sibyl_write_file_atomic(path, counters, s->counters_size);
+	int r = sibyl_output_write(path, counters, s->counters_size, 0666);
 
 	if (r < 0)
 		sibyl_err_errno("kernel: %s", path);

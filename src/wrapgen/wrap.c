@@ -111,7 +111,7 @@ static int report_skipped(const struct sibyl_wrap_opts *o, const struct job *j)
 			      wg_skip_reason_text(j->sel.skips[i].reason));
 	if (asprintf(&path, "%s.skipped.txt", o->output) < 0)
 		abort();
-	rc = sibyl_write_file_atomic(path, b.s, b.len);
+	rc = sibyl_output_write(path, b.s, b.len, 0666);
 	if (rc < 0)
 		sibyl_err("wrap: %s: %s", path, strerror(errno));
 	if (o->verbose && j->sel.nskips)
@@ -137,12 +137,12 @@ static void warn_unused_defs(const struct job *j)
 
 static int write_source(const struct sibyl_wrap_opts *o, struct job *j, char **path)
 {
-	if (o->emit_c && sibyl_write_file_atomic(o->emit_c, j->source, strlen(j->source)) < 0)
+	if (o->emit_c && sibyl_output_write(o->emit_c, j->source, strlen(j->source), 0666) < 0)
 		return sibyl_err("wrap: %s: %s", o->emit_c, strerror(errno));
 	if (!(j->tmpdir = sibyl_private_tmpdir("sibyl-wrap")))
 		return sibyl_err("wrap: temporary directory: %s", strerror(errno));
 	*path = sibyl_path_join(j->tmpdir, "wrapper.c");
-	if (sibyl_write_file_atomic(*path, j->source, strlen(j->source)) < 0)
+	if (sibyl_output_write(*path, j->source, strlen(j->source), 0666) < 0)
 		return sibyl_err("wrap: %s: %s", *path, strerror(errno));
 	return 0;
 }

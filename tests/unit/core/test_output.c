@@ -77,7 +77,7 @@ static void planted_link_is_not_followed(void **state)
 	put(victim, "secret");
 	assert_true(asprintf(&planted, "%s.tmp.%d", out, (int)getpid()) > 0);
 	assert_int_equal(symlink(victim, planted), 0);
-	assert_int_equal(sibyl_write_file_atomic(out, "new", 3), 0);
+	assert_int_equal(sibyl_output_write(out, "new", 3, 0666), 0);
 	char *v = get(victim), *o = get(out);
 
 	assert_string_equal(v, "secret");
