@@ -1,33 +1,54 @@
 /* sibyl: predict what an accelerator would bring, then check it. */
 #include "cli/commands.h"
+#include "core/alloc.h"
 #include "core/log.h"
+#include "core/textfill.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-struct command {
-	const char *name;
-	int (*run)(int argc, char **argv);
-	const char *summary;
-};
-
-static const struct command commands[] = {
-	{ "wrap", cmd_wrap, "generate an LD_PRELOAD wrapper library for a shared library" },
-	{ "trace", cmd_trace, "run a program with the runtime and wrappers, record a trace" },
-	{ "report", cmd_report, "summarise a trace per function, thread and process" },
-	{ "export", cmd_export, "convert a trace to CSV or SQLite" },
-	{ "plan", cmd_plan, "build a piecewise-linear performance profile of an implementation" },
-	{ "kernel", cmd_kernel, "run, time and count instructions of a standalone OpenCL kernel" },
-	{ "device", cmd_device, "measure an OpenCL device's latencies and bandwidth" },
-	{ "predict", cmd_predict, "predict the whole program's speedup from a trace and profiles" },
-};
+#define NAME_COL 18
 
 static void usage(FILE *out)
 {
+	int width = sibyl_text_width(fileno(out));
+
 	fprintf(out, "usage: sibyl [--version] [--help] COMMAND [ARGS]\n\ncommands:\n");
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "\nRun 'sibyl COMMAND --help' for the options of one command.\n");
+	for (const struct sibyl_command *c = sibyl_commands; c->name; c++) {
+		if (c->hidden)
+			continue;
+		int n = fprintf(out, "  %s", c->name);
+
+		fprintf(out, "%*s", n < NAME_COL ? NAME_COL - n : 1, "");
+		sibyl_text_fill(out, c->summary, n < NAME_COL ? NAME_COL : n + 1, NAME_COL, width);
+	}
+	fprintf(out, "\n");
+	sibyl_text_fill(out, "Run 'sibyl COMMAND --help' or 'sibyl help COMMAND' for the options "
+			"of one command.", 0, 0, width);
+}
+
+static int run(int argc, char **argv)
+{
+	const struct sibyl_command *c = sibyl_command_find(argv[0]);
+
+	if (!c)
+		return sibyl_err("'%s' is not a sibyl command (see 'sibyl --help')", argv[0]), 2;
+	return c->run(argc, argv);
+}
+
+/* `sibyl help CMD [SUB]` is `sibyl CMD [SUB] --help`. */
+static int help(int argc, char **argv)
+{
+	char **args = sibyl_xcalloc((size_t)argc + 1, sizeof(*args));
+	int r;
+
+	for (int i = 0; i < argc; i++)
+		args[i] = argv[i];
+	args[argc] = "--help";
+	r = run(argc + 1, args);
+	free(args);
+	return r;
 }
 
 int main(int argc, char **argv)
@@ -36,16 +57,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (!strcmp(argv[1], "help") && argc > 2) {
-		/* `sibyl help CMD` is `sibyl CMD --help`. */
-		char *help_argv[] = { argv[2], "--help", NULL };
-
-		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-			if (!strcmp(argv[2], commands[i].name))
-				return commands[i].run(2, help_argv);
-		sibyl_err("'%s' is not a sibyl command (see 'sibyl --help')", argv[2]);
-		return 2;
-	}
+	if (!strcmp(argv[1], "help") && argc > 2)
+		return help(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
 		return 0;
@@ -54,9 +67,5 @@ int main(int argc, char **argv)
 		printf("sibyl %s\n", SIBYL_VERSION);
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].run(argc - 1, argv + 1);
-	sibyl_err("'%s' is not a sibyl command (see 'sibyl --help')", argv[1]);
-	return 2;
+	return run(argc - 1, argv + 1);
 }

@@ -1,28 +1,23 @@
 #include "core/options.h"
+#include "core/alloc.h"
 #include "core/log.h"
+#include "core/textfill.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void sibyl_strlist_add(struct sibyl_strlist *l, const char *s)
 {
-	char *copy = strdup(s);
-
-	if (!copy)
-		abort();
-	sibyl_strlist_take(l, copy);
+	sibyl_strlist_take(l, sibyl_xstrdup(s));
 }
 
 void sibyl_strlist_take(struct sibyl_strlist *l, char *s)
 {
-	const char **grown = realloc(l->items, (l->count + 1) * sizeof(*l->items));
-
-	if (!grown)
-		abort();
-	l->items = grown;
+	l->items = sibyl_xreallocarray(l->items, l->count + 1, sizeof(*l->items));
 	l->items[l->count++] = s;
 }
 
@@ -34,7 +29,7 @@ void sibyl_strlist_add_split(struct sibyl_strlist *l, const char *csv)
 		size_t n = strcspn(p, ",");
 
 		if (n > 0)
-			sibyl_strlist_take(l, strndup(p, n));
+			sibyl_strlist_take(l, sibyl_xstrndup(p, n));
 		p += n;
 		if (*p == ',')
 			p++;
@@ -59,22 +54,59 @@ static size_t count_options(const struct sibyl_option *opts)
 	return n;
 }
 
+/* Where the options' help starts; below NARROW columns, each help has
+ * lines of its own, indented by NARROW_COL. */
+#define HELP_COL 31
+#define NARROW 60
+#define NARROW_COL 8
+
+static void print_option(FILE *out, const char *left, const char *help, int width)
+{
+	int col = width < NARROW ? NARROW_COL : HELP_COL;
+	int n = fprintf(out, "  %s", left);
+
+	if (n + 1 > col) {
+		fputc('\n', out);
+		n = 0;
+	}
+	fprintf(out, "%*s", col - n, "");
+	sibyl_text_fill(out, help, col, col, width);
+}
+
 void sibyl_options_usage(const struct sibyl_command_help *cmd,
 			 const struct sibyl_option *opts)
 {
-	printf("usage: sibyl %s %s\n\n%s\n\noptions:\n", cmd->name, cmd->usage, cmd->summary);
+	int width = sibyl_text_width(STDOUT_FILENO);
+	int col = printf("usage: sibyl %s ", cmd->name);
+
+	/* Continuation lines of the synopsis line up after the command. */
+	sibyl_text_fill(stdout, cmd->usage, col, col < width / 2 ? col : 4, width);
+	putchar('\n');
+	sibyl_text_fill(stdout, cmd->summary, 0, 0, width);
+	printf("\noptions:\n");
 	for (const struct sibyl_option *o = opts; o->name; o++) {
-		char left[64];
+		char left[96];
 		int n = 0;
 
+		if (!o->help)
+			continue;	/* an old spelling, kept working */
 		if (o->short_name)
 			n = snprintf(left, sizeof(left), "-%c, ", o->short_name);
 		snprintf(left + n, sizeof(left) - n, "--%s%s%s", o->name,
 			 o->metavar ? " " : "", o->metavar ? o->metavar : "");
-		printf("  %-28s %s\n", left, o->help);
+		print_option(stdout, left, o->help, width);
 	}
-	printf("  %-28s %s\n", "-h, --help", "show this help and exit");
-	printf("  %-28s %s\n", "--version", "show sibyl's version and exit");
+	print_option(stdout, "-h, --help", "show this help and exit", width);
+	print_option(stdout, "--version", "show sibyl's version and exit", width);
+}
+
+static sibyl_options_describer *describer;
+static void *describer_ctx;
+
+void sibyl_options_set_describer(sibyl_options_describer *fn, void *ctx)
+{
+	describer = fn;
+	describer_ctx = ctx;
 }
 
 static int store(const struct sibyl_command_help *cmd, const struct sibyl_option *o,
@@ -145,14 +177,16 @@ int sibyl_options_parse(const struct sibyl_command_help *cmd,
 			const struct sibyl_option *opts, int argc, char **argv,
 			bool stop_at_operand, int *noperands)
 {
+	if (describer) {
+		describer(describer_ctx, cmd, opts);
+		return 1;
+	}
 	size_t n = count_options(opts);
-	struct option *longs = calloc(n + 3, sizeof(*longs));
+	struct option *longs = sibyl_xcalloc(n + 3, sizeof(*longs));
 	char shorts[2 * 64 + 4] = "";
 	size_t s = 0;
 	int ret = 0;
 
-	if (!longs)
-		abort();
 	shorts[s++] = stop_at_operand ? '+' : '-';
 	shorts[s++] = ':';
 	for (size_t i = 0; i < n; i++) {

@@ -38,7 +38,7 @@ struct sibyl_option {
 	enum sibyl_opt_kind kind;
 	void *value;
 	const char *metavar;	/* shown in --help, e.g. "DIR" */
-	const char *help;
+	const char *help;	/* NULL: an old spelling kept working, not shown */
 };
 
 #define SIBYL_OPT_END { NULL, 0, SIBYL_OPT_FLAG, NULL, NULL, NULL }
@@ -52,13 +52,28 @@ struct sibyl_command_help {
 /*
  * Parse argv[1..] (argv[0] is the command name).  Options stop at "--" or
  * at the first operand when stop_at_operand is set (for `trace -- CMD`).
- * Operands are moved to argv[1..*operands] in order.  Returns 0, 1 when
- * --help was printed, or -1 after printing a one-line error.
+ * Operands are moved to argv[1..*operands] in order.  Long options are
+ * taken by their whole name only.  Returns 0; 1 when --help or --version
+ * was printed (exit 0); or -1 after printing a one-line error (a usage
+ * error: exit 2).
  */
 int sibyl_options_parse(const struct sibyl_command_help *cmd,
 			const struct sibyl_option *opts, int argc, char **argv,
 			bool stop_at_operand, int *operands);
+/* --help: the synopsis, the summary and the options, filled to the
+ * width of standard output (core/textfill.h). */
 void sibyl_options_usage(const struct sibyl_command_help *cmd,
 			 const struct sibyl_option *opts);
+
+/*
+ * The man pages and the shell completion are generated from the commands'
+ * option tables (`sibyl gen-docs`, run by the build).  While a describer
+ * is set, sibyl_options_parse hands it the command's help and table
+ * instead of parsing, and returns 1 as after --help; the table lives only
+ * during the call.  NULL unsets it.
+ */
+typedef void sibyl_options_describer(void *ctx, const struct sibyl_command_help *cmd,
+				     const struct sibyl_option *opts);
+void sibyl_options_set_describer(sibyl_options_describer *fn, void *ctx);
 
 #endif

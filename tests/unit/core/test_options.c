@@ -103,6 +103,66 @@ static void whole_names_only(void **state)
 	sibyl_strlist_free(&fns);
 }
 
+/* An entry without help is an old spelling: it parses, --help hides it. */
+static void old_spelling_works_unlisted(void **state)
+{
+	(void)state;
+	const char *out = NULL;
+	struct sibyl_option opts[] = {
+		{ "output", 'o', SIBYL_OPT_STRING, &out, "FILE", "output" },
+		{ "out", 0, SIBYL_OPT_STRING, &out, "FILE", NULL },
+		SIBYL_OPT_END,
+	};
+	char *old[] = { "t", "--out", "x", NULL };
+	char *prefix[] = { "t", "--outp", "y", NULL };
+	int operands;
+
+	assert_int_equal(sibyl_options_parse(&help, opts, 3, old, false, &operands), 0);
+	assert_string_equal(out, "x");
+	/* "--outp" is neither name, though a prefix of one. */
+	assert_int_equal(sibyl_options_parse(&help, opts, 3, prefix, false, &operands), -1);
+	assert_string_equal(out, "x");
+}
+
+struct described {
+	const struct sibyl_command_help *cmd;
+	size_t count;
+};
+
+static void count_options(void *ctx, const struct sibyl_command_help *cmd,
+			  const struct sibyl_option *opts)
+{
+	struct described *d = ctx;
+
+	d->cmd = cmd;
+	while (opts[d->count].name)
+		d->count++;
+}
+
+/* With a describer set, the table is described and nothing parsed. */
+static void describer_gets_the_table(void **state)
+{
+	(void)state;
+	bool force = false;
+	struct sibyl_option opts[] = {
+		{ "force", 'f', SIBYL_OPT_FLAG, &force, NULL, "force" },
+		{ "json", 0, SIBYL_OPT_FLAG, &force, NULL, "json" },
+		SIBYL_OPT_END,
+	};
+	char *argv[] = { "t", "--force", NULL };
+	struct described d = { 0 };
+	int operands = -1;
+
+	sibyl_options_set_describer(count_options, &d);
+	assert_int_equal(sibyl_options_parse(&help, opts, 2, argv, false, &operands), 1);
+	sibyl_options_set_describer(NULL, NULL);
+	assert_ptr_equal(d.cmd, &help);
+	assert_int_equal(d.count, 2);
+	assert_false(force);
+	assert_int_equal(sibyl_options_parse(&help, opts, 2, argv, false, &operands), 0);
+	assert_true(force);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -110,6 +170,8 @@ int main(void)
 		cmocka_unit_test(stops_at_command),
 		cmocka_unit_test(rejects_bad_input),
 		cmocka_unit_test(whole_names_only),
+		cmocka_unit_test(old_spelling_works_unlisted),
+		cmocka_unit_test(describer_gets_the_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,30 @@
+#include "cli/commands.h"
+
+#include <string.h>
+
+const struct sibyl_command sibyl_commands[] = {
+	{ "wrap", cmd_wrap, "generate an LD_PRELOAD wrapper library for a shared library", false },
+	{ "trace", cmd_trace, "run a program with the runtime and wrappers, record a trace", false },
+	{ "report", cmd_report, "summarise a trace per function, thread and process", false },
+	{ "export", cmd_export, "convert a trace to CSV or SQLite", false },
+	{ "plan", cmd_plan, "build a piecewise-linear performance profile of an implementation",
+	  false },
+	{ "plan envelope", cmd_plan, "keep the fastest of several performance profiles at each "
+	  "work metric", false },
+	{ "plan show", cmd_plan, "plot a performance profile's samples and pieces", false },
+	{ "kernel", cmd_kernel, "run, time and count instructions of a standalone OpenCL kernel",
+	  false },
+	{ "device", cmd_device, "measure an OpenCL device's latencies and bandwidth", false },
+	{ "predict", cmd_predict, "predict the whole program's speedup from a trace and profiles",
+	  false },
+	{ "gen-docs", cmd_gen_docs, "write the man pages and the bash completion", true },
+	{ NULL, NULL, NULL, false },
+};
+
+const struct sibyl_command *sibyl_command_find(const char *name)
+{
+	for (const struct sibyl_command *c = sibyl_commands; c->name; c++)
+		if (!strchr(c->name, ' ') && !strcmp(c->name, name))
+			return c;
+	return NULL;
+}
