@@ -5,12 +5,12 @@
  */
 #include "cli/commands.h"
 #include "cli/trace_dir.h"
-#include "cli/trace_meta.h"
 #include "cli/trace_preload.h"
 #include "core/fs.h"
 #include "core/log.h"
 #include "core/options.h"
 #include "trace/drain.h"
+#include "trace/meta_write.h"
 
 #include <sibyl/trace.h>
 
@@ -197,12 +197,12 @@ int cmd_trace(int argc, char **argv)
 		return -sibyl_err_errno("trace: %s", out);
 	if (check_dir_length(dir) < 0)
 		return 2;
-	struct trace_run run = { .command = argv + 1, .wrappers = &pre.wrappers };
+	struct sibyl_trace_run run = { .command = argv + 1, .wrappers = &pre.wrappers };
 
 	sibyl_clock_pair(&run.clock.ref_tsc, &run.clock.ref_ns);
 	run.clock.tsc_per_ns = 1;	/* refined when the command ends */
 	run.start_ns = run.clock.ref_ns;
-	if (trace_meta_write(dir, &run) < 0)
+	if (sibyl_trace_meta_write(dir, &run) < 0)
 		return -sibyl_err_errno("trace: cannot write %s/meta.json", dir);
 	sibyl_info("tracing into %s with LD_PRELOAD=%s", dir, preload);
 	struct sibyl_drain *drain = NULL;
@@ -237,7 +237,7 @@ int cmd_trace(int argc, char **argv)
 	run.status = status;
 	/* Calibrate over the whole run (at least 20 ms) for a precise rate. */
 	sibyl_clock_calibrate(&run.clock, run.clock.ref_tsc, run.clock.ref_ns, 20000000);
-	if (trace_meta_write(dir, &run) < 0)
+	if (sibyl_trace_meta_write(dir, &run) < 0)
 		sibyl_err_errno("trace: cannot write %s/meta.json", dir);
 	sibyl_info("trace written to %s", dir);
 	trace_preload_done(&pre);

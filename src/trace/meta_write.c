@@ -1,6 +1,9 @@
-#include "cli/trace_meta.h"
+/* meta.json of a trace directory, written by `sibyl trace` (meta_write.h). */
+#include "trace/meta_write.h"
+#include "core/alloc.h"
 #include "core/fs.h"
 #include "core/output.h"
+#include "sibyl/trace_format.h"
 
 #include <jansson.h>
 #include <limits.h>
@@ -67,38 +70,63 @@ static json_t *exit_object(int status)
 	return e;
 }
 
-int trace_meta_write(const char *dir, const struct trace_run *run)
+static void put_format(json_t *m, const struct sibyl_trace_run *run)
 {
-	json_t *m = json_object();
-	json_t *clock = json_object();
 	char cwd[PATH_MAX];
 
 	json_object_set_new(m, "format", json_string("sibyl-trace"));
-	json_object_set_new(m, "version", json_integer(2));
-	json_object_set_new(m, "min_version", json_integer(1));
+	json_object_set_new(m, "version", json_integer(SIBYL_TRACE_VERSION));
+	json_object_set_new(m, "min_version", json_integer(SIBYL_TRACE_MIN_VERSION));
 	json_object_set_new(m, "sibyl_version", json_string(SIBYL_VERSION));
 	json_object_set_new(m, "command", string_array(run->command, SIZE_MAX));
 	if (getcwd(cwd, sizeof(cwd)))
 		json_object_set_new(m, "cwd", json_string(cwd));
 	json_object_set_new(m, "host", host_object());
+}
+
+static void put_clock(json_t *m, const struct sibyl_trace_run *run)
+{
+	json_t *clock = json_object();
+
 	json_object_set_new(clock, "source", json_string("tsc"));
 	json_object_set_new(clock, "ref_tsc", json_integer((json_int_t)run->clock.ref_tsc));
 	json_object_set_new(clock, "ref_ns", json_integer((json_int_t)run->clock.ref_ns));
 	json_object_set_new(clock, "tsc_per_ns", json_real(run->clock.tsc_per_ns));
 	json_object_set_new(clock, "invariant", json_boolean(sibyl_tsc_invariant()));
 	json_object_set_new(m, "clock", clock);
+}
+
+static void put_start(json_t *m, const struct sibyl_trace_run *run)
+{
 	json_object_set_new(m, "root_pid", json_integer(run->root_pid));
 	json_object_set_new(m, "start_ns", json_integer((json_int_t)run->start_ns));
 	json_object_set_new(m, "wrappers", string_array((char *const *)run->wrappers->items,
 							 run->wrappers->count));
-	if (run->finished) {
-		json_object_set_new(m, "end_ns", json_integer((json_int_t)run->end_ns));
-		json_object_set_new(m, "wall_ns", json_integer((json_int_t)(run->end_ns - run->start_ns)));
-		json_object_set_new(m, "exit", exit_object(run->status));
-		/* Absent until then: a killed `sibyl trace` leaves a trace that
-		 * readers call incomplete. */
-		json_object_set_new(m, "complete", json_boolean(run->complete));
-	}
+}
+
+static void put_end(json_t *m, const struct sibyl_trace_run *run)
+{
+	if (!run->finished)
+		return;
+	json_object_set_new(m, "end_ns", json_integer((json_int_t)run->end_ns));
+	json_object_set_new(m, "wall_ns", json_integer((json_int_t)(run->end_ns - run->start_ns)));
+	json_object_set_new(m, "exit", exit_object(run->status));
+	/* Absent until then: a killed `sibyl trace` leaves a trace that
+	 * readers call incomplete. */
+	json_object_set_new(m, "complete", json_boolean(run->complete));
+}
+
+/* The fields in the order they are written; one function per group. */
+static void (*const sections[])(json_t *m, const struct sibyl_trace_run *run) = {
+	put_format, put_clock, put_start, put_end,
+};
+
+int sibyl_trace_meta_write(const char *dir, const struct sibyl_trace_run *run)
+{
+	json_t *m = json_object();
+
+	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
+		sections[i](m, run);
 
 	char *text = json_dumps(m, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	char *path = sibyl_path_join(dir, "meta.json");
@@ -107,13 +135,10 @@ int trace_meta_write(const char *dir, const struct trace_run *run)
 	json_decref(m);
 	if (text) {
 		size_t len = strlen(text);
-		char *line = realloc(text, len + 2);
 
-		if (line) {
-			text = line;
-			memcpy(text + len, "\n", 2);
-			ret = sibyl_output_write(path, text, len + 1, sibyl_dir_file_mode(dir));
-		}
+		text = sibyl_xreallocarray(text, len + 2, 1);
+		memcpy(text + len, "\n", 2);
+		ret = sibyl_output_write(path, text, len + 1, sibyl_dir_file_mode(dir));
 	}
 	free(text);
 	free(path);
