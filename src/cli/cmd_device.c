@@ -100,7 +100,7 @@ int cmd_device(int argc, char **argv)
 	struct sibyl_option opts[] = {
 		{ "platform", 'p', SIBYL_OPT_STRING, &a.platform, "P", "platform index or name" },
 		{ "device", 'd', SIBYL_OPT_STRING, &a.device, "D", "device index or name" },
-		{ "repeat", 'r', SIBYL_OPT_STRING, &a.repeat, "N",
+		{ "repeat", 0, SIBYL_OPT_STRING, &a.repeat, "N",
 		  "samples per bandwidth size (default 10, --quick 3); latencies take 5N" },
 		{ "max-bytes", 0, SIBYL_OPT_STRING, &a.max_bytes, "SIZE",
 		  "largest transfer, e.g. 64M (default 1G, --quick 1M)" },
@@ -109,7 +109,7 @@ int cmd_device(int argc, char **argv)
 		  "write the device profile" },
 		{ "force", 'f', SIBYL_OPT_FLAG, &a.force, NULL, "overwrite an existing -o file" },
 		{ "json", 0, SIBYL_OPT_FLAG, &a.json, NULL, "print the profile JSON, not the table" },
-		{ "list", 'l', SIBYL_OPT_FLAG, &a.list, NULL, "list platforms and devices" },
+		{ "list", 0, SIBYL_OPT_FLAG, &a.list, NULL, "list platforms and devices" },
 		{ "show", 0, SIBYL_OPT_STRING, &a.show, "PROFILE.json",
 		  "print a saved device profile (checks it)" },
 		SIBYL_OPT_END,

@@ -72,9 +72,9 @@ int cmd_export(int argc, char **argv)
 	const char *format = NULL, *out = NULL;
 	bool force = false;
 	struct sibyl_option opts[] = {
-		{ "format", 'f', SIBYL_OPT_STRING, &format, "FMT", "csv or sqlite" },
+		{ "format", 0, SIBYL_OPT_STRING, &format, "FMT", "csv or sqlite" },
 		{ "output", 'o', SIBYL_OPT_STRING, &out, "OUT", "output file ('-': CSV to stdout)" },
-		{ "force", 0, SIBYL_OPT_FLAG, &force, NULL, "replace an existing OUT" },
+		{ "force", 'f', SIBYL_OPT_FLAG, &force, NULL, "replace an existing OUT" },
 		SIBYL_OPT_END,
 	};
 	int operands, r;

@@ -18,18 +18,18 @@
 #include <unistd.h>
 
 static const struct sibyl_command_help help = {
-	"kernel", "-f FILE.cl [-k NAME | --all] -g G [-l L] [-s SAMPLES] [-i | --spir] [-t] [--static] "
-	"[-D ...] [-I ...] [--build-options ...] [--platform P --device D] [--seed N] [--timeout S] "
-	"[--json]",
+	"kernel", "FILE.cl [-k NAME | --all] -g G [-l L] [-n SAMPLES] [-i | --spir] [--time-it] "
+	"[--static] [-D ...] [-I ...] [--build-options ...] [--platform P --device D] [--seed N] "
+	"[--timeout S] [--json] [-o FILE.jsonl [--force]]",
 	"Run one kernel of an OpenCL C file on a real device with arguments generated from its "
 	"signature (signed integers in [-g, g], unsigned in [0, g), floats uniform in [-g, g], buffers of G "
 	"elements), in a child process that may crash or hang safely.  Without -k, list the "
-	"kernels and their arguments.  -t times every sample (host, device, queue, submit, "
+	"kernels and their arguments.  --time-it times every sample (host, device, queue, submit, "
 	"transfer); -i counts the LLVM instructions executed on the device (Oclgrind's "
 	"--inst-counts listing); --spir runs the plain kernel from the SPIR bitcode -i instruments "
 	"(ignored with -i and --static), for `oclgrind --inst-counts sibyl kernel --spir`; "
 	"--static counts the kernel's IR.  -g FROM:TO:STEP sweeps "
-	"global sizes, one JSON line per sample (--out).  See docs/kernel.md.",
+	"global sizes, one JSON line per sample (-o).  See docs/kernel.md.",
 };
 
 #define MAX_TIMEOUT 86400
@@ -226,7 +226,7 @@ static int check_numbers(const struct opts *o, const struct sibyl_range *r)
 	    in_range("seed", o->seed, 0, LONG_MAX - (o->samples - 1)))
 		return -1;
 	if (__builtin_mul_overflow(sizes, (uint64_t)o->samples, &total) || total > INT_MAX)
-		return sibyl_err("kernel: -g %s -s %ld: more than %d samples in one run", o->gsize,
+		return sibyl_err("kernel: -g %s -n %ld: more than %d samples in one run", o->gsize,
 				 o->samples, INT_MAX);
 	/* At most a day: 10x that (the build's limit) stays within poll()'s
 	 * int milliseconds. */
@@ -296,7 +296,7 @@ static int run_all(struct opts *o, const struct sibyl_kernels *ks, void *bc, siz
 	size_t ran = 0, failed = 0, unsupported = 0;
 
 	if (o->json || o->out)
-		return sibyl_err("kernel: --all prints text: no --json or --out"), 2;
+		return sibyl_err("kernel: --all prints text: no --json or --output"), 2;
 	for (size_t i = 0; i < ks->n; i++) {
 		const struct sibyl_kernel *k = &ks->items[i];
 		int r = run(o, k, bc, size);
@@ -319,18 +319,19 @@ int cmd_kernel(int argc, char **argv)
 {
 	struct opts o = { .samples = 1, .timeout = 60 };
 	struct sibyl_option opts[] = {
-		{ "file", 'f', SIBYL_OPT_STRING, &o.c.file, "FILE", "the OpenCL C file" },
+		{ "file", 0, SIBYL_OPT_STRING, &o.c.file, "FILE.cl",
+		  "the OpenCL C file (or give it as the operand)" },
 		{ "kernel", 'k', SIBYL_OPT_STRING, &o.kernel, "NAME", "the kernel to run" },
-		{ "all", 'a', SIBYL_OPT_FLAG, &o.all, NULL, "run every kernel of the file in turn" },
+		{ "all", 0, SIBYL_OPT_FLAG, &o.all, NULL, "run every kernel of the file in turn" },
 		{ "gsize", 'g', SIBYL_OPT_STRING, &o.gsize, "G|FROM:TO:STEP",
 		  "global size, or a sweep of global sizes" },
 		{ "lsize", 'l', SIBYL_OPT_LONG, &o.lsize, "L", "local size (default: the runtime's)" },
-		{ "samples", 's', SIBYL_OPT_LONG, &o.samples, "N", "runs, each with new arguments (1)" },
+		{ "samples", 'n', SIBYL_OPT_LONG, &o.samples, "N", "runs, each with new arguments (1)" },
 		{ "inst-counts", 'i', SIBYL_OPT_FLAG, &o.inst, NULL,
 		  "count the LLVM instructions executed, on the device" },
 		{ "spir", 0, SIBYL_OPT_FLAG, &o.spir, NULL,
 		  "run the plain kernel from the SPIR bitcode -i instruments (-O, -D, -I apply)" },
-		{ "time-it", 't', SIBYL_OPT_FLAG, &o.timeit, NULL, "time every sample" },
+		{ "time-it", 0, SIBYL_OPT_FLAG, &o.timeit, NULL, "time every sample" },
 		{ "static", 0, SIBYL_OPT_FLAG, &o.stat, NULL, "static instruction counts of the IR" },
 		{ "coarse", 0, SIBYL_OPT_FLAG, &o.coarse, NULL,
 		  "the thesis' view: 'load global', 'call' without bytes or callee" },
@@ -343,9 +344,9 @@ int cmd_kernel(int argc, char **argv)
 		{ "platform", 'p', SIBYL_OPT_STRING, &o.platform, "P", "platform: index or name" },
 		{ "device", 'd', SIBYL_OPT_STRING, &o.device, "D", "device: index or name" },
 		{ "warmup", 0, SIBYL_OPT_LONG, &o.warmup, "N",
-		  "unreported launches first, e.g. to keep JIT out of -t (0)" },
+		  "unreported launches first, e.g. to keep JIT out of --time-it (0)" },
 		{ "seed", 0, SIBYL_OPT_LONG, &o.seed, "N", "seed of sample 0; sample i uses N+i (0)" },
-		{ "elements", 'e', SIBYL_OPT_LONG, &o.elements, "N", "buffer elements (default G)" },
+		{ "elements", 0, SIBYL_OPT_LONG, &o.elements, "N", "buffer elements (default G)" },
 		{ "timeout", 0, SIBYL_OPT_DOUBLE, &o.timeout, "S",
 		  "seconds a sample may run, 0: no limit (60)" },
 		{ "fence", 0, SIBYL_OPT_FLAG, &o.fence, NULL,
@@ -353,8 +354,10 @@ int cmd_kernel(int argc, char **argv)
 		{ "json", 0, SIBYL_OPT_FLAG, &o.json, NULL, "print one JSON object" },
 		{ "dump-args", 0, SIBYL_OPT_FLAG, &o.dump_args, NULL,
 		  "report the generated arguments (and buffers after the run)" },
-		{ "out", 'o', SIBYL_OPT_STRING, &o.out, "FILE", "JSON lines of every sample (sweeps)" },
-		{ "force", 0, SIBYL_OPT_FLAG, &o.force, NULL, "replace an existing --out file" },
+		{ "output", 'o', SIBYL_OPT_STRING, &o.out, "FILE.jsonl",
+		  "JSON lines of every sample (sweeps)" },
+		{ "out", 0, SIBYL_OPT_STRING, &o.out, "FILE.jsonl", NULL },
+		{ "force", 'f', SIBYL_OPT_FLAG, &o.force, NULL, "replace an existing -o file" },
 		SIBYL_OPT_END,
 	};
 	int operands, r;
@@ -366,12 +369,15 @@ int cmd_kernel(int argc, char **argv)
 	r = sibyl_options_parse(&help, opts, argc, argv, false, &operands);
 	if (r)
 		return r > 0 ? 0 : 2;
-	if (operands == 1 && !o.c.file)
-		o.c.file = argv[1];
-	else if (operands)
-		return sibyl_err("kernel: unexpected operand '%s' (see --help)", argv[1]), 2;
+	int first_unused = 1;
+
+	if (operands && !o.c.file)
+		o.c.file = argv[first_unused++];
+	if (operands >= first_unused)
+		return sibyl_err("kernel: unexpected operand '%s' (see --help)",
+				 argv[first_unused]), 2;
 	if (!o.c.file)
-		return sibyl_err("kernel: -f FILE.cl is required (see --help)"), 2;
+		return sibyl_err("kernel: FILE.cl is required (see --help)"), 2;
 	r = 1;
 	if (sibyl_compile_spir(&o.c, &bc, &size) < 0 || sibyl_kernels_read(bc, size, &ks) < 0)
 		goto out;

@@ -34,7 +34,7 @@ int cmd_wrap(int argc, char **argv)
 {
 	struct sibyl_wrap_opts o = { 0 };
 	bool list = false;
-	int operands = 0, rc;
+	int operands = 0, rc, status = 0;
 	char *cmdline = joined(argc, argv);
 	struct sibyl_option opts[] = {
 		{ "header", 0, SIBYL_OPT_LIST, &o.headers, "H", "header declaring the functions (repeat, in include order)" },
@@ -54,22 +54,24 @@ int cmd_wrap(int argc, char **argv)
 	};
 
 	rc = sibyl_options_parse(&help, opts, argc, argv, false, &operands);
-	if (rc == 0 && list) {
+	if (rc)
+		status = rc > 0 ? 0 : 2;
+	else if (list)
 		wg_plan_list(stdout, &o.gen_path);
-	} else if (rc == 0 && operands != 1) {
-		rc = sibyl_err("wrap: expected exactly one library (see 'sibyl wrap --help')");
-	} else if (rc == 0 && !o.output) {
-		rc = sibyl_err("wrap: no output given (-o OUT.so)");
-	} else if (rc == 0) {
+	else if (operands != 1)
+		status = 2, sibyl_err("wrap: expected exactly one library (see 'sibyl wrap --help')");
+	else if (!o.output)
+		status = 2, sibyl_err("wrap: no output given (-o OUT.so)");
+	else {
 		sibyl_set_verbose(o.verbose);
 		o.library = argv[1];
 		o.command_line = cmdline;
-		rc = sibyl_wrap(&o);
+		status = sibyl_wrap(&o) ? 1 : 0;
 	}
 	struct sibyl_strlist *lists[] = { &o.headers, &o.incdirs, &o.defines, &o.functions,
 					  &o.gens, &o.defs, &o.gen_path };
 	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
 		sibyl_strlist_free(lists[i]);
 	free(cmdline);
-	return rc == 1 ? 0 : rc ? 1 : 0;
+	return status;
 }

@@ -173,20 +173,16 @@ static bool abbreviated(const struct sibyl_command_help *cmd, const struct optio
 	return true;
 }
 
-int sibyl_options_parse(const struct sibyl_command_help *cmd,
-			const struct sibyl_option *opts, int argc, char **argv,
-			bool stop_at_operand, int *noperands)
+/* getopt_long's tables for `opts`: long options with codes 256 + index,
+ * then --help and --version; the short letters in `shorts`. */
+static struct option *getopt_tables(const struct sibyl_option *opts, size_t n,
+				    bool stop_at_operand, char *shorts, size_t size)
 {
-	if (describer) {
-		describer(describer_ctx, cmd, opts);
-		return 1;
-	}
-	size_t n = count_options(opts);
 	struct option *longs = sibyl_xcalloc(n + 3, sizeof(*longs));
-	char shorts[2 * 64 + 4] = "";
 	size_t s = 0;
-	int ret = 0;
 
+	/* '-': operands come back in order as option 1; '+': stop at the
+	 * first; ':': a missing argument is told from an unknown option. */
 	shorts[s++] = stop_at_operand ? '+' : '-';
 	shorts[s++] = ':';
 	for (size_t i = 0; i < n; i++) {
@@ -194,7 +190,7 @@ int sibyl_options_parse(const struct sibyl_command_help *cmd,
 
 		longs[i] = (struct option){ opts[i].name, has_arg ? required_argument : no_argument,
 					    NULL, 256 + (int)i };
-		if (opts[i].short_name && s + 3 < sizeof(shorts)) {
+		if (opts[i].short_name && s + 4 < size) {
 			shorts[s++] = opts[i].short_name;
 			if (has_arg)
 				shorts[s++] = ':';
@@ -204,59 +200,92 @@ int sibyl_options_parse(const struct sibyl_command_help *cmd,
 	longs[n + 1] = (struct option){ "version", no_argument, NULL, VERSION_CODE };
 	shorts[s++] = 'h';
 	shorts[s] = '\0';
+	return longs;
+}
 
-	/* With '-' first, operands come back as option 1, in order; we
-	 * collect them at the front so operands and options may mix. */
-	int operands = 1;
+/* Whether the long option `o` is shown: old spellings are not offered. */
+static bool listed(const struct sibyl_option *opts, const struct option *o)
+{
+	return o->val < 256 || opts[o->val - 256].help;
+}
+
+/* An unknown option, or one without its argument: one line, naming the
+ * options a prefix could have meant (getopt calls it ambiguous). */
+static int bad_option(const struct sibyl_command_help *cmd, const struct sibyl_option *opts,
+		      const struct option *longs, int c, const char *word)
+{
+	const char *what = c == ':' ? "missing argument for" : "unknown option";
+	size_t len = strncmp(word, "--", 2) ? 0 : strcspn(word + 2, "=");
+	char maybe[256] = "";
+	size_t used = 0;
+
+	if (optopt && optopt < 256)
+		return sibyl_err("%s: %s '-%c' (see --help)", cmd->name, what, optopt);
+	for (const struct option *o = longs; c == '?' && len && o->name; o++) {
+		if (strncmp(o->name, word + 2, len) || !listed(opts, o) ||
+		    used + strlen(o->name) + 8 >= sizeof(maybe))
+			continue;
+		used += (size_t)snprintf(maybe + used, sizeof(maybe) - used, "%s--%s",
+					 used ? " or " : "", o->name);
+	}
+	if (used)
+		return sibyl_err("%s: %s '%s' (did you mean %s?)", cmd->name, what, word, maybe);
+	return sibyl_err("%s: %s '%s' (see --help)", cmd->name, what, word);
+}
+
+/* The table entry getopt_long's code `c` stands for. */
+static const struct sibyl_option *option_of(const struct sibyl_option *opts, size_t n, int c)
+{
+	if (c >= 256)
+		return &opts[c - 256];
+	for (size_t i = 0; i < n; i++)
+		if (opts[i].short_name == c)
+			return &opts[i];
+	return NULL;
+}
+
+int sibyl_options_parse(const struct sibyl_command_help *cmd,
+			const struct sibyl_option *opts, int argc, char **argv,
+			bool stop_at_operand, int *noperands)
+{
+	if (describer) {
+		describer(describer_ctx, cmd, opts);
+		return 1;
+	}
+	size_t n = count_options(opts);
+	char shorts[2 * 64 + 4];
+	struct option *longs = getopt_tables(opts, n, stop_at_operand, shorts, sizeof(shorts));
+	int operands = 1, ret = 0;	/* collected at the front: argv[1..] */
 
 	optind = 1;
 	opterr = 0;
 	for (;;) {
 		int index = -1, c = getopt_long(argc, argv, shorts, longs, &index);
+		const struct sibyl_option *o;
 
 		if (c == -1)
 			break;
 		if (index >= 0 && abbreviated(cmd, &longs[index], argc, argv)) {
 			ret = -1;
-			goto out;
-		}
-		if (c == VERSION_CODE) {
+		} else if (c == VERSION_CODE) {
 			printf("sibyl %s\n", SIBYL_VERSION);
 			ret = 1;
-			goto out;
-		}
-		if (c == 1) {
-			argv[operands++] = optarg;
-			continue;
-		}
-		if (c == 'h') {
+		} else if (c == 'h') {
 			sibyl_options_usage(cmd, opts);
 			ret = 1;
-			goto out;
-		}
-		if (c == '?' || c == ':') {
-			const char *what = c == ':' ? "missing argument for" : "unknown option";
-
-			if (optopt && optopt < 256)
-				ret = sibyl_err("%s: %s '-%c' (see --help)", cmd->name, what, optopt);
-			else
-				ret = sibyl_err("%s: %s '%s' (see --help)", cmd->name, what,
-						argv[optind - 1]);
-			goto out;
-		}
-		const struct sibyl_option *o = NULL;
-
-		if (c >= 256)
-			o = &opts[c - 256];
-		else
-			for (size_t i = 0; i < n; i++)
-				if (opts[i].short_name == c)
-					o = &opts[i];
-		if (!o || store(cmd, o, optarg) < 0) {
+		} else if (c == '?' || c == ':') {
+			ret = bad_option(cmd, opts, longs, c, argv[optind - 1]);
+		} else if (c == 1) {
+			argv[operands++] = optarg;
+		} else if (!(o = option_of(opts, n, c)) || store(cmd, o, optarg) < 0) {
 			ret = -1;
-			goto out;
 		}
+		if (ret)
+			break;
 	}
+	free(longs);
+	if (ret)
+		return ret;
 	/* Whatever getopt left (after "--", or all with stop_at_operand). */
 	for (int i = optind; i < argc; i++)
 		argv[operands++] = argv[i];
@@ -264,8 +293,5 @@ int sibyl_options_parse(const struct sibyl_command_help *cmd,
 	/* Operands now occupy argv[1..operands-1]; terminate the vector. */
 	if (operands < argc)
 		argv[operands] = NULL;
-	ret = 0;
-out:
-	free(longs);
-	return ret;
+	return 0;
 }

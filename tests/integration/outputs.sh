@@ -67,7 +67,7 @@ done
 rc=0
 mkdir scratch
 TMPDIR="$WORK/scratch" LD_PRELOAD="$TARGETS_LIB/libsibylsignalatrename.so" SIBYL_TEST_SIGNAL_AT_RENAME=15 \
-	"$SIBYL" kernel -f "$SIBYL_SOURCE/tests/kernels/args/loop.cl" -k loop -g 64 -s 1 --out k.jsonl \
+	"$SIBYL" kernel "$SIBYL_SOURCE/tests/kernels/args/loop.cl" -k loop -g 64 -n 1 -o k.jsonl \
 	>/dev/null 2>&1 || rc=$?
 expect_eq "kernel --out, SIGTERM: exit status" 143 "$rc"
 expect_eq "kernel --out, SIGTERM: files left" "" "$(ls -d k.jsonl* 2>/dev/null || true)"
@@ -78,8 +78,8 @@ expect_eq "kernel --out, SIGTERM: files left" "" "$(ls -d k.jsonl* 2>/dev/null |
 # so that name is known here (root only).
 if unshare -pf --mount-proc true 2>/dev/null; then
 	mkdir -p tmp/sibyl-run-1.json
-	TMPDIR="$WORK/tmp" unshare -pf --mount-proc "$SIBYL" kernel -f "$SIBYL_SOURCE/tests/kernels/args/loop.cl" \
-		-k loop -g 64 -s 1 >/dev/null 2>err || { cat err; fail "kernel with a planted sibyl-run-1.json"; }
+	TMPDIR="$WORK/tmp" unshare -pf --mount-proc "$SIBYL" kernel "$SIBYL_SOURCE/tests/kernels/args/loop.cl" \
+		-k loop -g 64 -n 1 >/dev/null 2>err || { cat err; fail "kernel with a planted sibyl-run-1.json"; }
 	expect_eq "kernel: scratch left in TMPDIR" sibyl-run-1.json "$(ls tmp)"
 fi
 echo "all output checks passed"

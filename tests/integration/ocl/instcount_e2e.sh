@@ -33,7 +33,7 @@ under_oclgrind() {
 
 while read -r file kernel g l source extra; do
 	# shellcheck disable=SC2086
-	args=(kernel -f "$KERNELS/$file.cl" -k "$kernel" -g "$g" -l "$l" --seed 11 $extra)
+	args=(kernel "$KERNELS/$file.cl" -k "$kernel" -g "$g" -l "$l" --seed 11 $extra)
 	"$SIBYL" "${args[@]}" -i >"$WORK/sibyl.out" 2>"$WORK/sibyl.err" ||
 		fail "$kernel: sibyl kernel -i failed: $(head -2 "$WORK/sibyl.err")"
 	listing "$WORK/sibyl.out" >"$WORK/sibyl.txt"
@@ -61,6 +61,6 @@ helpers       helpers        128 32  yes
 helpers       helpers_other  64  16  yes
 structs       structs        64  16  yes
 locals        locals         128 64  yes
-memory        memory         64  16  no  -e 192
+memory        memory         64  16  no  --elements 192
 args          args           64  8   no
 TABLE

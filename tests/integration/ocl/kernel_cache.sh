@@ -10,7 +10,7 @@ K="$SIBYL_SOURCE/tests/kernels/args"
 run() {	# run NAME [OPTION...]: -i on loop.cl, JSON in $WORK/NAME.json, stderr in $WORK/NAME.err
 	local name=$1
 	shift
-	"$SIBYL" kernel -f "$K/loop.cl" -k loop -g 64 -i --json "$@" > "$WORK/$name.json" \
+	"$SIBYL" kernel "$K/loop.cl" -k loop -g 64 -i --json "$@" > "$WORK/$name.json" \
 		2> "$WORK/$name.err" || fail "$name: exit status $?: $(cat "$WORK/$name.err")"
 }
 cache_of() { json "j['cache']" "$WORK/$1.json"; }

@@ -4,13 +4,13 @@
 . "$(dirname "$0")/../lib.sh"
 K="$SIBYL_SOURCE/tests/kernels/args"
 
-"$SIBYL" kernel -f "$K/two.cl" < /dev/null > "$WORK/list.txt"
+"$SIBYL" kernel "$K/two.cl" < /dev/null > "$WORK/list.txt"
 grep -q '^first$' "$WORK/list.txt" || fail "kernel 'first' not listed"
 grep -q 'arg 1: t (int\*, local)' "$WORK/list.txt" || fail "local argument not listed"
 # A script (stdin not a terminal) gets the listing, never a prompt.
-"$SIBYL" kernel -f "$K/two.cl" -g 4 < /dev/null > "$WORK/list2.txt"
+"$SIBYL" kernel "$K/two.cl" -g 4 < /dev/null > "$WORK/list2.txt"
 cmp -s "$WORK/list.txt" "$WORK/list2.txt" || fail "listing with -g differs"
-"$SIBYL" kernel -f "$K/two.cl" --json > "$WORK/list.json"
+"$SIBYL" kernel "$K/two.cl" --json > "$WORK/list.json"
 expect_eq "kernels" "['first', 'second']" "$(json "[k['name'] for k in j['kernels']]" "$WORK/list.json")"
 expect_eq "second's arguments" "['buffer', 'local', 'value']" \
 	"$(json "[a['kind'] for a in j['kernels'][1]['args']]" "$WORK/list.json")"
@@ -23,24 +23,24 @@ one_line_error() {	# one_line_error WHAT PATTERN CMD...
 	grep -q "$pattern" "$WORK/err" || fail "$what: unexpected message: $(cat "$WORK/err")"
 	echo "ok: $what: $(cat "$WORK/err")"
 }
-one_line_error "image argument" "unsupported" "$SIBYL" kernel -f "$K/image.cl" -k blur -g 4
+one_line_error "image argument" "unsupported" "$SIBYL" kernel "$K/image.cl" -k blur -g 4
 one_line_error "bool parameter" "cannot be used as the type of a kernel parameter" \
-	"$SIBYL" kernel -f "$K/boolarg.cl" -k flag -g 4
-one_line_error "missing file" "No such file" "$SIBYL" kernel -f "$WORK/none.cl" -k x -g 4
+	"$SIBYL" kernel "$K/boolarg.cl" -k flag -g 4
+one_line_error "missing file" "No such file" "$SIBYL" kernel "$WORK/none.cl" -k x -g 4
 printf '__kernel void bad(__global int *a) { a[0] = b; }\n' > "$WORK/bad.cl"
-one_line_error "compile error" "undeclared identifier 'b'" "$SIBYL" kernel -f "$WORK/bad.cl" -k bad -g 4
-one_line_error "unknown kernel" "no kernel 'third'" "$SIBYL" kernel -f "$K/two.cl" -k third -g 4
-one_line_error "bad gsize" "gsize" "$SIBYL" kernel -f "$K/two.cl" -k first -g 10:2
+one_line_error "compile error" "undeclared identifier 'b'" "$SIBYL" kernel "$WORK/bad.cl" -k bad -g 4
+one_line_error "unknown kernel" "no kernel 'third'" "$SIBYL" kernel "$K/two.cl" -k third -g 4
+one_line_error "bad gsize" "gsize" "$SIBYL" kernel "$K/two.cl" -k first -g 10:2
 one_line_error "local size not dividing" "multiple of the local size 64" \
-	"$SIBYL" kernel -f "$K/two.cl" -k first -g 100 -l 64
+	"$SIBYL" kernel "$K/two.cl" -k first -g 100 -l 64
 one_line_error "sweep step not a multiple" "multiple of the local size 64" \
-	"$SIBYL" kernel -f "$K/two.cl" -k first -g 64:256:32 -l 64
+	"$SIBYL" kernel "$K/two.cl" -k first -g 64:256:32 -l 64
 one_line_error "too much __local memory" "the __local arguments need 8000000 bytes" \
-	"$SIBYL" kernel -f "$K/pointers.cl" -k pointers -g 64 -l 64 --elements 2000000
+	"$SIBYL" kernel "$K/pointers.cl" -k pointers -g 64 -l 64 --elements 2000000
 
 # On a terminal (script(1) gives one) with -g, sibyl asks which kernel.
 if command -v script > /dev/null; then
-	printf '2\n' | script -qec "'$SIBYL' kernel -f '$K/two.cl' -g 8" /dev/null > "$WORK/tty.txt"
+	printf '2\n' | script -qec "'$SIBYL' kernel '$K/two.cl' -g 8" /dev/null > "$WORK/tty.txt"
 	grep -q "kernel to run \[1-2\]" "$WORK/tty.txt" || fail "no prompt on a terminal"
 	grep -q "kernel 'second' ran 1 sample" "$WORK/tty.txt" || fail "the chosen kernel did not run"
 	echo "ok: prompt on a terminal"
