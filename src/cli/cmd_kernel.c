@@ -104,9 +104,10 @@ static int static_counts(const struct opts *o, const void *bc, size_t size, cons
 	if (o->coarse)
 		sibyl_instcounts_coarsen(&c);
 	if (o->json)
-		put_json(json_pack("{s:s, s:o}", "kernel", kernel, "static", sibyl_instcounts_json(&c)));
+		put_json(json_pack("{s:s, s:s, s:b, s:o}", "file", o->c.file, "kernel", kernel,
+				   "static", 1, "instcounts", sibyl_instcounts_json(&c)));
 	else
-		sibyl_instcounts_print(stdout, kernel, &c);
+		sibyl_instcounts_print_static(stdout, kernel, &c);
 	sibyl_instcounts_free(&c);
 	return 0;
 }

@@ -101,6 +101,10 @@ void sibyl_instcounts_coarsen(struct sibyl_instcounts *counts);
  * "%16llu - name" per line, sorted as Oclgrind sorts. */
 void sibyl_instcounts_print(FILE *out, const char *kernel,
 			    const struct sibyl_instcounts *counts);
+/* The same listing of sibyl_static_counts(), titled "Static instruction
+ * counts for kernel 'K':": nothing was executed. */
+void sibyl_instcounts_print_static(FILE *out, const char *kernel,
+				   const struct sibyl_instcounts *counts);
 
 void sibyl_instcounts_free(struct sibyl_instcounts *counts);
 

@@ -64,12 +64,24 @@ void ic_listing_sort(struct sibyl_instcounts *counts)
 		qsort(counts->items, counts->n, sizeof(*counts->items), by_count_then_name);
 }
 
-void sibyl_instcounts_print(FILE *out, const char *kernel, const struct sibyl_instcounts *c)
+static void print_listing(FILE *out, const char *title, const char *kernel,
+			  const struct sibyl_instcounts *c)
 {
-	fprintf(out, "Instructions executed for kernel '%s':\n", kernel);
+	fprintf(out, "%s for kernel '%s':\n", title, kernel);
 	for (size_t i = 0; i < c->n; i++)
 		fprintf(out, "%16" PRIu64 " - %s\n", c->items[i].count, c->items[i].name);
 	fputc('\n', out);
+}
+
+void sibyl_instcounts_print(FILE *out, const char *kernel, const struct sibyl_instcounts *c)
+{
+	print_listing(out, "Instructions executed", kernel, c);
+}
+
+void sibyl_instcounts_print_static(FILE *out, const char *kernel,
+				   const struct sibyl_instcounts *c)
+{
+	print_listing(out, "Static instruction counts", kernel, c);
 }
 
 /* The thesis' name for an item: "load global (8 bytes)" -> "load

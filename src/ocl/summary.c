@@ -124,13 +124,57 @@ void sibyl_instcounts_mean(json_t *samples, struct sibyl_instcounts *out)
 		qsort(out->items, out->n, sizeof(*out->items), by_count_then_name);
 }
 
+/* The " (N bytes)" that ends a load's or store's name, or NULL. */
+static const char *bytes_suffix(const char *name)
+{
+	const char *p = strrchr(name, '(');
+	size_t digits = p ? strspn(p + 1, "0123456789") : 0;
+
+	if (!p || p == name || p[-1] != ' ' || !digits || strcmp(p + 1 + digits, " bytes)"))
+		return NULL;
+	return p - 1;
+}
+
+/*
+ * One listing item as a record, so that no data ends up in a key: the
+ * name's parts (counts.c makes them: "load SPACE (N bytes)", "store
+ * SPACE", "call F()", "call", or the opcode) become fields.
+ */
+static json_t *instcount_record(const struct sibyl_instcount *c)
+{
+	const char *name = c->name, *rest;
+	size_t op_len = strcspn(name, " ");
+	bool memop = (op_len == 4 && !strncmp(name, "load", 4)) ||
+		     (op_len == 5 && !strncmp(name, "store", 5));
+	json_t *r = json_object();
+
+	json_object_set_new(r, "op", json_stringn(name, op_len));
+	rest = name[op_len] ? name + op_len + 1 : NULL;
+	if (memop && rest) {
+		const char *suffix = bytes_suffix(rest);
+
+		json_object_set_new(r, "space",
+				    json_stringn(rest, suffix ? (size_t)(suffix - rest) : strlen(rest)));
+	} else if (rest && op_len == 4 && !strncmp(name, "call", 4)) {
+		size_t len = strlen(rest);
+
+		if (len > 2 && !strcmp(rest + len - 2, "()"))
+			len -= 2;
+		json_object_set_new(r, "callee", json_stringn(rest, len));
+	}
+	json_object_set_new(r, "count", json_integer((json_int_t)c->count));
+	if (memop)
+		json_object_set_new(r, "bytes", json_integer((json_int_t)c->bytes));
+	return r;
+}
+
 json_t *sibyl_instcounts_json(const struct sibyl_instcounts *c)
 {
-	json_t *o = json_object();
+	json_t *a = json_array();
 
 	for (size_t i = 0; i < c->n; i++)
-		json_object_set_new(o, c->items[i].name, json_integer((json_int_t)c->items[i].count));
-	return o;
+		json_array_append_new(a, instcount_record(&c->items[i]));
+	return a;
 }
 
 json_t *sibyl_sample_json(json_t *msg, bool coarse)

@@ -19,11 +19,14 @@ void sibyl_times_print(FILE *out, const char *kernel, size_t n, json_t *summary)
 
 /* Mean counts (rounded) of the samples' "instcounts"; names merged. */
 void sibyl_instcounts_mean(json_t *samples, struct sibyl_instcounts *out);
-/* {"printed name": count, ...}, the names of sibyl_instcounts_print. */
+/* The listing as an array of records, in its order (docs/kernel.md):
+ * {"op": "load", "space": "global", "count": N, "bytes": B} for loads
+ * and stores, {"op": "call", "callee": "F", "count": N} for calls (no
+ * callee once coarsened), {"op": "br", "count": N} for the rest. */
 json_t *sibyl_instcounts_json(const struct sibyl_instcounts *c);
 
 /* A "sample" message as it is reported: without "event", its
- * instcounts as {"printed name": count} (coarsened if asked). */
+ * instcounts as records (coarsened if asked). */
 json_t *sibyl_sample_json(json_t *msg, bool coarse);
 
 #endif

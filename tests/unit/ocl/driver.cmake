@@ -2,3 +2,6 @@
 # signature JSON, cache keys.
 sibyl_unit_test(test_kernel_args SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_kernel_args.c
   LIBS sibyl-ocl-driver)
+# sibyl kernel -i --json: instruction counts as records.
+sibyl_unit_test(test_instcounts_json SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_instcounts_json.c
+  LIBS sibyl-ocl-driver)
