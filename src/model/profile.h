@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct json_t;
 
@@ -60,6 +61,23 @@ double sibyl_profile_eval(const struct sibyl_profile *p, double x);
 
 /* Index of the piece holding x, or -1. */
 long sibyl_profile_piece_at(const struct sibyl_profile *p, double x);
+
+/* An implementation as it runs now, which a stored profile must stand
+ * for to be used in its place. */
+struct sibyl_profile_want {
+	const char *name;           /* the profile's name */
+	const char *work_metric;    /* a changed cost model changes what a metric means */
+	unsigned threads;
+	const char *platform, *device;  /* NULL: none */
+	uint64_t min_metric, max_metric; /* the range it accepts */
+};
+
+/* Why p cannot stand for w, or NULL: it must have points, be of w's name
+ * and work metric (a profile naming none is taken as w's), planned with
+ * the same threads, platform and device, over an integer range within
+ * w's, and record a plausible sample count.  The reason may be why. */
+const char *sibyl_profile_unfit(const struct sibyl_profile *p, const struct sibyl_profile_want *w,
+				char *why, size_t len);
 
 /* Write as JSON through a temporary file (refuses an existing file unless
  * force).  Returns 0, or -1 with a one-line reason in err. */

@@ -1,5 +1,7 @@
 /* The lowest envelope of piecewise-linear profiles. */
 #include "planner/envelope.h"
+#include "core/alloc.h"
+#include "core/fs.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -150,6 +152,27 @@ struct sibyl_profile *sibyl_envelope(const struct sibyl_profile *const *in, size
 	p->provenance = json_pack("{ssso}", "kind", "envelope", "inputs", inputs);
 	free(xs);
 	return p;
+}
+
+struct sibyl_profile *sibyl_envelope_files(const char *const *paths, size_t n,
+					   const char *output, bool force, char *err,
+					   size_t errlen)
+{
+	struct sibyl_profile **in = sibyl_xcalloc(n ? n : 1, sizeof(*in)), *env = NULL;
+	bool loaded = sibyl_refuse_overwrite(output, force, err, errlen) == 0;
+
+	for (size_t i = 0; loaded && i < n; i++)
+		loaded = (in[i] = sibyl_profile_load(paths[i], err, errlen)) != NULL;
+	if (loaded)
+		env = sibyl_envelope((const struct sibyl_profile *const *)in, n, err, errlen);
+	if (env && sibyl_profile_save(env, output, force, err, errlen)) {
+		sibyl_profile_free(env);
+		env = NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		sibyl_profile_free(in[i]);
+	free(in);
+	return env;
 }
 
 void sibyl_envelope_print(FILE *f, const struct sibyl_profile *env, bool json)

@@ -1,5 +1,6 @@
 /* --evaluate: planner profile and baselines against fresh measurements. */
 #include "planner/evaluate.h"
+#include "core/alloc.h"
 #include "core/clock.h"
 
 #include <math.h>
@@ -121,6 +122,23 @@ out:
 	return rc;
 }
 
+static int check_input(const struct sibyl_profile *prof, const struct sibyl_plan_params *p,
+		       size_t n, size_t budget, const struct sibyl_param_eval *pe, char *err,
+		       size_t errlen)
+{
+	if (n < 1 || n > SIBYL_EVAL_MAX_POINTS)
+		return snprintf(err, errlen, "evaluate: %zu is not between 1 and %d", n,
+				SIBYL_EVAL_MAX_POINTS), -1;
+	if (budget < 1)
+		return snprintf(err, errlen, "no samples for the baselines (a budget of 0)"), -1;
+	if (!prof->npoints)
+		return snprintf(err, errlen, "no profile points to evaluate"), -1;
+	if (pe && !(pe->draw && pe->measure))
+		return snprintf(err, errlen, "parameters to draw without a way to draw or "
+				"measure them"), -1;
+	return sibyl_plan_check(p, err, errlen);
+}
+
 int sibyl_plan_evaluate(const struct sibyl_profile *prof, const struct sibyl_plan_params *p,
 			size_t n, size_t budget, sibyl_measure_fn measure, void *ctx,
 			const struct sibyl_param_eval *pe, struct sibyl_eval *e, char *err,
@@ -130,10 +148,13 @@ int sibyl_plan_evaluate(const struct sibyl_profile *prof, const struct sibyl_pla
 	double t0 = (double)sibyl_mono_ns(), a = 0, b = 0, c = 0;
 	double s[3] = { 0 }, q[3] = { 0 }, diff = 0;
 	uint64_t rng = p->seed ^ 0x5eedf00dull;
-	struct sibyl_eval_point *pts = calloc(n ? n : 1, sizeof(*pts));
-	int rc = -1;
 
 	memset(e, 0, sizeof(*e));
+	if (check_input(prof, p, n, budget, pe, err, errlen))
+		return -1;
+	struct sibyl_eval_point *pts = sibyl_xcalloc(n, sizeof(*pts));
+	int rc = -1;
+
 	e->n = n;
 	e->points = pts;
 	e->budget = budget;
@@ -148,8 +169,6 @@ int sibyl_plan_evaluate(const struct sibyl_profile *prof, const struct sibyl_pla
 
 	free(ux);
 	free(uy);
-	if (!pts)
-		goto out;
 	for (size_t i = 0; i < n; i++)
 		if (draw_point(p, pe, &rng, &pts[i], err, errlen))
 			goto out;

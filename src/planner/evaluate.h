@@ -87,11 +87,15 @@ void sibyl_eval_free(struct sibyl_eval *e);
  * planner_s, uniform_s, power_s.  0, or -1 with errno. */
 int sibyl_eval_write_csv(const struct sibyl_eval *e, FILE *f);
 
+#define SIBYL_EVAL_MAX_POINTS 1000000
+
 /* Evaluate at n random work metrics (seeded from seed) with the given
  * measure function, or, with pe, at n random invocation parameters
  * measured by pe->measure on the same ctx (the baselines' samples are
- * always of work metrics).  -1 with a reason in err when a measurement
- * fails.  e->points is set either way (free with sibyl_eval_free). */
+ * always of work metrics).  -1 with a reason in err when the input is
+ * refused (n outside 1..SIBYL_EVAL_MAX_POINTS, no budget, a profile
+ * without points, parameters sibyl_plan_check refuses) or a measurement
+ * fails.  Free e with sibyl_eval_free either way. */
 int sibyl_plan_evaluate(const struct sibyl_profile *prof, const struct sibyl_plan_params *p,
 			size_t n, size_t budget, sibyl_measure_fn measure, void *ctx,
 			const struct sibyl_param_eval *pe, struct sibyl_eval *e, char *err,

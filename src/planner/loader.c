@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "planner/loader.h"
 #include "planner/adapters/builtin.h"
+#include "core/alloc.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -95,4 +96,35 @@ const struct sibyl_adapter *sibyl_adapters_find(const struct sibyl_adapter_list 
 	if (off < errlen)
 		snprintf(err + off, errlen - off, ")");
 	return NULL;
+}
+
+const struct sibyl_adapter *sibyl_adapters_resolve(struct sibyl_adapter_list *l,
+						   const char *builtin, const char *so_spec,
+						   char *err, size_t errlen)
+{
+	memset(l, 0, sizeof(*l));
+	if (!builtin == !so_spec)
+		return snprintf(err, errlen, "name a built-in adapter or an adapter object, "
+				"one of the two"), NULL;
+	if (builtin) {
+		sibyl_adapters_builtin(l);
+		return sibyl_adapters_find(l, builtin, err, errlen);
+	}
+	char *path = sibyl_xstrdup(so_spec), *colon = strrchr(path, ':');
+	const char *name = colon ? colon + 1 : NULL;
+	const struct sibyl_adapter *a = NULL;
+
+	if (colon)
+		*colon = '\0';
+	if (sibyl_adapters_open(l, path, err, errlen) == 0) {
+		if (!name && l->count == 1)
+			name = l->items[0]->name;
+		if (name)
+			a = sibyl_adapters_find(l, name, err, errlen);
+		else
+			snprintf(err, errlen, "%s holds several adapters: name one as FILE.so:NAME",
+				 path);
+	}
+	free(path);
+	return a;
 }

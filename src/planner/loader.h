@@ -25,4 +25,12 @@ void sibyl_adapters_close(struct sibyl_adapter_list *l);
 const struct sibyl_adapter *sibyl_adapters_find(const struct sibyl_adapter_list *l,
 						const char *name, char *err, size_t errlen);
 
+/* The adapter a command names: a built-in called builtin, or one exported
+ * by so_spec, "FILE.so:NAME" or "FILE.so" exporting one adapter (give one
+ * of the two).  l holds what was loaded: close it either way.  NULL with
+ * a one-line reason. */
+const struct sibyl_adapter *sibyl_adapters_resolve(struct sibyl_adapter_list *l,
+						   const char *builtin, const char *so_spec,
+						   char *err, size_t errlen);
+
 #endif

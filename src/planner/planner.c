@@ -39,15 +39,33 @@ void sibyl_plan_defaults(struct sibyl_plan_params *p)
 	p->max_seconds = 600;
 }
 
+/* The thresholds are fractions, set and documented in percent by the
+ * options named in messages (docs/plan.md): a message shows the
+ * percentage. */
+static int fraction(const char *name, double v, bool zero_ok, char *err, size_t errlen)
+{
+	if ((v > 0 && v < 1) || (zero_ok && v == 0))
+		return 0;
+	return snprintf(err, errlen, "%s: %g is not a percentage between 0 and 100", name,
+			100 * v), -1;
+}
+
 int sibyl_plan_check(const struct sibyl_plan_params *p, char *err, size_t errlen)
 {
 	if (p->lo > p->hi || p->hi - p->lo < 4)
 		return snprintf(err, errlen, "range %llu:%llu holds fewer than 5 work metrics",
 				(unsigned long long)p->lo, (unsigned long long)p->hi), -1;
-	if (!(p->segment_error > 0) || !(p->sample_error > 0) || !(p->growth > 0))
-		return snprintf(err, errlen, "error thresholds and growth must be > 0"), -1;
-	if (!(p->confidence > 0 && p->confidence < 1))
-		return snprintf(err, errlen, "confidence must be between 0 and 1"), -1;
+	if (fraction("--segment-error", p->segment_error, false, err, errlen) ||
+	    fraction("--sample-error", p->sample_error, false, err, errlen) ||
+	    fraction("--growth", p->growth, false, err, errlen) ||
+	    fraction("--confidence", p->confidence, false, err, errlen) ||
+	    fraction("--fit-error", p->fit_error, true, err, errlen))
+		return -1;
+	if (!(p->max_seconds >= 0))
+		return snprintf(err, errlen, "--max-seconds: %g is negative", p->max_seconds), -1;
+	if (!(p->time_floor >= 0 && p->time_floor < 1))
+		return snprintf(err, errlen, "time floor: %g s is not between 0 and 1 s",
+				p->time_floor), -1;
 	return 0;
 }
 
@@ -224,6 +242,11 @@ int sibyl_plan_run(const struct sibyl_plan_params *p, sibyl_measure_fn measure,
 	double t0 = (double)sibyl_mono_ns();
 
 	memset(r, 0, sizeof(*r));
+	if (sibyl_plan_check(p, r->message, sizeof(r->message))) {
+		r->status = SIBYL_PLAN_FAILED;
+		r->chain_end = (double)p->lo - 1;
+		return -1;
+	}
 	sibyl_matrix_init(&pl.m, &mp);
 	r->status = SIBYL_PLAN_DONE;
 	while (!done(&pl) && !over_limit(&pl, t0, r)) {

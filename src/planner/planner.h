@@ -30,7 +30,10 @@ struct sibyl_plan_params {
 };
 
 void sibyl_plan_defaults(struct sibyl_plan_params *p);
-/* Check the parameters; -1 with a reason in err. */
+/* Check the parameters; -1 with a reason in err, naming a parameter by
+ * the option that sets it (docs/plan.md) and a threshold in percent:
+ * "--growth: 0 is not a percentage between 0 and 100".  sibyl_plan_run
+ * checks them too. */
 int sibyl_plan_check(const struct sibyl_plan_params *p, char *err, size_t errlen);
 
 /* Measure one sample: 0 and seconds; SIBYL_MEASURE_UNGUARDED and seconds
@@ -64,6 +67,9 @@ struct sibyl_plan_result {
 	struct sibyl_point *taken;
 };
 
+/* Plan: 0 when the chain spans the range; -1 with r->status and
+ * r->message otherwise (SIBYL_PLAN_FAILED, nothing measured, for
+ * parameters sibyl_plan_check refuses). */
 int sibyl_plan_run(const struct sibyl_plan_params *p, sibyl_measure_fn measure,
 		   void *ctx, sibyl_progress_fn progress, void *pctx,
 		   struct sibyl_plan_result *r);

@@ -1,71 +1,17 @@
-/* One planning session: worker process, planner, provenance. */
+/* One planning session: adapter, plan or stored profile, save, evaluate. */
 #include "planner/session.h"
+#include "planner/adapters/builtin.h"
+#include "planner/provenance.h"
+#include "core/fs.h"
+#include "core/output.h"
 #include "core/progress.h"
 
+#include <errno.h>
 #include <jansson.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
-#include <unistd.h>
-
-static json_t *machine(void)
-{
-	struct utsname u;
-	char host[256] = "", cpu[256] = "", line[512];
-	FILE *f = fopen("/proc/cpuinfo", "r");
-
-	gethostname(host, sizeof(host) - 1);
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
-			snprintf(cpu, sizeof(cpu), "%s", strchr(line, ':') + 2);
-			cpu[strcspn(cpu, "\n")] = '\0';
-			break;
-		}
-	if (f)
-		fclose(f);
-	uname(&u);
-	return json_pack("{sssssssi}", "hostname", host, "cpu", cpu, "kernel", u.release,
-			 "cpus", (int)sysconf(_SC_NPROCESSORS_ONLN));
-}
-
-static json_t *provenance(const struct sibyl_plan_request *rq)
-{
-	const struct sibyl_adapter *a = rq->adapter;
-	const struct sibyl_plan_params *p = &rq->params;
-
-	return json_pack("{s{sssssssssssb}sisoss?ss?s{sIsIsfsfsfsfsfsssIsfsfsisisfsfsf}ss}",
-			 "adapter", "name", a->name, "description", a->description ? a->description : "",
-			 "work_metric", a->work_metric ? a->work_metric : "",
-			 "params", a->params_doc ? a->params_doc : "", "source", rq->source,
-			 "threaded", (a->flags & SIBYL_ADAPTER_THREADED) != 0,
-			 "threads", (int)rq->config.threads, "machine", machine(),
-			 "device", rq->config.device, "platform", rq->config.platform,
-			 "parameters", "lo", (json_int_t)p->lo, "hi", (json_int_t)p->hi,
-			 "segment_error", p->segment_error, "sample_error", p->sample_error,
-			 "growth", p->growth, "confidence", p->confidence,
-			 "fit_error", p->fit_error, "fit", p->relative_fit ? "relative" : "ols",
-			 "seed", (json_int_t)p->seed, "timeout", rq->sampling.timeout,
-			 "time_floor", p->time_floor, "repeat", (int)rq->sampling.repeat,
-			 "rounds", (int)rq->sampling.rounds,
-			 "min_sample_seconds", rq->sampling.min_seconds,
-			 "speed_guard_wait", rq->sampling.guard_wait,
-			 "speed_guard_tolerance", rq->sampling.guard_tolerance,
-			 "clock", "tsc");
-}
-
-json_t *sibyl_speed_guard_json(const struct sibyl_worker *w)
-{
-	struct sibyl_worker_stats s;
-
-	sibyl_worker_stats(w, &s);
-	return json_pack("{sIsIsIsIsfsfsI}", "samples", (json_int_t)s.samples,
-			 "dropped_runs", (json_int_t)s.dropped_runs,
-			 "dropped_inside_runs", (json_int_t)s.dropped_inside_runs,
-			 "unguarded_samples", (json_int_t)s.unguarded_samples,
-			 "reference_first_ns", s.reference_first * 1e9,
-			 "reference_best_ns", s.reference_best * 1e9,
-			 "best_raised", (json_int_t)s.best_raised);
-}
 
 struct plan_progress {
 	const struct sibyl_plan_request *rq;
@@ -74,7 +20,7 @@ struct plan_progress {
 
 /* The share of the range the profile covers is the progress; its ETA
  * is rough (later segments are longer), but says minutes or hours. */
-static void progress(void *ctx, size_t samples, double end)
+static void plan_progress(void *ctx, size_t samples, double end)
 {
 	struct plan_progress *pp = ctx;
 	const struct sibyl_plan_params *p = &pp->rq->params;
@@ -82,28 +28,6 @@ static void progress(void *ctx, size_t samples, double end)
 
 	sibyl_progress_update(&pp->line, done, 1, "%zu samples, share of the range covered",
 			      samples);
-}
-
-/* What a program pays once for swapping this implementation in: the
- * adapter's init (loading a library, creating a device context, building
- * programs) and the extra time of a fresh process's first call, which
- * `sibyl predict` adds to its prediction (docs/profile-format.md). */
-static json_t *one_time_json(struct sibyl_worker *w)
-{
-	struct sibyl_worker_stats s;
-
-	sibyl_worker_stats(w, &s);
-	return json_pack("{sfsIsfsf}", "init_seconds", s.init_seconds,
-			 "first_call_metric", (json_int_t)s.first_metric,
-			 "first_call_seconds", s.first_run_seconds,
-			 "first_call_sample_seconds", s.first_sample_seconds);
-}
-
-static const char *status_name(enum sibyl_plan_status s)
-{
-	if (s == SIBYL_PLAN_FAILED && sibyl_worker_interrupted())
-		return "interrupted";   /* a sample failed because the user stopped it */
-	return s == SIBYL_PLAN_DONE ? "complete" : s == SIBYL_PLAN_LIMIT ? "limit" : "failed";
 }
 
 int sibyl_plan_adapter(const struct sibyl_plan_request *rq, struct sibyl_plan_result *r,
@@ -114,42 +38,311 @@ int sibyl_plan_adapter(const struct sibyl_plan_request *rq, struct sibyl_plan_re
 	memset(r, 0, sizeof(*r));
 	if (keep)
 		*keep = NULL;
+	r->status = SIBYL_PLAN_FAILED;
+	if (sibyl_plan_request_check(rq, r->message, sizeof(r->message)))
+		return -1;
 	w = sibyl_worker_start(rq->adapter, rq->setup_params, &rq->config, &rq->sampling,
 			       r->message, sizeof(r->message));
-	if (!w) {
-		r->status = SIBYL_PLAN_FAILED;
+	if (!w)
 		return -1;
-	}
 	struct plan_progress pp = { .rq = rq };
 	char what[256];
 
 	snprintf(what, sizeof(what), "plan %s", rq->adapter->name);
 	sibyl_progress_start(&pp.line, stderr, what, NULL);
 	int rc = sibyl_plan_run(&rq->params, sibyl_worker_measure_cb, w,
-				rq->progress ? progress : NULL, &pp, r);
+				rq->progress ? plan_progress : NULL, &pp, r);
 
 	sibyl_progress_done(&pp.line);
-	if (r->profile) {
-		struct sibyl_profile *p = r->profile;
-
-		p->name = strdup(rq->adapter->name);
-		p->work_metric = strdup(rq->adapter->work_metric ? rq->adapter->work_metric : "");
-		p->provenance = provenance(rq);
-		p->stats = json_pack("{sssIsIsIsIsIsf}", "status", status_name(r->status),
-				     "samples", (json_int_t)r->samples,
-				     "skipped_unguarded", (json_int_t)r->skipped,
-				     "unique_work_metrics", (json_int_t)r->unique,
-				     "points", (json_int_t)p->npoints,
-				     "segments", (json_int_t)p->nsegments, "seconds", r->seconds);
-		if (r->status != SIBYL_PLAN_DONE)
-			json_object_set_new(p->stats, "stopped", json_string(r->message));
-		if (rq->sampling.guard_wait > 0)
-			json_object_set_new(p->stats, "speed_guard", sibyl_speed_guard_json(w));
-		json_object_set_new(p->stats, "one_time", one_time_json(w));
-	}
+	if (r->profile)
+		sibyl_plan_record(rq, r, w);
 	if (keep && r->status != SIBYL_PLAN_FAILED && r->profile && r->profile->npoints)
 		*keep = w;
 	else
 		sibyl_worker_stop(w);
 	return rc;
+}
+
+int sibyl_plan_session_open(struct sibyl_plan_session *s, const char *builtin,
+			    const char *so_spec, const struct sibyl_plan_settings *set,
+			    char *err, size_t errlen)
+{
+	memset(s, 0, sizeof(*s));
+	const struct sibyl_adapter *a = sibyl_adapters_resolve(&s->adapters, builtin, so_spec,
+							       err, errlen);
+
+	if (!a)
+		return -1;
+	sibyl_plan_request_init(&s->rq, a, s->adapters.source);
+	return set ? sibyl_plan_request_apply(&s->rq, set, err, errlen) : 0;
+}
+
+int sibyl_plan_job_check(const struct sibyl_plan_job *job, char *err, size_t errlen)
+{
+	const char *why = NULL;
+
+	if (job->profile && (job->evaluate <= 0 || job->output))
+		why = "--profile evaluates a stored profile: it needs --evaluate N and takes no -o";
+	else if (!job->output && job->evaluate <= 0)
+		why = "-o PROFILE.json is required (or --evaluate N)";
+	else if (job->evaluate < 0 || job->evaluate > SIBYL_EVAL_MAX_POINTS)
+		return snprintf(err, errlen, "--evaluate: %ld is not between 1 and %d",
+				job->evaluate, SIBYL_EVAL_MAX_POINTS), -1;
+	else if (job->evaluate_metrics && job->evaluate <= 0)
+		why = "--evaluate-metrics needs --evaluate N";
+	else if (job->evaluate_csv && job->evaluate <= 0)
+		why = "--evaluate-csv needs --evaluate N";
+	if (why)
+		snprintf(err, errlen, "%s", why);
+	return why ? -1 : 0;
+}
+
+/* Plan, keeping the worker for the evaluation. */
+static int plan(struct sibyl_plan_session *s, char *err, size_t errlen)
+{
+	struct sibyl_plan_result *r = &s->result;
+
+	if (sibyl_plan_adapter(&s->rq, r, s->job.evaluate > 0 ? &s->worker : NULL) == 0)
+		return 0;
+	/* Worker messages already start with "adapter NAME". */
+	bool named = !strncmp(r->message, "adapter ", 8);
+
+	snprintf(err, errlen, "%s%s%s%s", named ? "" : s->rq.adapter->name, named ? "" : ": ",
+		 r->message, !r->profile || !s->job.output ? "" : r->profile->npoints ?
+		 "; the partial profile is kept" : "; no segment yet, the samples are kept");
+	return -1;
+}
+
+/* A stored profile as the result of planning: the figures are those its
+ * planning recorded (older profiles lack some), and the range is the
+ * profile's unless the request narrows it. */
+static int adopt_stored(struct sibyl_plan_session *s, struct sibyl_profile *p, char *err,
+			size_t errlen)
+{
+	struct sibyl_plan_result *r = &s->result;
+	struct sibyl_plan_params *params = &s->rq.params;
+	json_t *samples = json_object_get(p->stats, "samples");
+	json_t *skipped = json_object_get(p->stats, "skipped_unguarded");
+
+	r->profile = p;
+	r->samples = samples ? (size_t)json_integer_value(samples) : p->nsamples;
+	r->skipped = json_is_integer(skipped) && json_integer_value(skipped) > 0 ?
+		     (size_t)json_integer_value(skipped) : 0;
+	r->seconds = json_number_value(json_object_get(p->stats, "seconds"));
+	if (!s->job.range_given) {
+		params->lo = (uint64_t)p->lo;
+		params->hi = (uint64_t)p->hi;
+	} else if ((double)params->lo < p->lo || (double)params->hi > p->hi) {
+		return snprintf(err, errlen, "--range %llu:%llu is not within the profile's %g:%g",
+				(unsigned long long)params->lo, (unsigned long long)params->hi,
+				p->lo, p->hi), -1;
+	}
+	if (sibyl_plan_check(params, err, errlen))
+		return -1;
+	if (!r->samples)
+		return snprintf(err, errlen, "%s: no samples recorded for the baselines",
+				s->job.profile), -1;
+	return 0;
+}
+
+/* The stored profile to evaluate, checked against the adapter as it runs
+ * now, and a worker to measure with.  An incomplete one is evaluated all
+ * the same, as a plan that stopped early is, but that is a failure. */
+static int load_stored(struct sibyl_plan_session *s, char *err, size_t errlen)
+{
+	const struct sibyl_adapter *a = s->rq.adapter;
+	const char *path = s->job.profile, *unfit;
+	struct sibyl_profile_want want = { a->name, a->work_metric, s->rq.config.threads,
+					   s->rq.config.platform, s->rq.config.device,
+					   a->min_metric, a->max_metric };
+	struct sibyl_profile *p = sibyl_profile_load(path, err, errlen);
+	char why[512];
+
+	if (!p)
+		return -1;
+	if ((unfit = sibyl_profile_unfit(p, &want, why, sizeof(why)))) {
+		snprintf(err, errlen, "%s: %s", path, unfit);
+		sibyl_profile_free(p);
+		return -1;
+	}
+	if (adopt_stored(s, p, err, errlen))
+		return -1;
+	s->worker = sibyl_worker_start(a, s->rq.setup_params, &s->rq.config, &s->rq.sampling,
+				       err, errlen);
+	if (!s->worker)
+		return -1;
+	if (!p->complete)
+		return snprintf(err, errlen, "%s: an incomplete profile (its planning stopped "
+				"early); it is evaluated over the whole range", path), -1;
+	return 0;
+}
+
+/*
+ * The evaluation's measurements go through the worker, counted for a
+ * progress line: the uniform baseline's samples, then two passes over the
+ * points, and any measurement taken again (evaluate.h).
+ */
+struct eval_progress {
+	struct sibyl_worker *w;
+	bool show;
+	struct sibyl_progress line;
+	size_t done, total;
+};
+
+static void count_measurement(struct eval_progress *ep)
+{
+	size_t total = ++ep->done > ep->total ? ep->done : ep->total;
+
+	if (ep->show)
+		sibyl_progress_update(&ep->line, (double)ep->done, (double)total,
+				      "%zu of %zu measurements", ep->done, total);
+}
+
+static int measure_counted(void *ctx, uint64_t metric, double *seconds, char *err,
+			   size_t errlen)
+{
+	struct eval_progress *ep = ctx;
+	int rc = sibyl_worker_measure(ep->w, metric, seconds, err, errlen);
+
+	count_measurement(ep);
+	return rc;
+}
+
+static int measure_params_counted(void *ctx, const double *params, size_t nparams,
+				  uint64_t metric, double *seconds, char *err, size_t errlen)
+{
+	struct eval_progress *ep = ctx;
+	int rc = sibyl_worker_measure_params(ep->w, params, nparams, metric, seconds, err,
+					     errlen);
+
+	count_measurement(ep);
+	return rc;
+}
+
+/* The evaluation points as CSV, written whole or not at all. */
+static int save_eval_csv(const struct sibyl_eval *e, const char *path, char *err,
+			 size_t errlen)
+{
+	char *csv = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&csv, &len);
+	int rc = !f || sibyl_eval_write_csv(e, f) ? -1 : 0;
+
+	if (f && fclose(f))
+		rc = -1;
+	if (rc == 0 && sibyl_output_write(path, csv, len, 0666))
+		rc = -1;
+	if (rc)
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	free(csv);
+	return rc;
+}
+
+static int evaluate(struct sibyl_plan_session *s, char *err, size_t errlen)
+{
+	const struct sibyl_plan_params *p = &s->rq.params;
+	const struct sibyl_param_hooks *hooks = sibyl_builtin_param_hooks(s->rq.adapter);
+	struct sibyl_param_eval by_params = { .draw = hooks ? hooks->draw : NULL,
+					      .metric_of = s->rq.adapter->metric_of,
+					      .measure = measure_params_counted };
+	size_t n = (size_t)s->job.evaluate, budget = s->result.samples, uniform;
+	struct eval_progress ep = { .w = s->worker, .show = s->rq.progress };
+	char what[256];
+
+	free(sibyl_uniform_metrics(p->lo, p->hi, budget, &uniform));
+	ep.total = uniform + 2 * n;
+	snprintf(what, sizeof(what), "evaluate %s", s->rq.adapter->name);
+	sibyl_progress_start(&ep.line, stderr, what, "measurements");
+	int rc = sibyl_plan_evaluate(s->result.profile, p, n, budget, measure_counted, &ep,
+				     hooks && !s->job.evaluate_metrics ? &by_params : NULL,
+				     &s->eval, err, errlen);
+
+	sibyl_progress_done(&ep.line);
+	if (rc)
+		return -1;
+	s->evaluated = true;
+	if (s->job.evaluate_csv)
+		return save_eval_csv(&s->eval, s->job.evaluate_csv, err, errlen);
+	return 0;
+}
+
+static int failed(sibyl_plan_fail_fn fail, void *ctx, const char *why)
+{
+	fail(ctx, why);
+	return 1;
+}
+
+/* Outputs are checked before planning, which may take an hour. */
+static int check_outputs(const struct sibyl_plan_job *job, char *err, size_t errlen)
+{
+	const char *outputs[] = { job->output, job->evaluate_csv };
+
+	for (size_t i = 0; i < sizeof(outputs) / sizeof(*outputs); i++)
+		if (outputs[i] && sibyl_refuse_overwrite(outputs[i], job->force, err, errlen))
+			return -1;
+	return 0;
+}
+
+int sibyl_plan_session_run(struct sibyl_plan_session *s, const struct sibyl_plan_job *job,
+			   sibyl_plan_fail_fn fail, void *ctx)
+{
+	char err[1024], why[1200];
+	int status = 0;
+
+	s->job = *job;
+	if (sibyl_plan_job_check(job, err, sizeof(err)) ||
+	    sibyl_plan_request_check(&s->rq, err, sizeof(err)) ||
+	    check_outputs(job, err, sizeof(err)))
+		return failed(fail, ctx, err);
+	if (job->profile ? load_stored(s, err, sizeof(err)) : plan(s, err, sizeof(err)))
+		status = failed(fail, ctx, err);
+	if (s->result.profile && job->output &&
+	    sibyl_profile_save(s->result.profile, job->output, job->force, err, sizeof(err)))
+		status = failed(fail, ctx, err);
+	/* A partial profile (a safety stop) is still evaluated, over the
+	 * whole range: the figures then show what stopping early costs. */
+	if (s->worker && s->result.profile && job->evaluate > 0 &&
+	    evaluate(s, err, sizeof(err))) {
+		snprintf(why, sizeof(why), "%s%s", s->evaluated ? "" : "evaluate: ", err);
+		status = failed(fail, ctx, why);
+	}
+	return status;
+}
+
+static void on_stop_signal(int sig)
+{
+	sibyl_worker_interrupt(sig);
+	signal(sig, SIG_DFL);
+}
+
+void sibyl_plan_stop_on_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(*sigs); i++) {
+		struct sigaction old;
+
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
+	}
+}
+
+bool sibyl_plan_session_has_result(const struct sibyl_plan_session *s)
+{
+	/* Planned without an evaluation, or evaluated: a plan that stopped
+	 * before its first segment has nothing to evaluate and said so. */
+	return s->result.profile && (s->evaluated || (!s->worker && !s->job.profile));
+}
+
+void sibyl_plan_session_close(struct sibyl_plan_session *s)
+{
+	sibyl_worker_stop(s->worker);
+	sibyl_eval_free(&s->eval);
+	sibyl_plan_result_free(&s->result);
+	sibyl_adapters_close(&s->adapters);
+	memset(s, 0, sizeof(*s));
 }

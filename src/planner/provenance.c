@@ -1,0 +1,110 @@
+/* A planned profile's provenance and statistics. */
+#include "planner/provenance.h"
+#include "core/alloc.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+static json_t *machine(void)
+{
+	struct utsname u;
+	char host[256] = "", cpu[256] = "", line[512];
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	gethostname(host, sizeof(host) - 1);
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
+			snprintf(cpu, sizeof(cpu), "%s", strchr(line, ':') + 2);
+			cpu[strcspn(cpu, "\n")] = '\0';
+			break;
+		}
+	if (f)
+		fclose(f);
+	uname(&u);
+	return json_pack("{sssssssi}", "hostname", host, "cpu", cpu, "kernel", u.release,
+			 "cpus", (int)sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+static json_t *provenance(const struct sibyl_plan_request *rq)
+{
+	const struct sibyl_adapter *a = rq->adapter;
+	const struct sibyl_plan_params *p = &rq->params;
+
+	return json_pack("{s{sssssssssssb}sisoss?ss?s{sIsIsfsfsfsfsfsssIsfsfsisisfsfsf}ss}",
+			 "adapter", "name", a->name, "description", a->description ? a->description : "",
+			 "work_metric", a->work_metric ? a->work_metric : "",
+			 "params", a->params_doc ? a->params_doc : "", "source", rq->source,
+			 "threaded", (a->flags & SIBYL_ADAPTER_THREADED) != 0,
+			 "threads", (int)rq->config.threads, "machine", machine(),
+			 "device", rq->config.device, "platform", rq->config.platform,
+			 "parameters", "lo", (json_int_t)p->lo, "hi", (json_int_t)p->hi,
+			 "segment_error", p->segment_error, "sample_error", p->sample_error,
+			 "growth", p->growth, "confidence", p->confidence,
+			 "fit_error", p->fit_error, "fit", p->relative_fit ? "relative" : "ols",
+			 "seed", (json_int_t)p->seed, "timeout", rq->sampling.timeout,
+			 "time_floor", p->time_floor, "repeat", (int)rq->sampling.repeat,
+			 "rounds", (int)rq->sampling.rounds,
+			 "min_sample_seconds", rq->sampling.min_seconds,
+			 "speed_guard_wait", rq->sampling.guard_wait,
+			 "speed_guard_tolerance", rq->sampling.guard_tolerance,
+			 "clock", "tsc");
+}
+
+json_t *sibyl_speed_guard_json(const struct sibyl_worker *w)
+{
+	struct sibyl_worker_stats s;
+
+	sibyl_worker_stats(w, &s);
+	return json_pack("{sIsIsIsIsfsfsI}", "samples", (json_int_t)s.samples,
+			 "dropped_runs", (json_int_t)s.dropped_runs,
+			 "dropped_inside_runs", (json_int_t)s.dropped_inside_runs,
+			 "unguarded_samples", (json_int_t)s.unguarded_samples,
+			 "reference_first_ns", s.reference_first * 1e9,
+			 "reference_best_ns", s.reference_best * 1e9,
+			 "best_raised", (json_int_t)s.best_raised);
+}
+
+/* What a program pays once for swapping this implementation in: the
+ * adapter's init (loading a library, creating a device context, building
+ * programs) and the extra time of a fresh process's first call, which
+ * `sibyl predict` adds to its prediction (docs/profile-format.md). */
+static json_t *one_time_json(const struct sibyl_worker *w)
+{
+	struct sibyl_worker_stats s;
+
+	sibyl_worker_stats(w, &s);
+	return json_pack("{sfsIsfsf}", "init_seconds", s.init_seconds,
+			 "first_call_metric", (json_int_t)s.first_metric,
+			 "first_call_seconds", s.first_run_seconds,
+			 "first_call_sample_seconds", s.first_sample_seconds);
+}
+
+static const char *status_name(enum sibyl_plan_status s)
+{
+	if (s == SIBYL_PLAN_FAILED && sibyl_worker_interrupted())
+		return "interrupted";   /* a sample failed because the user stopped it */
+	return s == SIBYL_PLAN_DONE ? "complete" : s == SIBYL_PLAN_LIMIT ? "limit" : "failed";
+}
+
+void sibyl_plan_record(const struct sibyl_plan_request *rq, struct sibyl_plan_result *r,
+		       const struct sibyl_worker *w)
+{
+	struct sibyl_profile *p = r->profile;
+
+	p->name = sibyl_xstrdup(rq->adapter->name);
+	p->work_metric = sibyl_xstrdup(rq->adapter->work_metric ? rq->adapter->work_metric : "");
+	p->provenance = provenance(rq);
+	p->stats = json_pack("{sssIsIsIsIsIsf}", "status", status_name(r->status),
+			     "samples", (json_int_t)r->samples,
+			     "skipped_unguarded", (json_int_t)r->skipped,
+			     "unique_work_metrics", (json_int_t)r->unique,
+			     "points", (json_int_t)p->npoints,
+			     "segments", (json_int_t)p->nsegments, "seconds", r->seconds);
+	if (r->status != SIBYL_PLAN_DONE)
+		json_object_set_new(p->stats, "stopped", json_string(r->message));
+	if (rq->sampling.guard_wait > 0)
+		json_object_set_new(p->stats, "speed_guard", sibyl_speed_guard_json(w));
+	json_object_set_new(p->stats, "one_time", one_time_json(w));
+}
