@@ -151,6 +151,57 @@ static void test_rejects(void **state)
 			"\"pieces\"[1] is not an object with from/to/implementation");
 }
 
+/* Why a stored profile cannot stand for an implementation: its name,
+ * work metric, threads, device, range and recorded samples. */
+static void expect_unfit(struct sibyl_profile *p, const struct sibyl_profile_want *w,
+			 const char *why)
+{
+	char buf[256];
+	const char *got = sibyl_profile_unfit(p, w, buf, sizeof(buf));
+
+	if (!why)
+		assert_null(got);
+	else if (!got || strcmp(got, why))
+		fail_msg("expected '%s', got '%s'", why, got ? got : "(fit)");
+}
+
+static void test_unfit(void **state)
+{
+	(void)state;
+	struct sibyl_profile *p = three_points();
+	struct sibyl_profile_want w = { "demo", "elements", 1, NULL, NULL, 1, 1000 };
+
+	expect_unfit(p, &w, NULL);
+	w.name = "other";
+	expect_unfit(p, &w, "a profile of demo, not of other");
+	w.name = "demo";
+	w.work_metric = "bytes";
+	expect_unfit(p, &w, "planned for the work metric 'elements', and demo's is now 'bytes'");
+	w.work_metric = "elements";
+	p->provenance = json_pack("{sisssn}", "threads", 4, "device", "gpu", "platform");
+	expect_unfit(p, &w, "planned with 4 threads: give --threads 4");
+	w.threads = 4;
+	expect_unfit(p, &w, "planned on platform '' device 'gpu': give the same --platform "
+		     "and --device");
+	w.device = "gpu";
+	expect_unfit(p, &w, NULL);
+	w.max_metric = 99;
+	expect_unfit(p, &w, "its range 1:100 is not within demo's 1:99");
+	w.max_metric = 100;
+	p->stats = json_pack("{si}", "samples", 0);
+	expect_unfit(p, &w, "stats.samples is not a sample count between 1 and 1000000");
+	json_object_set_new(p->stats, "samples", json_integer(30));
+	expect_unfit(p, &w, NULL);
+	/* A hand-written profile naming no work metric is taken as the
+	 * implementation's; one without points has nothing to stand for. */
+	free(p->work_metric);
+	p->work_metric = NULL;
+	expect_unfit(p, &w, NULL);
+	p->npoints = 0;
+	expect_unfit(p, &w, "no profile points to evaluate");
+	sibyl_profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -158,6 +209,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_samples_only),
 		cmocka_unit_test(test_rejects),
+		cmocka_unit_test(test_unfit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

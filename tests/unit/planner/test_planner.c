@@ -301,6 +301,41 @@ static void test_bad_params(void **state)
 	assert_int_equal(sibyl_plan_check(&p, err, sizeof(err)), -1);
 	p.confidence = 0.95;
 	assert_int_equal(sibyl_plan_check(&p, err, sizeof(err)), 0);
+	p.fit_error = 0;	/* off, as in the paper */
+	assert_int_equal(sibyl_plan_check(&p, err, sizeof(err)), 0);
+	p.fit_error = 1;
+	assert_int_equal(sibyl_plan_check(&p, err, sizeof(err)), -1);
+	assert_string_equal(err, "--fit-error: 100 is not a percentage between 0 and 100");
+	p.fit_error = 0.02;
+	p.growth = NAN;
+	assert_int_equal(sibyl_plan_check(&p, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "--growth: "));
+	p.growth = 0.1;
+	p.max_seconds = -1;
+	assert_int_equal(sibyl_plan_check(&p, err, sizeof(err)), -1);
+	assert_string_equal(err, "--max-seconds: -1 is negative");
+}
+
+/* The planner checks its own input: bad parameters end the run before
+ * any measurement, with the reason. */
+static void test_run_refuses_bad_params(void **state)
+{
+	(void)state;
+	static const double bx[] = { 1, 1000 }, by[] = { 1e-6, 1e-3 };
+	struct synthetic s = { bx, by, 2, 0, 1, 0 };
+	struct sibyl_plan_params p;
+	struct sibyl_plan_result r;
+
+	sibyl_plan_defaults(&p);
+	p.lo = 1;
+	p.hi = 1000;
+	p.segment_error = 0;
+	assert_int_equal(sibyl_plan_run(&p, measure, &s, NULL, NULL, &r), -1);
+	assert_int_equal(r.status, SIBYL_PLAN_FAILED);
+	assert_string_equal(r.message, "--segment-error: 0 is not a percentage between 0 and 100");
+	assert_null(r.profile);
+	assert_int_equal(s.calls, 0);
+	sibyl_plan_result_free(&r);
 }
 
 int main(void)
@@ -313,6 +348,7 @@ int main(void)
 		cmocka_unit_test(test_safety_stop),
 		cmocka_unit_test(test_unguarded_left_out),
 		cmocka_unit_test(test_bad_params),
+		cmocka_unit_test(test_run_refuses_bad_params),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
