@@ -5,8 +5,8 @@
  * reports 1.5 times that on two runs of every three (which two depends
  * on the metric, so the fast one is not always a sample's last), "crash"
  * dies with SIGSEGV and "hang" never returns from metric 50 on;
- * "badinit" fails in init.  With -DBAD_ABI the object claims a future
- * ABI version.
+ * "badinit" fails in init; "kink" reports a time with a bend and spends
+ * none.  With -DBAD_ABI the object claims a future ABI version.
  */
 #include <sibyl/adapter.h>
 
@@ -61,6 +61,19 @@ static double flicker(void *state, void *sample, uint64_t metric)
 	return spin(state, sample, metric) * (calls++ % 3 == metric % 3 ? 1 : 1.5);
 }
 
+/* 2 + metric microseconds up to metric 500, ten times as steep beyond,
+ * reported without spending them: the golden tests
+ * (tests/integration/golden) pin the planner's text, which is then the
+ * same on any machine, and a bend gives the profile two segments. */
+static double kink(void *state, void *sample, uint64_t metric)
+{
+	double m = (double)metric;
+
+	(void)state;
+	(void)sample;
+	return 2e-6 + (m <= 500 ? m : 500 + 10 * (m - 500)) * 1e-6;
+}
+
 static double crash(void *state, void *sample, uint64_t metric)
 {
 	if (metric >= 50)
@@ -82,6 +95,7 @@ static double hang(void *state, void *sample, uint64_t metric)
 static const struct sibyl_adapter adapters[] = {
 	ADAPTER("spin", init, spin), ADAPTER("crash", init, crash), ADAPTER("hang", init, hang),
 	ADAPTER("badinit", bad_init, spin), ADAPTER("flicker", init, flicker),
+	ADAPTER("kink", init, kink),
 };
 #define NADAPTERS (sizeof(adapters) / sizeof(adapters[0]))
 
