@@ -11,7 +11,7 @@
 #include <string.h>
 
 static const struct sibyl_command_help help = {
-	"plan", "run|evaluate|envelope|show|list ... (sibyl plan COMMAND --help)\n"
+	"plan", "COMMAND ... (run, evaluate, envelope, show or list: sibyl plan COMMAND --help)\n"
 	"       sibyl plan --adapter NAME|--adapter-so FILE.so[:NAME] [options] -o PROFILE.json\n"
 	"       sibyl plan --list-adapters [--adapter-so FILE.so] [--json]\n"
 	"       sibyl plan --adapter NAME --evaluate N [--evaluate-metrics] [--json]\n"

@@ -77,10 +77,22 @@ void sibyl_options_usage(const struct sibyl_command_help *cmd,
 			 const struct sibyl_option *opts)
 {
 	int width = sibyl_text_width(STDOUT_FILENO);
-	int col = printf("usage: sibyl %s ", cmd->name);
+	int col = printf("usage: sibyl %s ", cmd->name), indent = col < width / 2 ? col : 4;
 
-	/* Continuation lines of the synopsis line up after the command. */
-	sibyl_text_fill(stdout, cmd->usage, col, col < width / 2 ? col : 4, width);
+	/* One synopsis per line of cmd->usage ("...\n       sibyl plan ..."),
+	 * each filled; continuation lines line up after the command. */
+	for (const char *line = cmd->usage, *end; line; line = *end ? end + 1 : NULL) {
+		char *one;
+
+		end = line + strcspn(line, "\n");
+		while (line != cmd->usage && *line == ' ')
+			line++;
+		one = sibyl_xstrndup(line, (size_t)(end - line));
+		if (line != cmd->usage)
+			col = printf("%*s", 7, "");
+		sibyl_text_fill(stdout, one, col, indent, width);
+		free(one);
+	}
 	putchar('\n');
 	sibyl_text_fill(stdout, cmd->summary, 0, 0, width);
 	printf("\noptions:\n");

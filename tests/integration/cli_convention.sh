@@ -84,15 +84,9 @@ fi
 # Every short letter means one long option in every command, and the
 # letters the convention fixes mean what it says.
 declare -A meaning where
-# Pending: `plan --seed` drops -s on the branch that thins cmd_plan.c.
-declare -A pending=([s:seed:plan]=1)
 for cmd in "${COMMANDS[@]}"; do
 	read -ra words <<<"$cmd"
 	while read -r letter long; do
-		if [ -n "${pending[$letter:$long:$cmd]:-}" ]; then
-			echo "pending: $cmd -$letter, --$long"
-			continue
-		fi
 		if [ -n "${meaning[$letter]:-}" ] && [ "${meaning[$letter]}" != "$long" ]; then
 			fail "-$letter is --${meaning[$letter]} in ${where[$letter]} but --$long in $cmd"
 		fi

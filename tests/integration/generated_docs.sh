@@ -36,7 +36,7 @@ for cmd in "${COMMANDS[@]}"; do
 	[ "${#words[@]}" = 1 ] || continue
 	grep -qx -- "$cmd" <<<"$offered" || fail "'sibyl <TAB>' does not offer $cmd"
 done
-expect_eq "'sibyl plan <TAB>'" "envelope show" "$(complete_words plan "" | sort | xargs)"
+expect_eq "'sibyl plan <TAB>'" "envelope evaluate list run show" "$(complete_words plan "" | sort | xargs)"
 expect_eq "'sibyl rep<TAB>'" report "$(complete_words rep)"
 
 for cmd in "${COMMANDS[@]}"; do

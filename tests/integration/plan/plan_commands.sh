@@ -64,6 +64,6 @@ grep -q "sibyl: evaluate kink: [0-9]* of [0-9]* measurements" "$WORK/tty.out" ||
 [ ! -s "$WORK/pipe.err" ] || fail "progress written to a pipe: $(head -c 200 "$WORK/pipe.err")"
 
 # sibyl help plan names the subcommands.
-"$SIBYL" help plan | grep -q "^usage: sibyl plan run|evaluate|envelope|show|list" ||
+"$SIBYL" help plan | grep -q "^usage: sibyl plan COMMAND ... (run, evaluate, envelope, show or list" ||
 	fail "sibyl help plan does not name the subcommands"
 echo "ok: plan commands"
