@@ -101,7 +101,7 @@ for rule in f:force o:output s:sort t:threads l:lsize r:range e:evaluate n:sampl
 done
 
 # The old spelling kept working: kernel --out is -o.
-"$SIBYL" kernel --help | grep -q -- '--out ' && fail "kernel --help shows --out"
+"$SIBYL" kernel --help | grep -c -- '--out ' >/dev/null && fail "kernel --help shows --out"
 one_line_usage_error "kernel --out (kept)" "kernel: -g GSIZE is required" \
 	"$SIBYL" kernel "$SIBYL_SOURCE/tests/kernels/args/loop.cl" -k loop --out "$WORK/k.jsonl"
 echo "ok: kernel --out still parses"

@@ -70,7 +70,7 @@ ring_dir=$(dd if="$WORK/killed/drain.ctl" bs=1 skip=64 count=448 2>/dev/null | t
 case "$ring_dir" in /dev/shm/sibyl-*) rm -rf "$ring_dir" ;; esac
 "$SIBYL" report --json "$WORK/killed" >"$WORK/killed.json" || fail "killed tracer: report"
 expect_eq "killed tracer: complete" False "$(json 'j["complete"]' "$WORK/killed.json")"
-"$SIBYL" report "$WORK/killed" | grep -q "incomplete" || fail "killed tracer: report does not say incomplete"
+"$SIBYL" report "$WORK/killed" | grep -c "incomplete" >/dev/null || fail "killed tracer: report does not say incomplete"
 # A writer killed between creating a file and writing its header leaves
 # it empty: it holds no record, and the rest of the trace still reads.
 : >"$WORK/ok/4194303.0-4194303.events"

@@ -32,7 +32,7 @@ GEN
 "$SIBYL" wrap libjpeg.so.62 --header stdio.h --header jpeglib.h --functions 'jpeg_*_scanlines' \
 	--gen-path gens --gen time,trace,calls --emit-c j2.c -o jpeg2.so 2>/dev/null
 grep -q 'sibyl_calls_jpeg_read_scanlines++' j2.c
-"$SIBYL" wrap --list-gens --gen-path gens | grep -q '^  calls'
+"$SIBYL" wrap --list-gens --gen-path gens | grep -c '^  calls' >/dev/null
 
 # Bad input: one error line, non-zero exit, existing output untouched.
 cp jpeg.so before.so
