@@ -12,8 +12,32 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The mark is a defined, global, default-visibility symbol of .dynsym. */
-static bool exports_mark(Elf *e)
+/* The value of a symbol holding an unsigned, from the section that
+ * contains its address; false when it is not in the file's data. */
+static bool read_unsigned(Elf *e, const GElf_Sym *sym, unsigned *value)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    sym->st_value < sh.sh_addr || sym->st_value + sizeof(*value) > sh.sh_addr + sh.sh_size)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		size_t at = sym->st_value - sh.sh_addr;
+
+		if (!d || !d->d_buf || at + sizeof(*value) > d->d_size)
+			return false;
+		memcpy(value, (const char *)d->d_buf + at, sizeof(*value));
+		return true;
+	}
+	return false;
+}
+
+/* The mark is a defined, global, default-visibility symbol of .dynsym;
+ * its value is the wrapper <-> runtime interface version it was built
+ * for (0 when it cannot be read). */
+static bool exports_mark(Elf *e, unsigned *abi)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -33,8 +57,11 @@ static bool exports_mark(Elf *e)
 			    GELF_ST_VISIBILITY(s.st_other) != STV_DEFAULT)
 				continue;
 			name = elf_strptr(e, sh.sh_link, s.st_name);
-			if (name && !strcmp(name, WG_WRAPPER_MARK))
+			if (name && !strcmp(name, WG_WRAPPER_MARK)) {
+				if (!read_unsigned(e, &s, abi))
+					*abi = 0;
 				return true;
+			}
 		}
 	}
 	return false;
@@ -45,6 +72,7 @@ int wg_check_wrapper(const char *path, char *err, size_t errlen)
 	struct stat st;
 	int fd = sibyl_open_regular(path, SIZE_MAX, &st, err, errlen);	/* a FIFO never hangs */
 	const char *why = NULL;
+	unsigned abi = 0;
 	GElf_Ehdr eh;
 	Elf *e = NULL;
 
@@ -55,12 +83,15 @@ int wg_check_wrapper(const char *path, char *err, size_t errlen)
 		why = "not an ELF file";
 	else if (!gelf_getehdr(e, &eh) || eh.e_type != ET_DYN)
 		why = "not a shared library";
-	else if (!exports_mark(e))
+	else if (!exports_mark(e, &abi))
 		why = "not a wrapper library made by sibyl wrap (rebuild it with this sibyl)";
 	if (e)
 		elf_end(e);
 	close(fd);
 	if (why)
 		snprintf(err, errlen, "%s", why);
-	return why ? -1 : 0;
+	else if (abi != WG_WRAPPER_ABI)
+		snprintf(err, errlen, "made by another sibyl for wrapper interface %u; this sibyl's "
+			 "runtime speaks %u (rebuild it with this sibyl's wrap)", abi, WG_WRAPPER_ABI);
+	return why || abi != WG_WRAPPER_ABI ? -1 : 0;
 }

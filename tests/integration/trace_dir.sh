@@ -80,6 +80,18 @@ for bad in /etc/passwd "$TARGETS_LIB/libsibyltest.so" /dev/null; do
 	one_line_error err
 	[ ! -e ran ] && [ ! -e bad ] || fail "--wrap $bad: the command ran or a trace was made"
 done
+# A wrapper built by another sibyl, for another runtime interface: one
+# line naming both versions, nothing run (its inline fast path would
+# write records the runtime does not lay out).
+printf '__attribute__((visibility("default"))) const unsigned sibyl_wrapper_abi = 999;\n' >other.c
+cc -shared -fPIC -o libwrap-other.so other.c
+rc=0
+"$SIBYL" trace -o bad --wrap libwrap-other.so -- touch ran 2>err || rc=$?
+expect_eq "--wrap from another sibyl: exit status" 2 "$rc"
+one_line_error err
+grep -q "another sibyl for wrapper interface 999; this sibyl's runtime speaks 1" err ||
+	fail "--wrap from another sibyl: $(cat err)"
+[ ! -e ran ] && [ ! -e bad ] || fail "--wrap from another sibyl: the command ran"
 # A wrapper whose path holds a space and a colon is preloaded whole.
 mkdir "dir with space:colon"
 cp libwrap-test.so "dir with space:colon/lib wrap:1.so"
