@@ -1,14 +1,20 @@
 /*
- * The planner adapter `clblast-dgemm`: the CLBlast shim's product
- * (clblast_gemm.c), measured the way a redirected program pays for it,
- * so `sibyl predict` can use its profile for dgemm_ and cblas_dgemm
- * traced through examples/blas.defs (same work metric, 2mnk).
+ * Planner adapters for the CLBlast shim's product (clblast_gemm.c), so
+ * `sibyl predict` can use their profiles for dgemm_ and cblas_dgemm
+ * traced through examples/blas.defs (same work metric, 2mnk):
  *
- * A timed run is what the shim does for a call: write A and B to the
- * device, CLBlastDgemm, read C back (beta = 0, so C is not written).
- * init opens the device, as the shim's first call does; CLBlast builds
- * its GEMM program (and PoCL its kernels) on the first product, which the
- * planner's first run of its first sample measures (stats.one_time).
+ *   clblast-dgemm          what a redirected program pays per call: write
+ *                          A and B to the device, CLBlastDgemm, read C
+ *                          back (beta = 0, so C is not written)
+ *   clblast-dgemm-compute  the product alone, its inputs already on the
+ *                          device: with `sibyl predict --transfer`, which
+ *                          adds the transfers from a device profile
+ *                          (docs/predict.md)
+ *
+ * init does what a redirected program's first call pays beyond its
+ * product: it opens the device and runs a 1x1x1 product, so CLBlast
+ * builds its GEMM program (PoCL compiles it, or finds it in its kernel
+ * cache) inside init's time, the planner's one-time cost (stats.one_time).
  *
  * The device is the shim's, the first OpenCL device: a --platform or
  * --device selection is refused rather than planning another device
@@ -31,7 +37,13 @@ static int init(void **state, const struct sibyl_adapter_config *config, char *e
 
 	if (!s)
 		return snprintf(errbuf, errlen, "out of memory"), -1;
-	if (clgemm_open(errbuf, errlen)) {
+	double one = 1, c = 0;
+	struct clgemm_args first = { .m = 1, .n = 1, .k = 1, .alpha = 1, .a = &one, .lda = 1,
+				     .b = &one, .ldb = 1, .c = &c, .ldc = 1 };
+
+	if (clgemm_open(errbuf, errlen) || clgemm(&first)) {
+		if (!errbuf[0])
+			snprintf(errbuf, errlen, "CLBlastDgemm failed on the device");
 		free(s);
 		return -1;
 	}
@@ -46,15 +58,20 @@ static void fini(void *state)
 	free(state);
 }
 
-static double run(void *state, void *sample, uint64_t metric)
+static struct clgemm_args product_args(struct blas_product *p, bool resident)
+{
+	return (struct clgemm_args){
+		.m = (size_t)p->m, .n = (size_t)p->n, .k = (size_t)p->k, .alpha = 1.0,
+		.beta = 0.0, .a = p->a, .lda = (size_t)p->m, .b = p->b, .ldb = (size_t)p->k,
+		.c = p->c, .ldc = (size_t)p->m, .resident = resident,
+	};
+}
+
+static double timed(void *state, void *sample, uint64_t metric, bool resident)
 {
 	struct blas_sampler *s = state;
 	struct blas_product *p = sample;
-	struct clgemm_args g = {
-		.m = (size_t)p->m, .n = (size_t)p->n, .k = (size_t)p->k, .alpha = 1.0,
-		.beta = 0.0, .a = p->a, .lda = (size_t)p->m, .b = p->b, .ldb = (size_t)p->k,
-		.c = p->c, .ldc = (size_t)p->m,
-	};
+	struct clgemm_args g = product_args(p, resident);
 
 	blas_product_restore(p);
 	double t0 = s->now();
@@ -66,26 +83,47 @@ static double run(void *state, void *sample, uint64_t metric)
 	return blas_product_scaled(p, metric, s->now() - t0);
 }
 
-static const struct sibyl_adapter clblast = {
-	.abi_version = SIBYL_ADAPTER_ABI_VERSION,
-	.name = "clblast-dgemm",
-	.description = "CLBlastDgemm on the first OpenCL device, transfers included "
-		       "(the redirect target's product)",
-	.work_metric = BLAS_PRODUCT_METRIC,
-	.min_metric = BLAS_PRODUCT_MIN_METRIC,
-	.max_metric = BLAS_PRODUCT_MAX_METRIC,
-	.flags = SIBYL_ADAPTER_OPENCL,
-	.init = init,
-	.fini = fini,
-	.setup = blas_product_setup,
-	.run = run,
-	.teardown = blas_product_teardown,
-	.params_doc = "m,n,k",
-	.metric_of = blas_product_metric_of,
-};
+static double run(void *state, void *sample, uint64_t metric)
+{
+	return timed(state, sample, metric, false);
+}
 
-static const struct sibyl_adapter *const adapters[] = { &clblast };
+/* The sample's A and B go to the device once, untimed, and stay there. */
+static int setup_resident(void *state, uint64_t metric, void **sample)
+{
+	if (blas_product_setup(state, metric, sample))
+		return -1;
+	struct clgemm_args g = product_args(*sample, false);
 
+	return clgemm(&g);
+}
+
+static double run_resident(void *state, void *sample, uint64_t metric)
+{
+	return timed(state, sample, metric, true);
+}
+
+#define CLBLAST_ADAPTER(adapter_name, what, setup_fn, run_fn)			\
+	{									\
+		.abi_version = SIBYL_ADAPTER_ABI_VERSION, .name = adapter_name,	\
+		.description = what, .work_metric = BLAS_PRODUCT_METRIC,	\
+		.min_metric = BLAS_PRODUCT_MIN_METRIC,				\
+		.max_metric = BLAS_PRODUCT_MAX_METRIC,				\
+		.flags = SIBYL_ADAPTER_OPENCL, .init = init, .fini = fini,	\
+		.setup = setup_fn, .run = run_fn,				\
+		.teardown = blas_product_teardown,				\
+		.params_doc = "m,n,k", .metric_of = blas_product_metric_of,	\
+	}
+
+static const struct sibyl_adapter clblast =
+	CLBLAST_ADAPTER("clblast-dgemm", "CLBlastDgemm on the first OpenCL device, transfers "
+			"included (what the redirect target runs)", blas_product_setup, run);
+static const struct sibyl_adapter clblast_compute =
+	CLBLAST_ADAPTER("clblast-dgemm-compute", "CLBlastDgemm on the first OpenCL device, "
+			"inputs and result left on the device (compute alone)",
+			setup_resident, run_resident);
+
+static const struct sibyl_adapter *const adapters[] = { &clblast, &clblast_compute };
 __attribute__((visibility("default"))) const struct sibyl_adapter *const *
 sibyl_adapters(size_t *count)
 {

@@ -153,9 +153,10 @@ static int product_locked(const struct clgemm_args *g)
 		return -1;
 	/* Writes need not block: the in-order queue finishes them before the
 	 * product, and the blocking read of C returns after all three. */
-	if (copy(true, dev.buf[BUF_A], g->a, rows_a, cols_a, g->lda, false) ||
-	    copy(true, dev.buf[BUF_B], g->b, rows_b, cols_b, g->ldb, false) ||
-	    (g->beta != 0 && copy(true, dev.buf[BUF_C], g->c, g->m, g->n, g->ldc, false)))
+	if (!g->resident &&
+	    (copy(true, dev.buf[BUF_A], g->a, rows_a, cols_a, g->lda, false) ||
+	     copy(true, dev.buf[BUF_B], g->b, rows_b, cols_b, g->ldb, false) ||
+	     (g->beta != 0 && copy(true, dev.buf[BUF_C], g->c, g->m, g->n, g->ldc, false))))
 		return clFinish(dev.queue), -1;
 	CLBlastStatusCode st = CLBlastDgemm(
 		CLBlastLayoutColMajor, g->trans_a ? CLBlastTransposeYes : CLBlastTransposeNo,
@@ -165,6 +166,8 @@ static int product_locked(const struct clgemm_args *g)
 
 	if (st != CLBlastSuccess)
 		return clFinish(dev.queue), -1;
+	if (g->resident)
+		return clFinish(dev.queue) == CL_SUCCESS ? 0 : -1;
 	return copy(false, dev.buf[BUF_C], g->c, g->m, g->n, g->ldc, true) ? -1 : 0;
 }
 

@@ -21,6 +21,10 @@ struct clgemm_args {
 	size_t ldb;
 	double *c;
 	size_t ldc;
+	/* A and B are on the device from the previous product of the same
+	 * shape, and C stays there: no transfer at all.  For the adapter that
+	 * times the device's compute alone (clblast_adapter.c). */
+	bool resident;
 };
 
 /* Opens the first device of the first OpenCL platform that has one, once

@@ -131,7 +131,7 @@ int main(int argc, char **argv)
 		for (int m = 0; m < nm; m++)
 			for (int a = 0; a < np; a++)
 				probes[a].runs[m][r] = run_once(&probes[a], metrics[m]);
-	printf("%-16s %9s %14s %11s %11s %9s\n", "adapter", "init s", "metric", "first s",
+	printf("%-22s %9s %14s %11s %11s %9s\n", "adapter", "init s", "metric", "first s",
 	       "median s", "/ first");
 	for (int m = 0; m < nm; m++) {
 		double base = median(probes[0].runs[m], rounds);
@@ -139,7 +139,7 @@ int main(int argc, char **argv)
 		for (int a = 0; a < np; a++) {
 			double med = median(probes[a].runs[m], rounds);
 
-			printf("%-16s %9.4f %14llu %11.6f %11.6f %9.3f\n", probes[a].a->name,
+			printf("%-22s %9.4f %14llu %11.6f %11.6f %9.3f\n", probes[a].a->name,
 			       probes[a].init_s, (unsigned long long)metrics[m], probes[a].first[m],
 			       med, med / base);
 		}
