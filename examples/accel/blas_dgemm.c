@@ -101,24 +101,13 @@ static double run(void *state, void *sample, uint64_t metric)
 }
 
 /* The two differ only in which library they load. */
-#define BLAS_ADAPTER(adapter_name, what, init_fn, adapter_flags)			\
-	{									\
-		.abi_version = SIBYL_ADAPTER_ABI_VERSION, .name = adapter_name,	\
-		.description = what, .work_metric = BLAS_PRODUCT_METRIC,	\
-		.min_metric = BLAS_PRODUCT_MIN_METRIC,				\
-		.max_metric = BLAS_PRODUCT_MAX_METRIC,				\
-		.flags = adapter_flags, .init = init_fn, .fini = fini,		\
-		.setup = blas_product_setup, .run = run,			\
-		.teardown = blas_product_teardown,				\
-		.params_doc = "m,n,k", .metric_of = blas_product_metric_of,	\
-	}
-
 static const struct sibyl_adapter openblas =
-	BLAS_ADAPTER("openblas-dgemm", "cblas_dgemm of OpenBLAS, loaded by path "
-		     "(SIBYL_ACCEL_BLAS overrides)", init_openblas, SIBYL_ADAPTER_THREADED);
+	BLAS_PRODUCT_ADAPTER("openblas-dgemm", "cblas_dgemm of OpenBLAS, loaded by path "
+			     "(SIBYL_ACCEL_BLAS overrides)", SIBYL_ADAPTER_THREADED, init_openblas,
+			     fini, blas_product_setup, run);
 static const struct sibyl_adapter reference =
-	BLAS_ADAPTER("reference-dgemm", "cblas_dgemm of reference BLAS, loaded by path",
-		     init_reference, 0);
+	BLAS_PRODUCT_ADAPTER("reference-dgemm", "cblas_dgemm of reference BLAS, loaded by path",
+			     0, init_reference, fini, blas_product_setup, run);
 
 static const struct sibyl_adapter *const adapters[] = { &openblas, &reference };
 

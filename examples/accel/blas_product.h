@@ -51,4 +51,17 @@ double blas_product_scaled(const struct blas_product *p, uint64_t metric, double
 /* (m, n, k) of a call -> its work metric 2mnk; negative outside. */
 double blas_product_metric_of(const double *params, size_t nparams);
 
+/* An adapter (sibyl/adapter.h) of these samples, in this work metric. */
+#define BLAS_PRODUCT_ADAPTER(adapter_name, what, adapter_flags, init_fn, fini_fn, setup_fn, \
+			     run_fn)							\
+	{									\
+		.abi_version = SIBYL_ADAPTER_ABI_VERSION, .name = adapter_name,	\
+		.description = what, .work_metric = BLAS_PRODUCT_METRIC,	\
+		.min_metric = BLAS_PRODUCT_MIN_METRIC,				\
+		.max_metric = BLAS_PRODUCT_MAX_METRIC, .flags = adapter_flags,	\
+		.init = init_fn, .fini = fini_fn, .setup = setup_fn,		\
+		.run = run_fn, .teardown = blas_product_teardown,		\
+		.params_doc = "m,n,k", .metric_of = blas_product_metric_of,	\
+	}
+
 #endif

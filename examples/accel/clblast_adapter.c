@@ -103,25 +103,14 @@ static double run_resident(void *state, void *sample, uint64_t metric)
 	return timed(state, sample, metric, true);
 }
 
-#define CLBLAST_ADAPTER(adapter_name, what, setup_fn, run_fn)			\
-	{									\
-		.abi_version = SIBYL_ADAPTER_ABI_VERSION, .name = adapter_name,	\
-		.description = what, .work_metric = BLAS_PRODUCT_METRIC,	\
-		.min_metric = BLAS_PRODUCT_MIN_METRIC,				\
-		.max_metric = BLAS_PRODUCT_MAX_METRIC,				\
-		.flags = SIBYL_ADAPTER_OPENCL, .init = init, .fini = fini,	\
-		.setup = setup_fn, .run = run_fn,				\
-		.teardown = blas_product_teardown,				\
-		.params_doc = "m,n,k", .metric_of = blas_product_metric_of,	\
-	}
-
-static const struct sibyl_adapter clblast =
-	CLBLAST_ADAPTER("clblast-dgemm", "CLBlastDgemm on the first OpenCL device, transfers "
-			"included (what the redirect target runs)", blas_product_setup, run);
-static const struct sibyl_adapter clblast_compute =
-	CLBLAST_ADAPTER("clblast-dgemm-compute", "CLBlastDgemm on the first OpenCL device, "
-			"inputs and result left on the device (compute alone)",
-			setup_resident, run_resident);
+static const struct sibyl_adapter clblast = BLAS_PRODUCT_ADAPTER(
+	"clblast-dgemm", "CLBlastDgemm on the first OpenCL device, transfers included "
+	"(what the redirect target runs)", SIBYL_ADAPTER_OPENCL, init, fini, blas_product_setup,
+	run);
+static const struct sibyl_adapter clblast_compute = BLAS_PRODUCT_ADAPTER(
+	"clblast-dgemm-compute", "CLBlastDgemm on the first OpenCL device, inputs and result "
+	"left on the device (compute alone)", SIBYL_ADAPTER_OPENCL, init, fini, setup_resident,
+	run_resident);
 
 static const struct sibyl_adapter *const adapters[] = { &clblast, &clblast_compute };
 __attribute__((visibility("default"))) const struct sibyl_adapter *const *
