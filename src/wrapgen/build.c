@@ -4,16 +4,13 @@
 #include "core/fs.h"
 #include "core/log.h"
 #include "core/output.h"
+#include "core/run.h"
 
 #include <errno.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
-
-extern char **environ;
 
 void wg_runtime_dirs(char **include_dir, char **lib_dir)
 {
@@ -108,8 +105,9 @@ static void compose(const struct wg_build_opts *o, const char *tmp_out, struct a
 
 static int run(char **argv, bool verbose)
 {
-	pid_t pid;
-	int status, err;
+	struct sibyl_run_spec spec = { .argv = argv };
+	struct sibyl_run_status st;
+	char why[128];
 
 	if (verbose) {
 		struct wg_buf b = { 0 };
@@ -119,15 +117,12 @@ static int run(char **argv, bool verbose)
 		sibyl_info("wrap: %s", wg_buf_str(&b));
 		wg_buf_free(&b);
 	}
-	err = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
-	if (err)
-		return sibyl_err("wrap: cannot run %s: %s", argv[0], strerror(err));
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return sibyl_err_errno("wrap: waiting for %s", argv[0]);
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		return sibyl_err("wrap: %s: compiling the wrapper failed (status %d)", argv[0],
-				 WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	sibyl_run(&spec, &st);
+	if (st.outcome == SIBYL_RUN_NOT_STARTED)
+		return sibyl_err("wrap: cannot run %s: %s", argv[0], strerror(st.code));
+	if (st.outcome != SIBYL_RUN_OK)
+		return sibyl_err("wrap: %s: compiling the wrapper failed (%s)", argv[0],
+				 sibyl_run_describe(&st, why, sizeof(why)));
 	return 0;
 }
 
