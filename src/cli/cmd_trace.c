@@ -3,12 +3,14 @@
  * libraries preloaded, record into a trace directory, and exit exactly as
  * the command did (same status, or the same fatal signal).
  */
+#define _GNU_SOURCE
 #include "cli/commands.h"
 #include "cli/trace_dir.h"
 #include "cli/trace_preload.h"
 #include "core/fs.h"
 #include "core/log.h"
 #include "core/options.h"
+#include "core/run.h"
 #include "trace/drain.h"
 #include "trace/meta_write.h"
 
@@ -22,7 +24,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 static const struct sibyl_command_help help = {
@@ -60,38 +61,53 @@ static char *find_runtime(void)
 	return path;
 }
 
-static void run_child(char **cmd, const char *dir, const char *preload)
+/* Start the command with the runtime preloaded; a command that cannot
+ * start is reported as a shell would (127: not found, 126: not runnable). */
+static int start_command(char **cmd, const char *dir, const char *preload,
+			 struct sibyl_child *child, struct sibyl_run_status *st)
 {
-	setenv("SIBYL_TRACE_DIR", dir, 1);
-	setenv("LD_PRELOAD", preload, 1);
-	execvp(cmd[0], cmd);
-	int code = errno == ENOENT ? 127 : 126;
+	char *dir_var = NULL, *preload_var = NULL;
 
-	sibyl_err_errno("trace: cannot run '%s'", cmd[0]);
-	_exit(code);
+	if (asprintf(&dir_var, "SIBYL_TRACE_DIR=%s", dir) < 0 ||
+	    asprintf(&preload_var, "LD_PRELOAD=%s", preload) < 0)
+		return free(dir_var), sibyl_err("trace: out of memory");
+	const char *set[] = { dir_var, preload_var, NULL };
+	struct sibyl_run_spec spec = { .argv = cmd, .set = set };
+	int r = sibyl_run_start(&spec, child, st);
+
+	free(dir_var);
+	free(preload_var);
+	if (r < 0 && !strcmp(st->step, "fork"))
+		return sibyl_err("trace: cannot start '%s': %s", cmd[0], strerror(st->code));
+	if (r < 0) {
+		sibyl_err("trace: cannot run '%s': %s", cmd[0], strerror(st->code));
+		*st = (struct sibyl_run_status){ SIBYL_RUN_FAILED, st->code == ENOENT ? 127 : 126,
+						 NULL };
+	}
+	return 0;
 }
 
-static int wait_child(pid_t pid, int *status)
+static void wait_command(struct sibyl_child *child, struct sibyl_run_status *st)
 {
 	struct sigaction fwd = { .sa_handler = forward_signal }, ign = { .sa_handler = SIG_IGN };
 	const int forwarded[] = { SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 };
 
+	if (child->pid < 0)
+		return;		/* it did not start */
+	child_pid = child->pid;
 	/* Like time(1): the terminal's SIGINT/SIGQUIT reach the child directly. */
 	sigaction(SIGINT, &ign, NULL);
 	sigaction(SIGQUIT, &ign, NULL);
 	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
 		sigaction(forwarded[i], &fwd, NULL);
-	while (waitpid(pid, status, 0) < 0)
-		if (errno != EINTR)
-			return sibyl_err_errno("trace: waitpid");
-	return 0;
+	sibyl_run_wait(child, 0, st);
 }
 
 /* Leave the way the command left: same exit code or same signal. */
-static int exit_like(int status)
+static int exit_like(const struct sibyl_run_status *st)
 {
-	if (WIFSIGNALED(status)) {
-		int sig = WTERMSIG(status);
+	if (st->outcome == SIBYL_RUN_CRASHED) {
+		int sig = st->code;
 		struct rlimit no_core = { 0, 0 };
 		sigset_t set;
 
@@ -103,7 +119,7 @@ static int exit_like(int status)
 		raise(sig);
 		return 128 + sig;
 	}
-	return WEXITSTATUS(status);
+	return st->code;
 }
 
 /* In the parent only (after fork): the command keeps its own limits. */
@@ -210,31 +226,20 @@ int cmd_trace(int argc, char **argv)
 	if (!no_drain && !(drain = sibyl_drain_create(dir, (uint64_t)ring_kb * 1024)))
 		return 2;
 
-	fflush(NULL);
-	pid_t pid = fork();
+	struct sibyl_child child;
 
-	if (pid < 0) {
-		sibyl_err_errno("trace: fork");
+	if (start_command(argv + 1, dir, preload, &child, &run.status) < 0) {
 		sibyl_drain_finish(drain);
 		return 2;
 	}
-	if (pid == 0)
-		run_child(argv + 1, dir, preload);
-	child_pid = pid;
-	run.root_pid = pid;
-	int status = 0;
-
+	run.root_pid = child.pid > 0 ? child.pid : 0;	/* 0: it did not start */
 	raise_fd_limit();	/* the drainer keeps a file open per live thread */
 	if (drain && sibyl_drain_start(drain) < 0)
 		sibyl_warn("trace: records will be drained when the command ends");
-	if (wait_child(pid, &status) < 0) {
-		sibyl_drain_finish(drain);
-		return 2;
-	}
+	wait_command(&child, &run.status);
 	run.complete = finish_trace(drain, dir);
 	run.end_ns = sibyl_mono_ns();
 	run.finished = true;
-	run.status = status;
 	/* Calibrate over the whole run (at least 20 ms) for a precise rate. */
 	sibyl_clock_calibrate(&run.clock, run.clock.ref_tsc, run.clock.ref_ns, 20000000);
 	if (sibyl_trace_meta_write(dir, &run) < 0)
@@ -245,5 +250,5 @@ int cmd_trace(int argc, char **argv)
 	free(dir);
 	free(runtime);
 	sibyl_strlist_free(&wraps);
-	return exit_like(status);
+	return exit_like(&run.status);
 }

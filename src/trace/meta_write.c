@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 static json_t *cpu_model(void)
@@ -59,14 +58,14 @@ static json_t *string_array(char *const *v, size_t n)
 	return a;
 }
 
-static json_t *exit_object(int status)
+static json_t *exit_object(const struct sibyl_run_status *st)
 {
 	json_t *e = json_object();
 
-	if (WIFSIGNALED(status))
-		json_object_set_new(e, "signal", json_integer(WTERMSIG(status)));
+	if (st->outcome == SIBYL_RUN_CRASHED)
+		json_object_set_new(e, "signal", json_integer(st->code));
 	else
-		json_object_set_new(e, "status", json_integer(WEXITSTATUS(status)));
+		json_object_set_new(e, "status", json_integer(st->code));
 	return e;
 }
 
@@ -110,7 +109,7 @@ static void put_end(json_t *m, const struct sibyl_trace_run *run)
 		return;
 	json_object_set_new(m, "end_ns", json_integer((json_int_t)run->end_ns));
 	json_object_set_new(m, "wall_ns", json_integer((json_int_t)(run->end_ns - run->start_ns)));
-	json_object_set_new(m, "exit", exit_object(run->status));
+	json_object_set_new(m, "exit", exit_object(&run->status));
 	/* Absent until then: a killed `sibyl trace` leaves a trace that
 	 * readers call incomplete. */
 	json_object_set_new(m, "complete", json_boolean(run->complete));

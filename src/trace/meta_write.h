@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "core/clock.h"
+#include "core/run.h"
 #include "core/options.h"
 
 /* What one `sibyl trace` run knows about itself. */
@@ -24,7 +25,7 @@ struct sibyl_trace_run {
 	uint64_t start_ns;
 	bool finished;		/* the command ended: the fields below are valid */
 	uint64_t end_ns;
-	int status;		/* waitpid status */
+	struct sibyl_run_status status;	/* crashed (a signal) or an exit code */
 	bool complete;		/* every record saved, no thread lost */
 };
 

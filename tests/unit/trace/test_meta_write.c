@@ -73,9 +73,14 @@ static void read_back_when_ended(void **state)
 	(void)state;
 	struct sibyl_strlist wrappers = { 0 };
 	struct tw w;
-	const struct { int status; bool complete; enum sibyl_exit_kind kind; int code; } ends[] = {
-		{ 3 << 8, true, SIBYL_EXIT_STATUS, 3 },	/* exit(3) */
-		{ SIGSEGV, false, SIBYL_EXIT_SIGNAL, SIGSEGV },	/* killed */
+	const struct {
+		struct sibyl_run_status status;
+		bool complete;
+		enum sibyl_exit_kind kind;
+		int code;
+	} ends[] = {
+		{ { SIBYL_RUN_FAILED, 3, NULL }, true, SIBYL_EXIT_STATUS, 3 },	/* exit(3) */
+		{ { SIBYL_RUN_CRASHED, SIGSEGV, NULL }, false, SIBYL_EXIT_SIGNAL, SIGSEGV },
 	};
 
 	for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
