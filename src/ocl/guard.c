@@ -35,21 +35,6 @@ static long position(const struct watch *w, json_t *msg)
 	return (long)k * w->samples + sample;
 }
 
-/* sibyl-kernel-run next to sibyl (or $SIBYL_KERNEL_RUNNER). */
-static char *runner_path(void)
-{
-	const char *env = getenv("SIBYL_KERNEL_RUNNER");
-	char *dir, *p;
-
-	if (env && *env)
-		return strdup(env);
-	if (!(dir = sibyl_self_dir()))
-		return strdup("sibyl-kernel-run");
-	p = sibyl_path_join(dir, "sibyl-kernel-run");
-	free(dir);
-	return p;
-}
-
 /* Replace the counters file of a sample by its decoded listing. */
 static int decode_counters(struct watch *w, json_t *msg)
 {
@@ -157,9 +142,9 @@ static int counters_sizes(struct sibyl_run_cfg *cfg, size_t n)
 }
 
 /* One child from (cfg->gsize, cfg->first_sample) to the end. */
-static int start(struct sibyl_run_cfg *cfg, struct watch *w, struct sibyl_child_result *res)
+static int start(struct sibyl_run_cfg *cfg, struct watch *w, struct sibyl_run_status *res)
 {
-	char *config = NULL, *runner = runner_path();
+	char *config = NULL, *runner = sibyl_run_helper_path("sibyl-kernel-run", "SIBYL_KERNEL_RUNNER");
 	int r = -1;
 
 	cfg->counters_sizes = NULL;
@@ -186,7 +171,7 @@ int sibyl_run_guarded(struct sibyl_run_cfg *cfg, const struct sibyl_guard *g)
 	int failures = 0;
 
 	while (w.next < total) {
-		struct sibyl_child_result res;
+		struct sibyl_run_status res;
 
 		cfg->gsize = w.from + (uint64_t)(w.next / w.samples) * w.step;
 		cfg->first_sample = w.next % w.samples;
@@ -194,13 +179,13 @@ int sibyl_run_guarded(struct sibyl_run_cfg *cfg, const struct sibyl_guard *g)
 		w.started = false;
 		if (start(cfg, &w, &res) < 0 || w.bad_counters)
 			return -1;
-		if (res.status == SIBYL_CHILD_OK)
+		if (res.outcome == SIBYL_RUN_OK)
 			break;
-		if (res.status == SIBYL_CHILD_FAILED) {	/* where it stopped */
+		if (res.outcome == SIBYL_RUN_FAILED) {	/* where it stopped */
 			cfg->gsize = w.from + (uint64_t)(w.next / w.samples) * w.step;
 			return -1;
 		}
-		if (!w.started && res.status == SIBYL_CHILD_TIMEOUT) {
+		if (!w.started && res.outcome == SIBYL_RUN_TIMED_OUT) {
 			sibyl_err("kernel: building %s took longer than %g s", k,
 				  SIBYL_CHILD_SETUP_FACTOR * g->timeout_s);
 			return -1;
@@ -210,7 +195,7 @@ int sibyl_run_guarded(struct sibyl_run_cfg *cfg, const struct sibyl_guard *g)
 				  res.code, k);
 			return -1;
 		}
-		if (res.status == SIBYL_CHILD_TIMEOUT)
+		if (res.outcome == SIBYL_RUN_TIMED_OUT)
 			sibyl_err("kernel %s timed out after %g s with seed %lld (gsize %llu)", k,
 				  g->timeout_s, (long long)w.seed, (unsigned long long)w.gsize);
 		else

@@ -8,6 +8,7 @@
 #include "core/fs.h"
 #include "core/output.h"
 #include "core/log.h"
+#include "core/message.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -28,20 +29,7 @@ struct dev_state {
 
 void sibyl_emit(int fd, json_t *msg)
 {
-	char *s = json_dumps(msg, JSON_COMPACT);
-	size_t len = strlen(s), done = 0;
-
-	s[len] = '\n';		/* json_dumps leaves room for the NUL we replace */
-	while (done < len + 1) {
-		ssize_t n = write(fd, s + done, len + 1 - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		done += (size_t)n;
-	}
-	free(s);
+	sibyl_msg_send(fd, msg);	/* a parent that is gone reads nothing anyway */
 	json_decref(msg);
 }
 

@@ -4,10 +4,10 @@
  * own LLVM, which crashes next to the LLVM 14 that sibyl links for
  * bitcode work. Started by guard.c; events go to file descriptor 3.
  */
-#include "ocl/child.h"
 #include "ocl/run.h"
 #include "core/fs.h"
 #include "core/log.h"
+#include "core/run.h"
 
 #include <stdlib.h>
 
@@ -32,7 +32,7 @@ int main(int argc, char **argv)
 
 	if (!j || sibyl_run_cfg_from_json(j, &cfg, &k) < 0)
 		return sibyl_err("kernel: bad run configuration %s: %s", argv[1], err.text), 2;
-	int r = sibyl_run_samples(&cfg, SIBYL_CHILD_FD);
+	int r = sibyl_run_samples(&cfg, SIBYL_RUN_REPORT_FD);
 
 	sibyl_kernel_free(&k);
 	json_decref(j);
