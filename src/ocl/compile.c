@@ -4,6 +4,8 @@
 #include "core/fs.h"
 #include "core/log.h"
 #include "core/output.h"
+#include "core/alloc.h"
+#include "core/run.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #ifndef SIBYL_CLANG
@@ -109,49 +110,37 @@ static void clang_argv(struct sibyl_strlist *l, const struct sibyl_compile_opts 
 	sibyl_strlist_add(l, out);
 }
 
-/* Run argv with stderr captured; returns the exit status or -1. */
+/* clang's messages kept: enough for the first error of any kernel. */
+#define DIAGNOSTICS_MAX ((size_t)1 << 20)
+
+/* Run argv with stderr captured into *err; returns 0 when it succeeded,
+ * else -1 with *err saying why when stderr did not. */
 static int run_capture(struct sibyl_strlist *l, char **err)
 {
-	int pipefd[2];
-	char **argv = calloc(l->count + 1, sizeof(*argv));
+	char **argv = sibyl_xcalloc(l->count + 1, sizeof(*argv));
+	/* Under `oclgrind sibyl ...` the OpenCL layer is preloaded; it
+	 * carries an LLVM of its own that clang must not see. */
+	const char *unset[] = { "LD_PRELOAD", NULL };
+	struct sibyl_run_spec spec = { .argv = argv, .unset = unset };
+	struct sibyl_run_status st;
+	size_t len;
+	char why[128];
 
-	if (!argv || pipe2(pipefd, O_CLOEXEC) < 0)
-		abort();
 	memcpy(argv, l->items, l->count * sizeof(*argv));
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		/* Under `oclgrind sibyl ...` the OpenCL layer is preloaded; it
-		 * carries an LLVM of its own that clang must not see. */
-		unsetenv("LD_PRELOAD");
-		dup2(pipefd[1], 2);
-		execvp(argv[0], argv);
-		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
+	sibyl_run_capture(&spec, STDERR_FILENO, DIAGNOSTICS_MAX, err, &len, &st);
 	free(argv);
-	close(pipefd[1]);
-	size_t len = 0, cap = 4096;
-	char *buf = malloc(cap);
-	ssize_t n;
-
-	while (buf && (n = read(pipefd[0], buf + len, cap - len - 1)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			break;
-		len += (size_t)n;
-		if (cap - len < 1024 && !(buf = realloc(buf, cap *= 2)))
-			abort();
+	if (st.outcome == SIBYL_RUN_OK)
+		return 0;
+	if (!**err || st.outcome == SIBYL_RUN_NOT_STARTED) {
+		free(*err);
+		if (st.outcome == SIBYL_RUN_NOT_STARTED)
+			snprintf(why, sizeof(why), "cannot run: %s", strerror(st.code));
+		else
+			sibyl_run_describe(&st, why, sizeof(why));
+		if (asprintf(err, "%s: %s", l->items[0], why) < 0)
+			*err = NULL;
 	}
-	close(pipefd[0]);
-	buf[len] = '\0';
-	*err = buf;
-	int status;
-
-	if (pid < 0 || waitpid(pid, &status, 0) < 0)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return -1;
 }
 
 /* clang's first "error:" line (or its first line), without the newline. */
@@ -183,9 +172,7 @@ int sibyl_compile_spir(const struct sibyl_compile_opts *o, void **bc, size_t *si
 		return sibyl_err_errno("kernel: temporary directory");
 	tmp = sibyl_path_join(dir, "kernel.bc");
 	clang_argv(&l, o, tmp);
-	int status = run_capture(&l, &err);
-
-	if (status != 0) {
+	if (run_capture(&l, &err) < 0) {
 		char *line = sibyl_first_error_line(err && *err ? err : "clang-14 failed");
 
 		sibyl_err("kernel: compiling %s: %s", o->file, line);
