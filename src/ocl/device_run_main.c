@@ -4,7 +4,8 @@
  * a process (device_spawn.c).  Internal interface, called by sibyl only:
  *
  *   sibyl-device-run measure PLATFORM DEVICE REPEAT MAX_BYTES QUICK PROGRESS VERSION
- *       prints the device profile JSON on stdout ("" = first platform/device)
+ *       sends the device profile, one JSON line on SIBYL_RUN_REPORT_FD
+ *       (core/run.h; "" = first platform/device)
  *   sibyl-device-run list text|json
  *
  * Errors are one line on stderr and exit status SIBYL_DEVICE_RUN_FAILED,
@@ -12,6 +13,8 @@
  */
 #include "ocl/device.h"
 #include "core/log.h"
+#include "core/message.h"
+#include "core/run.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +33,7 @@ static int measure(char **argv)
 	};
 	struct sibyl_device_profile *p = malloc(sizeof(*p));
 	char *text = NULL;
+	json_t *msg = NULL;
 
 	if (!p || run.repeat == 0 || run.max_bytes < SIBYL_BW_MIN_BYTES)
 		return sibyl_err("device: sibyl-device-run: bad arguments");
@@ -37,8 +41,10 @@ static int measure(char **argv)
 
 	if (!r && !(text = sibyl_device_profile_dump(p)))
 		r = sibyl_err("device: cannot encode the device profile");
-	if (!r && (fputs(text, stdout) < 0 || fflush(stdout)))
-		r = sibyl_err_errno("device: writing the profile to sibyl");
+	if (!r && (!(msg = json_loads(text, 0, NULL)) ||
+		   sibyl_msg_send(SIBYL_RUN_REPORT_FD, msg) < 0))
+		r = sibyl_err_errno("device: sending the profile to sibyl");
+	json_decref(msg);
 	free(text);
 	free(p);
 	return r;

@@ -65,7 +65,7 @@ one_line_error "other format" "not a device profile" "$SIBYL" device --show "$WO
 one_line_error "missing file" "No such file" "$SIBYL" device --show "$WORK/none.json"
 # The measuring child failing in every way still gives one line.
 printf '#!/bin/sh\nkill -SEGV $$\n' >"$WORK/crash.sh"
-printf '#!/bin/sh\necho "{not json"\n' >"$WORK/garbage.sh"
+printf '#!/bin/sh\necho "{not json" >&3\n' >"$WORK/garbage.sh"
 chmod +x "$WORK/crash.sh" "$WORK/garbage.sh"
 SIBYL_DEVICE_RUNNER="$WORK/crash.sh" one_line_error "child crash" "crashed (signal 11)" \
 	"$SIBYL" device --quick
