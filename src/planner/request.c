@@ -1,6 +1,5 @@
 /* A planning request: defaults and checks. */
 #include "planner/request.h"
-#include "planner/adapters/builtin.h"
 #include "planner/speed_guard.h"
 #include "core/clock.h"
 
@@ -48,8 +47,6 @@ int sibyl_sampling_check(const struct sibyl_sampling *sp, char *err, size_t errl
 void sibyl_plan_request_init(struct sibyl_plan_request *rq, const struct sibyl_adapter *a,
 			     const char *source)
 {
-	const struct sibyl_param_hooks *hooks = sibyl_builtin_param_hooks(a);
-
 	memset(rq, 0, sizeof(*rq));
 	rq->adapter = a;
 	rq->source = source;
@@ -61,7 +58,6 @@ void sibyl_plan_request_init(struct sibyl_plan_request *rq, const struct sibyl_a
 	rq->config = (struct sibyl_adapter_config){ .threads = 1, .seed = rq->params.seed,
 						    .now = sibyl_seconds };
 	sibyl_sampling_defaults(&rq->sampling);
-	rq->setup_params = hooks ? hooks->setup : NULL;
 	rq->progress = true;
 }
 

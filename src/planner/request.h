@@ -26,15 +26,12 @@ struct sibyl_plan_request {
 	struct sibyl_adapter_config config;
 	struct sibyl_plan_params params;
 	struct sibyl_sampling sampling;
-	/* Builds samples of invocation parameters for evaluation; NULL when
-	 * the adapter cannot (planner/params.h). */
-	sibyl_setup_params_fn setup_params;
 	bool progress;             /* a progress line on stderr (a terminal only) */
 };
 
 /* The defaults (docs/plan.md): the adapter's range, one thread, seed 1,
  * sibyl_plan_defaults and sibyl_sampling_defaults, a time floor of four
- * ticks of the planner's clock, the parameter hooks of a built-in. */
+ * ticks of the planner's clock. */
 void sibyl_plan_request_init(struct sibyl_plan_request *rq, const struct sibyl_adapter *a,
 			     const char *source);
 /* 0, or -1 with "what: why" in err: the planner's parameters

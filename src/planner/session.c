@@ -41,7 +41,7 @@ int sibyl_plan_adapter(const struct sibyl_plan_request *rq, struct sibyl_plan_re
 	r->status = SIBYL_PLAN_FAILED;
 	if (sibyl_plan_request_check(rq, r->message, sizeof(r->message)))
 		return -1;
-	w = sibyl_worker_start(rq->adapter, rq->setup_params, &rq->config, &rq->sampling,
+	w = sibyl_worker_start(rq->adapter, rq->source, &rq->config, &rq->sampling,
 			       r->message, sizeof(r->message));
 	if (!w)
 		return -1;
@@ -167,7 +167,7 @@ static int load_stored(struct sibyl_plan_session *s, char *err, size_t errlen)
 	}
 	if (adopt_stored(s, p, err, errlen))
 		return -1;
-	s->worker = sibyl_worker_start(a, s->rq.setup_params, &s->rq.config, &s->rq.sampling,
+	s->worker = sibyl_worker_start(a, s->rq.source, &s->rq.config, &s->rq.sampling,
 				       err, errlen);
 	if (!s->worker)
 		return -1;

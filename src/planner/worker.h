@@ -1,6 +1,9 @@
 /*
  * Sampling in a worker process, so an adapter that crashes or hangs
- * cannot take the planner down: the worker runs the adapter's init once,
+ * cannot take the planner down, and an adapter on an OpenCL device never
+ * shares a process with sibyl's LLVM 14: the worker, sibyl-plan-worker
+ * (sampler.c; found as core/run.h finds helpers, or $SIBYL_PLAN_WORKER),
+ * loads the adapter again by its source and name, runs its init once,
  * then one sample (setup, timed run, teardown) per request over a pipe,
  * of a work metric or of invocation parameters.
  * Each sample has a deadline; a worker that dies or misses it is killed
@@ -44,7 +47,7 @@ struct sibyl_sampling {
 	double guard_tolerance;
 };
 
-double sibyl_sample_time_limit(const struct sibyl_sampling *sp);
+double sibyl_sample_time_limit(const struct sibyl_sampling *sp);	/* sampler.c */
 
 /* What the speed guard did over a worker's samples so far. */
 struct sibyl_worker_stats {
@@ -64,11 +67,11 @@ struct sibyl_worker_stats {
 
 #define SIBYL_MAX_RUNS 10000
 
-/* Fork the worker and run init there; NULL with a one-line reason.
- * setup_params (may be NULL) builds the samples of
+/* Start the worker on adapter a, found in source ("builtin" or the
+ * adapter .so, as sibyl_adapters_open was given it), and run init there;
+ * NULL with a one-line reason.  Built-ins with parameter hooks also take
  * sibyl_worker_measure_params. */
-struct sibyl_worker *sibyl_worker_start(const struct sibyl_adapter *a,
-					sibyl_setup_params_fn setup_params,
+struct sibyl_worker *sibyl_worker_start(const struct sibyl_adapter *a, const char *source,
 					const struct sibyl_adapter_config *config,
 					const struct sibyl_sampling *sp, char *err,
 					size_t errlen);
@@ -78,7 +81,7 @@ struct sibyl_worker *sibyl_worker_start(const struct sibyl_adapter *a,
 int sibyl_worker_measure(struct sibyl_worker *w, uint64_t metric, double *seconds,
 			 char *err, size_t errlen);
 /* The same for a sample built from invocation parameters by the
- * worker's setup_params; the run is given metric, theirs
+ * adapter's setup_params hook (adapters/builtin.h); the run is given metric, theirs
  * (sibyl_measure_params_fn, planner/params.h). */
 int sibyl_worker_measure_params(struct sibyl_worker *w, const double *params, size_t nparams,
 				uint64_t metric, double *seconds, char *err, size_t errlen);

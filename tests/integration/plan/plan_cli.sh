@@ -175,4 +175,13 @@ if "$SIBYL" plan envelope "$WORK/spin.json" "$WORK/two.json" -o "$WORK/env2.json
 	fail "envelope accepted a profile without points"
 fi
 grep -q "stopped before the first segment" "$WORK/env2.err" || fail "$(cat "$WORK/env2.err")"
+# An adapter on the OpenCL device (PoCL, which brings its own LLVM) is
+# sampled in sibyl-plan-worker, a process without sibyl's LLVM 14: the
+# kernel builds and runs, and the samples are the device's.
+status=0
+"$SIBYL" plan --adapter inner-product-ocl --range 1000:20000 --max-samples 12 --speed-guard 0 \
+	--repeat 1 --rounds 1 -o "$WORK/ocl.json" 2> "$WORK/ocl.err" || status=$?
+[ "$status" -le 1 ] || fail "inner-product-ocl: status $status: $(cat "$WORK/ocl.err")"
+grep -q "crashed\|init" "$WORK/ocl.err" && fail "inner-product-ocl: $(cat "$WORK/ocl.err")"
+expect_eq "OpenCL adapter sampled" "True" "$(json "len(j['samples']) + len(j['points']) > 0" "$WORK/ocl.json")"
 echo "ok: plan CLI"

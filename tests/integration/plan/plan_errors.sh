@@ -43,6 +43,12 @@ expect_error "several adapters, none named" "several adapters" -- "$SIBYL" plan 
 
 expect_error "failing init" "adapter badinit: init: no such device" -- \
 	"$SIBYL" plan --adapter-so "$WORK/test.so:badinit" -o "$WORK/x.json"
+# The worker program loads the object again, by the same relative path.
+(cd "$WORK" && expect_error "relative .so" "adapter badinit: init: no such device" -- \
+	"$SIBYL" plan --adapter-so test.so:badinit -o "$WORK/x.json")
+SIBYL_PLAN_WORKER="$WORK/no-worker" expect_error "no worker program" \
+	"cannot run $WORK/no-worker: No such file or directory" -- \
+	"$SIBYL" plan --adapter insertion-sort -o "$WORK/x.json"
 
 # A crashing and a hanging adapter stop the planner, not sibyl.
 expect_error "crashing adapter" "adapter crash crashed (signal 11.*) at work metric" -- \

@@ -1,0 +1,127 @@
+/* The planner <-> worker messages (worker_protocol.h) as JSON. */
+#define _GNU_SOURCE
+#include "planner/worker_protocol.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* JSON has no NaN or infinity: a failed run's time is not sent. */
+static double finite_or_zero(double x)
+{
+	return isfinite(x) ? x : 0;
+}
+
+json_t *sibyl_worker_setup_json(const struct sibyl_worker_setup *s)
+{
+	const struct sibyl_adapter_config *c = &s->config;
+	const struct sibyl_sampling *sp = &s->sampling;
+
+	return json_pack("{ss ss s{sI sI ss? ss?} s{sI sf sf sf sI sf}}", "source", s->source,
+			 "adapter", s->adapter, "config", "threads", (json_int_t)c->threads,
+			 "seed", (json_int_t)c->seed, "platform", c->platform, "device", c->device,
+			 "sampling", "repeat", (json_int_t)sp->repeat, "min_seconds",
+			 sp->min_seconds, "timeout", sp->timeout, "guard_wait", sp->guard_wait,
+			 "rounds", (json_int_t)sp->rounds, "guard_tolerance", sp->guard_tolerance);
+}
+
+int sibyl_worker_setup_parse(json_t *j, struct sibyl_worker_setup *s)
+{
+	json_int_t threads, seed, repeat, rounds;
+	struct sibyl_sampling *sp = &s->sampling;
+	json_t *platform, *device;
+
+	memset(s, 0, sizeof(*s));
+	if (json_unpack(j, "{ss ss s{sI sI so so} s{sI sF sF sF sI sF}}", "source", &s->source,
+			"adapter", &s->adapter, "config", "threads", &threads, "seed", &seed,
+			"platform", &platform, "device", &device,
+			"sampling", "repeat", &repeat, "min_seconds", &sp->min_seconds,
+			"timeout", &sp->timeout, "guard_wait", &sp->guard_wait, "rounds", &rounds,
+			"guard_tolerance", &sp->guard_tolerance) ||
+	    threads < 1 || repeat < 1 || rounds < 1)
+		return -1;
+	s->config.platform = json_string_value(platform);	/* null: NULL */
+	s->config.device = json_string_value(device);
+	s->config.threads = (unsigned)threads;
+	s->config.seed = (uint64_t)seed;
+	sp->repeat = (unsigned)repeat;
+	sp->rounds = (unsigned)rounds;
+	return 0;
+}
+
+json_t *sibyl_sample_request_json(const struct sibyl_sample_request *rq)
+{
+	json_t *j = json_pack("{sI}", "metric", (json_int_t)rq->metric), *params = json_array();
+
+	for (uint32_t i = 0; i < rq->nparams; i++)
+		json_array_append_new(params, json_real(finite_or_zero(rq->params[i])));
+	json_object_set_new(j, "params", params);
+	return j;
+}
+
+int sibyl_sample_request_parse(json_t *j, struct sibyl_sample_request *rq)
+{
+	json_int_t metric;
+	json_t *params, *p;
+	size_t i;
+
+	memset(rq, 0, sizeof(*rq));
+	if (json_unpack(j, "{sIso}", "metric", &metric, "params", &params) ||
+	    !json_is_array(params) || json_array_size(params) > SIBYL_MAX_PARAMS)
+		return -1;
+	rq->metric = (uint64_t)metric;
+	json_array_foreach(params, i, p) {
+		if (!json_is_number(p))
+			return -1;
+		rq->params[rq->nparams++] = json_number_value(p);
+	}
+	return 0;
+}
+
+json_t *sibyl_sample_reply_json(const struct sibyl_sample_reply *r)
+{
+	return json_pack("{sisIsIsIsfsfsIsfsfss}", "status", (int)r->status,
+			 "dropped", (json_int_t)r->dropped,
+			 "dropped_inside", (json_int_t)r->dropped_inside,
+			 "unguarded", (json_int_t)r->unguarded,
+			 "seconds", finite_or_zero(r->seconds),
+			 "reference_best", finite_or_zero(r->reference_best),
+			 "best_raised", (json_int_t)r->best_raised,
+			 "init_seconds", finite_or_zero(r->init_seconds),
+			 "first_run_seconds", finite_or_zero(r->first_run_seconds), "msg", r->msg);
+}
+
+int sibyl_sample_reply_parse(json_t *j, struct sibyl_sample_reply *r)
+{
+	json_int_t dropped, inside, unguarded, raised;
+	const char *msg;
+	int status;
+
+	memset(r, 0, sizeof(*r));
+	if (json_unpack(j, "{sisIsIsIsFsFsIsFsFss}", "status", &status, "dropped", &dropped,
+			"dropped_inside", &inside, "unguarded", &unguarded, "seconds", &r->seconds,
+			"reference_best", &r->reference_best, "best_raised", &raised,
+			"init_seconds", &r->init_seconds, "first_run_seconds",
+			&r->first_run_seconds, "msg", &msg))
+		return -1;
+	r->status = status;
+	r->dropped = (uint32_t)dropped;
+	r->dropped_inside = (uint32_t)inside;
+	r->unguarded = (uint32_t)unguarded;
+	r->best_raised = (uint32_t)raised;
+	snprintf(r->msg, sizeof(r->msg), "%s", msg);
+	return 0;
+}
+
+const char *sibyl_sample_where(const struct sibyl_sample_request *rq, char at[SIBYL_AT_LEN])
+{
+	int len = snprintf(at, SIBYL_AT_LEN, " at %s", rq->nparams ? "parameters " : "");
+
+	for (uint32_t i = 0; i < rq->nparams && len < SIBYL_AT_LEN; i++)
+		len += snprintf(at + len, SIBYL_AT_LEN - (size_t)len, "%s%g", i ? "x" : "",
+				rq->params[i]);
+	if (len < SIBYL_AT_LEN)
+		snprintf(at + len, SIBYL_AT_LEN - (size_t)len, rq->nparams ? " (work metric %llu)" :
+			 "work metric %llu", (unsigned long long)rq->metric);
+	return at;
+}

@@ -1,0 +1,67 @@
+/*
+ * What the planner and its worker program, sibyl-plan-worker, say to
+ * each other: JSON lines (core/run.h), requests on the worker's
+ * SIBYL_RUN_REQUEST_FD, replies on its SIBYL_RUN_REPORT_FD.
+ *
+ *   {"source", "adapter", "config": {...}, "sampling": {...}}   first:
+ *       which adapter to load and how to sample; the reply is init's
+ *   {"metric", "params": [...]}                                 a sample
+ *
+ * Each request gets one reply.  The end of requests (EOF) asks the
+ * worker to run the adapter's fini and exit.
+ */
+#ifndef SIBYL_PLANNER_WORKER_PROTOCOL_H
+#define SIBYL_PLANNER_WORKER_PROTOCOL_H
+
+#include <sibyl/adapter.h>
+#include "planner/params.h"
+#include "planner/worker.h"
+
+#include <jansson.h>
+#include <stdint.h>
+
+/* One sample: of a work metric, or (nparams > 0) of invocation
+ * parameters, built by the adapter's setup_params hook; metric is then
+ * theirs. */
+struct sibyl_sample_request {
+	uint64_t metric;
+	uint32_t nparams;
+	double params[SIBYL_MAX_PARAMS];
+};
+
+struct sibyl_sample_reply {
+	int32_t status;            /* 0, or -1 with msg */
+	uint32_t dropped;          /* runs dropped in slow phases */
+	uint32_t dropped_inside;   /* of them, for references timed inside their group */
+	uint32_t unguarded;        /* 1: the sample waited for its best speed in vain */
+	double seconds;
+	double reference_best;     /* the speed guard's best reference so far */
+	uint32_t best_raised;      /* times the guard raised its best (so far) */
+	/* One-time costs a program swapping this implementation in pays:
+	 * init (in the first reply), the fresh process's first run (in the
+	 * first sample's reply; 0 in later ones). */
+	double init_seconds, first_run_seconds;
+	char msg[240];
+};
+
+/* The worker's first request.  Strings are borrowed from the JSON. */
+struct sibyl_worker_setup {
+	const char *source;        /* "builtin" or an adapter .so */
+	const char *adapter;
+	struct sibyl_adapter_config config;   /* config.now is the worker's own */
+	struct sibyl_sampling sampling;
+};
+
+json_t *sibyl_worker_setup_json(const struct sibyl_worker_setup *s);
+int sibyl_worker_setup_parse(json_t *j, struct sibyl_worker_setup *s);
+json_t *sibyl_sample_request_json(const struct sibyl_sample_request *rq);
+int sibyl_sample_request_parse(json_t *j, struct sibyl_sample_request *rq);
+json_t *sibyl_sample_reply_json(const struct sibyl_sample_reply *r);
+int sibyl_sample_reply_parse(json_t *j, struct sibyl_sample_reply *r);
+
+/* " at work metric M", or " at parameters AxBxC (work metric M)": the
+ * place a failure names. */
+#define SIBYL_AT_LEN 160
+const char *sibyl_sample_where(const struct sibyl_sample_request *rq, char at[SIBYL_AT_LEN]);
+
+#endif
