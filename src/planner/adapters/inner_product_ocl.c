@@ -3,11 +3,9 @@
  * a timed run is what a caller of an accelerator pays: both vectors
  * written to the device, the kernel (per-work-group tree reduction),
  * the partial sums read back and added on the host. */
-#define _GNU_SOURCE /* RTLD_DEEPBIND */
 #include "planner/adapters/adapters.h"
 #include "ocl/clutil.h"
 
-#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,23 +88,6 @@ static int build(struct ocl_state *s, cl_device_id dev, char *errbuf, size_t err
 	return 0;
 }
 
-/* sibyl links LLVM 14 for bitcode work; PoCL embeds LLVM 15 and crashes
- * in clBuildProgram when LLVM 14's symbols win the lookup. Loading PoCL
- * first with RTLD_DEEPBIND makes it bind to its own LLVM; the ICD loader
- * then reuses that handle. Only needed when LLVM 14 is in the process,
- * and skipped under ASan, whose runtime refuses RTLD_DEEPBIND. */
-static void isolate_pocl(void)
-{
-#ifndef __SANITIZE_ADDRESS__
-	void *llvm = dlopen("libLLVM-14.so.1", RTLD_NOW | RTLD_NOLOAD);
-	if (!llvm)
-		return;
-	dlclose(llvm);
-	/* Kept open for the life of the process, like the ICD loader's. */
-	(void)dlopen("libpocl.so.2", RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
-#endif
-}
-
 static int init(void **state, const struct sibyl_adapter_config *config,
 		char *errbuf, size_t errlen)
 {
@@ -124,7 +105,6 @@ static int init(void **state, const struct sibyl_adapter_config *config,
 	}
 	s->common = *(struct adapter_common *)common;
 	adapter_common_fini(common);
-	isolate_pocl();
 	if (sibyl_cl_pick_device(config->platform, config->device, &platform, &dev) < 0) {
 		snprintf(errbuf, errlen, "no OpenCL device");
 		release_state(s);
