@@ -3,7 +3,7 @@
 #include "core/fs.h"
 #include "core/log.h"
 #include "core/options.h"
-#include "ocl/device.h"
+#include "ocl/device/device.h"
 
 #include <errno.h>
 #include <stdio.h>

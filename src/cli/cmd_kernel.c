@@ -2,14 +2,14 @@
 #include "cli/commands.h"
 #include "core/log.h"
 #include "core/options.h"
-#include "ocl/args.h"
-#include "ocl/compile.h"
-#include "ocl/counting.h"
-#include "ocl/guard.h"
-#include "ocl/instrument.h"
-#include "ocl/kernel_info.h"
-#include "ocl/summary.h"
-#include "ocl/sweep.h"
+#include "ocl/driver/args.h"
+#include "ocl/driver/compile.h"
+#include "ocl/driver/counting.h"
+#include "ocl/driver/guard.h"
+#include "ocl/instrument/instrument.h"
+#include "ocl/driver/kernel_info.h"
+#include "ocl/driver/summary.h"
+#include "ocl/driver/sweep.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
 #include "core/log.h"
 #include "core/options.h"
 #include "model/profile.h"
-#include "ocl/device_profile.h"
+#include "ocl/device/device_profile.h"
 #include "predict/predict.h"
 #include "sibyl/trace.h"
 

@@ -7,7 +7,7 @@
 
 #include "core/alloc.h"
 #include "model/profile.h"
-#include "ocl/device_profile.h"
+#include "ocl/device/device_profile.h"
 #include "sibyl/trace.h"
 
 #include <jansson.h>

@@ -5,7 +5,7 @@
  * is its input.  Built with clang-14 only (tests/fuzz/CMakeLists.txt).
  */
 #include "model/profile.h"
-#include "ocl/device_profile.h"
+#include "ocl/device/device_profile.h"
 #include "trace/internal.h"
 #include "wrapgen/defs.h"
 

@@ -4,7 +4,7 @@
  * written to the device, the kernel (per-work-group tree reduction),
  * the partial sums read back and added on the host. */
 #include "planner/adapters/adapters.h"
-#include "ocl/clutil.h"
+#include "ocl/common/clutil.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* Reads "bytes seconds" lines, prints the fitted transfer model
  * "latency_s bytes_per_s" for device_fit_numpy.sh to compare with numpy. */
-#include "ocl/device_profile.h"
+#include "ocl/device/device_profile.h"
 
 #include <stdio.h>
 

@@ -1,7 +1,7 @@
 /* device_predict_driver PROFILE.json DIR BYTES: the C API's predictions
  * from a real profile file, "model measured", for a script to check
  * against its own reading of the JSON (tests/integration/ocl). */
-#include "ocl/device_profile.h"
+#include "ocl/device/device_profile.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -22,7 +22,7 @@
  * clCreateProgramWithBinary, so Oclgrind interprets exactly the IR that
  * was instrumented, and both fill buffers the same way.
  */
-#include "ocl/instrument.h"
+#include "ocl/instrument/instrument.h"
 #include "core/fs.h"
 #include "core/output.h"
 #include "core/run.h"

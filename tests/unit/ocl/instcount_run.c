@@ -12,7 +12,7 @@
  * or $INSTCOUNT_TIME prints the median device time (event profiling) to
  * stderr as "device_ns N".  ARG as in instcount_host.c.
  */
-#include "ocl/clutil.h"
+#include "ocl/common/clutil.h"
 #include "core/fs.h"
 #include "core/output.h"
 

@@ -5,7 +5,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "ocl/device.h"
+#include "ocl/device/device.h"
 
 #include <jansson.h>
 #include <math.h>

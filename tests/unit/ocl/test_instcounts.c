@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "ocl/instrument_internal.h"
+#include "ocl/instrument/instrument_internal.h"
 
 #include <llvm-c/BitReader.h>
 #include <llvm-c/BitWriter.h>

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "ocl/summary.h"
+#include "ocl/driver/summary.h"
 
 #include <stdlib.h>
 #include <string.h>

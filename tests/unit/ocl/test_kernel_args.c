@@ -6,10 +6,10 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "ocl/args.h"
-#include "ocl/cache.h"
-#include "ocl/kernel_info.h"
-#include "ocl/sweep.h"
+#include "ocl/driver/args.h"
+#include "ocl/driver/cache.h"
+#include "ocl/driver/kernel_info.h"
+#include "ocl/driver/sweep.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,0 +1,266 @@
+/* Deterministic argument generation from the kernel signature. */
+#include "ocl/driver/args.h"
+#include "core/log.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* splitmix64: small, fast, and good enough for test inputs. */
+static uint64_t next(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+uint16_t sibyl_float_to_half(float f)
+{
+	uint32_t x;
+
+	memcpy(&x, &f, 4);
+	uint16_t sign = (uint16_t)((x >> 16) & 0x8000);
+	int exp = (int)((x >> 23) & 0xff) - 127 + 15;
+	uint32_t mant = x & 0x7fffff;
+
+	if (((x >> 23) & 0xff) == 0xff)
+		return sign | 0x7c00 | (mant ? 0x200 : 0);
+	if (exp >= 31)
+		return sign | 0x7c00;
+	if (exp <= 0) {
+		if (exp < -10)
+			return sign;
+		mant |= 0x800000;
+		uint32_t shift = (uint32_t)(14 - exp);
+		uint32_t h = mant >> shift;
+		uint32_t rest = mant & ((1u << shift) - 1), half = 1u << (shift - 1);
+
+		if (rest > half || (rest == half && (h & 1)))
+			h++;
+		return sign | (uint16_t)h;
+	}
+	uint32_t h = ((uint32_t)exp << 10) | (mant >> 13);
+	uint32_t rest = mant & 0x1fff;
+
+	if (rest > 0x1000 || (rest == 0x1000 && (h & 1)))
+		h++;		/* may carry into the exponent, which is right */
+	return sign | (uint16_t)h;
+}
+
+float sibyl_half_to_float(uint16_t h)
+{
+	int exp = (h >> 10) & 0x1f;
+	float m = (float)(h & 0x3ff);
+	float v = exp == 0 ? ldexpf(m, -24) :
+		  exp == 31 ? (m ? NAN : INFINITY) : ldexpf(m + 1024.0f, exp - 25);
+
+	return (h & 0x8000) ? -v : v;
+}
+
+static void gen_int(const struct sibyl_ktype *t, uint64_t g, uint64_t *s, void *p)
+{
+	uint64_t v;
+
+	if (t->is_bool || t->bits == 1) {
+		v = next(s) & 1;
+	} else if (t->is_signed) {
+		int64_t max = t->bits >= 64 ? INT64_MAX : (int64_t)((1ull << (t->bits - 1)) - 1);
+		int64_t lim = g > (uint64_t)max ? max : (int64_t)g;
+		/* uniform in [-lim, lim]: 2*lim+1 values */
+		v = (uint64_t)(-lim + (int64_t)(next(s) % (2 * (uint64_t)lim + 1)));
+	} else {
+		uint64_t max = t->bits >= 64 ? UINT64_MAX : (1ull << t->bits) - 1;
+		uint64_t lim = g - 1 > max ? max : g - 1;	/* [0, g) */
+
+		v = lim == UINT64_MAX ? next(s) : next(s) % (lim + 1);
+	}
+	memcpy(p, &v, t->size < 8 ? t->size : 8);	/* little-endian */
+}
+
+static void gen_float(const struct sibyl_ktype *t, uint64_t g, uint64_t *s, void *p)
+{
+	double u = (double)(next(s) >> 11) * 0x1p-53;
+	double lim = t->bits == 16 && g > 65504 ? 65504.0 : (double)g;
+	double v = -lim + 2.0 * lim * u;
+
+	if (t->bits == 64) {
+		memcpy(p, &v, 8);
+	} else if (t->bits == 32) {
+		float f = (float)v;
+
+		memcpy(p, &f, 4);
+	} else {
+		uint16_t h = sibyl_float_to_half((float)v);
+
+		memcpy(p, &h, 2);
+	}
+}
+
+static void gen_value(const struct sibyl_ktype *t, uint64_t g, uint64_t *s, unsigned char *p)
+{
+	switch (t->kind) {
+	case SIBYL_KT_INT:
+		gen_int(t, g, s, p);
+		break;
+	case SIBYL_KT_FLOAT:
+		gen_float(t, g, s, p);
+		break;
+	case SIBYL_KT_VECTOR:
+	case SIBYL_KT_ARRAY:
+		/* A 3-vector has 3 values and one zero element of padding. */
+		for (size_t i = 0; i < t->n; i++)
+			gen_value(t->elem, g, s, p + i * t->elem->size);
+		break;
+	case SIBYL_KT_STRUCT:
+		for (size_t i = 0; i < t->n; i++)
+			if (!t->members[i]->is_padding)
+				gen_value(t->members[i], g, s, p + t->offsets[i]);
+		break;
+	case SIBYL_KT_OPAQUE:
+		break;
+	}
+}
+
+static size_t elem_size(const struct sibyl_karg *arg)
+{
+	return arg->type->size ? arg->type->size : 1;
+}
+
+static uint64_t arg_count(const struct sibyl_karg *arg, const struct sibyl_args_cfg *cfg)
+{
+	if (arg->kind == SIBYL_KARG_VALUE)
+		return 1;
+	if (arg->kind == SIBYL_KARG_LOCAL && cfg->local_elements)
+		return cfg->local_elements;
+	return cfg->elements ? cfg->elements : cfg->gsize ? cfg->gsize : 1;
+}
+
+int sibyl_args_check(const struct sibyl_kernel *k, const struct sibyl_args_cfg *cfg)
+{
+	for (size_t i = 0; i < k->nargs; i++) {
+		const struct sibyl_karg *arg = &k->args[i];
+		uint64_t count = arg_count(arg, cfg);
+		size_t bytes;
+
+		/* count * elem wrapping made a tiny buffer for a huge count. */
+		if (count > SIZE_MAX || __builtin_mul_overflow((size_t)count, elem_size(arg), &bytes))
+			return sibyl_err("kernel: argument '%s': %llu elements of %zu bytes do not fit "
+					 "in memory (see -g, --elements)", arg->name,
+					 (unsigned long long)count, elem_size(arg));
+	}
+	return 0;
+}
+
+int sibyl_args_generate(const struct sibyl_kernel *k, const struct sibyl_args_cfg *cfg,
+			struct sibyl_args *out)
+{
+	uint64_t s = cfg->seed, g = cfg->gsize ? cfg->gsize : 1;
+
+	memset(out, 0, sizeof(*out));
+	if (sibyl_args_check(k, cfg) < 0)
+		return -1;
+	out->n = k->nargs;
+	out->a = calloc(k->nargs + 1, sizeof(*out->a));
+	if (!out->a)
+		abort();
+	for (size_t i = 0; i < k->nargs; i++) {
+		const struct sibyl_karg *arg = &k->args[i];
+		struct sibyl_argbuf *b = &out->a[i];
+		size_t elem = elem_size(arg);
+
+		b->count = (size_t)arg_count(arg, cfg);
+		b->size = b->count * elem;
+		if (arg->kind == SIBYL_KARG_LOCAL || arg->kind == SIBYL_KARG_UNSUPPORTED)
+			continue;
+		if (!(b->data = calloc(1, b->size ? b->size : 1))) {
+			sibyl_err("kernel: argument '%s': cannot allocate %zu bytes", arg->name,
+				  b->size);
+			sibyl_args_free(out);
+			return -1;
+		}
+		for (size_t e = 0; e < b->count; e++)
+			gen_value(arg->type, g, &s, (unsigned char *)b->data + e * elem);
+	}
+	return 0;
+}
+
+void sibyl_args_free(struct sibyl_args *a)
+{
+	for (size_t i = 0; i < a->n; i++)
+		free(a->a[i].data);
+	free(a->a);
+	memset(a, 0, sizeof(*a));
+}
+
+static json_t *int_json(const struct sibyl_ktype *t, const void *p)
+{
+	uint64_t v = 0;
+
+	memcpy(&v, p, t->size < 8 ? t->size : 8);
+	if (t->bits < 64 && t->is_signed && (v >> (t->bits - 1)) & 1)
+		v |= ~0ull << t->bits;		/* sign-extend */
+	if (t->is_signed || v <= INT64_MAX)
+		return json_integer((json_int_t)v);
+	return json_real((double)v);		/* ulong beyond JSON integers */
+}
+
+json_t *sibyl_value_json(const struct sibyl_ktype *t, const void *p)
+{
+	const unsigned char *b = p;
+	json_t *a;
+
+	switch (t->kind) {
+	case SIBYL_KT_INT:
+		return int_json(t, p);
+	case SIBYL_KT_FLOAT:
+		if (t->bits == 64)
+			return json_real(*(const double *)p);
+		if (t->bits == 32)
+			return json_real(*(const float *)p);
+		return json_real(sibyl_half_to_float(*(const uint16_t *)p));
+	case SIBYL_KT_VECTOR:
+	case SIBYL_KT_ARRAY:
+		a = json_array();
+		for (size_t i = 0; i < t->n; i++)
+			json_array_append_new(a, sibyl_value_json(t->elem, b + i * t->elem->size));
+		return a;
+	case SIBYL_KT_STRUCT:
+		a = json_array();
+		for (size_t i = 0; i < t->n; i++)
+			if (!t->members[i]->is_padding)
+				json_array_append_new(a, sibyl_value_json(t->members[i],
+									  b + t->offsets[i]));
+		return a;
+	case SIBYL_KT_OPAQUE:
+		break;
+	}
+	return json_null();
+}
+
+json_t *sibyl_args_json(const struct sibyl_kernel *k, const struct sibyl_args *a)
+{
+	json_t *out = json_array();
+
+	for (size_t i = 0; i < k->nargs && i < a->n; i++) {
+		const struct sibyl_karg *arg = &k->args[i];
+		const struct sibyl_argbuf *b = &a->a[i];
+		json_t *o = json_pack("{s:s}", "name", arg->name);
+
+		if (arg->kind == SIBYL_KARG_VALUE) {
+			json_object_set_new(o, "value", sibyl_value_json(arg->type, b->data));
+		} else if (arg->kind == SIBYL_KARG_BUFFER) {
+			json_t *d = json_array();
+
+			for (size_t e = 0; e < b->count; e++)
+				json_array_append_new(d, sibyl_value_json(arg->type,
+					(const unsigned char *)b->data + e * arg->type->size));
+			json_object_set_new(o, "data", d);
+		} else {
+			json_object_set_new(o, "bytes", json_integer((json_int_t)b->size));
+		}
+		json_array_append_new(out, o);
+	}
+	return out;
+}

@@ -1,0 +1,55 @@
+/*
+ * Kernel arguments generated from the signature (thesis ch. 17.3.3 and
+ * appendix A): integers signed in [-g, g], unsigned in [0, g) (g the
+ * global size, clamped to the type), floats uniform in [-g, g], bool 0/1;
+ * buffers of `elements` items (default g) filled the same way; __local
+ * pointers get a size only. Everything follows from one seed, so the
+ * plain and the instrumented run see the very same values.
+ */
+#ifndef SIBYL_OCL_ARGS_H
+#define SIBYL_OCL_ARGS_H
+
+#include "ocl/driver/kernel_info.h"
+
+#include <jansson.h>
+#include <stdint.h>
+
+struct sibyl_argbuf {
+	void *data;	/* VALUE: bytes for clSetKernelArg; BUFFER: initial contents */
+	size_t size;	/* bytes */
+	size_t count;	/* BUFFER, LOCAL: elements */
+};
+
+struct sibyl_args {
+	size_t n;
+	struct sibyl_argbuf *a;
+};
+
+struct sibyl_args_cfg {
+	uint64_t gsize;		/* the value range */
+	uint64_t elements;	/* buffer elements; 0: gsize */
+	uint64_t seed;
+	uint64_t local_elements;	/* __local elements; 0: as buffers */
+};
+
+/* Whether every buffer of `k` under cfg has a size (elements * element
+ * size) that size_t holds: 0, or -1 after one line naming the argument. */
+int sibyl_args_check(const struct sibyl_kernel *k, const struct sibyl_args_cfg *cfg);
+/* Generate every argument of `k` (none may be unsupported): 0, or -1
+ * after one line (a size sibyl_args_check refuses, out of memory). */
+int sibyl_args_generate(const struct sibyl_kernel *k, const struct sibyl_args_cfg *cfg,
+			struct sibyl_args *out);
+void sibyl_args_free(struct sibyl_args *a);
+
+/* One value decoded back to JSON: numbers, arrays for vectors, arrays
+ * and structs (members in order). */
+json_t *sibyl_value_json(const struct sibyl_ktype *t, const void *p);
+/* Every argument: {"name", "value"} for values, {"name", "data"} with
+ * the buffer's elements for buffers, {"name", "bytes"} for __local. */
+json_t *sibyl_args_json(const struct sibyl_kernel *k, const struct sibyl_args *a);
+
+/* IEEE half <-> float (for half buffers and the JSON dump). */
+uint16_t sibyl_float_to_half(float f);
+float sibyl_half_to_float(uint16_t h);
+
+#endif

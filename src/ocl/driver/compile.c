@@ -1,0 +1,192 @@
+/* .cl -> SPIR bitcode with clang-14, and the matching clBuildProgram options. */
+#define _GNU_SOURCE
+#include "ocl/driver/compile.h"
+#include "core/fs.h"
+#include "core/log.h"
+#include "core/output.h"
+#include "core/alloc.h"
+#include "core/run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef SIBYL_CLANG
+#define SIBYL_CLANG "clang-14"
+#endif
+
+/* Append the space-separated words of s (no quoting: build options are
+ * plain words in every kernel suite we know). */
+static void add_words(struct sibyl_strlist *l, const char *s)
+{
+	while (s && *s) {
+		size_t n = strcspn(s, " \t\n");
+
+		if (n)
+			sibyl_strlist_take(l, strndup(s, n));
+		s += n;
+		s += strspn(s, " \t\n");
+	}
+}
+
+static void add_defines_includes(struct sibyl_strlist *l, const struct sibyl_compile_opts *o)
+{
+	char *w;
+
+	for (size_t i = 0; i < o->defines.count; i++) {
+		if (asprintf(&w, "-D%s", o->defines.items[i]) < 0)
+			abort();
+		sibyl_strlist_take(l, w);
+	}
+	for (size_t i = 0; i < o->includes.count; i++) {
+		if (asprintf(&w, "-I%s", o->includes.items[i]) < 0)
+			abort();
+		sibyl_strlist_take(l, w);
+	}
+}
+
+char *sibyl_build_options(const struct sibyl_compile_opts *o)
+{
+	struct sibyl_strlist l = { 0 };
+	size_t len = 1;
+	char *s, *dir = realpath(o->file, NULL);
+
+	/* clang looks for "quoted" includes next to the file; OpenCL
+	 * runtimes compile a string and look in their working directory. */
+	if (dir && !strpbrk(dir, " \t\n")) {
+		*strrchr(dir, '/') = '\0';
+		if (asprintf(&s, "-I%s", *dir ? dir : "/") < 0)
+			abort();
+		sibyl_strlist_take(&l, s);
+	}
+	free(dir);
+	add_defines_includes(&l, o);
+	add_words(&l, o->build_options);
+	for (size_t i = 0; i < l.count; i++)
+		len += strlen(l.items[i]) + 1;
+	s = calloc(1, len);
+	if (!s)
+		abort();
+	for (size_t i = 0; i < l.count; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, l.items[i]);
+	}
+	sibyl_strlist_free(&l);
+	return s;
+}
+
+#define FRONTEND "-target spir64 -x cl -cl-std=CL1.2 -Xclang -finclude-default-header"
+
+void sibyl_compile_frontend_args(const struct sibyl_compile_opts *o, struct sibyl_strlist *l)
+{
+	add_words(l, FRONTEND);
+	add_defines_includes(l, o);
+	add_words(l, o->build_options);
+}
+
+/* The clang-14 command line: the recipe PoCL accepts (spir64, CL1.2,
+ * default header, arg info for names and qualifiers). */
+static void clang_argv(struct sibyl_strlist *l, const struct sibyl_compile_opts *o,
+		       const char *out)
+{
+	const char *lvl = o->opt_level ? o->opt_level : "0";
+	char *w;
+
+	add_words(l, SIBYL_CLANG " " FRONTEND " -emit-llvm -c -fgnu89-inline -cl-kernel-arg-info");
+	if (asprintf(&w, "-O%s", lvl) < 0)
+		abort();
+	sibyl_strlist_take(l, w);
+	if (!strcmp(lvl, "0"))
+		add_words(l, "-Xclang -disable-O0-optnone");
+	add_defines_includes(l, o);
+	add_words(l, o->build_options);
+	sibyl_strlist_add(l, o->file);
+	sibyl_strlist_add(l, "-o");
+	sibyl_strlist_add(l, out);
+}
+
+/* clang's messages kept: enough for the first error of any kernel. */
+#define DIAGNOSTICS_MAX ((size_t)1 << 20)
+
+/* Run argv with stderr captured into *err; returns 0 when it succeeded,
+ * else -1 with *err saying why when stderr did not. */
+static int run_capture(struct sibyl_strlist *l, char **err)
+{
+	char **argv = sibyl_xcalloc(l->count + 1, sizeof(*argv));
+	/* Under `oclgrind sibyl ...` the OpenCL layer is preloaded; it
+	 * carries an LLVM of its own that clang must not see. */
+	const char *unset[] = { "LD_PRELOAD", NULL };
+	struct sibyl_run_spec spec = { .argv = argv, .unset = unset };
+	struct sibyl_run_status st;
+	size_t len;
+	char why[128];
+
+	memcpy(argv, l->items, l->count * sizeof(*argv));
+	sibyl_run_capture(&spec, STDERR_FILENO, DIAGNOSTICS_MAX, err, &len, &st);
+	free(argv);
+	if (st.outcome == SIBYL_RUN_OK)
+		return 0;
+	if (!**err || st.outcome == SIBYL_RUN_NOT_STARTED) {
+		free(*err);
+		if (st.outcome == SIBYL_RUN_NOT_STARTED)
+			snprintf(why, sizeof(why), "cannot run: %s", strerror(st.code));
+		else
+			sibyl_run_describe(&st, why, sizeof(why));
+		if (asprintf(err, "%s: %s", l->items[0], why) < 0)
+			*err = NULL;
+	}
+	return -1;
+}
+
+/* clang's first "error:" line (or its first line), without the newline. */
+char *sibyl_first_error_line(const char *text)
+{
+	const char *e = strstr(text, "error:");
+	const char *start = text;
+
+	if (e) {
+		start = e;
+		while (start > text && start[-1] != '\n')
+			start--;
+	}
+	return strndup(start, strcspn(start, "\n"));
+}
+
+int sibyl_compile_spir(const struct sibyl_compile_opts *o, void **bc, size_t *size)
+{
+	struct sibyl_strlist l = { 0 };
+	char *err = NULL, *dir, *tmp, why[128];
+	struct stat st;
+	int fd, r = -1;
+
+	/* clang would block on a FIFO: hand it regular files only. */
+	if ((fd = sibyl_open_regular(o->file, SIBYL_KERNEL_FILE_MAX, &st, why, sizeof(why))) < 0)
+		return sibyl_err("kernel: %s: %s", o->file, why);
+	close(fd);
+	if (!(dir = sibyl_private_tmpdir("sibyl-spir")))
+		return sibyl_err_errno("kernel: temporary directory");
+	tmp = sibyl_path_join(dir, "kernel.bc");
+	clang_argv(&l, o, tmp);
+	if (run_capture(&l, &err) < 0) {
+		char *line = sibyl_first_error_line(err && *err ? err : "clang-14 failed");
+
+		sibyl_err("kernel: compiling %s: %s", o->file, line);
+		free(line);
+	} else if (!(*bc = sibyl_read_file(tmp, SIBYL_KERNEL_FILE_MAX, size, why, sizeof(why)))) {
+		sibyl_err("kernel: reading the bitcode of %s: %s", o->file, why);
+	} else {
+		r = 0;
+	}
+	unlink(tmp);
+	rmdir(dir);
+	free(tmp);
+	free(dir);
+	free(err);
+	sibyl_strlist_free(&l);
+	return r;
+}

@@ -1,0 +1,58 @@
+/* Temporary files of a SPIR run (-i, --spir). */
+#include "ocl/driver/counting.h"
+#include "core/fs.h"
+#include "core/log.h"
+#include "core/output.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int make_dir(struct sibyl_counting *c)
+{
+	memset(c, 0, sizeof(*c));
+	if (!(c->dir = sibyl_private_tmpdir("sibyl-kernel")))
+		return sibyl_err_errno("kernel: temporary directory");
+	return 0;
+}
+
+int sibyl_counting_plain(struct sibyl_counting *c, const void *bc, size_t size,
+			 struct sibyl_run_cfg *cfg)
+{
+	if (make_dir(c) < 0)
+		return -1;
+	c->spir = sibyl_path_join(c->dir, "plain.bc");
+	if (sibyl_output_write(c->spir, bc, size, 0666) < 0)
+		return sibyl_err_errno("kernel: %s", c->spir);
+	cfg->spir_path = c->spir;
+	cfg->spir_plain = true;
+	return 0;
+}
+
+int sibyl_counting_prepare(struct sibyl_counting *c, const void *bc, size_t size,
+			   struct sibyl_run_cfg *cfg)
+{
+	if (make_dir(c) < 0)
+		return -1;
+	if (sibyl_instrument_kernel(bc, size, cfg->kernel->name, &c->inst) < 0)
+		return -1;
+	c->spir = sibyl_path_join(c->dir, "instrumented.bc");
+	c->counters = sibyl_path_join(c->dir, "counters");
+	if (sibyl_output_write(c->spir, c->inst.bitcode, c->inst.size, 0666) < 0)
+		return sibyl_err_errno("kernel: %s", c->spir);
+	cfg->inst = &c->inst;
+	cfg->spir_path = c->spir;
+	cfg->counter_arg = c->inst.counter_arg;
+	cfg->counters_path = c->counters;
+	return 0;
+}
+
+void sibyl_counting_done(struct sibyl_counting *c)
+{
+	if (c->inst.bitcode)
+		sibyl_instrumented_free(&c->inst);
+	if (c->dir)
+		sibyl_remove_tree(c->dir);
+	free(c->dir);
+	free(c->spir);
+	free(c->counters);
+}

@@ -1,0 +1,31 @@
+/*
+ * The -i run's files: the instrumented bitcode goes to a private
+ * temporary directory for sibyl-kernel-run, which writes each sample's
+ * raw counters next to it; the layout that decodes them stays in sibyl
+ * (guard.c). Everything is removed afterwards, also what a crashed
+ * runner left.
+ */
+#ifndef SIBYL_OCL_COUNTING_H
+#define SIBYL_OCL_COUNTING_H
+
+#include "ocl/instrument/instrument.h"
+#include "ocl/driver/run.h"
+
+struct sibyl_counting {
+	struct sibyl_instrumented inst;
+	char *dir;	/* private, under $TMPDIR or /tmp */
+	char *spir, *counters;
+};
+
+/* Instrument `kernel` of `bc` and point cfg at the files. Returns 0 or
+ * -1 after one error line; call sibyl_counting_done either way. */
+int sibyl_counting_prepare(struct sibyl_counting *c, const void *bc, size_t size,
+			   struct sibyl_run_cfg *cfg);
+/* --spir: the plain bitcode (the very IR -i instruments) goes to the
+ * directory for the runner, which loads it as a binary without a
+ * counters argument. Same contract as sibyl_counting_prepare. */
+int sibyl_counting_plain(struct sibyl_counting *c, const void *bc, size_t size,
+			 struct sibyl_run_cfg *cfg);
+void sibyl_counting_done(struct sibyl_counting *c);
+
+#endif

@@ -1,0 +1,158 @@
+/* Source and SPIR-binary builds of the kernel's program. */
+#define _GNU_SOURCE
+#include "ocl/driver/program.h"
+#include "ocl/driver/cache.h"
+#include "ocl/driver/compile.h"
+#include "core/fs.h"
+#include "core/log.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef SIBYL_VERSION
+#define SIBYL_VERSION "?"
+#endif
+
+/* The first error line of the build log, for a one-line message. */
+static int build_failed(cl_program prog, cl_device_id dev, cl_int e, const char *what)
+{
+	size_t len = 0;
+	char *log = NULL;
+
+	clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &len);
+	if (len && (log = calloc(1, len + 1)))
+		clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, len, log, NULL);
+	if (log && *log) {
+		char *line = sibyl_first_error_line(log);
+
+		sibyl_err("kernel: building %s: %s: %s", what, sibyl_cl_error_name(e), line);
+		free(line);
+	} else {
+		sibyl_err("kernel: building %s: %s", what, sibyl_cl_error_name(e));
+	}
+	free(log);
+	return -1;
+}
+
+static int build_source(const struct sibyl_run_cfg *cfg, cl_context ctx, cl_device_id dev,
+			cl_program *out)
+{
+	size_t len;
+	char why[128];
+	char *src = sibyl_read_file(cfg->file, SIBYL_KERNEL_FILE_MAX, &len, why, sizeof(why));
+	cl_int e;
+
+	if (!src)
+		return sibyl_err("kernel: %s: %s", cfg->file, why);
+	const char *s = src;
+	*out = clCreateProgramWithSource(ctx, 1, &s, &len, &e);
+	free(src);
+	if (e != CL_SUCCESS)
+		return sibyl_err("kernel: clCreateProgramWithSource: %s", sibyl_cl_error_name(e));
+	e = clBuildProgram(*out, 1, &dev, cfg->build_options, NULL, NULL);
+	return e == CL_SUCCESS ? 0 : build_failed(*out, dev, e, cfg->file);
+}
+
+/* what names the binary in the error line; NULL fails quietly (cache). */
+static int from_binary(cl_context ctx, cl_device_id dev, const void *bin, size_t size,
+		       const char *options, const char *what, cl_program *out)
+{
+	const unsigned char *b = bin;
+	cl_int e, status;
+
+	*out = clCreateProgramWithBinary(ctx, 1, &dev, &size, &b, &status, &e);
+	if (e != CL_SUCCESS)
+		return -1;
+	e = clBuildProgram(*out, 1, &dev, options, NULL, NULL);
+	if (e == CL_SUCCESS)
+		return 0;
+	return !what ? -1 : build_failed(*out, dev, e, what);
+}
+
+/* The device binary a build produced, to cache. */
+static void store_binary(cl_program prog, const char *dir, const struct sibyl_cache_key *key)
+{
+	size_t size = 0;
+	unsigned char *bin;
+
+	if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof(size), &size, NULL) ||
+	    !size || !(bin = malloc(size)))
+		return;
+	if (!clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof(bin), &bin, NULL))
+		sibyl_cache_store(dir, key, bin, size);
+	free(bin);
+}
+
+/* -i's instrumented bitcode or --spir's plain one; "plain" in the key
+ * keeps the two apart should their bitcode ever be equal. */
+static int build_spir(const struct sibyl_run_cfg *cfg, cl_context ctx, cl_device_id dev,
+		      struct sibyl_program *p)
+{
+	char *options, *dname, *dir;
+	struct sibyl_cache_key key;
+	size_t bc_size, size;
+	char why[128];
+	void *bin, *bc = sibyl_read_file(cfg->spir_path, SIBYL_KERNEL_FILE_MAX, &bc_size, why,
+					 sizeof(why));
+	int r;
+
+	if (!bc)
+		return sibyl_err("kernel: %s: %s", cfg->spir_path, why);
+	dname = sibyl_cl_device_name(dev);
+	if (asprintf(&options, "-x spir -spir-std=1.2 -cl-kernel-arg-info %s",
+		     cfg->user_options ? cfg->user_options : "") < 0)
+		abort();
+	sibyl_cache_key_init(&key);
+	sibyl_cache_key_add(&key, bc, bc_size);
+	sibyl_cache_key_add_str(&key, options);
+	sibyl_cache_key_add_str(&key, SIBYL_VERSION);
+	sibyl_cache_key_add_str(&key, dname);
+	sibyl_cache_key_add_str(&key, cfg->spir_plain ? "plain" : "instrumented");
+	sibyl_cache_key_done(&key);
+	free(dname);
+	dir = sibyl_cache_dir();
+	p->cache = dir ? "miss" : "off";
+	if (dir && !sibyl_cache_load(dir, &key, &bin, &size)) {
+		r = from_binary(ctx, dev, bin, size, options, NULL, &p->program);
+		free(bin);
+		if (!r) {
+			p->cache = "hit";
+			goto out;
+		}
+		/* A stale or foreign entry: rebuild and overwrite it. */
+		if (p->program)
+			clReleaseProgram(p->program);
+		p->program = NULL;
+	}
+	r = from_binary(ctx, dev, bc, bc_size, options,
+			cfg->spir_plain ? "the SPIR binary" : "the instrumented binary", &p->program);
+	if (r && !p->program)
+		r = sibyl_err("kernel: the device does not accept SPIR bitcode (cl_khr_spir)");
+	if (!r && dir)
+		store_binary(p->program, dir, &key);
+out:
+	free(dir);
+	free(options);
+	free(bc);
+	return r;
+}
+
+int sibyl_program_build(const struct sibyl_run_cfg *cfg, cl_context ctx, cl_device_id dev,
+			struct sibyl_program *out)
+{
+	cl_int e;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	r = cfg->spir_path ? build_spir(cfg, ctx, dev, out)
+			   : build_source(cfg, ctx, dev, &out->program);
+	if (r)
+		return -1;
+	out->kernel = clCreateKernel(out->program, cfg->kernel->name, &e);
+	if (e != CL_SUCCESS)
+		return sibyl_err("kernel: clCreateKernel %s: %s", cfg->kernel->name,
+				 sibyl_cl_error_name(e));
+	return 0;
+}

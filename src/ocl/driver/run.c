@@ -1,0 +1,359 @@
+/* Launch and time a kernel, sample after sample, on the chosen device. */
+#define _GNU_SOURCE
+#include "ocl/driver/run.h"
+#include "ocl/driver/args.h"
+#include "ocl/driver/fenced.h"
+#include "ocl/driver/program.h"
+#include "core/clock.h"
+#include "core/fs.h"
+#include "core/output.h"
+#include "core/log.h"
+#include "core/message.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct dev_state {
+	cl_device_id dev;
+	cl_context ctx;
+	cl_command_queue q;
+	struct sibyl_program prog;
+	cl_mem *mems;		/* per argument; NULL for values and __local */
+	cl_mem counters;	/* -i (not --spir) */
+	size_t counters_size;
+	double transfer_ns;	/* of the current sample */
+	uint64_t local_elements;	/* items of each __local argument */
+};
+
+void sibyl_emit(int fd, json_t *msg)
+{
+	sibyl_msg_send(fd, msg);	/* a parent that is gone reads nothing anyway */
+	json_decref(msg);
+}
+
+static int cl_check(cl_int e, const char *what)
+{
+	if (e == CL_SUCCESS)
+		return 0;
+	return sibyl_err("kernel: %s: %s", what, sibyl_cl_error_name(e));
+}
+
+static double event_span(cl_event ev, cl_profiling_info from, cl_profiling_info to)
+{
+	cl_ulong a = 0, b = 0;
+
+	clGetEventProfilingInfo(ev, from, sizeof(a), &a, NULL);
+	clGetEventProfilingInfo(ev, to, sizeof(b), &b, NULL);
+	return b >= a ? (double)(b - a) : 0.0;
+}
+
+/* Transfers are timed by their own events, summed per sample. */
+static void transfer_done(struct dev_state *s, cl_event ev)
+{
+	s->transfer_ns += event_span(ev, CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END);
+	clReleaseEvent(ev);
+}
+
+/* __local arrays: --elements, else one item per work-item of a group. */
+static void local_elements(const struct sibyl_run_cfg *cfg, struct dev_state *s)
+{
+	size_t max_wg = 0;
+
+	clGetDeviceInfo(s->dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(max_wg), &max_wg, NULL);
+	s->local_elements = cfg->elements ? cfg->elements : cfg->lsize ? cfg->lsize
+			  : cfg->gsize < max_wg || !max_wg ? cfg->gsize : max_wg;
+}
+
+/* Some runtimes (PoCL) assert instead of failing on too much local memory. */
+static int check_local(const struct sibyl_run_cfg *cfg, struct dev_state *s,
+		       const struct sibyl_args *a)
+{
+	cl_ulong have = 0;
+	size_t need = 0;
+
+	clGetDeviceInfo(s->dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof(have), &have, NULL);
+	bool over = false;
+
+	for (size_t i = 0; i < cfg->kernel->nargs; i++)
+		if (cfg->kernel->args[i].kind == SIBYL_KARG_LOCAL)
+			over |= __builtin_add_overflow(need, a->a[i].size, &need);
+	if (over)
+		return sibyl_err("kernel: the __local arguments need more bytes than a size_t holds "
+				 "(see --elements)");
+	if (have && need > have)
+		return sibyl_err("kernel: the __local arguments need %zu bytes, the device has %llu "
+				 "(see --elements)", need, (unsigned long long)have);
+	return 0;
+}
+
+static int setup(const struct sibyl_run_cfg *cfg, struct dev_state *s, int fd)
+{
+	cl_platform_id plat;
+	cl_int e;
+
+	if (sibyl_cl_pick_device(cfg->platform, cfg->device, &plat, &s->dev) < 0)
+		return -1;
+	s->ctx = clCreateContext(NULL, 1, &s->dev, NULL, NULL, &e);
+	if (cl_check(e, "clCreateContext"))
+		return -1;
+	s->q = clCreateCommandQueue(s->ctx, s->dev, CL_QUEUE_PROFILING_ENABLE, &e);
+	if (cl_check(e, "clCreateCommandQueue"))
+		return -1;
+	if (sibyl_program_build(cfg, s->ctx, s->dev, &s->prog) < 0)
+		return -1;
+	char *pn = sibyl_cl_platform_name(plat), *dn = sibyl_cl_device_name(s->dev);
+	json_t *msg = json_pack("{s:s, s:s, s:s}", "event", "device", "platform", pn, "device", dn);
+
+	if (s->prog.cache)
+		json_object_set_new(msg, "cache", json_string(s->prog.cache));
+	sibyl_emit(fd, msg);
+	free(pn);
+	free(dn);
+	return 0;
+}
+
+/* The alignment the device wants of host pointers (at least 128 bytes). */
+static size_t fence_align(cl_device_id dev)
+{
+	cl_uint bits = 0;
+
+	clGetDeviceInfo(dev, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof(bits), &bits, NULL);
+	return bits / 8 > 128 ? bits / 8 : 128;
+}
+
+/* Buffers keep their size for every sample of a run: create them once. */
+static int create_buffers(const struct sibyl_run_cfg *cfg, struct dev_state *s,
+			  const struct sibyl_args *a)
+{
+	const struct sibyl_kernel *k = cfg->kernel;
+	cl_int e;
+
+	s->mems = calloc(k->nargs + 1, sizeof(*s->mems));
+	if (!s->mems)
+		abort();
+	for (size_t i = 0; i < k->nargs; i++) {
+		if (k->args[i].kind != SIBYL_KARG_BUFFER)
+			continue;
+		cl_mem_flags f = !strcmp(k->args[i].space, "constant") ? CL_MEM_READ_ONLY
+								       : CL_MEM_READ_WRITE;
+		void *host = NULL;
+
+		if (cfg->fence) {
+			if (!(host = sibyl_fenced_alloc(a->a[i].size, fence_align(s->dev))))
+				return sibyl_err_errno("kernel: --fence: %s", k->args[i].name);
+			f |= CL_MEM_USE_HOST_PTR;
+		}
+		s->mems[i] = clCreateBuffer(s->ctx, f, a->a[i].size, host, &e);
+		if (cl_check(e, k->args[i].name))
+			return -1;
+	}
+	if (!sibyl_run_cfg_counts(cfg))
+		return 0;
+	s->counters = clCreateBuffer(s->ctx, CL_MEM_READ_WRITE,
+				     s->counters_size ? s->counters_size : 1, NULL, &e);
+	return cl_check(e, "the counters buffer");
+}
+
+/* Set every argument and write the buffers' contents. */
+static int set_args(const struct sibyl_run_cfg *cfg, struct dev_state *s,
+		    const struct sibyl_args *a)
+{
+	const struct sibyl_kernel *k = cfg->kernel;
+	cl_kernel kn = s->prog.kernel;
+	cl_event ev;
+	cl_int e = CL_SUCCESS;
+
+	for (cl_uint i = 0; i < k->nargs && e == CL_SUCCESS; i++) {
+		const struct sibyl_argbuf *b = &a->a[i];
+
+		switch (k->args[i].kind) {
+		case SIBYL_KARG_VALUE:
+			e = clSetKernelArg(kn, i, b->size, b->data);
+			break;
+		case SIBYL_KARG_LOCAL:
+			e = clSetKernelArg(kn, i, b->size, NULL);
+			break;
+		default:
+			e = clEnqueueWriteBuffer(s->q, s->mems[i], CL_FALSE, 0, b->size, b->data,
+						 0, NULL, &ev);
+			if (e == CL_SUCCESS) {
+				clWaitForEvents(1, &ev);
+				transfer_done(s, ev);
+				e = clSetKernelArg(kn, i, sizeof(cl_mem), &s->mems[i]);
+			}
+		}
+		if (e != CL_SUCCESS)
+			return sibyl_err("kernel: argument %u (%s): %s", i, k->args[i].name,
+					 sibyl_cl_error_name(e));
+	}
+	if (!sibyl_run_cfg_counts(cfg))
+		return 0;
+	unsigned char zero = 0;
+
+	e = clEnqueueFillBuffer(s->q, s->counters, &zero, 1, 0, s->counters_size, 0, NULL, &ev);
+	if (e == CL_SUCCESS) {
+		clWaitForEvents(1, &ev);
+		transfer_done(s, ev);
+		e = clSetKernelArg(kn, cfg->counter_arg, sizeof(cl_mem), &s->counters);
+	}
+	return cl_check(e, "the counters argument");
+}
+
+static int read_back(const struct sibyl_run_cfg *cfg, struct dev_state *s, struct sibyl_args *a,
+		     void *counters)
+{
+	cl_event ev;
+	cl_int e = CL_SUCCESS;
+
+	for (size_t i = 0; i < cfg->kernel->nargs && e == CL_SUCCESS; i++) {
+		if (!s->mems[i] || !strcmp(cfg->kernel->args[i].space, "constant"))
+			continue;
+		e = clEnqueueReadBuffer(s->q, s->mems[i], CL_TRUE, 0, a->a[i].size, a->a[i].data,
+					0, NULL, &ev);
+		if (e == CL_SUCCESS)
+			transfer_done(s, ev);
+	}
+	if (e == CL_SUCCESS && counters) {
+		e = clEnqueueReadBuffer(s->q, s->counters, CL_TRUE, 0, s->counters_size, counters,
+					0, NULL, &ev);
+		if (e == CL_SUCCESS)
+			transfer_done(s, ev);
+	}
+	return cl_check(e, "reading the results back");
+}
+
+/* The raw counters go to a file; sibyl decodes them (it holds the layout). */
+static int save_counters(const struct sibyl_run_cfg *cfg, const struct dev_state *s, long i,
+			 const void *counters, json_t *msg)
+{
+	char *path;
+
+	if (asprintf(&path, "%s.%llu.%ld", cfg->counters_path, (unsigned long long)cfg->gsize,
+		     i) < 0)
+		abort();
+	int r = sibyl_output_write(path, counters, s->counters_size, 0666);
+
+	if (r < 0)
+		sibyl_err_errno("kernel: %s", path);
+	else
+		json_object_set_new(msg, "counters", json_string(path));
+	free(path);
+	return r;
+}
+
+static int launch(const struct sibyl_run_cfg *cfg, struct dev_state *s, json_t *msg)
+{
+	size_t g = cfg->gsize, l = cfg->lsize;
+	cl_event ev;
+	cl_int e = clEnqueueNDRangeKernel(s->q, s->prog.kernel, 1, NULL, &g, l ? &l : NULL, 0,
+					  NULL, &ev);
+
+	if (e == CL_SUCCESS)
+		e = clWaitForEvents(1, &ev);
+	if (e != CL_SUCCESS)
+		return sibyl_err("kernel: running %s (gsize %zu, lsize %zu): %s", cfg->kernel->name,
+				 g, l, sibyl_cl_error_name(e));
+	json_object_set_new(msg, "device_ns", json_real(event_span(ev, CL_PROFILING_COMMAND_START,
+								    CL_PROFILING_COMMAND_END)));
+	json_object_set_new(msg, "queue_ns", json_real(event_span(ev, CL_PROFILING_COMMAND_QUEUED,
+								   CL_PROFILING_COMMAND_SUBMIT)));
+	json_object_set_new(msg, "submit_ns", json_real(event_span(ev, CL_PROFILING_COMMAND_SUBMIT,
+								    CL_PROFILING_COMMAND_START)));
+	clReleaseEvent(ev);
+	return 0;
+}
+
+/* One sample; a warm-up (report false) runs the same way, unreported. */
+static int run_sample(const struct sibyl_run_cfg *cfg, struct dev_state *s, long i, int fd,
+		      bool report)
+{
+	struct sibyl_args_cfg acfg = { cfg->gsize, cfg->elements, cfg->seed + (uint64_t)i,
+				       s->local_elements };
+	struct sibyl_args a;
+	void *counters = NULL;
+	int r = -1;
+
+	if (sibyl_args_generate(cfg->kernel, &acfg, &a) < 0)
+		return -1;
+	if (!s->mems && (create_buffers(cfg, s, &a) < 0 || check_local(cfg, s, &a) < 0))
+		goto out;
+	json_t *msg = json_pack("{s:s, s:i, s:I, s:I, s:I}", "event", "sample", "sample", (int)i,
+				"seed", (json_int_t)acfg.seed, "gsize", (json_int_t)cfg->gsize,
+				"lsize", (json_int_t)cfg->lsize);
+
+	if (cfg->dump_args)
+		json_object_set_new(msg, "args", sibyl_args_json(cfg->kernel, &a));
+	sibyl_emit(fd, json_pack("{s:s, s:i, s:I, s:I, s:b}", "event", "start", "sample", (int)i,
+				 "seed", (json_int_t)acfg.seed, "gsize", (json_int_t)cfg->gsize,
+				 "warmup", !report));
+	if (sibyl_run_cfg_counts(cfg) && !(counters = calloc(1, s->counters_size + 1)))
+		abort();
+	s->transfer_ns = 0;
+	uint64_t t0 = sibyl_mono_ns();
+
+	if (set_args(cfg, s, &a) < 0 || launch(cfg, s, msg) < 0 ||
+	    read_back(cfg, s, &a, counters) < 0) {
+		json_decref(msg);
+		goto out;
+	}
+	json_object_set_new(msg, "host_ns", json_real((double)(sibyl_mono_ns() - t0)));
+	json_object_set_new(msg, "transfer_ns", json_real(s->transfer_ns));
+	if (!report) {
+		json_decref(msg);
+		sibyl_emit(fd, json_pack("{s:s}", "event", "warmed"));
+		r = 0;
+		goto out;
+	}
+	if (counters && save_counters(cfg, s, i, counters, msg) < 0) {
+		json_decref(msg);
+		goto out;
+	}
+	if (cfg->dump_args)
+		json_object_set_new(msg, "after", sibyl_args_json(cfg->kernel, &a));
+	sibyl_emit(fd, msg);
+	r = 0;
+out:
+	free(counters);
+	sibyl_args_free(&a);
+	return r;
+}
+
+/* Buffers are sized by the global size: new ones for the next size. */
+static void drop_buffers(const struct sibyl_run_cfg *cfg, struct dev_state *s)
+{
+	for (size_t i = 0; s->mems && i < cfg->kernel->nargs; i++)
+		if (s->mems[i])
+			clReleaseMemObject(s->mems[i]);
+	free(s->mems);
+	s->mems = NULL;
+	if (s->counters)
+		clReleaseMemObject(s->counters);
+	s->counters = NULL;
+}
+
+int sibyl_run_samples(const struct sibyl_run_cfg *cfg, int fd)
+{
+	struct dev_state s = { 0 };
+	int r = setup(cfg, &s, fd);
+	size_t n = sibyl_run_cfg_sizes(cfg);
+
+	/* One runner serves every size of a sweep: the program is built once. */
+	for (size_t k = 0; !r && k < n; k++) {
+		struct sibyl_run_cfg one = *cfg;
+
+		one.gsize = cfg->gsize + k * cfg->gsize_step;
+		one.first_sample = k ? 0 : cfg->first_sample;
+		s.counters_size = sibyl_run_cfg_counts(cfg) ? cfg->counters_sizes[k] : 0;
+		drop_buffers(cfg, &s);
+		local_elements(&one, &s);
+		for (long w = 0; !r && w < one.warmup; w++)
+			r = run_sample(&one, &s, one.first_sample, fd, false);
+		for (long i = one.first_sample; !r && i < one.samples; i++)
+			r = run_sample(&one, &s, i, fd, true);
+	}
+	/* Nothing else is released: the runner exits now, and PoCL 5 crashes
+	 * in clReleaseProgram for some programs (Rodinia's mergesort). */
+	return r ? 1 : 0;
+}

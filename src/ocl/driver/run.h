@@ -1,0 +1,66 @@
+/*
+ * Running a kernel on the OpenCL device, sample after sample. This runs
+ * in sibyl-kernel-run, a separate executable started by guard.c: PoCL
+ * embeds its own LLVM, which must never share a process with the LLVM 14
+ * sibyl links for bitcode work. It reports through JSON lines on a
+ * file descriptor:
+ *   {"event":"device", "platform", "device", "cache"}
+ *   {"event":"start", "sample", "seed"}          (the timeout starts here)
+ *   {"event":"sample", "sample", "seed", "gsize", "lsize", "host_ns",
+ *    "device_ns", "queue_ns", "submit_ns", "transfer_ns",
+ *    ["counters": file with the raw counters (-i)], ["args", "after"]}
+ * A SPIR program is either the instrumented bitcode (-i: one more,
+ * counters, argument) or the plain bitcode (--spir, spir_plain: the
+ * kernel's own arguments only, nothing counted).
+ * Errors are printed by the child itself (one line) with exit status 1.
+ */
+#ifndef SIBYL_OCL_RUN_H
+#define SIBYL_OCL_RUN_H
+
+#include "ocl/instrument/instrument.h"
+#include "ocl/driver/kernel_info.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct sibyl_run_cfg {
+	const char *platform, *device;	/* clutil.h choice */
+	const struct sibyl_kernel *kernel;
+	const char *file;		/* the .cl source (portable path) */
+	const char *build_options;	/* for clBuildProgram (-D, -I, user's) */
+	const char *user_options;	/* --build-options alone (SPIR path) */
+	const char *spir_path;		/* SPIR bitcode (-i, --spir), or NULL: source */
+	bool spir_plain;		/* --spir: spir_path is not instrumented */
+	unsigned counter_arg;		/* -i: the counters argument */
+	const char *counters_path;	/* -i: counters go to PATH.GSIZE.SAMPLE */
+	bool dump_args;
+	bool fence;			/* buffers end at an inaccessible page */
+	uint64_t gsize, lsize, elements, seed;
+	uint64_t gsize_to, gsize_step;	/* a sweep gsize, +step, .. to (0: gsize only) */
+	size_t *counters_sizes;		/* -i: the counters' bytes per global size */
+	long first_sample, samples;	/* of the first gsize; sample i uses seed + i */
+	long warmup;			/* unreported launches before the samples */
+	const struct sibyl_instrumented *inst;	/* parent side: decodes counters */
+};
+
+/* The configuration as the runner reads it, and back (strings borrowed
+ * from j; k receives the kernel). */
+json_t *sibyl_run_cfg_to_json(const struct sibyl_run_cfg *cfg);
+int sibyl_run_cfg_from_json(json_t *j, struct sibyl_run_cfg *cfg, struct sibyl_kernel *k);
+
+/* Whether the run passes and reads back a counters buffer (-i). */
+static inline bool sibyl_run_cfg_counts(const struct sibyl_run_cfg *cfg)
+{
+	return cfg->spir_path && !cfg->spir_plain;
+}
+
+/* The number of global sizes cfg covers. */
+size_t sibyl_run_cfg_sizes(const struct sibyl_run_cfg *cfg);
+
+/* Build and run; returns the child's exit status (0 or 1). */
+int sibyl_run_samples(const struct sibyl_run_cfg *cfg, int fd);
+
+/* Write one JSON object and a newline to fd (steals msg). */
+void sibyl_emit(int fd, json_t *msg);
+
+#endif

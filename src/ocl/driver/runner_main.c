@@ -1,0 +1,40 @@
+/*
+ * sibyl-kernel-run CONFIG.json: the OpenCL half of `sibyl kernel`, a
+ * program of its own because OpenCL runtimes such as PoCL embed their
+ * own LLVM, which crashes next to the LLVM 14 that sibyl links for
+ * bitcode work. Started by guard.c; events go to file descriptor 3.
+ */
+#include "ocl/driver/run.h"
+#include "core/fs.h"
+#include "core/log.h"
+#include "core/run.h"
+
+#include <stdlib.h>
+
+/* Under AddressSanitizer: the runner keeps its OpenCL objects to the end
+ * on purpose (run.c), so leak reports would only list PoCL's; and a
+ * crashing kernel must die of its signal, which sibyl reports. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+	return "detect_leaks=0:handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_abort=0";
+}
+
+int main(int argc, char **argv)
+{
+	struct sibyl_run_cfg cfg;
+	struct sibyl_kernel k;
+	json_error_t err;
+
+	if (argc != 2)
+		return sibyl_err("usage: sibyl-kernel-run CONFIG.json (started by sibyl kernel)"), 2;
+	json_t *j = json_load_file(argv[1], 0, &err);
+
+	if (!j || sibyl_run_cfg_from_json(j, &cfg, &k) < 0)
+		return sibyl_err("kernel: bad run configuration %s: %s", argv[1], err.text), 2;
+	int r = sibyl_run_samples(&cfg, SIBYL_RUN_REPORT_FD);
+
+	sibyl_kernel_free(&k);
+	json_decref(j);
+	return r;
+}

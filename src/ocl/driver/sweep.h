@@ -1,0 +1,34 @@
+/*
+ * Dataset sweeps: `--gsize FROM:TO:STEP --samples N --out data.jsonl`
+ * runs every global size (one guarded runner for all) and writes one
+ * JSON line per sample: kernel, gsize, lsize, sample, seed, times and,
+ * with -i, the instruction counts. A crash or timeout is reported and
+ * the sweep goes on. The file appears only when the sweep is over
+ * (temporary file + rename); an existing one needs --force.
+ */
+#ifndef SIBYL_OCL_SWEEP_H
+#define SIBYL_OCL_SWEEP_H
+
+#include "ocl/driver/run.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct sibyl_range {
+	uint64_t from, to, step;
+};
+
+/* "N" or "FROM:TO[:STEP]" (STEP defaults to FROM). Returns 0 or -1. */
+int sibyl_range_parse(const char *s, struct sibyl_range *r);
+
+struct sibyl_sweep_opts {
+	const char *out;	/* jsonl path; NULL: stdout */
+	bool force, coarse;
+	double timeout_s;
+};
+
+/* Returns 0 when every sample ran, 1 when some failed, -1 on error. */
+int sibyl_sweep(struct sibyl_run_cfg *cfg, const struct sibyl_range *r,
+		const struct sibyl_sweep_opts *o);
+
+#endif

@@ -1,0 +1,205 @@
+/*
+ * sibyl_instrument_kernel: parse SPIR bitcode, work out every block's
+ * static histogram (counts.c), rewrite the kernel and the functions it
+ * reaches so they count into private counters (instrument_rewrite.c),
+ * and write the bitcode back. Also the decoder of the counters buffer.
+ *
+ * Everything runs in a context of its own, so callers on several threads
+ * and repeated calls do not share LLVM state.
+ */
+#include "ocl/instrument/instrument_internal.h"
+
+#include "core/log.h"
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/BitReader.h>
+#include <llvm-c/BitWriter.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* LLVM reports bitcode errors through the context; without a handler
+ * it would print and exit(1), taking sibyl down. */
+static void on_diagnostic(LLVMDiagnosticInfoRef info, void *arg)
+{
+	char **first = arg;
+
+	if (*first || LLVMGetDiagInfoSeverity(info) != LLVMDSError)
+		return;
+	*first = LLVMGetDiagInfoDescription(info);
+}
+
+int ic_module_open(struct ic_module *m, const void *bc, size_t size, const char *kernel)
+{
+	char *diag = NULL;
+	LLVMMemoryBufferRef buf;
+
+	*m = (struct ic_module){ LLVMContextCreate(), NULL, NULL };
+	LLVMContextSetDiagnosticHandler(m->ctx, on_diagnostic, &diag);
+	buf = LLVMCreateMemoryBufferWithMemoryRange(bc, size, "spir", 0);
+	if (LLVMParseBitcodeInContext2(m->ctx, buf, &m->mod)) {
+		sibyl_err("instrument: not LLVM bitcode: %s", diag ? diag : "parse error");
+		LLVMDisposeMessage(diag);
+		LLVMDisposeMemoryBuffer(buf);
+		LLVMContextDispose(m->ctx);
+		*m = (struct ic_module){ 0 };
+		return -1;
+	}
+	LLVMDisposeMemoryBuffer(buf);
+	LLVMContextSetDiagnosticHandler(m->ctx, NULL, NULL);
+	m->kernel = LLVMGetNamedFunction(m->mod, kernel);
+	if (!m->kernel || LLVMIsDeclaration(m->kernel) ||
+	    LLVMGetFunctionCallConv(m->kernel) != LLVMSPIRKERNELCallConv) {
+		sibyl_err("instrument: no kernel '%s' in the bitcode", kernel);
+		ic_module_close(m);
+		return -1;
+	}
+	return 0;
+}
+
+void ic_module_close(struct ic_module *m)
+{
+	if (m->mod)
+		LLVMDisposeModule(m->mod);
+	if (m->ctx)
+		LLVMContextDispose(m->ctx);
+	*m = (struct ic_module){ 0 };
+}
+
+/* Inline the helpers (marked alwaysinline by ic_add_param) here rather
+ * than trusting the device compiler to: a helper left out of line keeps
+ * the counters in memory, behind a pointer. */
+static int inline_helpers(LLVMModuleRef mod)
+{
+	LLVMPassBuilderOptionsRef opt = LLVMCreatePassBuilderOptions();
+	LLVMErrorRef err = LLVMRunPasses(mod, "always-inline", NULL, opt);
+
+	LLVMDisposePassBuilderOptions(opt);
+	if (!err)
+		return 0;
+	char *msg = LLVMGetErrorMessage(err);
+	sibyl_err("instrument: inlining the helpers: %s", msg);
+	LLVMDisposeErrorMessage(msg);
+	return -1;
+}
+
+static int write_bitcode(LLVMModuleRef mod, struct sibyl_instrumented *out)
+{
+	char *msg = NULL;
+
+	if (LLVMVerifyModule(mod, LLVMReturnStatusAction, &msg)) {
+		/* the first line says what broke; the rest is IR */
+		char *nl = msg ? strchr(msg, '\n') : NULL;
+		if (nl)
+			*nl = '\0';
+		sibyl_err("instrument: the instrumented IR is invalid: %s", msg ? msg : "?");
+		LLVMDisposeMessage(msg);
+		return -1;
+	}
+	LLVMDisposeMessage(msg);
+	if (inline_helpers(mod))
+		return -1;
+	LLVMMemoryBufferRef buf = LLVMWriteBitcodeToMemoryBuffer(mod);
+	out->size = LLVMGetBufferSize(buf);
+	out->bitcode = malloc(out->size);
+	if (out->bitcode)
+		memcpy(out->bitcode, LLVMGetBufferStart(buf), out->size);
+	LLVMDisposeMemoryBuffer(buf);
+	return out->bitcode ? 0 : sibyl_err("instrument: out of memory");
+}
+
+int sibyl_instrument_kernel(const void *bc, size_t size, const char *kernel,
+			    struct sibyl_instrumented *out)
+{
+	return sibyl_instrument_kernel_ex(bc, size, kernel, NULL, out);
+}
+
+int sibyl_instrument_kernel_ex(const void *bc, size_t size, const char *kernel,
+			       const struct sibyl_instrument_options *opt,
+			       struct sibyl_instrumented *out)
+{
+	struct ic_module m;
+	struct ic_layout *layout = calloc(1, sizeof(*layout));
+	struct ic_blocks blocks = { 0 };
+	LLVMValueRef *fns = NULL;
+	int nf, rc = -1;
+
+	*out = (struct sibyl_instrumented){ 0 };
+	if (!layout)
+		return sibyl_err("instrument: out of memory");
+	layout->per_item = opt && opt->per_item_rows;
+	if (ic_module_open(&m, bc, size, kernel)) {
+		free(layout);
+		return -1;
+	}
+	out->counter_arg = LLVMCountParams(m.kernel);
+	nf = ic_reachable(m.kernel, &fns);
+	if (nf >= 0 && !ic_analyze(fns, nf, layout, &blocks) &&
+	    !ic_rewrite(&m, fns, nf, layout, &blocks))
+		rc = write_bitcode(m.mod, out);
+	free(fns);
+	ic_blocks_free(&blocks);
+	ic_module_close(&m);
+	if (rc) {
+		ic_layout_free(layout);
+		free(layout);
+		free(out->bitcode);
+		*out = (struct sibyl_instrumented){ 0 };
+		return -1;
+	}
+	out->layout = layout;
+	return 0;
+}
+
+size_t sibyl_instrumented_buffer_size(const struct sibyl_instrumented *in,
+				      size_t global_items, size_t local_items)
+{
+	const struct ic_layout *layout = in->layout;
+	size_t row = (layout->n ? layout->n : 1) * sizeof(uint64_t), size;
+
+	(void)local_items;
+	/* atomics: one shared row; otherwise one row per work-item */
+	if (!layout->per_item)
+		return row;
+	if (__builtin_mul_overflow(row, global_items ? global_items : 1, &size))
+		return SIZE_MAX;
+	return size;
+}
+
+int sibyl_instrumented_decode(const struct sibyl_instrumented *in, const void *buffer,
+			      size_t size, struct sibyl_instcounts *out)
+{
+	const struct ic_layout *layout = in->layout;
+	size_t row = layout->n * sizeof(uint64_t);
+	size_t rows = !row ? 0 : layout->per_item ? size / row : 1;
+	uint64_t *sums, v;
+	int rc;
+
+	*out = (struct sibyl_instcounts){ 0 };
+	if (size < row || (layout->per_item && size % row))
+		return sibyl_err("instrument: counters buffer of %zu bytes does not hold rows of %zu",
+				 size, row);
+	sums = calloc(layout->n + 1, sizeof(*sums));
+	if (!sums)
+		return sibyl_err("instrument: out of memory");
+	for (size_t r = 0; r < rows; r++)
+		for (size_t i = 0; i < layout->n; i++) {
+			/* memcpy: the caller's buffer need not be aligned for uint64_t */
+			memcpy(&v, (const char *)buffer + r * row + i * sizeof(v), sizeof(v));
+			sums[i] += v;
+		}
+	rc = ic_listing_from_sums(layout, sums, out);
+	free(sums);
+	return rc;
+}
+
+void sibyl_instrumented_free(struct sibyl_instrumented *in)
+{
+	if (in->layout) {
+		ic_layout_free(in->layout);
+		free(in->layout);
+	}
+	free(in->bitcode);
+	*in = (struct sibyl_instrumented){ 0 };
+}

@@ -1,0 +1,112 @@
+/*
+ * The kernel's epilogue: __sibyl_flush(ulong *ctr, __global ulong *buf),
+ * called before each return with the work-item's private counters.
+ *
+ * Default: add each non-zero counter to buf[slot] with a 64-bit atomic
+ * (cl_khr_int64_base_atomics; PoCL has it). Counters that a work-item
+ * never touched cost a compare, not an atomic.
+ *
+ * Per-item rows, for devices without 64-bit atomics: the work-item's
+ * linear global id selects its own row of `nslots` counters, stored
+ * without atomics (no two work-items share a row); the host sums the
+ * rows. The buffer then grows with the NDRange.
+ */
+#include "ocl/instrument/instrument_internal.h"
+
+#include <string.h>
+
+static LLVMValueRef slot_ptr(LLVMBuilderRef b, LLVMTypeRef i64, LLVMValueRef base, LLVMValueRef idx)
+{
+	return LLVMBuildInBoundsGEP2(b, i64, base, &idx, 1, "");
+}
+
+/* A work-item function such as get_global_id: size_t f(uint). */
+static LLVMValueRef builtin(LLVMModuleRef mod, LLVMBuilderRef b, const char *name, unsigned dim)
+{
+	LLVMContextRef ctx = LLVMGetModuleContext(mod);
+	LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx);
+	LLVMTypeRef fty = LLVMFunctionType(LLVMInt64TypeInContext(ctx), &i32, 1, 0);
+	LLVMValueRef fn = LLVMGetNamedFunction(mod, name);
+
+	if (!fn) {
+		fn = LLVMAddFunction(mod, name, fty);
+		LLVMSetFunctionCallConv(fn, LLVMSPIRFUNCCallConv);
+	}
+	LLVMValueRef arg = LLVMConstInt(i32, dim, 0);
+	LLVMValueRef call = LLVMBuildCall2(b, fty, fn, &arg, 1, "");
+	LLVMSetInstructionCallConv(call, LLVMSPIRFUNCCallConv);
+	return call;
+}
+
+/* (gid0 - off0) + size0 * ((gid1 - off1) + size1 * (gid2 - off2)) */
+static LLVMValueRef linear_id(LLVMModuleRef mod, LLVMBuilderRef b)
+{
+	LLVMValueRef id = NULL;
+
+	for (int d = 2; d >= 0; d--) {
+		LLVMValueRef g = LLVMBuildSub(b, builtin(mod, b, "_Z13get_global_idj", (unsigned)d),
+					      builtin(mod, b, "_Z17get_global_offsetj", (unsigned)d), "");
+		id = id ? LLVMBuildAdd(b, g, LLVMBuildMul(b, builtin(mod, b, "_Z15get_global_sizej",
+								      (unsigned)d), id, ""), "")
+			: g;
+	}
+	return id;
+}
+
+static void flush_atomic(LLVMContextRef ctx, LLVMBuilderRef b, LLVMValueRef fn,
+			 LLVMBasicBlockRef cur, size_t nslots)
+{
+	LLVMTypeRef i64 = LLVMInt64TypeInContext(ctx);
+	LLVMValueRef zero = LLVMConstInt(i64, 0, 0);
+
+	for (size_t s = 0; s < nslots; s++) {
+		LLVMValueRef idx = LLVMConstInt(i64, s, 0);
+		LLVMBasicBlockRef add = LLVMAppendBasicBlockInContext(ctx, fn, "");
+		LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(ctx, fn, "");
+		LLVMPositionBuilderAtEnd(b, cur);
+		LLVMValueRef v = LLVMBuildLoad2(b, i64, slot_ptr(b, i64, LLVMGetParam(fn, 0), idx), "");
+		LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, v, zero, ""), add, next);
+		LLVMPositionBuilderAtEnd(b, add);
+		LLVMBuildAtomicRMW(b, LLVMAtomicRMWBinOpAdd, slot_ptr(b, i64, LLVMGetParam(fn, 1), idx),
+				   v, LLVMAtomicOrderingMonotonic, 0);
+		LLVMBuildBr(b, next);
+		cur = next;
+	}
+	LLVMPositionBuilderAtEnd(b, cur);
+}
+
+static void flush_row(LLVMModuleRef mod, LLVMBuilderRef b, LLVMValueRef fn, LLVMBasicBlockRef cur,
+		      size_t nslots)
+{
+	LLVMTypeRef i64 = LLVMInt64TypeInContext(LLVMGetModuleContext(mod));
+
+	LLVMPositionBuilderAtEnd(b, cur);
+	LLVMValueRef row = LLVMBuildMul(b, linear_id(mod, b), LLVMConstInt(i64, nslots, 0), "");
+	LLVMValueRef base = slot_ptr(b, i64, LLVMGetParam(fn, 1), row);
+	for (size_t s = 0; s < nslots; s++) {
+		LLVMValueRef idx = LLVMConstInt(i64, s, 0);
+		LLVMValueRef v = LLVMBuildLoad2(b, i64, slot_ptr(b, i64, LLVMGetParam(fn, 0), idx), "");
+		LLVMBuildStore(b, v, slot_ptr(b, i64, base, idx));
+	}
+}
+
+LLVMValueRef ic_build_flush(LLVMModuleRef mod, LLVMBuilderRef b, size_t nslots, bool per_item)
+{
+	LLVMContextRef ctx = LLVMGetModuleContext(mod);
+	LLVMTypeRef i64 = LLVMInt64TypeInContext(ctx);
+	LLVMTypeRef params[2] = { LLVMPointerType(i64, 0), LLVMPointerType(i64, 1) };
+	LLVMValueRef fn = LLVMAddFunction(mod, "__sibyl_flush",
+					  LLVMFunctionType(LLVMVoidTypeInContext(ctx), params, 2, 0));
+	unsigned always = LLVMGetEnumAttributeKindForName("alwaysinline", strlen("alwaysinline"));
+
+	LLVMSetLinkage(fn, LLVMInternalLinkage);
+	LLVMSetFunctionCallConv(fn, LLVMSPIRFUNCCallConv);
+	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(ctx, always, 0));
+	LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(ctx, fn, "");
+	if (per_item)
+		flush_row(mod, b, fn, entry, nslots);
+	else
+		flush_atomic(ctx, b, fn, entry, nslots);
+	LLVMBuildRetVoid(b);
+	return fn;
+}

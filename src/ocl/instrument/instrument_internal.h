@@ -1,0 +1,115 @@
+/*
+ * Private to the instruction counter (instrument*.c, counts*.c,
+ * listing*.c): the counter layout shared by the IR analysis, the
+ * instrumentation and the decoder.
+ *
+ * A layout is a list of counter slots. Every instruction the kernel can
+ * execute maps to one slot (by Oclgrind's name for it); a load or store
+ * maps to a count slot plus a bytes slot. Each basic block has a static
+ * histogram over the slots; the instrumented block adds it to the
+ * work-item's private counters on entry, which equals counting every
+ * instruction as Oclgrind's interpreter does, since a block always runs
+ * to its end once entered.
+ */
+#ifndef SIBYL_OCL_INSTRUMENT_INTERNAL_H
+#define SIBYL_OCL_INSTRUMENT_INTERNAL_H
+
+#include "ocl/instrument/instrument.h"
+
+#include <llvm-c/Core.h>
+#include <stdbool.h>
+
+enum ic_slot_kind {
+	IC_PLAIN,	/* an opcode or a named call: count only */
+	IC_MEMOP,	/* a load or store in one address space: count, bytes in `bytes_slot` */
+	IC_BYTES,	/* the bytes moved by an IC_MEMOP slot; never listed on its own */
+};
+
+struct ic_slot {
+	char *name;		/* Oclgrind's name without the "(N bytes)" suffix */
+	enum ic_slot_kind kind;
+	unsigned addrspace;	/* IC_MEMOP: keeps unknown address spaces apart */
+	size_t bytes_slot;	/* IC_MEMOP */
+};
+
+struct ic_layout {
+	struct ic_slot *slots;
+	size_t n, cap;
+	bool per_item;	/* one row of counters per work-item, no atomics */
+};
+
+/* One basic block's static contribution: `add[i]` to slot `slot[i]`. */
+struct ic_hist {
+	size_t *slot;
+	uint64_t *add;
+	size_t n, cap;
+};
+
+void ic_layout_free(struct ic_layout *layout);
+void ic_hist_free(struct ic_hist *hist);
+
+/* Append the histogram of `block` to `hist` (which starts empty),
+ * creating slots in `layout` as needed. Returns 0 or -1 (out of memory). */
+int ic_block_hist(struct ic_layout *layout, LLVMBasicBlockRef block, struct ic_hist *hist);
+
+/* Oclgrind's byte size of a loaded or stored type (its own rules, not
+ * the data layout's: 3-element vectors count as 4, pointers as 8). */
+uint64_t ic_type_bytes(LLVMTypeRef type);
+
+/* LLVM's textual opcode name ("getelementptr"), NULL if unknown. */
+const char *ic_opcode_name(LLVMOpcode op);
+
+/* The defined functions `kernel` can reach through direct calls, the
+ * kernel first. Returns the count, or -1 after an error line. */
+int ic_reachable(LLVMValueRef kernel, LLVMValueRef **out);
+
+/* Every block of the functions `fns` and its histogram. */
+struct ic_blocks {
+	LLVMBasicBlockRef *block;
+	struct ic_hist *hist;
+	size_t n;
+};
+
+int ic_analyze(LLVMValueRef *fns, int nf, struct ic_layout *layout, struct ic_blocks *out);
+void ic_blocks_free(struct ic_blocks *blocks);
+
+/* A parsed copy of SPIR bitcode and the kernel in it, in a context of its own. */
+struct ic_module {
+	LLVMContextRef ctx;
+	LLVMModuleRef mod;
+	LLVMValueRef kernel;
+};
+
+/* Parse `bc` and find the defined spir_kernel `kernel`. Returns 0, or
+ * -1 after an error line (nothing to close then). */
+int ic_module_open(struct ic_module *m, const void *bc, size_t size, const char *kernel);
+void ic_module_close(struct ic_module *m);
+
+/* Rewrite the module so `fns` (the kernel first, then the functions it
+ * reaches, as ic_reachable gives them) count `blocks` into per-work-item
+ * counters that the kernel adds to a new trailing __global ulong*
+ * argument on return. Other kernels and functions are removed. Returns 0,
+ * or -1 after an error line. */
+int ic_rewrite(struct ic_module *m, LLVMValueRef *fns, int nf, const struct ic_layout *layout,
+	       const struct ic_blocks *blocks);
+
+/* A copy of function `f` with one more trailing parameter of type
+ * `extra`, holding f's name, attributes, metadata (kernel_arg_* nodes
+ * extended when `kernel`) and body; `f` is left an unnamed empty
+ * declaration. NULL after an error line. */
+LLVMValueRef ic_add_param(LLVMModuleRef mod, LLVMValueRef f, LLVMTypeRef extra, bool kernel);
+
+/* Build __sibyl_flush(ulong *ctr, __global ulong *buf), which moves a
+ * work-item's `nslots` counters into the buffer: atomically added, or
+ * (`per_item`) stored into the work-item's own row. */
+LLVMValueRef ic_build_flush(LLVMModuleRef mod, LLVMBuilderRef b, size_t nslots, bool per_item);
+
+/* Turn per-slot sums into a listing (zero counts dropped, Oclgrind's
+ * order). Returns 0 or -1. */
+int ic_listing_from_sums(const struct ic_layout *layout, const uint64_t *sums,
+			 struct sibyl_instcounts *out);
+
+/* Sort a listing as Oclgrind does: count descending, then name. */
+void ic_listing_sort(struct sibyl_instcounts *counts);
+
+#endif

@@ -1,0 +1,165 @@
+/*
+ * Give a function one more trailing parameter. LLVM cannot change a
+ * function's type in place, so a new function takes the old one's name,
+ * attributes and metadata, and the old body's blocks are moved into it.
+ *
+ * For the kernel the new parameter is the counters buffer, and every
+ * kernel_arg_* node is extended by one entry for it. Nodes are shared
+ * between kernels (and between kinds: type and base_type are often the
+ * same node), so each gets a fresh extended copy attached to the new
+ * function only; the shared original is left untouched.
+ */
+#include "ocl/instrument/instrument_internal.h"
+
+#include "core/log.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const arg_kinds[] = {
+	"kernel_arg_addr_space", "kernel_arg_access_qual", "kernel_arg_type",
+	"kernel_arg_base_type", "kernel_arg_type_qual", "kernel_arg_name",
+};
+
+/* The entry the counters argument adds to node kind `k`. */
+static LLVMMetadataRef arg_entry(LLVMContextRef ctx, size_t k)
+{
+	static const char *const strings[] = {
+		NULL, "none", "ulong*", "ulong*", "", "__sibyl_counters",
+	};
+
+	if (k == 0)
+		return LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(ctx), 1, 0));
+	return LLVMMDStringInContext2(ctx, strings[k], strlen(strings[k]));
+}
+
+static LLVMMetadataRef extended(LLVMContextRef ctx, LLVMMetadataRef md, unsigned nparams,
+				LLVMMetadataRef extra)
+{
+	LLVMValueRef node = LLVMMetadataAsValue(ctx, md);
+	unsigned n = LLVMGetMDNodeNumOperands(node);
+
+	if (n != nparams)	/* not one entry per argument: leave it */
+		return md;
+	LLVMValueRef *ops = calloc(n + 1, sizeof(*ops));
+	LLVMMetadataRef *mds = calloc(n + 1, sizeof(*mds));
+	if (!ops || !mds) {
+		free(ops);
+		free(mds);
+		return NULL;
+	}
+	LLVMGetMDNodeOperands(node, ops);
+	for (unsigned i = 0; i < n; i++)
+		mds[i] = LLVMValueAsMetadata(ops[i]);
+	mds[n] = extra;
+	LLVMMetadataRef out = LLVMMDNodeInContext2(ctx, mds, n + 1);
+	free(ops);
+	free(mds);
+	return out;
+}
+
+static int copy_metadata(LLVMContextRef ctx, LLVMValueRef from, LLVMValueRef to, bool kernel)
+{
+	size_t n;
+	unsigned nparams = LLVMCountParams(from);
+	LLVMValueMetadataEntry *entries = LLVMGlobalCopyAllMetadata(from, &n);
+	int rc = 0;
+
+	for (size_t i = 0; i < n && !rc; i++) {
+		unsigned kind = LLVMValueMetadataEntriesGetKind(entries, (unsigned)i);
+		LLVMMetadataRef md = LLVMValueMetadataEntriesGetMetadata(entries, (unsigned)i);
+
+		for (size_t k = 0; kernel && k < sizeof(arg_kinds) / sizeof(*arg_kinds); k++)
+			if (kind == LLVMGetMDKindIDInContext(ctx, arg_kinds[k],
+							     (unsigned)strlen(arg_kinds[k])))
+				md = extended(ctx, md, nparams, arg_entry(ctx, k));
+		if (!md)
+			rc = sibyl_err("instrument: out of memory");
+		else
+			LLVMGlobalSetMetadata(to, kind, md);
+	}
+	if (entries)
+		LLVMDisposeValueMetadataEntries(entries);
+	return rc;
+}
+
+static int copy_attributes(LLVMValueRef from, LLVMValueRef to, unsigned nparams)
+{
+	for (unsigned k = 0; k <= nparams + 1; k++) {
+		/* the function's own attributes, then the return value's, then each parameter's */
+		LLVMAttributeIndex at = k == 0 ? (LLVMAttributeIndex)LLVMAttributeFunctionIndex : k - 1;
+		unsigned n = LLVMGetAttributeCountAtIndex(from, at);
+		if (!n)
+			continue;
+		LLVMAttributeRef *attrs = calloc(n, sizeof(*attrs));
+		if (!attrs)
+			return sibyl_err("instrument: out of memory");
+		LLVMGetAttributesAtIndex(from, at, attrs);
+		for (unsigned i = 0; i < n; i++)
+			LLVMAddAttributeAtIndex(to, at, attrs[i]);
+		free(attrs);
+	}
+	return 0;
+}
+
+/* A helper now takes the caller's counters by pointer; unless it is
+ * inlined, that pointer makes the kernel's counters escape to memory and
+ * every block's adds become loads and stores (3-15x slower on PoCL with
+ * a helper in a loop). OpenCL C has no recursion, so always inlining is
+ * possible; clang's -O0 `noinline`/`optnone` only concern the IR we
+ * count, which is already analysed. */
+static void inline_always(LLVMContextRef ctx, LLVMValueRef f)
+{
+	static const char *const drop[] = { "noinline", "optnone" };
+
+	for (size_t i = 0; i < sizeof(drop) / sizeof(*drop); i++)
+		LLVMRemoveEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+					       LLVMGetEnumAttributeKindForName(drop[i], strlen(drop[i])));
+	unsigned always = LLVMGetEnumAttributeKindForName("alwaysinline", strlen("alwaysinline"));
+	LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(ctx, always, 0));
+}
+
+LLVMValueRef ic_add_param(LLVMModuleRef mod, LLVMValueRef f, LLVMTypeRef extra, bool kernel)
+{
+	LLVMContextRef ctx = LLVMGetModuleContext(mod);
+	LLVMTypeRef fty = LLVMGlobalGetValueType(f);
+	unsigned n = LLVMCountParamTypes(fty);
+	LLVMTypeRef *params = calloc(n + 1, sizeof(*params));
+	size_t len;
+	char *name = strdup(LLVMGetValueName2(f, &len));
+	LLVMValueRef nf = NULL;
+
+	if (!params || !name) {
+		sibyl_err("instrument: out of memory");
+		goto out;
+	}
+	LLVMGetParamTypes(fty, params);
+	params[n] = extra;
+	LLVMSetValueName2(f, "", 0);
+	nf = LLVMAddFunction(mod, name, LLVMFunctionType(LLVMGetReturnType(fty), params, n + 1,
+							 LLVMIsFunctionVarArg(fty)));
+	LLVMSetFunctionCallConv(nf, LLVMGetFunctionCallConv(f));
+	LLVMSetLinkage(nf, LLVMGetLinkage(f));
+	LLVMSetVisibility(nf, LLVMGetVisibility(f));
+	if (copy_attributes(f, nf, n) || copy_metadata(ctx, f, nf, kernel)) {
+		nf = NULL;
+		goto out;
+	}
+	if (!kernel)
+		inline_always(ctx, nf);
+	for (unsigned i = 0; i < n; i++) {
+		LLVMValueRef p = LLVMGetParam(f, i), np = LLVMGetParam(nf, i);
+		const char *pname = LLVMGetValueName2(p, &len);
+		LLVMSetValueName2(np, pname, len);
+		LLVMReplaceAllUsesWith(p, np);
+	}
+	LLVMSetValueName2(LLVMGetParam(nf, n), "__sibyl_counters", 16);
+	for (LLVMBasicBlockRef b; (b = LLVMGetFirstBasicBlock(f));) {
+		LLVMRemoveBasicBlockFromParent(b);
+		LLVMAppendExistingBasicBlock(nf, b);
+	}
+out:
+	free(params);
+	free(name);
+	return nf;
+}
