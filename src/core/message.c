@@ -70,6 +70,8 @@ static enum sibyl_msg_got wait_input(struct sibyl_msg_reader *r, uint64_t deadli
 {
 	struct pollfd p[2] = { { r->fd, POLLIN, 0 }, { wake_fd, POLLIN, 0 } };
 
+	if (!deadline_ns && wake_fd < 0)
+		return SIBYL_MSG_ONE;	/* nothing else to wait for: read() waits */
 	for (;;) {
 		uint64_t now = sibyl_mono_ns();
 
