@@ -58,6 +58,8 @@ struct sibyl_trace_meta {
 	size_t argc;
 	const char *command;		/* argv joined with spaces ("" if unknown) */
 	const char *cwd;		/* "" if unknown */
+	const char *const *wrappers;	/* the preloaded wrapper libraries */
+	size_t nwrappers;
 	const char *hostname;		/* "" if unknown */
 	uint32_t root_pid;		/* 0 if unknown */
 	uint64_t start_ns, end_ns;	/* of the whole command, see wall_source */

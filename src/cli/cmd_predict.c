@@ -14,12 +14,15 @@
 
 static const struct sibyl_command_help help = {
 	"predict", "TRACE --model FUNC=PROFILE.json... [--transfer DEVICE.json] [--best-of] "
-	"[--outside extrapolate|keep] [--actual TRACE2] [--plot FILE] [--json]",
+	"[--outside extrapolate|keep] [--actual TRACE2 | --verify [--wrap ACCEL.so]...] [--plot FILE] "
+	"[--json]",
 	"Predict the whole program's speedup if the calls of FUNC (a glob on traced function "
 	"names; repeat --model for several kernels) ran in the implementation PROFILE measures "
 	"(sibyl plan), each call's work read in the profile's work metric.  --transfer adds "
-	"each call's host<->device transfers from a device profile (sibyl device).  Docs: "
-	"docs/predict.md.",
+	"each call's host<->device transfers from a device profile (sibyl device).  --verify "
+	"runs the traced command again, in its directory and in this environment, under "
+	"sibyl trace with the --wrap libraries (a redirect wrapper; default: the traced "
+	"run's), and compares.  Docs: docs/predict.md.",
 };
 
 struct loaded {
@@ -87,6 +90,8 @@ static int compare(const char *dir, const struct sibyl_predict_options *o,
 
 struct outputs {
 	const char *actual;	/* --actual TRACE2, or NULL */
+	bool verify;		/* --verify: run the accelerated program */
+	struct sibyl_verify run;
 	const char *plot;	/* --plot FILE, or NULL */
 	bool force, json;
 };
@@ -106,6 +111,8 @@ static int run(const char *dir, const struct outputs *w, const struct sibyl_pred
 	}
 	if (w->actual && compare(w->actual, o, &p) < 0)
 		rc = 1;
+	else if (w->verify && sibyl_predict_verify(t, &w->run, o, &p, err, sizeof(err)) < 0)
+		rc = 1, sibyl_err("predict: %s", err);
 	else if (w->plot && sibyl_prediction_plot(o, &p, w->plot, w->force, err, sizeof(err)) < 0)
 		rc = 1, sibyl_err("predict: %s", err);
 	if (rc) {
@@ -124,9 +131,41 @@ static int run(const char *dir, const struct outputs *w, const struct sibyl_pred
 	return rc ? 1 : 0;
 }
 
+static char *verify_out;	/* the default --verify-trace, malloc'd */
+
+/* --verify's settings; -1 after one line on a usage error. */
+static int verify_setup(const char *trace, const struct sibyl_strlist *wraps, long runs,
+			struct outputs *w)
+{
+	if (!w->verify)
+		return wraps->count || w->run.out || w->run.show_output ?
+		       sibyl_err("predict: --wrap, --verify-trace and --show-output go with --verify") : 0;
+	if (w->actual)
+		return sibyl_err("predict: --actual compares with a trace, --verify makes one: "
+				 "give one of them");
+	if (runs < 1 || runs > 1000)
+		return sibyl_err("predict: --runs must be between 1 and 1000");
+	if (!w->run.out) {
+		size_t n = strlen(trace);
+
+		while (n > 1 && trace[n - 1] == '/')
+			n--;
+		verify_out = sibyl_xmalloc(n + sizeof(".accelerated"));
+		snprintf(verify_out, n + sizeof(".accelerated"), "%.*s.accelerated", (int)n, trace);
+		w->run.out = verify_out;
+	}
+	w->run.sibyl = "/proc/self/exe";
+	w->run.wrappers = wraps->count ? wraps->items : NULL;
+	w->run.nwrappers = wraps->count;
+	w->run.runs = (unsigned)runs;
+	w->run.replace = w->force;
+	return 0;
+}
+
 int cmd_predict(int argc, char **argv)
 {
-	struct sibyl_strlist specs = { 0 };
+	struct sibyl_strlist specs = { 0 }, wraps = { 0 };
+	long runs = 3;
 	const char *transfer = NULL, *outside = "extrapolate";
 	struct outputs w = { 0 };
 	bool best_of = false, other_machine = false, no_one_time = false;
@@ -138,8 +177,13 @@ int cmd_predict(int argc, char **argv)
 		{ "no-one-time", 0, SIBYL_OPT_FLAG, &no_one_time, NULL, "leave the accelerated path's one-time costs out" },
 		{ "other-machine", 0, SIBYL_OPT_FLAG, &other_machine, NULL, "accept profiles measured on another host (a what-if)" },
 		{ "actual", 0, SIBYL_OPT_STRING, &w.actual, "TRACE2", "compare with this trace of the accelerated run" },
+		{ "verify", 0, SIBYL_OPT_FLAG, &w.verify, NULL, "run the traced command accelerated and compare" },
+		{ "wrap", 'w', SIBYL_OPT_LIST, &wraps, "LIB.so", "--verify: preload this wrapper (repeatable; default: the traced run's)" },
+		{ "runs", 0, SIBYL_OPT_LONG, &runs, "N", "--verify: compare with the median of N runs (default 3)" },
+		{ "verify-trace", 0, SIBYL_OPT_STRING, &w.run.out, "DIR", "--verify: trace the accelerated runs here (default: TRACE.accelerated)" },
+		{ "show-output", 0, SIBYL_OPT_FLAG, &w.run.show_output, NULL, "--verify: let the program's standard output through" },
 		{ "plot", 0, SIBYL_OPT_STRING, &w.plot, "FILE", "plot each call's measured and predicted time (.png or .svg)" },
-		{ "force", 'f', SIBYL_OPT_FLAG, &w.force, NULL, "replace an existing plot" },
+		{ "force", 'f', SIBYL_OPT_FLAG, &w.force, NULL, "replace an existing plot or accelerated trace" },
 		{ "json", 0, SIBYL_OPT_FLAG, &w.json, NULL, "print one JSON object" },
 		SIBYL_OPT_END,
 	};
@@ -154,7 +198,8 @@ int cmd_predict(int argc, char **argv)
 		sibyl_strlist_free(&specs);
 		return 2;
 	}
-	r = parse_outside(outside, &o.outside) < 0 ? 2 : 0;
+	r = parse_outside(outside, &o.outside) < 0 || verify_setup(argv[1], &wraps, runs, &w) < 0 ?
+	    2 : 0;
 	if (!r && load_models(&specs, &l) < 0)
 		r = 1;
 	if (!r && transfer && sibyl_device_profile_load(transfer, &l.device) < 0)
@@ -169,6 +214,8 @@ int cmd_predict(int argc, char **argv)
 		r = run(argv[1], &w, &o);
 	}
 	unload(&l);
+	free(verify_out);
 	sibyl_strlist_free(&specs);
+	sibyl_strlist_free(&wraps);
 	return r;
 }

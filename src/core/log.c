@@ -61,3 +61,15 @@ void sibyl_info(const char *fmt, ...)
 	vprint("sibyl: ", fmt, ap, NULL);
 	va_end(ap);
 }
+
+int sibyl_seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!errlen)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}

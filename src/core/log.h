@@ -3,6 +3,7 @@
 #define SIBYL_CORE_LOG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* Print "sibyl: <fmt>\n" to stderr; always returns -1 for `return err(...)`. */
 int sibyl_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -12,5 +13,11 @@ void sibyl_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Progress and chatter: printed only when verbose is on. */
 void sibyl_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void sibyl_set_verbose(bool on);
+
+/* Library code does not print: it writes its one line into the caller's
+ * err buffer (the caller prints it as "sibyl: <what>: <err>").  Always
+ * returns -1 for `return sibyl_seterr(...)`. */
+int sibyl_seterr(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 #endif

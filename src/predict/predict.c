@@ -237,8 +237,10 @@ int sibyl_predict_compare(const struct sibyl_trace *accelerated,
 	int rc = predict_collect(accelerated, o, &run, &calls, err, errlen);
 	long *to = sibyl_xcalloc(run.nkernels, sizeof(*to));
 
-	for (size_t i = 0; i < p->nkernels; i++)
+	for (size_t i = 0; i < p->nkernels; i++) {
+		p->kernels[i].actual_calls = 0;
 		p->kernels[i].actual_s = 0;
+	}
 	for (size_t r = 0; rc == 0 && r < run.nkernels; r++) {
 		to[r] = -1;
 		for (size_t i = 0; i < p->nkernels; i++)
@@ -261,6 +263,8 @@ int sibyl_predict_compare(const struct sibyl_trace *accelerated,
 	p->actual_partial_why = partial_why(meta);
 	p->actual_partial = p->actual_partial_why != NULL;
 	p->actual_total_s = meta->wall_ns * 1e-9;
+	p->actual_runs = 1;
+	p->actual_total_min_s = p->actual_total_max_s = p->actual_total_s;
 	p->actual_speedup = p->actual_total_s > 0 ? p->total_s / p->actual_total_s : INFINITY;
 	return 0;
 }

@@ -121,6 +121,10 @@ struct sibyl_prediction {
 	/* sibyl_predict_compare: the accelerated run's wall time and the
 	 * speedup it achieved, T / T'; NAN when not compared. */
 	double actual_total_s, actual_speedup;
+	/* sibyl_predict_verify: how many accelerated runs; actual_total_s
+	 * (and each kernel's actual_s) is their median, these the range. */
+	unsigned actual_runs;
+	double actual_total_min_s, actual_total_max_s;
 	bool actual_partial;
 	const char *actual_partial_why;
 	bool best_of, transfers;
@@ -141,6 +145,25 @@ void sibyl_prediction_free(struct sibyl_prediction *p);
 int sibyl_predict_compare(const struct sibyl_trace *accelerated,
 			  const struct sibyl_predict_options *o, struct sibyl_prediction *p,
 			  char *err, size_t errlen);
+
+/* predict --verify: the traced command run again, accelerated. */
+struct sibyl_verify {
+	const char *sibyl;		/* the sibyl executable that runs `trace` */
+	const char *const *wrappers;	/* preload these; NULL: the traced run's own */
+	size_t nwrappers;
+	unsigned runs;			/* compared with the median of this many */
+	const char *out;		/* trace directory of the accelerated runs */
+	bool replace;			/* out may hold a trace already */
+	bool show_output;		/* the program's stdout reaches ours */
+};
+
+/* Run the command of `traced` (in its directory, in our environment)
+ * v->runs times under `sibyl trace`, each run ending as the traced run
+ * did, and compare the prediction with the median run as
+ * sibyl_predict_compare does.  0, or -1 with one line in err. */
+int sibyl_predict_verify(const struct sibyl_trace *traced, const struct sibyl_verify *v,
+			 const struct sibyl_predict_options *o, struct sibyl_prediction *p,
+			 char *err, size_t errlen);
 
 /* predict --plot: each call's measured and predicted times against its
  * work over the profiles' curves, PNG or SVG; 0, or -1 with one line. */

@@ -132,7 +132,13 @@ void sibyl_prediction_print_text(FILE *out, const struct sibyl_trace *t,
 				(unsigned long)p->kernels[i].calls);
 	if (p->actual_partial)
 		fprintf(out, "PARTIAL: accelerated run: %s\n", p->actual_partial_why);
-	fprintf(out, "actual: %.6g s accelerated\n", p->actual_total_s);
+	if (p->actual_runs > 1)
+		fprintf(out, "actual: %.6g s accelerated, median of %u runs (%.6g .. %.6g s: "
+			"speedup %.3f .. %.3f)\n", p->actual_total_s, p->actual_runs,
+			p->actual_total_min_s, p->actual_total_max_s,
+			p->total_s / p->actual_total_max_s, p->total_s / p->actual_total_min_s);
+	else
+		fprintf(out, "actual: %.6g s accelerated\n", p->actual_total_s);
 	fprintf(out, "predicted speedup %.3f, actual %.3f, error %.1f%%\n", p->global_speedup,
 		p->actual_speedup, 100 * (p->global_speedup - p->actual_speedup) / p->actual_speedup);
 }
@@ -225,6 +231,9 @@ int sibyl_prediction_print_json(FILE *out, const struct sibyl_trace *t,
 		json_object_set_new(j, "actual_total_s", json_real(p->actual_total_s));
 		json_object_set_new(j, "actual_speedup", num(p->actual_speedup));
 		json_object_set_new(j, "actual_partial", json_boolean(p->actual_partial));
+		json_object_set_new(j, "actual_runs", json_integer(p->actual_runs));
+		json_object_set_new(j, "actual_total_range_s", json_pack("[ff]",
+			p->actual_total_min_s, p->actual_total_max_s));
 		json_object_set_new(j, "error", num((p->global_speedup - p->actual_speedup) /
 						   p->actual_speedup));
 	}

@@ -38,6 +38,7 @@ struct trace_meta_doc {
 	struct sibyl_trace_meta meta;
 	bool has_clock, has_wall;
 	char **argv;			/* owned copies */
+	char **wrappers;		/* owned copies */
 	char *command, *cwd, *hostname;
 };
 

@@ -6,6 +6,8 @@
 #define _GNU_SOURCE
 #include "trace/internal.h"
 
+#include "core/alloc.h"
+
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,29 +63,41 @@ static int parse_version(json_t *root, struct trace_meta_doc *doc, char *err, si
 	return 0;
 }
 
-static int parse_command(json_t *root, struct trace_meta_doc *doc, char *err, size_t errlen)
+/* A list of strings: NULL-terminated owned copies in *out, *n of them. */
+static int parse_strings(json_t *root, const char *key, char ***out, size_t *n, char *err,
+			 size_t errlen)
 {
-	json_t *cmd = json_object_get(root, "command");
-	size_t n, i, total = 1;
+	json_t *list = json_object_get(root, key);
 
-	if (!cmd || json_is_null(cmd))
+	if (!list || json_is_null(list))
 		return 0;
-	if (!json_is_array(cmd))
-		return trace_seterr(err, errlen, "field 'command' must be a list of strings");
-	n = json_array_size(cmd);
-	doc->argv = calloc(n + 1, sizeof(char *));
-	for (i = 0; i < n; i++) {
-		json_t *a = json_array_get(cmd, i);
+	if (!json_is_array(list))
+		return trace_seterr(err, errlen, "field '%s' must be a list of strings", key);
+	*out = sibyl_xcalloc(json_array_size(list) + 1, sizeof(char *));
+	for (size_t i = 0; i < json_array_size(list); i++) {
+		json_t *a = json_array_get(list, i);
 
 		if (!json_is_string(a))
-			return trace_seterr(err, errlen, "field 'command' must be a list of strings");
-		doc->argv[i] = strdup(json_string_value(a));
-		total += strlen(doc->argv[i]) + 1;
-		doc->meta.argc = i + 1;
+			return trace_seterr(err, errlen, "field '%s' must be a list of strings",
+					    key);
+		(*out)[i] = sibyl_xstrdup(json_string_value(a));
+		*n = i + 1;
 	}
+	return 0;
+}
+
+static int parse_command(json_t *root, struct trace_meta_doc *doc, char *err, size_t errlen)
+{
+	size_t total = 1;
+
+	if (parse_strings(root, "command", &doc->argv, &doc->meta.argc, err, errlen) < 0 ||
+	    parse_strings(root, "wrappers", &doc->wrappers, &doc->meta.nwrappers, err, errlen) < 0)
+		return -1;
+	for (size_t i = 0; i < doc->meta.argc; i++)
+		total += strlen(doc->argv[i]) + 1;
 	free(doc->command);
-	doc->command = calloc(1, total);
-	for (i = 0; i < n; i++) {
+	doc->command = sibyl_xcalloc(1, total);
+	for (size_t i = 0; i < doc->meta.argc; i++) {
 		if (i)
 			strcat(doc->command, " ");
 		strcat(doc->command, doc->argv[i]);
@@ -188,7 +202,9 @@ static int parse_fields(json_t *root, struct trace_meta_doc *doc, char *err, siz
 static void publish(struct trace_meta_doc *doc)
 {
 	if (!doc->argv)
-		doc->argv = calloc(1, sizeof(char *));
+		doc->argv = sibyl_xcalloc(1, sizeof(char *));
+	if (!doc->wrappers)
+		doc->wrappers = sibyl_xcalloc(1, sizeof(char *));
 	if (!doc->command)
 		doc->command = strdup("");
 	if (!doc->cwd)
@@ -196,6 +212,7 @@ static void publish(struct trace_meta_doc *doc)
 	if (!doc->hostname)
 		doc->hostname = strdup("");
 	doc->meta.argv = (const char *const *)doc->argv;
+	doc->meta.wrappers = (const char *const *)doc->wrappers;
 	doc->meta.command = doc->command;
 	doc->meta.cwd = doc->cwd;
 	doc->meta.hostname = doc->hostname;
@@ -234,6 +251,10 @@ void meta_free(struct trace_meta_doc *doc)
 		for (size_t i = 0; doc->argv[i]; i++)
 			free(doc->argv[i]);
 	free(doc->argv);
+	if (doc->wrappers)
+		for (size_t i = 0; doc->wrappers[i]; i++)
+			free(doc->wrappers[i]);
+	free(doc->wrappers);
 	free(doc->command);
 	free(doc->cwd);
 	free(doc->hostname);

@@ -199,6 +199,38 @@ PY
 	tail -1 | grep -Eq '^predicted speedup [0-9.]+, actual [0-9.]+, error -?[0-9.]+%$' ||
 	fail "the last line of a verified prediction"
 
+# --verify runs the traced command again through the redirect wrapper,
+# three times, and compares with the median run.
+"$SIBYL" predict "$WORK/tr" --model "*dgemm*=$WORK/acc.json" --verify --wrap "$WORK/r.so" \
+	--runs 3 --json >"$WORK/verified.json" 2>"$WORK/verified.err" || fail "--verify"
+[ "$(grep -Ec '^alt_blas: [1-9][0-9]* calls, smallest work 8192$' "$WORK/verified.err")" = 3 ] ||
+	{ cat "$WORK/verified.err"; fail "--verify: three runs through the alternative"; }
+"$SIBYL" report --json "$WORK/tr.accelerated" >"$WORK/verified.report.json"
+/usr/bin/python3 - "$WORK/verified.json" "$WORK/report.json" "$WORK/verified.report.json" <<'PY' ||
+import json, sys
+v, t, last = (json.load(open(f)) for f in sys.argv[1:])
+lo, hi = v['actual_total_range_s']
+assert v['actual_runs'] == 3 and lo <= v['actual_total_s'] <= hi, v
+assert lo <= last['wall_ns'] * 1e-9 <= hi, (lo, hi, last['wall_ns'])
+assert abs(v['actual_speedup'] - t['wall_ns'] * 1e-9 / v['actual_total_s']) < 1e-9 * v['actual_speedup']
+assert sum(k['actual_calls'] for k in v['kernels']) == 20, v['kernels']
+print('ok: --verify, median of 3 runs', v['actual_total_s'], 'in', lo, hi)
+PY
+	fail "--verify"
+bad "verify: existing trace" "exists (--force replaces it" "$WORK/tr" \
+	--model "*dgemm*=$WORK/acc.json" --verify --wrap "$WORK/r.so"
+# A run that ends otherwise than the traced one is not the same program.
+"$SIBYL" trace -o "$WORK/sh" --wrap "$WORK/w.so" -- \
+	sh -c "\"$TARGETS_BIN/matmul\" 64 >/dev/null; exit \${CODE:-0}" >/dev/null
+CODE=3 bad "verify: another exit" "ended otherwise than the traced run" "$WORK/sh" \
+	--model "*dgemm*=$WORK/acc.json" --verify --runs 1
+for args in "--actual $WORK/acc --verify" "--wrap $WORK/r.so" "--verify --runs 0"; do
+	rc=0
+	# shellcheck disable=SC2086
+	"$SIBYL" predict "$WORK/tr" --model "*dgemm*=$WORK/acc.json" $args >/dev/null 2>&1 || rc=$?
+	expect_eq "usage error: $args" 2 $rc
+done
+
 # Only calls at or above a work threshold go to the alternative; the
 # threshold needs the work computed before the call (a prefix definition).
 thr=$((2 * 64 * 64 * 64))
