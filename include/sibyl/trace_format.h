@@ -82,6 +82,7 @@ enum sibyl_record_kind {
 	SIBYL_REC_NONE = 0,	/* torn: reserved but never filled (crash) */
 	SIBYL_REC_CALL = 1,
 	SIBYL_REC_COUNTERS = 2,
+	SIBYL_REC_WORKSIZE = 3,
 };
 
 /* One intercepted call (64 bytes). */
@@ -118,6 +119,34 @@ struct sibyl_counters_record {
 	uint32_t func;
 	uint64_t value[SIBYL_CNT_MAX];
 	uint64_t start_tsc;	/* equals the call record's start_tsc */
+};
+
+/*
+ * The automatic work size of one call (docs/worksize.md): it belongs to
+ * the call record just before it in the same file with the same func and
+ * start_tsc, like a counters record.  The call record's in/out bytes are
+ * these same sizes, unless a manual expression (worksize.manual) gave
+ * them for this function: then flags has SIBYL_WS_MANUAL, and
+ * `sibyl report --worksize-check` compares the two.
+ */
+enum sibyl_ws_method {
+	SIBYL_WS_FAST = 1,	/* pointer tracking: region bounds */
+	SIBYL_WS_METHODS
+};
+
+#define SIBYL_WS_MANUAL 0x1
+
+struct sibyl_worksize_record {
+	uint16_t kind;		/* SIBYL_REC_WORKSIZE */
+	uint8_t method;		/* enum sibyl_ws_method */
+	uint8_t flags;		/* SIBYL_WS_* */
+	uint32_t func;
+	uint64_t start_tsc;	/* equals the call record's start_tsc */
+	uint64_t in_bytes, out_bytes;
+	uint64_t inout_bytes;	/* read and written by the call (0: not measured) */
+	uint32_t regions;	/* distinct regions the arguments point into */
+	uint32_t unknown;	/* pointer arguments into no known region */
+	uint64_t reserved[2];
 };
 
 #define SIBYL_RECORD_SIZE 64
@@ -174,5 +203,6 @@ _Static_assert(sizeof(struct sibyl_call_record) == SIBYL_RECORD_SIZE, "call reco
 _Static_assert(sizeof(struct sibyl_drain_control) == 512, "drain control size");
 _Static_assert(sizeof(struct sibyl_ring_header) == SIBYL_RING_DATA_OFFSET, "ring header size");
 _Static_assert(sizeof(struct sibyl_counters_record) == SIBYL_RECORD_SIZE, "counters record size");
+_Static_assert(sizeof(struct sibyl_worksize_record) == SIBYL_RECORD_SIZE, "worksize record size");
 
 #endif

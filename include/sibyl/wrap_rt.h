@@ -88,6 +88,34 @@ void sibyl_rt_counters_select(unsigned mask);
 void sibyl_rt_counters_emit(struct sibyl_rt_thread *t, uint32_t func,
 			    uint64_t start_tsc, const uint64_t *before);
 
+/*
+ * worksize.fast (docs/worksize.md): the runtime tracks the program's
+ * memory regions while some loaded wrapper exports this symbol.
+ */
+#define SIBYL_WS_WANTED_SYMBOL "sibyl_worksize_wanted"
+
+enum {
+	SIBYL_WS_CONST = 1,	/* points to const: input */
+	SIBYL_WS_ARRAY = 2,	/* points to pointers: follow them */
+};
+
+struct sibyl_rt_ws_arg {
+	const void *p;
+	unsigned flags;		/* SIBYL_WS_* */
+};
+
+struct sibyl_rt_ws_sizes {
+	uint64_t in_bytes, out_bytes, inout_bytes;
+	uint32_t regions, unknown;
+};
+
+/* The sizes the pointer arguments stand for; `frame` is the wrapper's
+ * canonical frame address and `ret` its return address, which bound the
+ * caller's stack frame.  Zero sizes when the tracker is off. */
+void sibyl_rt_worksize_fast(struct sibyl_rt_thread *t, const struct sibyl_rt_ws_arg *args,
+			    unsigned n, const void *frame, const void *ret,
+			    struct sibyl_rt_ws_sizes *out);
+
 static inline struct sibyl_call_record *
 sibyl_rt_reserve(struct sibyl_rt_thread *t)
 {
@@ -171,6 +199,32 @@ static inline void sibyl_rt_emit_call(struct sibyl_rt_thread *t, uint32_t func,
 		r->work = work;
 		/* kind last: a record with kind 0 was torn by a crash. */
 		__atomic_store_n(&r->kind, SIBYL_REC_CALL, __ATOMIC_RELEASE);
+		sibyl_rt_commit(t);
+	}
+	sibyl_rt_end(t);
+}
+
+/* The worksize record of the call just emitted (same func and start). */
+static inline void sibyl_rt_emit_worksize(struct sibyl_rt_thread *t, uint32_t func,
+					  uint64_t start, unsigned method, unsigned flags,
+					  const struct sibyl_rt_ws_sizes *ws)
+{
+	if (!sibyl_rt_begin(t))
+		return;
+	struct sibyl_worksize_record *r = (struct sibyl_worksize_record *)sibyl_rt_reserve(t);
+
+	if (r) {
+		r->method = (uint8_t)method;
+		r->flags = (uint8_t)flags;
+		r->func = func;
+		r->start_tsc = start;
+		r->in_bytes = ws->in_bytes;
+		r->out_bytes = ws->out_bytes;
+		r->inout_bytes = ws->inout_bytes;
+		r->regions = ws->regions;
+		r->unknown = ws->unknown;
+		r->reserved[0] = r->reserved[1] = 0;
+		__atomic_store_n(&r->kind, SIBYL_REC_WORKSIZE, __ATOMIC_RELEASE);
 		sibyl_rt_commit(t);
 	}
 	sibyl_rt_end(t);

@@ -1,0 +1,98 @@
+/*
+ * The region tracker (paper IV.C.1): which memory regions the traced
+ * program owns, so that worksize.fast can map a pointer argument to the
+ * region it points into.  Two kinds of regions, kept in two ordered sets:
+ *
+ *   blocks  what the program allocated (malloc family, mmap/mremap),
+ *           learned from the interposed functions of alloc_hooks.c;
+ *   areas   every writable mapping of /proc/self/maps (static data,
+ *           the brk heap, every thread's stack, anonymous mappings),
+ *           re-read when a lookup misses after a dlopen or a new thread.
+ *
+ * A pointer is looked up in the blocks first, then in the areas.  The
+ * allocation hooks only append an event to a lock-free log
+ * (region_log.c); the log is applied to the ordered sets by whoever
+ * looks a pointer up next, under one lock (region_lookup.c).
+ */
+#ifndef SIBYL_RT_REGIONS_H
+#define SIBYL_RT_REGIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- region_tree.c: an ordered set of disjoint [start, end) ranges ---- */
+struct region_tree {
+	uint32_t root;
+	uint64_t count;
+};
+
+struct region {
+	uintptr_t start, end;
+};
+
+/* Insert [start, end), replacing any range that overlaps it.  False when
+ * the node pool cannot grow (address space exhausted). */
+bool region_insert(struct region_tree *t, uintptr_t start, uintptr_t end);
+/* Remove the range starting exactly at start (a freed block). */
+void region_erase(struct region_tree *t, uintptr_t start);
+/* Remove [start, end) from every range (munmap): ranges inside go,
+ * ranges across the edges are trimmed (split in two when needed). */
+bool region_cut(struct region_tree *t, uintptr_t start, uintptr_t end);
+/* The range holding p; false when none does. */
+bool region_find(const struct region_tree *t, uintptr_t p, struct region *out);
+void region_clear(struct region_tree *t);
+/* Bytes the node pool holds (the tracker's memory cost). */
+uint64_t region_pool_bytes(void);
+
+/* ---- region_log.c: allocation events, appended lock-free ---- */
+enum region_op { REGION_ALLOC = 1, REGION_FREE, REGION_MAP, REGION_UNMAP };
+
+/* Called by the hooks.  Never blocks; an event that cannot be stored is
+ * counted, and the tracker then stops following pointer arrays. */
+void region_log(enum region_op op, uintptr_t addr, uint64_t len);
+/* Apply every complete event, in order, to the blocks (lock held). */
+void region_log_apply(struct region_tree *blocks, struct region_tree *areas);
+void region_log_after_fork(void);
+
+/* ---- region_maps.c ---- */
+/* Re-read /proc/self/maps into `areas` (writable mappings only).  Uses
+ * no stdio and no malloc: it runs inside wrapped calls. */
+bool region_maps_read(struct region_tree *areas);
+/* Objects loaded plus objects unloaded so far (dl_iterate_phdr). */
+uint64_t region_maps_dl_generation(void);
+
+/* ---- region_lookup.c ---- */
+struct region_state {
+	struct region_tree blocks, areas;
+	uint64_t areas_generation;	/* generation the areas were read at */
+	bool areas_read;
+};
+
+/* Tracking is on: events are logged and lookups answer.  Decided at
+ * start-up (rt_regions_start); before that, events are logged. */
+extern int rt_regions_tracking;
+/* Events that could not be logged (the log was full and busy). */
+extern uint64_t rt_regions_lost;
+/* Threads created so far (pthread_create hook): the maps changed. */
+extern uint64_t rt_regions_threads;
+
+/* The one lock; taken with the thread's in_runtime guard set. */
+void region_lock(void);
+void region_unlock(void);
+/* This thread holds it (a signal handler interrupted a lookup). */
+bool region_lock_held(void);
+/* Lock held: the region holding p (blocks first, then areas, re-reading
+ * the maps once when p is in neither and they may have changed).
+ * *is_block tells which set answered. */
+bool region_lookup(struct region_state *s, uintptr_t p, struct region *out, bool *is_block);
+struct region_state *region_state(void);
+/* Constructor time: track only if a loaded wrapper asks for it. */
+void rt_regions_start(void);
+
+/* ---- stack_frame.c ---- */
+/* The size of the frame of the function that called a wrapper, from
+ * the wrapper's return address (lock held); 0 when it cannot be known. */
+uintptr_t stack_caller_frame_size(uintptr_t wrapper_cfa, uintptr_t return_address);
+
+#endif

@@ -1,0 +1,153 @@
+/*
+ * worksize.fast (paper IV.C.1): the pointer arguments of a call are
+ * grouped by the region they point into; a group of pointers P in the
+ * region [s, e) stands for at most l = e - min(P) bytes, input when any
+ * of them points to const, output otherwise.  An argument that points to
+ * pointers (T **) is followed: its elements count as pointers of the call
+ * while they point into known regions.  On the stack, the region is the
+ * frame of the wrapper's caller (stack_frame.c), not the whole stack.
+ */
+#include "rt/internal.h"
+#include "rt/regions.h"
+
+#include <errno.h>
+
+#define MAX_GROUPS 64
+#define MAX_DEPTH 3		/* JSAMPIMAGE is three levels deep */
+#define MAX_ELEMENTS 4096	/* pointers followed per array */
+
+struct group {
+	struct region r;
+	uintptr_t min;
+	bool is_const;
+};
+
+struct ws_call {
+	struct region_state *s;
+	uintptr_t frame, frame_end, stack_hi;	/* caller frame; top of this stack */
+	bool follow;		/* the regions are exact: memory may be read */
+	struct group g[MAX_GROUPS];
+	unsigned ngroups;
+	uint32_t unknown;
+};
+
+/* This thread's stack mapping, looked up once per thread. */
+static __thread struct region thread_stack __attribute__((tls_model("initial-exec")));
+
+static void find_stack(struct ws_call *c, uintptr_t ret)
+{
+	bool is_block;
+
+	if (c->frame < thread_stack.start || c->frame >= thread_stack.end) {
+		if (!region_lookup(c->s, c->frame, &thread_stack, &is_block) || is_block)
+			thread_stack = (struct region){ 0, 0 };
+	}
+	c->stack_hi = thread_stack.end;
+	uintptr_t size = c->stack_hi ? stack_caller_frame_size(c->frame, ret) : 0;
+
+	/* The caller's return address ends its frame; unknown: the stack. */
+	c->frame_end = size > sizeof(void *) ? c->frame + size - sizeof(void *) : c->stack_hi;
+}
+
+/* The region of p: the caller's frame, an older part of the stack, a
+ * block or an area.  *readable: its memory may be read now. */
+static bool region_of(struct ws_call *c, uintptr_t p, struct region *r, bool *readable)
+{
+	bool is_block;
+
+	if (p >= c->frame && p < c->stack_hi) {
+		*r = p < c->frame_end ? (struct region){ c->frame, c->frame_end }
+				      : (struct region){ c->frame_end, c->stack_hi };
+		*readable = true;
+		return true;
+	}
+	if (!region_lookup(c->s, p, r, &is_block))
+		return false;
+	*readable = is_block && c->follow;
+	return true;
+}
+
+static void add_to_group(struct ws_call *c, const struct region *r, uintptr_t p, bool is_const)
+{
+	for (unsigned i = 0; i < c->ngroups; i++) {
+		struct group *g = &c->g[i];
+
+		if (g->r.start == r->start) {
+			if (p < g->min)
+				g->min = p;
+			g->is_const |= is_const;
+			return;
+		}
+	}
+	if (c->ngroups < MAX_GROUPS)
+		c->g[c->ngroups++] = (struct group){ *r, p, is_const };
+}
+
+static void add_pointer(struct ws_call *c, uintptr_t p, unsigned flags, unsigned depth)
+{
+	struct region r;
+	bool readable;
+
+	if (p < 4096)
+		return;		/* NULL, or a small integer passed as a pointer */
+	if (!region_of(c, p, &r, &readable)) {
+		c->unknown++;
+		return;
+	}
+	add_to_group(c, &r, p, flags & SIBYL_WS_CONST);
+	if (!(flags & SIBYL_WS_ARRAY) || !readable || depth >= MAX_DEPTH)
+		return;
+	/* An array of pointers ends at the first element that points into
+	 * no known region (or at its region's end). */
+	const uintptr_t *elem = (const uintptr_t *)p;
+
+	for (unsigned i = 0; i < MAX_ELEMENTS && (uintptr_t)(elem + i + 1) <= r.end; i++) {
+		struct region er;
+		bool ignored;
+
+		if (elem[i] < 4096 || !region_of(c, elem[i], &er, &ignored))
+			break;
+		add_pointer(c, elem[i], flags, depth + 1);
+	}
+}
+
+static void sum_groups(const struct ws_call *c, struct sibyl_rt_ws_sizes *out)
+{
+	for (unsigned i = 0; i < c->ngroups; i++) {
+		uint64_t l = c->g[i].r.end - c->g[i].min;
+
+		if (c->g[i].is_const)
+			out->in_bytes += l;
+		else
+			out->out_bytes += l;
+	}
+	out->regions = c->ngroups;
+	out->unknown = c->unknown;
+}
+
+RT_EXPORT void sibyl_rt_worksize_fast(struct sibyl_rt_thread *t, const struct sibyl_rt_ws_arg *args,
+				      unsigned n, const void *frame, const void *ret,
+				      struct sibyl_rt_ws_sizes *out)
+{
+	struct ws_call c;
+	int saved_errno = errno;
+
+	*out = (struct sibyl_rt_ws_sizes){ 0 };
+	if (t->in_runtime || !__atomic_load_n(&rt_regions_tracking, __ATOMIC_ACQUIRE))
+		return;
+	t->in_runtime = 1;
+	region_lock();
+	c.s = region_state();
+	c.ngroups = 0;
+	c.unknown = 0;
+	c.frame = (uintptr_t)frame;
+	c.follow = __atomic_load_n(&rt_regions_lost, __ATOMIC_RELAXED) == 0;
+	region_log_apply(&c.s->blocks, &c.s->areas);
+	find_stack(&c, (uintptr_t)ret);
+	for (unsigned i = 0; i < n; i++)
+		add_pointer(&c, (uintptr_t)args[i].p, args[i].flags, 0);
+	sum_groups(&c, out);
+	region_unlock();
+	t->in_runtime = 0;
+	errno = saved_errno;	/* reading the maps or unwinding may set it */
+}
