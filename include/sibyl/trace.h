@@ -115,6 +115,12 @@ struct sibyl_trace_call {
 	double work;
 	uint16_t counter_mask;		/* bit i: counters[i] valid (enum sibyl_counter) */
 	uint64_t counters[SIBYL_CNT_MAX];
+	/* Automatic work sizes (worksize records, docs/worksize.md). */
+	uint8_t ws_mask;		/* bit m: ws[m] valid (enum sibyl_ws_method) */
+	bool ws_manual;			/* in/out_bytes come from a manual expression */
+	struct {
+		uint64_t in_bytes, out_bytes, inout_bytes;
+	} ws[SIBYL_WS_METHODS];
 };
 
 /* Threads of a trace that could not be recorded and their calls, summed
@@ -143,8 +149,8 @@ uint64_t sibyl_trace_tsc_to_ns(const struct sibyl_trace *t, uint64_t tsc);
 
 /*
  * Call records, thread by thread (in sibyl_trace_thread order), in file
- * order within a thread.  A counters record is attached to the call
- * just before it.  next() returns 1 with *out filled, 0 at the end.
+ * order within a thread.  Counters and worksize records are attached to
+ * the call just before them.  next() returns 1 with *out filled, 0 at the end.
  */
 struct sibyl_trace_iter;
 struct sibyl_trace_iter *sibyl_trace_iter_new(const struct sibyl_trace *t);
@@ -225,6 +231,41 @@ void sibyl_report_print_text(FILE *out, const struct sibyl_trace *t,
 /* One JSON object; returns 0 or -1. */
 int sibyl_report_print_json(FILE *out, const struct sibyl_trace *t,
 			    const struct sibyl_trace_summary *s);
+
+/* ---- report --worksize-check (docs/worksize.md) ----------------------- */
+
+struct sibyl_ws_check_entry {
+	const struct sibyl_trace_function *function;
+	int method;			/* enum sibyl_ws_method */
+	uint64_t automatic;		/* calls with this method's sizes */
+	uint64_t calls;			/* of them, calls with manual sizes too */
+	double sum_sq;			/* squared errors, input and output */
+	double rmse_bytes;		/* NAN when calls == 0 */
+};
+
+/* One compared call: the manual sizes and one method's. */
+struct sibyl_ws_check_point {
+	int method;
+	uint64_t manual_in, manual_out, auto_in, auto_out;
+};
+
+struct sibyl_ws_check {
+	struct sibyl_ws_check_entry *entries;	/* by function name, then method */
+	size_t nentries;
+	struct sibyl_ws_check_point *points;
+	size_t npoints, points_cap;
+};
+
+const char *sibyl_ws_method_name(int method);
+struct sibyl_ws_check *sibyl_worksize_check(const struct sibyl_trace *t);
+void sibyl_worksize_check_free(struct sibyl_ws_check *c);
+void sibyl_worksize_check_print_text(FILE *out, const struct sibyl_ws_check *c);
+/* {"worksize_check": [{function, calls, method, rmse_bytes}, ...]}; 0 or -1. */
+int sibyl_worksize_check_print_json(FILE *out, const struct sibyl_ws_check *c);
+/* The paper's scatter (Figures 5-7): automatic against manual, input and
+ * output of every compared call, log-log; PNG or SVG by extension. */
+int sibyl_worksize_check_plot(const struct sibyl_ws_check *c, const char *path, bool force,
+			      char *err, size_t errlen);
 
 /* ---- Exports (docs/export.md, docs/formats.md) ------------------------- */
 

@@ -68,8 +68,23 @@ struct sibyl_trace_iter *sibyl_trace_iter_new(const struct sibyl_trace *t)
 	return it;
 }
 
+static void fill_worksize(const struct events_attached *att, struct sibyl_trace_call *out)
+{
+	for (int m = 1; m < SIBYL_WS_METHODS; m++) {
+		const struct sibyl_worksize_record *w = &att->ws[m];
+
+		if (!w->kind)
+			continue;
+		out->ws_mask |= (uint8_t)(1u << m);
+		out->ws_manual |= (w->flags & SIBYL_WS_MANUAL) != 0;
+		out->ws[m].in_bytes = w->in_bytes;
+		out->ws[m].out_bytes = w->out_bytes;
+		out->ws[m].inout_bytes = w->inout_bytes;
+	}
+}
+
 static void fill_call(const struct sibyl_trace_iter *it, const struct sibyl_call_record *r,
-		      const struct sibyl_counters_record *c, struct sibyl_trace_call *out)
+		      const struct events_attached *att, struct sibyl_trace_call *out)
 {
 	const struct sibyl_trace *t = it->t;
 	double rate = t->meta.meta.clock.tsc_per_ns;
@@ -88,16 +103,17 @@ static void fill_call(const struct sibyl_trace_iter *it, const struct sibyl_call
 	out->in_bytes = r->in_bytes;
 	out->out_bytes = r->out_bytes;
 	out->work = r->work;
-	out->counter_mask = c->mask & ((1u << SIBYL_CNT_MAX) - 1);
+	out->counter_mask = att->cnt.mask & ((1u << SIBYL_CNT_MAX) - 1);
 	for (int i = 0; i < SIBYL_CNT_MAX; i++)
 		if (out->counter_mask & (1u << i))
-			out->counters[i] = c->value[i];
+			out->counters[i] = att->cnt.value[i];
+	fill_worksize(att, out);
 }
 
 int sibyl_trace_iter_next(struct sibyl_trace_iter *it, struct sibyl_trace_call *out)
 {
 	struct sibyl_call_record call;
-	struct sibyl_counters_record cnt;
+	struct events_attached att;
 
 	while (it->thread < it->t->nthreads) {
 		const struct trace_thread_file *th = &it->t->threads[it->thread];
@@ -105,8 +121,8 @@ int sibyl_trace_iter_next(struct sibyl_trace_iter *it, struct sibyl_trace_call *
 		if (!it->started)
 			it->cur = th->records;
 		it->started = true;
-		if (events_next(&it->cur, &call, &cnt, &it->info)) {
-			fill_call(it, &call, &cnt, out);
+		if (events_next(&it->cur, &call, &att, &it->info)) {
+			fill_call(it, &call, &att, out);
 			return 1;
 		}
 		it->thread++;

@@ -85,29 +85,57 @@ static bool counters_match(const struct sibyl_counters_record *cnt,
 	return cnt->func == call->func && cnt->start_tsc == call->start_tsc;
 }
 
-/* The call at cur->i; a counters record right after it with the same
- * func and start_tsc is its own (the runtime may also write it before). */
+static bool worksize_match(const struct sibyl_worksize_record *ws,
+			   const struct sibyl_call_record *call)
+{
+	return ws->func == call->func && ws->start_tsc == call->start_tsc &&
+	       ws->method > 0 && ws->method < SIBYL_WS_METHODS;
+}
+
+/* A record at cur->i that belongs to `call` (counters or worksize, same
+ * func and start_tsc): taken, true.  Else it may be the next call's. */
+static bool take_attached(struct events_cursor *cur, const struct sibyl_call_record *call,
+			  struct events_attached *att, struct sibyl_events_info *info)
+{
+	const unsigned char *at = cur->rec + cur->i * SIBYL_RECORD_SIZE;
+	uint16_t kind = kind_at(cur, cur->i);
+
+	if (kind == SIBYL_REC_COUNTERS && !att->cnt.kind) {
+		memcpy(&att->cnt, at, sizeof(att->cnt));
+		if (!counters_match(&att->cnt, call)) {
+			memset(&att->cnt, 0, sizeof(att->cnt));
+			return false;
+		}
+		info->counters++;
+	} else if (kind == SIBYL_REC_WORKSIZE) {
+		struct sibyl_worksize_record ws;
+
+		memcpy(&ws, at, sizeof(ws));
+		if (!worksize_match(&ws, call) || att->ws[ws.method].kind)
+			return false;
+		att->ws[ws.method] = ws;
+	} else {
+		return false;
+	}
+	cur->i++;
+	return true;
+}
+
+/* The call at cur->i and the records right after it that are its own
+ * (the runtime may also write a counters record before it). */
 static void take_call(struct events_cursor *cur, struct sibyl_call_record *call,
-		      struct sibyl_counters_record *cnt, struct sibyl_events_info *info)
+		      struct events_attached *att, struct sibyl_events_info *info)
 {
 	memcpy(call, cur->rec + cur->i * SIBYL_RECORD_SIZE, sizeof(*call));
 	cur->i++;
 	info->calls++;
-	if (cur->i >= cur->n || kind_at(cur, cur->i) != SIBYL_REC_COUNTERS)
-		return;
-	memcpy(cnt, cur->rec + cur->i * SIBYL_RECORD_SIZE, sizeof(*cnt));
-	if (!counters_match(cnt, call)) {
-		memset(cnt, 0, sizeof(*cnt));
-		return;		/* may belong to the next call */
-	}
-	cur->i++;
-	info->counters++;
+	while (cur->i < cur->n && take_attached(cur, call, att, info))
+		;
 }
 
 /* A counters record at cur->i that precedes its call: take both. */
 static int take_counters_first(struct events_cursor *cur, struct sibyl_call_record *call,
-			       struct sibyl_counters_record *cnt,
-			       struct sibyl_events_info *info)
+			       struct events_attached *att, struct sibyl_events_info *info)
 {
 	struct sibyl_counters_record first;
 
@@ -116,10 +144,9 @@ static int take_counters_first(struct events_cursor *cur, struct sibyl_call_reco
 	if (cur->i < cur->n && kind_at(cur, cur->i) == SIBYL_REC_CALL) {
 		memcpy(call, cur->rec + cur->i * SIBYL_RECORD_SIZE, sizeof(*call));
 		if (counters_match(&first, call)) {
-			cur->i++;
-			info->calls++;
+			att->cnt = first;
 			info->counters++;
-			*cnt = first;
+			take_call(cur, call, att, info);
 			return 1;
 		}
 	}
@@ -128,18 +155,18 @@ static int take_counters_first(struct events_cursor *cur, struct sibyl_call_reco
 }
 
 int events_next(struct events_cursor *cur, struct sibyl_call_record *call,
-		struct sibyl_counters_record *cnt, struct sibyl_events_info *info)
+		struct events_attached *att, struct sibyl_events_info *info)
 {
-	memset(cnt, 0, sizeof(*cnt));
+	memset(att, 0, sizeof(*att));
 	while (cur->i < cur->n) {
 		uint16_t kind = kind_at(cur, cur->i);
 
 		if (kind == SIBYL_REC_CALL) {
-			take_call(cur, call, cnt, info);
+			take_call(cur, call, att, info);
 			return 1;
 		}
 		if (kind == SIBYL_REC_COUNTERS) {
-			if (take_counters_first(cur, call, cnt, info))
+			if (take_counters_first(cur, call, att, info))
 				return 1;
 			continue;
 		}
@@ -159,11 +186,11 @@ int sibyl_events_parse(const void *buf, size_t len, struct sibyl_events_info *in
 {
 	struct events_cursor cur;
 	struct sibyl_call_record call;
-	struct sibyl_counters_record cnt;
+	struct events_attached att;
 
 	if (events_header_check(buf, len, info, &cur, err, errlen))
 		return -1;
-	while (events_next(&cur, &call, &cnt, info)) {
+	while (events_next(&cur, &call, &att, info)) {
 		if (info->calls == 1 || call.start_tsc < info->first_tsc)
 			info->first_tsc = call.start_tsc;
 		if (call.end_tsc > info->last_tsc)

@@ -28,10 +28,20 @@ struct events_cursor {
 int events_header_check(const void *buf, size_t len, struct sibyl_events_info *info,
 			struct events_cursor *cur, char *err, size_t errlen);
 
-/* Next call (with its counters record, if any).  1, or 0 at the end;
- * torn and skipped records are added to info. */
+/* The records that belong to a call; a kind of 0 means absent. */
+struct events_attached {
+	struct sibyl_counters_record cnt;
+	struct sibyl_worksize_record ws[SIBYL_WS_METHODS];	/* by method */
+};
+
+/* Next call (with its counters and worksize records, if any).  1, or 0
+ * at the end; torn and skipped records are added to info. */
 int events_next(struct events_cursor *cur, struct sibyl_call_record *call,
-		struct sibyl_counters_record *cnt, struct sibyl_events_info *info);
+		struct events_attached *att, struct sibyl_events_info *info);
+
+/* ---- report.c ---- */
+/* A JSON string of any bytes (invalid UTF-8 becomes '?'). */
+struct json_t *trace_jstr(const char *s);
 
 /* ---- meta.c ---- */
 struct trace_meta_doc {

@@ -151,14 +151,14 @@ static int scan_events(struct sibyl_trace *t, struct trace_thread_file *th,
 {
 	struct events_cursor cur = th->records;
 	struct sibyl_call_record call;
-	struct sibyl_counters_record cnt;
+	struct events_attached att;
 
 	if (info.pid != th->info.pid || info.gen != th->info.gen || info.tid != th->info.tid)
 		return trace_seterr(why, whylen, "header says pid %u gen %u tid %u", info.pid,
 				    info.gen, info.tid);
 	/* th->records keeps exactly what was validated, for iterating
 	 * later even if a live runtime commits more records meanwhile. */
-	while (events_next(&cur, &call, &cnt, &info)) {
+	while (events_next(&cur, &call, &att, &info)) {
 		if (info.calls == 1 || call.start_tsc < th->first_tsc)
 			th->first_tsc = call.start_tsc;
 		if (call.end_tsc > th->last_tsc)

@@ -168,7 +168,7 @@ static json_t *u64(uint64_t v)
 }
 
 /* jansson rejects invalid UTF-8; a path or symbol may contain any byte. */
-static json_t *jstr(const char *s)
+json_t *trace_jstr(const char *s)
 {
 	json_t *v = json_string(s);
 
@@ -193,7 +193,7 @@ static json_t *json_functions(const struct sibyl_trace_summary *s)
 
 		json_array_append_new(a, json_pack("{s:o, s:o, s:I, s:o, s:o, s:f, s:o, s:o, "
 						   "s:f, s:o, s:o, s:f}",
-			"name", jstr(f->function->name), "library", jstr(f->function->library),
+			"name", trace_jstr(f->function->name), "library", trace_jstr(f->function->library),
 			"id", (json_int_t)f->function->id, "calls", u64(f->calls),
 			"total_ns", u64(f->total_ns), "mean_ns", f->mean_ns,
 			"min_ns", u64(f->min_ns), "max_ns", u64(f->max_ns),
@@ -231,7 +231,7 @@ static json_t *json_processes(const struct sibyl_trace_summary *s)
 		json_array_append_new(a, json_pack("{s:I, s:I, s:I, s:o, s:I, s:o, s:o, s:o, "
 						   "s:f, s:o, s:o, s:b, s:o, s:o}",
 			"pid", (json_int_t)p->process->pid, "ppid", (json_int_t)p->process->ppid,
-			"gen", (json_int_t)p->process->gen, "exe", jstr(p->process->exe),
+			"gen", (json_int_t)p->process->gen, "exe", trace_jstr(p->process->exe),
 			"threads", (json_int_t)p->threads, "calls", u64(p->calls),
 			"toplevel_ns", u64(p->toplevel_ns), "lifetime_ns", u64(p->lifetime_ns),
 			"share_pct", p->share_pct, "start_ns", u64(p->process->start_ns),
@@ -259,7 +259,7 @@ int sibyl_report_print_json(FILE *out, const struct sibyl_trace *t,
 	int ret;
 
 	for (size_t i = 0; i < m->argc; i++)
-		json_array_append_new(cmd, jstr(m->argv[i]));
+		json_array_append_new(cmd, trace_jstr(m->argv[i]));
 	root = json_pack("{s:o, s:o, s:b, s:o, s:o, s:f, s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "command", cmd, "exit", json_exit(m), "complete", m->complete,
 			 "wall_ns", u64(s->wall_ns),

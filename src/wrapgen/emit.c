@@ -159,6 +159,9 @@ char *wg_emit_source(const struct wg_emit_opts *o, struct wg_plan *plan,
 	for (size_t i = 0; i < st.n; i++) {
 		st.fns[i].save_errno = save_errno;
 		st.fns[i].redirected = redirected;
+		for (size_t g = 0; g < plan->n; g++)
+			if (plan->v[g].gen->sets_sizes)
+				st.fns[i].manual_sizes |= plan->v[g].gen->sets_sizes(u, st.fns[i].proto);
 	}
 	preamble(o, &st, &src);
 	for (size_t g = 0; g < plan->n; g++)

@@ -47,6 +47,7 @@ struct wg_fn {
 	const char *last_fixed;		/* last named parameter, for va_start */
 	bool save_errno;		/* some generator's code may change errno */
 	bool redirected;		/* a redirect generator is in the plan */
+	bool manual_sizes;		/* some generator's code sets input/output_size */
 };
 
 struct wg_kv {
@@ -79,6 +80,9 @@ struct wg_generator {
 	void (*function)(struct wg_inst *inst, const struct wg_unit *u,
 			 const struct wg_fn *fn, struct wg_buf *out);
 	void (*cleanup)(struct wg_inst *inst);
+	/* Its code sets input_size/output_size of this function (so an
+	 * automatic estimate must not overwrite them). */
+	bool (*sets_sizes)(const struct wg_unit *u, const struct wg_proto *proto);
 };
 
 struct wg_inst {
@@ -96,7 +100,7 @@ void wg_call_expr(const struct wg_fn *fn, struct wg_buf *b);
 const char *wg_assign(const struct wg_fn *fn);
 
 extern const struct wg_generator wg_gen_funcptr, wg_gen_loader, wg_gen_caller,
-	wg_gen_time, wg_gen_trace, wg_gen_worksize_manual, wg_gen_counters,
+	wg_gen_time, wg_gen_trace, wg_gen_worksize_manual, wg_gen_worksize_fast, wg_gen_counters,
 	wg_gen_redirect;
 
 #endif

@@ -2,6 +2,8 @@
  * the work metric each function's `work` is declared to count. */
 #include "wrapgen/gen.h"
 
+#include <string.h>
+
 static void insert(struct wg_buf *b, struct wg_def *d)
 {
 	/* Own block: definitions may declare variables of their own. */
@@ -63,6 +65,20 @@ static void function(struct wg_inst *inst, const struct wg_unit *u, const struct
 	}
 }
 
+/* A definition for this function that assigns a size (one that sets
+ * only `work` leaves the sizes to an automatic generator). */
+static bool sets_sizes(const struct wg_unit *u, const struct wg_proto *proto)
+{
+	for (size_t i = 0; u->defs && i < u->defs->n; i++) {
+		const struct wg_def *d = &u->defs->v[i];
+
+		if (d->loc != WG_DEFS_METRIC && (strstr(d->code, "input_size") || strstr(d->code, "output_size")) &&
+		    wg_def_matches(d, u->soname, u->library_path, proto->name))
+			return true;
+	}
+	return false;
+}
+
 const struct wg_generator wg_gen_worksize_manual = {
 	.name = "worksize.manual",
 	.requires = "trace",
@@ -70,4 +86,5 @@ const struct wg_generator wg_gen_worksize_manual = {
 	.help = "insert the --defs code (input_size, output_size, work) and declare work metrics",
 	.unit = unit,
 	.function = function,
+	.sets_sizes = sets_sizes,
 };
