@@ -29,17 +29,24 @@ struct unwind_search {
 	uintptr_t return_address;
 	uintptr_t cfa;
 	unsigned frames;
+	bool found;
 };
 
+/*
+ * The frame whose IP is the wrapper's return address is the caller.
+ * While libgcc's backtrace shows a frame, the CFA it reports is still the
+ * one of the frame before (its callee: measured, and so it computes it),
+ * so the caller's own CFA is the one reported with the next frame.
+ */
 static _Unwind_Reason_Code find_caller(struct _Unwind_Context *ctx, void *arg)
 {
 	struct unwind_search *s = arg;
 
-	/* A frame's IP is the address its callee returns to. */
-	if (_Unwind_GetIP(ctx) == s->return_address) {
+	if (s->found) {
 		s->cfa = _Unwind_GetCFA(ctx);
 		return _URC_END_OF_STACK;
 	}
+	s->found = _Unwind_GetIP(ctx) == s->return_address;
 	return ++s->frames > 16 ? _URC_END_OF_STACK : _URC_NO_REASON;
 }
 
