@@ -1,0 +1,72 @@
+/*
+ * bench/worksize: `ws_loop call N` times N calls of bench_ws (three heap
+ * buffers, one stack scalar: four pointer lookups); `ws_loop alloc N`
+ * times N malloc/free pairs with 10,000 other blocks live, so the
+ * tracker's ordered set is not trivially small.  Prints ns per call or
+ * per allocation, measured around the loop only.
+ */
+#include "ws_target.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define LIVE 10000
+
+static double now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e9 + t.tv_nsec;
+}
+
+static double calls(long n)
+{
+	double *a = calloc(1024, sizeof(double)), *b = calloc(1024, sizeof(double));
+	double *c = calloc(1024, sizeof(double));
+	int len = 1024;
+	double t0 = now_ns();
+
+	for (long i = 0; i < n; i++)
+		bench_ws(a, b, c, &len);
+	double t = now_ns() - t0;
+
+	free(a);
+	free(b);
+	free(c);
+	return t;
+}
+
+static double allocations(long n)
+{
+	static void *live[LIVE];
+
+	for (int i = 0; i < LIVE; i++)
+		live[i] = malloc(16 + i % 512);
+	double t0 = now_ns();
+
+	for (long i = 0; i < n; i++) {
+		void *p = malloc(64 + i % 64);
+
+		*(volatile char *)p = 0;
+		free(p);
+	}
+	double t = now_ns() - t0;
+
+	for (int i = 0; i < LIVE; i++)
+		free(live[i]);
+	return t;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3 || (strcmp(argv[1], "call") && strcmp(argv[1], "alloc")))
+		return fprintf(stderr, "usage: ws_loop call|alloc N\n"), 2;
+	long n = atol(argv[2]);
+	double t = !strcmp(argv[1], "call") ? calls(n) : allocations(n);
+
+	printf("ns_per_op %.2f\n", t / (double)n);
+	return 0;
+}
