@@ -89,8 +89,9 @@ void sibyl_rt_counters_emit(struct sibyl_rt_thread *t, uint32_t func,
 			    uint64_t start_tsc, const uint64_t *before);
 
 /*
- * worksize.fast (docs/worksize.md): the runtime tracks the program's
- * memory regions while some loaded wrapper exports this symbol.
+ * worksize.fast (docs/worksize.md): a wrapper library that exports this
+ * symbol wants the region tracker, libsibyl-regions.so, which `sibyl
+ * trace` then preloads beside the runtime.
  */
 #define SIBYL_WS_WANTED_SYMBOL "sibyl_worksize_wanted"
 
@@ -109,12 +110,16 @@ struct sibyl_rt_ws_sizes {
 	uint32_t regions, unknown;
 };
 
-/* The sizes the pointer arguments stand for; `frame` is the wrapper's
- * canonical frame address and `ret` its return address, which bound the
- * caller's stack frame.  Zero sizes when the tracker is off. */
-void sibyl_rt_worksize_fast(struct sibyl_rt_thread *t, const struct sibyl_rt_ws_arg *args,
-			    unsigned n, const void *frame, const void *ret,
-			    struct sibyl_rt_ws_sizes *out);
+/*
+ * In libsibyl-regions.so: the sizes the pointer arguments stand for;
+ * `frame` is the wrapper's canonical frame address and `ret` its return
+ * address, which bound the caller's stack frame.  1 when *out holds them;
+ * 0 (zero sizes) on a thread already inside sibyl code.  Wrappers refer
+ * to it weakly (#pragma weak): without that library loaded, it is NULL.
+ */
+int sibyl_regions_worksize(struct sibyl_rt_thread *t, const struct sibyl_rt_ws_arg *args,
+			   unsigned n, const void *frame, const void *ret,
+			   struct sibyl_rt_ws_sizes *out);
 
 static inline struct sibyl_call_record *
 sibyl_rt_reserve(struct sibyl_rt_thread *t)

@@ -4,6 +4,8 @@
  * be silently empty.  Such a library is preloaded through a symbolic link
  * in a private directory instead.  A --wrap that is not a wrapper made by
  * `sibyl wrap` (e.g. /etc/passwd) is refused before anything runs.
+ * The region tracker (libsibyl-regions.so) is preloaded only for
+ * wrappers that want it.
  */
 #define _GNU_SOURCE
 #include "cli/trace_preload.h"
@@ -49,24 +51,48 @@ static int preload_name(struct trace_preload *p, const char *lib, struct wg_buf 
 	return r;
 }
 
+/* The region tracker, next to the runtime (docs/worksize.md). */
+static char *regions_library(const char *runtime, const char *wanted_by)
+{
+	const char *slash = strrchr(runtime, '/');
+	char *lib;
+
+	if (asprintf(&lib, "%.*slibsibyl-regions.so", slash ? (int)(slash - runtime + 1) : 0,
+		     runtime) < 0)
+		abort();
+	if (access(lib, R_OK) == 0)
+		return lib;
+	sibyl_err_errno("trace: --wrap %s wants the region tracker, but %s", wanted_by, lib);
+	free(lib);
+	return NULL;
+}
+
 int trace_preload_make(struct trace_preload *p, const char *runtime,
 		       const struct sibyl_strlist *wraps)
 {
 	const char *old = getenv("LD_PRELOAD");
+	const char *wants_regions = NULL;
 	struct wg_buf list = { 0 };
 	char err[256];
 
 	memset(p, 0, sizeof(*p));
 	for (size_t i = 0; i < wraps->count; i++) {
 		char *abs = realpath(wraps->items[i], NULL);
+		bool wants = false;
 
 		if (!abs)
 			return sibyl_err_errno("trace: wrapper library %s", wraps->items[i]);
 		sibyl_strlist_take(&p->wrappers, abs);
-		if (wg_check_wrapper(abs, err, sizeof(err)) < 0)
+		if (wg_check_wrapper(abs, &wants, err, sizeof(err)) < 0)
 			return sibyl_err("trace: --wrap %s: %s", wraps->items[i], err);
+		if (wants && !wants_regions)
+			wants_regions = wraps->items[i];
 	}
-	if (preload_name(p, runtime, &list) < 0)
+	/* Only then: it replaces the program's allocator entry points. */
+	if (wants_regions && !(p->regions = regions_library(runtime, wants_regions)))
+		return -1;
+	if (preload_name(p, runtime, &list) < 0 ||
+	    (p->regions && preload_name(p, p->regions, &list) < 0))
 		return wg_buf_free(&list), -1;
 	for (size_t i = 0; i < p->wrappers.count; i++)
 		if (preload_name(p, p->wrappers.items[i], &list) < 0)
@@ -82,6 +108,7 @@ void trace_preload_done(struct trace_preload *p)
 	if (p->links)
 		sibyl_remove_tree(p->links);
 	free(p->links);
+	free(p->regions);
 	free(p->value);
 	sibyl_strlist_free(&p->wrappers);
 }

@@ -8,10 +8,12 @@ struct trace_preload {
 	char *value;			/* for LD_PRELOAD */
 	struct sibyl_strlist wrappers;	/* absolute paths, for meta.json */
 	char *links;			/* private directory of links, or NULL */
+	char *regions;			/* libsibyl-regions.so when a wrapper wants it */
 };
 
 /* Check that every one of `wraps` is a sibyl wrapper library and build
- * the list: runtime, wrappers, then the caller's LD_PRELOAD.  0, or -1
+ * the list: runtime, the region tracker if a wrapper wants it, wrappers,
+ * then the caller's LD_PRELOAD.  0, or -1
  * after one error line; call trace_preload_done either way. */
 int trace_preload_make(struct trace_preload *p, const char *runtime,
 		       const struct sibyl_strlist *wraps);

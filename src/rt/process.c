@@ -7,7 +7,6 @@
  */
 #include "rt/internal.h"
 #include "core/clock.h"
-#include "rt/regions.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -182,7 +181,6 @@ __attribute__((constructor(101))) static void rt_init(void)
 		rt_debug("SIBYL_TRACE_DIR must be an absolute path shorter than 4032 bytes; "
 			 "tracing disabled");
 	}
-	rt_regions_start();
 	t->in_runtime = 0;
 	errno = saved_errno;
 }

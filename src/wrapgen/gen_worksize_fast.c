@@ -1,7 +1,7 @@
 /*
  * worksize.fast: the paper's pointer tracking (IV.C.1) without any
  * expression to write.  Before the call, the wrapper hands its pointer
- * arguments to the runtime's region tracker, flagged from the header's
+ * arguments to the region tracker (libsibyl-regions.so), flagged from the header's
  * types (pointee const: input; pointer to pointers: follow the array);
  * arguments passed by value add their sizeof to the input.  The sizes go
  * into the call record, unless a manual expression gives this function's
@@ -60,7 +60,10 @@ static void unit(struct wg_inst *inst, const struct wg_unit *u, const struct wg_
 	(void)u;
 	(void)fns;
 	(void)nfns;
-	/* Tells the runtime to track regions (wrap_rt.h). */
+	/* Tells `sibyl trace` to preload the region tracker (wrap_rt.h).
+	 * Weak: preloaded by hand without it, the tracker is NULL and the
+	 * calls go through without automatic sizes. */
+	wg_buf_puts(&out[WG_HEADER], "#pragma weak sibyl_regions_worksize\n");
 	wg_buf_puts(&out[WG_FOOTER],
 		    "__attribute__((visibility(\"default\"))) const unsigned sibyl_worksize_wanted = 1;\n");
 }
@@ -81,7 +84,8 @@ static void ask_runtime(const struct wg_fn *fn, struct wg_buf *b)
 		n++;
 	}
 	/* The wrapper's CFA: above its saved frame pointer and return address. */
-	wg_buf_printf(b, "\t\t};\n\t\tsibyl_rt_worksize_fast(sibyl_t, sibyl_ws_args, %u,\n"
+	wg_buf_printf(b, "\t\t};\n\t\tsibyl_ws_known = sibyl_regions_worksize &&\n"
+		      "\t\t\tsibyl_regions_worksize(sibyl_t, sibyl_ws_args, %u,\n"
 		      "\t\t\t(char *)__builtin_frame_address(0) + 2 * sizeof(void *),\n"
 		      "\t\t\t__builtin_return_address(0), &sibyl_ws);\n\t}\n", n);
 }
@@ -94,7 +98,8 @@ static void function(struct wg_inst *inst, const struct wg_unit *u, const struct
 
 	(void)inst;
 	(void)u;
-	wg_buf_puts(&out[WG_LOCALS], "\tstruct sibyl_rt_ws_sizes sibyl_ws = { 0 };\n");
+	wg_buf_puts(&out[WG_LOCALS], "\tstruct sibyl_rt_ws_sizes sibyl_ws = { 0 };\n"
+		    "\tint sibyl_ws_known = 1;\n");
 	for (size_t i = 0; i < p->nparams; i++)
 		any_pointer |= pointer_flags(p->params[i].canon) >= 0;
 	if (any_pointer)
@@ -106,11 +111,13 @@ static void function(struct wg_inst *inst, const struct wg_unit *u, const struct
 			wg_buf_printf(&out[WG_PREFIX], "\tsibyl_ws.in_bytes += sizeof(%s);\n",
 				      p->params[i].name);
 	if (!fn->manual_sizes)
-		wg_buf_puts(&out[WG_POSTFIX], "\tinput_size = sibyl_ws.in_bytes;\n"
-			    "\toutput_size = sibyl_ws.out_bytes;\n");
+		wg_buf_puts(&out[WG_POSTFIX], "\tif (sibyl_ws_known) {\n"
+			    "\t\tinput_size = sibyl_ws.in_bytes;\n"
+			    "\t\toutput_size = sibyl_ws.out_bytes;\n\t}\n");
 	/* After the call record, which trace emits in its postfix. */
 	wg_buf_printf(&out[WG_RETURN],
-		      "\tsibyl_rt_emit_worksize(sibyl_t, %s, sibyl_t0, SIBYL_WS_FAST, %s, &sibyl_ws);\n",
+		      "\tif (sibyl_ws_known)\n\t\tsibyl_rt_emit_worksize(sibyl_t, %s, sibyl_t0, "
+		      "SIBYL_WS_FAST, %s, &sibyl_ws);\n",
 		      fn->fid, fn->manual_sizes ? "SIBYL_WS_MANUAL" : "0");
 }
 

@@ -2,6 +2,8 @@
 #include "wrapgen/wrapper_check.h"
 #include "core/fs.h"
 
+#include <sibyl/wrap_rt.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -34,10 +36,8 @@ static bool read_unsigned(Elf *e, const GElf_Sym *sym, unsigned *value)
 	return false;
 }
 
-/* The mark is a defined, global, default-visibility symbol of .dynsym;
- * its value is the wrapper <-> runtime interface version it was built
- * for (0 when it cannot be read). */
-static bool exports_mark(Elf *e, unsigned *abi)
+/* A defined, global, default-visibility symbol of .dynsym named `name`. */
+static bool find_export(Elf *e, const char *name, GElf_Sym *out)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -49,26 +49,37 @@ static bool exports_mark(Elf *e, unsigned *abi)
 		size_t n = sh.sh_size / sh.sh_entsize;
 
 		for (size_t i = 1; d && i < n; i++) {
-			GElf_Sym s;
-			const char *name;
+			const char *s;
 
-			if (!gelf_getsym(d, (int)i, &s) || s.st_shndx == SHN_UNDEF ||
-			    GELF_ST_BIND(s.st_info) != STB_GLOBAL ||
-			    GELF_ST_VISIBILITY(s.st_other) != STV_DEFAULT)
+			if (!gelf_getsym(d, (int)i, out) || out->st_shndx == SHN_UNDEF ||
+			    GELF_ST_BIND(out->st_info) != STB_GLOBAL ||
+			    GELF_ST_VISIBILITY(out->st_other) != STV_DEFAULT)
 				continue;
-			name = elf_strptr(e, sh.sh_link, s.st_name);
-			if (name && !strcmp(name, WG_WRAPPER_MARK)) {
-				if (!read_unsigned(e, &s, abi))
-					*abi = 0;
+			s = elf_strptr(e, sh.sh_link, out->st_name);
+			if (s && !strcmp(s, name))
 				return true;
-			}
 		}
 	}
 	return false;
 }
 
-int wg_check_wrapper(const char *path, char *err, size_t errlen)
+/* The mark's value is the wrapper <-> runtime interface version it was
+ * built for (0 when it cannot be read). */
+static bool exports_mark(Elf *e, unsigned *abi)
 {
+	GElf_Sym s;
+
+	if (!find_export(e, WG_WRAPPER_MARK, &s))
+		return false;
+	if (!read_unsigned(e, &s, abi))
+		*abi = 0;
+	return true;
+}
+
+int wg_check_wrapper(const char *path, bool *wants_regions, char *err, size_t errlen)
+{
+	GElf_Sym ws;
+
 	struct stat st;
 	int fd = sibyl_open_regular(path, SIZE_MAX, &st, err, errlen);	/* a FIFO never hangs */
 	const char *why = NULL;
@@ -85,6 +96,8 @@ int wg_check_wrapper(const char *path, char *err, size_t errlen)
 		why = "not a shared library";
 	else if (!exports_mark(e, &abi))
 		why = "not a wrapper library made by sibyl wrap (rebuild it with this sibyl)";
+	else if (wants_regions)
+		*wants_regions = find_export(e, SIBYL_WS_WANTED_SYMBOL, &ws);
 	if (e)
 		elf_end(e);
 	close(fd);

@@ -6,13 +6,16 @@
 #ifndef SIBYL_WRAPGEN_WRAPPER_CHECK_H
 #define SIBYL_WRAPGEN_WRAPPER_CHECK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define WG_WRAPPER_MARK "sibyl_wrapper_abi"
 #define WG_WRAPPER_ABI 1
 
 /* 0 when `path` is a regular file holding an ELF shared object that
- * exports WG_WRAPPER_MARK; else -1 with the reason in err. */
-int wg_check_wrapper(const char *path, char *err, size_t errlen);
+ * exports WG_WRAPPER_MARK; else -1 with the reason in err.  On success,
+ * *wants_regions (if not NULL) tells whether it exports
+ * SIBYL_WS_WANTED_SYMBOL (sibyl/wrap_rt.h): it wants the region tracker. */
+int wg_check_wrapper(const char *path, bool *wants_regions, char *err, size_t errlen);
 
 #endif

@@ -11,7 +11,7 @@
  * lock.
  */
 #define _GNU_SOURCE
-#include "rt/regions.h"
+#include "rt/regions/regions.h"
 
 #include <sys/mman.h>
 #include <sys/syscall.h>

@@ -10,17 +10,14 @@
  * leave the child waiting forever: the child starts with it free.
  */
 #define _GNU_SOURCE
-#include "rt/internal.h"
-#include "rt/regions.h"
+#include "rt/regions/regions.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <sched.h>
 
 static struct region_state state;
 static int lock_word;
-int rt_regions_tracking = 1;	/* until start-up decides */
-uint64_t rt_regions_threads;
+uint64_t regions_threads;
 
 struct region_state *region_state(void)
 {
@@ -61,7 +58,7 @@ static void child_after_fork(void)
 
 static uint64_t maps_generation(void)
 {
-	return region_maps_dl_generation() + __atomic_load_n(&rt_regions_threads, __ATOMIC_RELAXED);
+	return region_maps_dl_generation() + __atomic_load_n(&regions_threads, __ATOMIC_RELAXED);
 }
 
 bool region_lookup(struct region_state *s, uintptr_t p, struct region *out, bool *is_block)
@@ -85,18 +82,9 @@ bool region_lookup(struct region_state *s, uintptr_t p, struct region *out, bool
 	return region_find(&s->areas, p, out);
 }
 
-/*
- * Track only when tracing and some loaded wrapper library asks for it
- * (worksize generators export SIBYL_WS_WANTED_SYMBOL); every other
- * traced program keeps one predictable branch per allocation.  Wrapper
- * libraries are preloaded, so they are loaded when the runtime's
- * constructor runs; what was allocated before is in the log already.
- */
-void rt_regions_start(void)
+/* Loaded means wanted: `sibyl trace` preloads this library only for
+ * wrappers that ask for it, and it tracks from the first allocation. */
+__attribute__((constructor)) static void regions_init(void)
 {
-	bool wanted = rt_proc.enabled && dlsym(RTLD_DEFAULT, SIBYL_WS_WANTED_SYMBOL);
-
-	__atomic_store_n(&rt_regions_tracking, wanted, __ATOMIC_RELEASE);
-	if (wanted)
-		pthread_atfork(NULL, NULL, child_after_fork);
+	pthread_atfork(NULL, NULL, child_after_fork);
 }

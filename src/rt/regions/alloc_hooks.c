@@ -14,8 +14,7 @@
  * release before the real release (region_log.c says why).
  */
 #define _GNU_SOURCE
-#include "rt/internal.h"
-#include "rt/regions.h"
+#include "rt/regions/regions.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -117,11 +116,11 @@ static bool ready(void)
 
 static inline void log_block(enum region_op op, const void *p, uint64_t len)
 {
-	if (p && __atomic_load_n(&rt_regions_tracking, __ATOMIC_RELAXED))
+	if (p)
 		region_log(op, (uintptr_t)p, len);
 }
 
-RT_EXPORT void *malloc(size_t n)
+REGIONS_EXPORT void *malloc(size_t n)
 {
 	if (!ready())
 		return boot_alloc(n);
@@ -131,7 +130,7 @@ RT_EXPORT void *malloc(size_t n)
 	return p;
 }
 
-RT_EXPORT void *calloc(size_t n, size_t size)
+REGIONS_EXPORT void *calloc(size_t n, size_t size)
 {
 	size_t total;
 
@@ -145,7 +144,7 @@ RT_EXPORT void *calloc(size_t n, size_t size)
 	return p;
 }
 
-RT_EXPORT void free(void *p)
+REGIONS_EXPORT void free(void *p)
 {
 	if (!p || in_boot(p))
 		return;
@@ -165,7 +164,7 @@ static void *boot_realloc(void *p, size_t n)
 	return q;
 }
 
-RT_EXPORT void *realloc(void *p, size_t n)
+REGIONS_EXPORT void *realloc(void *p, size_t n)
 {
 	if (in_boot(p))
 		return boot_realloc(p, n);
@@ -181,7 +180,7 @@ RT_EXPORT void *realloc(void *p, size_t n)
 	return q;
 }
 
-RT_EXPORT void *reallocarray(void *p, size_t n, size_t size)
+REGIONS_EXPORT void *reallocarray(void *p, size_t n, size_t size)
 {
 	size_t total;
 
@@ -200,7 +199,7 @@ RT_EXPORT void *reallocarray(void *p, size_t n, size_t size)
 	return q;
 }
 
-RT_EXPORT int posix_memalign(void **out, size_t align, size_t n)
+REGIONS_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 {
 	if (!ready())
 		return ENOMEM;
@@ -211,7 +210,7 @@ RT_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 	return rc;
 }
 
-RT_EXPORT void *aligned_alloc(size_t align, size_t n)
+REGIONS_EXPORT void *aligned_alloc(size_t align, size_t n)
 {
 	void *p = ready() ? next.aligned_alloc(align, n) : NULL;
 
@@ -219,7 +218,7 @@ RT_EXPORT void *aligned_alloc(size_t align, size_t n)
 	return p;
 }
 
-RT_EXPORT void *memalign(size_t align, size_t n)
+REGIONS_EXPORT void *memalign(size_t align, size_t n)
 {
 	void *p = ready() ? next.memalign(align, n) : NULL;
 
@@ -227,7 +226,7 @@ RT_EXPORT void *memalign(size_t align, size_t n)
 	return p;
 }
 
-RT_EXPORT void *valloc(size_t n)
+REGIONS_EXPORT void *valloc(size_t n)
 {
 	void *p = ready() ? next.valloc(n) : NULL;
 
@@ -237,7 +236,7 @@ RT_EXPORT void *valloc(size_t n)
 
 /* ---- mappings ---- */
 
-RT_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+REGIONS_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	if (!ready())	/* inside dlsym: past the hook */
 		return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
@@ -249,10 +248,10 @@ RT_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t 
 }
 
 /* The same function under its large-file name (off_t is 64-bit here). */
-RT_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+REGIONS_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 	__attribute__((alias("mmap")));
 
-RT_EXPORT int munmap(void *addr, size_t len)
+REGIONS_EXPORT int munmap(void *addr, size_t len)
 {
 	if (!ready())
 		return (int)syscall(SYS_munmap, addr, len);
@@ -260,7 +259,7 @@ RT_EXPORT int munmap(void *addr, size_t len)
 	return next.munmap(addr, len);
 }
 
-RT_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
+REGIONS_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
 {
 	void *new_addr = NULL;
 	va_list ap;
@@ -284,7 +283,7 @@ RT_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...
 
 /* A new thread has a new stack: the next lookup that misses re-reads
  * the maps. */
-RT_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+REGIONS_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 			     void *(*start)(void *), void *arg)
 {
 	if (!ready())
@@ -292,6 +291,6 @@ RT_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 	int rc = next.pthread_create(thread, attr, start, arg);
 
 	if (rc == 0)
-		__atomic_fetch_add(&rt_regions_threads, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&regions_threads, 1, __ATOMIC_RELAXED);
 	return rc;
 }

@@ -5,7 +5,7 @@
  * with read(2) into a stack buffer: no stdio, no malloc.
  */
 #define _GNU_SOURCE
-#include "rt/regions.h"
+#include "rt/regions/regions.h"
 
 #include <fcntl.h>
 #include <link.h>

@@ -7,8 +7,7 @@
  * while they point into known regions.  On the stack, the region is the
  * frame of the wrapper's caller (stack_frame.c), not the whole stack.
  */
-#include "rt/internal.h"
-#include "rt/regions.h"
+#include "rt/regions/regions.h"
 
 #include <errno.h>
 
@@ -125,23 +124,23 @@ static void sum_groups(const struct ws_call *c, struct sibyl_rt_ws_sizes *out)
 	out->unknown = c->unknown;
 }
 
-RT_EXPORT void sibyl_rt_worksize_fast(struct sibyl_rt_thread *t, const struct sibyl_rt_ws_arg *args,
-				      unsigned n, const void *frame, const void *ret,
-				      struct sibyl_rt_ws_sizes *out)
+REGIONS_EXPORT int sibyl_regions_worksize(struct sibyl_rt_thread *t, const struct sibyl_rt_ws_arg *args,
+					 unsigned n, const void *frame, const void *ret,
+					 struct sibyl_rt_ws_sizes *out)
 {
 	struct ws_call c;
 	int saved_errno = errno;
 
 	*out = (struct sibyl_rt_ws_sizes){ 0 };
-	if (t->in_runtime || !__atomic_load_n(&rt_regions_tracking, __ATOMIC_ACQUIRE))
-		return;
+	if (t->in_runtime)
+		return 0;
 	t->in_runtime = 1;
 	region_lock();
 	c.s = region_state();
 	c.ngroups = 0;
 	c.unknown = 0;
 	c.frame = (uintptr_t)frame;
-	c.follow = __atomic_load_n(&rt_regions_lost, __ATOMIC_RELAXED) == 0;
+	c.follow = __atomic_load_n(&regions_lost, __ATOMIC_RELAXED) == 0;
 	region_log_apply(&c.s->blocks, &c.s->areas);
 	find_stack(&c, (uintptr_t)ret);
 	for (unsigned i = 0; i < n; i++)
@@ -150,4 +149,5 @@ RT_EXPORT void sibyl_rt_worksize_fast(struct sibyl_rt_thread *t, const struct si
 	region_unlock();
 	t->in_runtime = 0;
 	errno = saved_errno;	/* reading the maps or unwinding may set it */
+	return 1;
 }

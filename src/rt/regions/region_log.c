@@ -17,8 +17,7 @@
  * are counted; lookups then stop reading memory through pointers, since
  * a block the tracker believes live may have been unmapped.
  */
-#include "rt/internal.h"
-#include "rt/regions.h"
+#include "rt/regions/regions.h"
 
 #include <errno.h>
 
@@ -36,7 +35,7 @@ struct log_entry {
 static struct log_entry ring[LOG_SLOTS];
 static uint64_t head;	/* slots claimed */
 static uint64_t tail;	/* slots applied (written under the lock) */
-uint64_t rt_regions_lost;
+uint64_t regions_lost;
 
 static bool claim(uint64_t *slot)
 {
@@ -77,7 +76,7 @@ void region_log(enum region_op op, uintptr_t addr, uint64_t len)
 	if (!claim(&slot)) {
 		make_room();
 		if (!claim(&slot)) {
-			__atomic_fetch_add(&rt_regions_lost, 1, __ATOMIC_RELAXED);
+			__atomic_fetch_add(&regions_lost, 1, __ATOMIC_RELAXED);
 			return;
 		}
 	}
@@ -116,7 +115,7 @@ void region_log_apply(struct region_tree *blocks, struct region_tree *areas)
 		if (__atomic_load_n(&e->seq, __ATOMIC_ACQUIRE) != t + 1)
 			return;
 		if (!apply_one(e, blocks, areas))
-			__atomic_fetch_add(&rt_regions_lost, 1, __ATOMIC_RELAXED);
+			__atomic_fetch_add(&regions_lost, 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&tail, t + 1, __ATOMIC_RELEASE);
 	}
 }

@@ -13,6 +13,12 @@
  * allocation hooks only append an event to a lock-free log
  * (region_log.c); the log is applied to the ordered sets by whoever
  * looks a pointer up next, under one lock (region_lookup.c).
+ *
+ * All of it is libsibyl-regions.so, a preload library of its own: only
+ * programs traced with a wrapper that wants automatic work sizes get
+ * their allocator's entry points replaced (docs/worksize.md).  It uses
+ * libsibyl-rt.so's per-thread guard (sibyl_rt_self) and nothing else of
+ * the runtime.
  */
 #ifndef SIBYL_RT_REGIONS_H
 #define SIBYL_RT_REGIONS_H
@@ -20,6 +26,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <sibyl/wrap_rt.h>
+
+/* Built with hidden visibility: these are the library's only exports. */
+#define REGIONS_EXPORT __attribute__((visibility("default")))
 
 /* ---- region_tree.c: an ordered set of disjoint [start, end) ranges ---- */
 struct region_tree {
@@ -69,13 +80,10 @@ struct region_state {
 	bool areas_read;
 };
 
-/* Tracking is on: events are logged and lookups answer.  Decided at
- * start-up (rt_regions_start); before that, events are logged. */
-extern int rt_regions_tracking;
 /* Events that could not be logged (the log was full and busy). */
-extern uint64_t rt_regions_lost;
+extern uint64_t regions_lost;
 /* Threads created so far (pthread_create hook): the maps changed. */
-extern uint64_t rt_regions_threads;
+extern uint64_t regions_threads;
 
 /* The one lock; taken with the thread's in_runtime guard set. */
 void region_lock(void);
@@ -87,8 +95,6 @@ bool region_lock_held(void);
  * *is_block tells which set answered. */
 bool region_lookup(struct region_state *s, uintptr_t p, struct region *out, bool *is_block);
 struct region_state *region_state(void);
-/* Constructor time: track only if a loaded wrapper asks for it. */
-void rt_regions_start(void);
 
 /* ---- stack_frame.c ---- */
 /* The size of the frame of the function that called a wrapper, from

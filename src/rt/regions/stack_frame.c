@@ -12,7 +12,7 @@
  * unless the caller uses alloca or variable-length arrays, so sizes are
  * cached per return address and a call site is unwound once.
  */
-#include "rt/regions.h"
+#include "rt/regions/regions.h"
 
 #include <unwind.h>
 

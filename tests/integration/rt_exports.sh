@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# What the preloaded libraries export (docs/runtime.md, docs/worksize.md):
+# libsibyl-rt.so, preloaded into every traced program, only sibyl_
+# symbols; libsibyl-regions.so, preloaded only for worksize.fast, the
+# allocation functions it must interpose and its one sibyl_ entry point.
+. "$(dirname "$0")/lib.sh"
+
+exports() { nm -D --defined-only "$1" | awk '{print $3}' | sort -u; }
+
+exports "$TARGETS_LIB/libsibyl-rt.so" >"$WORK/rt.txt"
+[ -s "$WORK/rt.txt" ] || fail "nm -D found no exports in libsibyl-rt.so"
+grep -v '^sibyl_' "$WORK/rt.txt" >"$WORK/rt.other" && {
+	cat "$WORK/rt.other"; fail "libsibyl-rt.so exports symbols without the sibyl_ prefix"; }
+grep -qx sibyl_rt_refill "$WORK/rt.txt" || fail "libsibyl-rt.so does not export sibyl_rt_refill"
+echo "ok: libsibyl-rt.so exports $(wc -l <"$WORK/rt.txt") symbols, all sibyl_"
+
+cat >"$WORK/regions.expected" <<'SYMS'
+aligned_alloc
+calloc
+free
+malloc
+memalign
+mmap
+mmap64
+mremap
+munmap
+posix_memalign
+pthread_create
+realloc
+reallocarray
+sibyl_regions_worksize
+valloc
+SYMS
+exports "$TARGETS_LIB/libsibyl-regions.so" >"$WORK/regions.txt"
+diff "$WORK/regions.expected" "$WORK/regions.txt" || fail "libsibyl-regions.so exports other symbols"
+echo "ok: libsibyl-regions.so exports the allocation functions and sibyl_regions_worksize"
