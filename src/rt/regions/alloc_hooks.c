@@ -1,9 +1,10 @@
 /*
- * The allocation functions, interposed (the runtime is preloaded first):
- * each calls the next definition (glibc's, or the program's own
- * allocator) and logs what it did for the region tracker.  These are the
- * only symbols the runtime exports besides sibyl_*: the tracker cannot
- * see allocations any other way.
+ * The allocation functions, interposed (libsibyl-regions.so is preloaded
+ * before the program's libraries): each calls the next definition
+ * (glibc's, or the program's own allocator) and logs what it did for the
+ * region tracker, which cannot see allocations any other way.  This is
+ * why the tracker is a library of its own, preloaded only for wrappers
+ * that want it.
  *
  * Start-up: the first call resolves the next definitions with
  * dlsym(RTLD_NEXT), and dlsym itself allocates; those nested requests
