@@ -63,7 +63,7 @@ static void make_room(void)
 	region_lock();
 	struct region_state *s = region_state();
 
-	region_log_apply(&s->blocks, &s->areas);
+	region_log_apply(s);
 	region_unlock();
 	t->in_runtime = saved;
 	errno = saved_errno;
@@ -88,36 +88,113 @@ void region_log(enum region_op op, uintptr_t addr, uint64_t len)
 	__atomic_store_n(&e->seq, slot + 1, __ATOMIC_RELEASE);
 }
 
-static bool apply_one(const struct log_entry *e, struct region_tree *blocks,
-		      struct region_tree *areas)
+/* The sets change: lookups cached by threads are stale (region_cache.c). */
+static void changed(struct region_state *s)
+{
+	__atomic_store_n(&s->version, s->version + 1, __ATOMIC_RELEASE);
+}
+
+static bool apply_one(const struct log_entry *e, struct region_state *s)
 {
 	switch (e->op) {
 	case REGION_ALLOC:
 	case REGION_MAP:
-		return region_insert(blocks, e->addr, e->addr + e->len);
+		changed(s);
+		return region_insert(&s->blocks, e->addr, e->addr + e->len);
 	case REGION_FREE:
-		region_erase(blocks, e->addr);
+		changed(s);
+		region_erase(&s->blocks, e->addr);
 		return true;
 	case REGION_UNMAP:
-		return region_cut(blocks, e->addr, e->addr + e->len) &&
-		       region_cut(areas, e->addr, e->addr + e->len);
+		changed(s);
+		return region_cut(&s->blocks, e->addr, e->addr + e->len) &&
+		       region_cut(&s->areas, e->addr, e->addr + e->len);
 	}
-	return true;
+	return true;	/* 0: an empty or cancelled event */
 }
 
-void region_log_apply(struct region_tree *blocks, struct region_tree *areas)
+/*
+ * A block allocated and freed again within one batch never needs to
+ * reach the ordered set (malloc+free in a loop, the common case): both
+ * events are cancelled (op 0) instead of an insert and an erase of
+ * O(log n) each.  `pending` maps the address of each allocation not yet
+ * freed in the batch to its slot, tagged with the batch so that it never
+ * needs clearing.  (A block already known at that address because its
+ * free was missed, e.g. made by libc internally, stays as it was.)
+ */
+#define BATCH 1024
+#define PENDING_SLOTS (2 * BATCH)	/* a power of two, at most half full */
+
+static struct pending {
+	uint32_t batch;
+	uint32_t slot;		/* ring index + 1; 0: freed */
+	uintptr_t addr;
+} pending[PENDING_SLOTS];
+static uint32_t batch_no;
+
+static struct pending *pending_of(uintptr_t addr)
+{
+	uint64_t h = ((uint64_t)addr * 0x9e3779b97f4a7c15ull) >> 53;	/* 11 bits */
+
+	for (;; h++) {
+		struct pending *p = &pending[h & (PENDING_SLOTS - 1)];
+
+		if (p->batch != batch_no || p->addr == addr)
+			return p;
+	}
+}
+
+static void cancel_pairs(uint64_t from, uint64_t to)
+{
+	if (++batch_no == 0)
+		batch_no = 1;	/* 0 tags the never-used entries */
+	for (uint64_t i = from; i < to; i++) {
+		struct log_entry *e = &ring[i % LOG_SLOTS];
+
+		if (e->op != REGION_ALLOC && e->op != REGION_FREE)
+			continue;
+		struct pending *p = pending_of(e->addr);
+
+		if (e->op == REGION_ALLOC) {
+			*p = (struct pending){ batch_no, (uint32_t)(i % LOG_SLOTS) + 1, e->addr };
+		} else if (p->batch == batch_no && p->slot) {
+			ring[p->slot - 1].op = 0;
+			e->op = 0;
+			p->slot = 0;
+		}
+	}
+}
+
+/* The end of the published events from `from` on, at most one batch. */
+static uint64_t published_end(uint64_t from)
+{
+	uint64_t i = from;
+
+	/* Stop at the first slot claimed but not yet published. */
+	while (i < from + BATCH &&
+	       __atomic_load_n(&ring[i % LOG_SLOTS].seq, __ATOMIC_ACQUIRE) == i + 1)
+		i++;
+	return i;
+}
+
+void region_log_apply(struct region_state *s)
 {
 	for (;;) {
-		uint64_t t = tail;
-		const struct log_entry *e = &ring[t % LOG_SLOTS];
+		uint64_t from = tail, to = published_end(from);
 
-		/* Stop at the first slot claimed but not yet published. */
-		if (__atomic_load_n(&e->seq, __ATOMIC_ACQUIRE) != t + 1)
+		if (to == from)
 			return;
-		if (!apply_one(e, blocks, areas))
-			__atomic_fetch_add(&regions_lost, 1, __ATOMIC_RELAXED);
-		__atomic_store_n(&tail, t + 1, __ATOMIC_RELEASE);
+		cancel_pairs(from, to);
+		for (uint64_t i = from; i < to; i++)
+			if (!apply_one(&ring[i % LOG_SLOTS], s))
+				__atomic_fetch_add(&regions_lost, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&tail, to, __ATOMIC_RELEASE);
 	}
+}
+
+bool region_log_pending(void)
+{
+	return __atomic_load_n(&head, __ATOMIC_ACQUIRE) != __atomic_load_n(&tail, __ATOMIC_ACQUIRE);
 }
 
 /* In the child of fork only the forking thread is left: a slot another

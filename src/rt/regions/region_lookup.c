@@ -79,6 +79,7 @@ bool region_lookup(struct region_state *s, uintptr_t p, struct region *out, bool
 	s->areas_read = true;
 	s->areas_generation = g;
 	region_maps_read(&s->areas);
+	__atomic_store_n(&s->version, s->version + 1, __ATOMIC_RELEASE);
 	return region_find(&s->areas, p, out);
 }
 

@@ -62,8 +62,11 @@ enum region_op { REGION_ALLOC = 1, REGION_FREE, REGION_MAP, REGION_UNMAP };
 /* Called by the hooks.  Never blocks; an event that cannot be stored is
  * counted, and the tracker then stops following pointer arrays. */
 void region_log(enum region_op op, uintptr_t addr, uint64_t len);
-/* Apply every complete event, in order, to the blocks (lock held). */
-void region_log_apply(struct region_tree *blocks, struct region_tree *areas);
+struct region_state;
+/* Apply every complete event, in order, to the sets (lock held). */
+void region_log_apply(struct region_state *s);
+/* Some event is logged and not yet applied. */
+bool region_log_pending(void);
 void region_log_after_fork(void);
 
 /* ---- region_maps.c ---- */
@@ -76,6 +79,7 @@ uint64_t region_maps_dl_generation(void);
 /* ---- region_lookup.c ---- */
 struct region_state {
 	struct region_tree blocks, areas;
+	uint64_t version;		/* bumped when either set changes */
 	uint64_t areas_generation;	/* generation the areas were read at */
 	bool areas_read;
 };
@@ -95,6 +99,18 @@ bool region_lock_held(void);
  * *is_block tells which set answered. */
 bool region_lookup(struct region_state *s, uintptr_t p, struct region *out, bool *is_block);
 struct region_state *region_state(void);
+
+/* ---- region_cache.c: what this thread found last ---- */
+/* The cache may answer without the lock: no event is pending and the
+ * sets have not changed since it was filled. */
+bool region_cache_usable(const struct region_state *s);
+bool region_cache_find(uintptr_t p, struct region *out, bool *is_block);
+/* Lock held: forget what was found in sets that have changed since. */
+void region_cache_sync(const struct region_state *s);
+void region_cache_add(const struct region *r, bool is_block);
+/* The caller frame size last found for this return address. */
+bool region_cache_frame(uintptr_t return_address, uintptr_t *size);
+void region_cache_set_frame(uintptr_t return_address, uintptr_t size);
 
 /* ---- stack_frame.c ---- */
 /* The size of the frame of the function that called a wrapper, from

@@ -25,6 +25,8 @@ struct ws_call {
 	struct region_state *s;
 	uintptr_t frame, frame_end, stack_hi;	/* caller frame; top of this stack */
 	bool follow;		/* the regions are exact: memory may be read */
+	bool locked;		/* the sets may be searched; else the cache only */
+	bool missed;		/* not locked, and the cache could not answer */
 	struct group g[MAX_GROUPS];
 	unsigned ngroups;
 	uint32_t unknown;
@@ -36,14 +38,25 @@ static __thread struct region thread_stack __attribute__((tls_model("initial-exe
 static void find_stack(struct ws_call *c, uintptr_t ret)
 {
 	bool is_block;
+	uintptr_t size = 0;
 
 	if (c->frame < thread_stack.start || c->frame >= thread_stack.end) {
+		if (!c->locked) {
+			c->missed = true;
+			return;
+		}
 		if (!region_lookup(c->s, c->frame, &thread_stack, &is_block) || is_block)
 			thread_stack = (struct region){ 0, 0 };
 	}
 	c->stack_hi = thread_stack.end;
-	uintptr_t size = c->stack_hi ? stack_caller_frame_size(c->frame, ret) : 0;
-
+	if (c->stack_hi && !region_cache_frame(ret, &size)) {
+		if (!c->locked) {
+			c->missed = true;
+			return;
+		}
+		size = stack_caller_frame_size(c->frame, ret);
+		region_cache_set_frame(ret, size);
+	}
 	/* The caller's return address ends its frame; unknown: the stack. */
 	c->frame_end = size > sizeof(void *) ? c->frame + size - sizeof(void *) : c->stack_hi;
 }
@@ -60,8 +73,14 @@ static bool region_of(struct ws_call *c, uintptr_t p, struct region *r, bool *re
 		*readable = true;
 		return true;
 	}
-	if (!region_lookup(c->s, p, r, &is_block))
+	if (!c->locked) {
+		if (!region_cache_find(p, r, &is_block))
+			return c->missed = true, false;
+	} else if (region_lookup(c->s, p, r, &is_block)) {
+		region_cache_add(r, is_block);
+	} else {
 		return false;
+	}
 	*readable = is_block && c->follow;
 	return true;
 }
@@ -82,32 +101,51 @@ static void add_to_group(struct ws_call *c, const struct region *r, uintptr_t p,
 		c->g[c->ngroups++] = (struct group){ *r, p, is_const };
 }
 
-static void add_pointer(struct ws_call *c, uintptr_t p, unsigned flags, unsigned depth)
+/* p, found in r: its group, and the pointers it holds if it is an array. */
+static void add_found(struct ws_call *c, uintptr_t p, const struct region *r, bool readable,
+		      unsigned flags, unsigned depth)
 {
-	struct region r;
-	bool readable;
-
-	if (p < 4096)
-		return;		/* NULL, or a small integer passed as a pointer */
-	if (!region_of(c, p, &r, &readable)) {
-		c->unknown++;
-		return;
-	}
-	add_to_group(c, &r, p, flags & SIBYL_WS_CONST);
+	add_to_group(c, r, p, flags & SIBYL_WS_CONST);
 	if (!(flags & SIBYL_WS_ARRAY) || !readable || depth >= MAX_DEPTH)
 		return;
 	/* An array of pointers ends at the first element that points into
 	 * no known region (or at its region's end). */
 	const uintptr_t *elem = (const uintptr_t *)p;
 
-	for (unsigned i = 0; i < MAX_ELEMENTS && (uintptr_t)(elem + i + 1) <= r.end; i++) {
+	for (unsigned i = 0; i < MAX_ELEMENTS && (uintptr_t)(elem + i + 1) <= r->end; i++) {
 		struct region er;
-		bool ignored;
+		bool er_readable;
 
-		if (elem[i] < 4096 || !region_of(c, elem[i], &er, &ignored))
+		if (elem[i] < 4096 || !region_of(c, elem[i], &er, &er_readable))
 			break;
-		add_pointer(c, elem[i], flags, depth + 1);
+		add_found(c, elem[i], &er, er_readable, flags, depth + 1);
 	}
+}
+
+static void add_pointer(struct ws_call *c, uintptr_t p, unsigned flags)
+{
+	struct region r;
+	bool readable;
+
+	if (p < 4096)
+		return;		/* NULL, or a small integer passed as a pointer */
+	if (region_of(c, p, &r, &readable))
+		add_found(c, p, &r, readable, flags, 0);
+	else
+		c->unknown++;
+}
+
+/* One pass over the arguments; without the lock it stops at the first
+ * pointer the cache cannot answer for. */
+static void measure(struct ws_call *c, const struct sibyl_rt_ws_arg *args, unsigned n,
+		    uintptr_t ret)
+{
+	c->ngroups = 0;
+	c->unknown = 0;
+	c->missed = false;
+	find_stack(c, ret);
+	for (unsigned i = 0; i < n && !c->missed; i++)
+		add_pointer(c, (uintptr_t)args[i].p, args[i].flags);
 }
 
 static void sum_groups(const struct ws_call *c, struct sibyl_rt_ws_sizes *out)
@@ -124,30 +162,42 @@ static void sum_groups(const struct ws_call *c, struct sibyl_rt_ws_sizes *out)
 	out->unknown = c->unknown;
 }
 
+/*
+ * First from this thread's cache, without the lock (region_cache.c);
+ * when the sets changed since or a pointer is not in the cache, again
+ * under the lock, after applying the allocation log.
+ */
 REGIONS_EXPORT int sibyl_regions_worksize(struct sibyl_rt_thread *t, const struct sibyl_rt_ws_arg *args,
 					 unsigned n, const void *frame, const void *ret,
 					 struct sibyl_rt_ws_sizes *out)
 {
-	struct ws_call c;
-	int saved_errno = errno;
+	struct ws_call c;	/* not zero-filled: the groups are 2 KiB */
 
 	*out = (struct sibyl_rt_ws_sizes){ 0 };
 	if (t->in_runtime)
 		return 0;
 	t->in_runtime = 1;
-	region_lock();
 	c.s = region_state();
-	c.ngroups = 0;
-	c.unknown = 0;
 	c.frame = (uintptr_t)frame;
+	c.locked = false;
 	c.follow = __atomic_load_n(&regions_lost, __ATOMIC_RELAXED) == 0;
-	region_log_apply(&c.s->blocks, &c.s->areas);
-	find_stack(&c, (uintptr_t)ret);
-	for (unsigned i = 0; i < n; i++)
-		add_pointer(&c, (uintptr_t)args[i].p, args[i].flags, 0);
+	bool cached = region_cache_usable(c.s);
+
+	if (cached)
+		measure(&c, args, n, (uintptr_t)ret);
+	if (!cached || c.missed) {
+		int saved_errno = errno;
+
+		region_lock();
+		c.locked = true;
+		region_log_apply(c.s);
+		region_cache_sync(c.s);
+		measure(&c, args, n, (uintptr_t)ret);
+		region_cache_sync(c.s);	/* the maps may have been re-read */
+		region_unlock();
+		errno = saved_errno;	/* reading the maps or unwinding may set it */
+	}
 	sum_groups(&c, out);
-	region_unlock();
 	t->in_runtime = 0;
-	errno = saved_errno;	/* reading the maps or unwinding may set it */
 	return 1;
 }
