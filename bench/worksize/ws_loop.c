@@ -1,6 +1,8 @@
 /*
  * bench/worksize: `ws_loop call N` times N calls of bench_ws (three heap
- * buffers, one stack scalar: four pointer lookups); `ws_loop alloc N`
+ * buffers, one stack scalar: four pointer lookups); `ws_loop vary N` the
+ * same with pointers that move within the buffers from call to call (so
+ * the tracker cannot reuse the last call's answer); `ws_loop alloc N`
  * times N malloc/free pairs with 10,000 other blocks live, so the
  * tracker's ordered set is not trivially small.  Prints ns per call or
  * per allocation, measured around the loop only.
@@ -22,15 +24,20 @@ static double now_ns(void)
 	return t.tv_sec * 1e9 + t.tv_nsec;
 }
 
-static double calls(long n)
+#define SHIFTS 64
+
+static double calls(long n, int vary)
 {
-	double *a = calloc(1024, sizeof(double)), *b = calloc(1024, sizeof(double));
-	double *c = calloc(1024, sizeof(double));
+	double *a = calloc(1024 + SHIFTS, sizeof(double)), *b = calloc(1024 + SHIFTS, sizeof(double));
+	double *c = calloc(1024 + SHIFTS, sizeof(double));
 	int len = 1024;
 	double t0 = now_ns();
 
-	for (long i = 0; i < n; i++)
-		bench_ws(a, b, c, &len);
+	for (long i = 0; i < n; i++) {
+		long k = vary ? i % SHIFTS : 0;
+
+		bench_ws(a + k, b + k, c + k, &len);
+	}
 	double t = now_ns() - t0;
 
 	free(a);
@@ -62,10 +69,11 @@ static double allocations(long n)
 
 int main(int argc, char **argv)
 {
-	if (argc != 3 || (strcmp(argv[1], "call") && strcmp(argv[1], "alloc")))
-		return fprintf(stderr, "usage: ws_loop call|alloc N\n"), 2;
+	if (argc != 3 || (strcmp(argv[1], "call") && strcmp(argv[1], "vary") &&
+			  strcmp(argv[1], "alloc")))
+		return fprintf(stderr, "usage: ws_loop call|vary|alloc N\n"), 2;
 	long n = atol(argv[2]);
-	double t = !strcmp(argv[1], "call") ? calls(n) : allocations(n);
+	double t = !strcmp(argv[1], "alloc") ? allocations(n) : calls(n, !strcmp(argv[1], "vary"));
 
 	printf("ns_per_op %.2f\n", t / (double)n);
 	return 0;

@@ -74,3 +74,62 @@ void region_cache_set_frame(uintptr_t return_address, uintptr_t size)
 	cache.return_address = return_address;
 	cache.frame_size = size;
 }
+
+/*
+ * The last call's answer: a call from the same site, with the same
+ * frame and the same pointers, while the sets are unchanged, has the
+ * same sizes (a codec or a BLAS loop on the same buffers).  Not for
+ * arrays of pointers, whose elements may have changed in between.
+ */
+#define MEMO_ARGS 8
+
+static __thread struct {
+	uint64_t version;
+	uintptr_t return_address, frame;
+	unsigned n;
+	const void *p[MEMO_ARGS];
+	unsigned flags[MEMO_ARGS];
+	struct sibyl_rt_ws_sizes sizes;
+} memo __attribute__((tls_model("initial-exec")));
+
+static bool memo_matches(uintptr_t ret, uintptr_t frame, const struct sibyl_rt_ws_arg *args,
+			 unsigned n)
+{
+	if (memo.return_address != ret || memo.frame != frame || memo.n != n || !ret)
+		return false;
+	for (unsigned i = 0; i < n; i++)
+		if (memo.p[i] != args[i].p || memo.flags[i] != args[i].flags)
+			return false;
+	return true;
+}
+
+bool region_cache_answer(const struct region_state *s, uintptr_t ret, uintptr_t frame,
+			 const struct sibyl_rt_ws_arg *args, unsigned n,
+			 struct sibyl_rt_ws_sizes *out)
+{
+	if (!memo_matches(ret, frame, args, n) || region_log_pending() ||
+	    __atomic_load_n(&s->version, __ATOMIC_ACQUIRE) != memo.version)
+		return false;
+	*out = memo.sizes;
+	return true;
+}
+
+void region_cache_remember(uint64_t version, uintptr_t ret, uintptr_t frame,
+			   const struct sibyl_rt_ws_arg *args, unsigned n,
+			   const struct sibyl_rt_ws_sizes *sizes)
+{
+	memo.return_address = 0;	/* invalid until complete */
+	if (n > MEMO_ARGS)
+		return;
+	for (unsigned i = 0; i < n; i++) {
+		if (args[i].flags & SIBYL_WS_ARRAY)
+			return;
+		memo.p[i] = args[i].p;
+		memo.flags[i] = args[i].flags;
+	}
+	memo.version = version;
+	memo.frame = frame;
+	memo.n = n;
+	memo.sizes = *sizes;
+	memo.return_address = ret;
+}

@@ -112,6 +112,16 @@ void region_cache_add(const struct region *r, bool is_block);
 bool region_cache_frame(uintptr_t return_address, uintptr_t *size);
 void region_cache_set_frame(uintptr_t return_address, uintptr_t size);
 
+/* The sizes of the last call, if this one is from the same site with
+ * the same frame and pointers and the sets are unchanged since. */
+bool region_cache_answer(const struct region_state *s, uintptr_t return_address,
+			 uintptr_t frame, const struct sibyl_rt_ws_arg *args, unsigned n,
+			 struct sibyl_rt_ws_sizes *out);
+/* Remember a call's sizes, found while the sets were at `version`. */
+void region_cache_remember(uint64_t version, uintptr_t return_address, uintptr_t frame,
+			   const struct sibyl_rt_ws_arg *args, unsigned n,
+			   const struct sibyl_rt_ws_sizes *sizes);
+
 /* ---- stack_frame.c ---- */
 /* The size of the frame of the function that called a wrapper, from
  * the wrapper's return address (lock held); 0 when it cannot be known. */

@@ -163,24 +163,31 @@ static void sum_groups(const struct ws_call *c, struct sibyl_rt_ws_sizes *out)
 }
 
 /*
- * First from this thread's cache, without the lock (region_cache.c);
- * when the sets changed since or a pointer is not in the cache, again
- * under the lock, after applying the allocation log.
+ * The last call's answer if it is the same call (region_cache.c); else
+ * from this thread's cache of regions, without the lock; when the sets
+ * changed since or a pointer is not in the cache, again under the lock,
+ * after applying the allocation log.
  */
 REGIONS_EXPORT int sibyl_regions_worksize(struct sibyl_rt_thread *t, const struct sibyl_rt_ws_arg *args,
 					 unsigned n, const void *frame, const void *ret,
 					 struct sibyl_rt_ws_sizes *out)
 {
 	struct ws_call c;	/* not zero-filled: the groups are 2 KiB */
+	bool remember = true;
 
 	*out = (struct sibyl_rt_ws_sizes){ 0 };
 	if (t->in_runtime)
 		return 0;
 	t->in_runtime = 1;
 	c.s = region_state();
+	if (region_cache_answer(c.s, (uintptr_t)ret, (uintptr_t)frame, args, n, out)) {
+		t->in_runtime = 0;
+		return 1;
+	}
 	c.frame = (uintptr_t)frame;
 	c.locked = false;
 	c.follow = __atomic_load_n(&regions_lost, __ATOMIC_RELAXED) == 0;
+	uint64_t version = __atomic_load_n(&c.s->version, __ATOMIC_ACQUIRE);
 	bool cached = region_cache_usable(c.s);
 
 	if (cached)
@@ -192,12 +199,16 @@ REGIONS_EXPORT int sibyl_regions_worksize(struct sibyl_rt_thread *t, const struc
 		c.locked = true;
 		region_log_apply(c.s);
 		region_cache_sync(c.s);
+		version = c.s->version;
 		measure(&c, args, n, (uintptr_t)ret);
 		region_cache_sync(c.s);	/* the maps may have been re-read */
+		remember = c.s->version == version;
 		region_unlock();
 		errno = saved_errno;	/* reading the maps or unwinding may set it */
 	}
 	sum_groups(&c, out);
+	if (remember)
+		region_cache_remember(version, (uintptr_t)ret, (uintptr_t)frame, args, n, out);
 	t->in_runtime = 0;
 	return 1;
 }
