@@ -81,6 +81,33 @@ static json_t *one_time_json(const struct sibyl_worker *w)
 			 "first_call_sample_seconds", s.first_sample_seconds);
 }
 
+/* The speed guard's profile is the machine at its best; a program meets
+ * it as it comes.  Each sample's unguarded round is kept beside its time
+ * ([work metric, seconds, typical seconds]); `sibyl predict` scales the
+ * profile by their ratio of sums near each call's work, `factor` over
+ * all of them. */
+static json_t *typical_json(const struct sibyl_worker *w)
+{
+	struct sibyl_worker_stats s;
+	json_t *samples = json_array();
+	double sum = 0, typical = 0;
+
+	sibyl_worker_stats(w, &s);
+	for (size_t i = 0; i < s.ntypical; i++) {
+		const struct sibyl_typical_sample *t = &s.typical[i];
+
+		sum += t->seconds;
+		typical += t->typical;
+		json_array_append_new(samples, json_pack("[Iff]", (json_int_t)t->metric,
+							 t->seconds, t->typical));
+	}
+	if (!s.ntypical) {
+		json_decref(samples);
+		return json_null();
+	}
+	return json_pack("{sfso}", "factor", typical / sum, "samples", samples);
+}
+
 static const char *status_name(enum sibyl_plan_status s)
 {
 	if (s == SIBYL_PLAN_FAILED && sibyl_worker_interrupted())
@@ -107,4 +134,6 @@ void sibyl_plan_record(const struct sibyl_plan_request *rq, struct sibyl_plan_re
 	if (rq->sampling.guard_wait > 0)
 		json_object_set_new(p->stats, "speed_guard", sibyl_speed_guard_json(w));
 	json_object_set_new(p->stats, "one_time", one_time_json(w));
+	if (rq->sampling.guard_wait > 0)
+		json_object_set_new(p->stats, "typical", typical_json(w));
 }

@@ -173,7 +173,10 @@ static unsigned runs_per_round(const struct sibyl_sampling *sp)
  * up), sharing the guard's budget.  The sample is the fastest round's
  * estimate: within a round, run times vary both ways with the data and
  * are averaged; between rounds, what differs is the interference a
- * round met, which only ever adds time. */
+ * round met, which only ever adds time.  Under the guard, one more round
+ * first, unguarded: the profile is the machine at its best speed,
+ * programs meet it as it comes, and `sibyl predict` scales the profile
+ * by the ratio of the two (docs/plan.md, "Typical speed"). */
 static void measure(struct sampler *w, const struct sibyl_sample_request *rq,
 		    struct sibyl_sample_reply *r)
 {
@@ -182,6 +185,17 @@ static void measure(struct sampler *w, const struct sibyl_sample_request *rq,
 	double wait_left = sp->guard_wait, fastest = 0;
 
 	memset(r, 0, sizeof(*r));
+	if (sp->guard_wait > 0) {
+		struct sibyl_sample_reply t = { .unguarded = 1 };	/* no waiting, nothing dropped */
+		double no_wait = 0;
+
+		measure_round(w, repeat, rq, &no_wait, &t);
+		if (t.status) {
+			*r = t;
+			return;
+		}
+		r->typical_seconds = t.seconds;
+	}
 	for (unsigned i = 0; i < rounds; i++) {
 		if (i) {
 			struct timespec gap = { 0, ROUND_GAP_NS };
@@ -239,10 +253,11 @@ static void pin(unsigned threads)
  * multiple of the rounds), plus the dropped warm-up run of the first
  * request, plus each round's short runs that fill min_seconds (their
  * setups stop after ten times that), plus the gaps between rounds and
- * the speed guard's wait. */
+ * the speed guard's wait; under the guard, one unguarded round more. */
 double sibyl_sample_time_limit(const struct sibyl_sampling *sp)
 {
-	unsigned rounds = rounds_of(sp), runs = runs_per_round(sp) * rounds;
+	unsigned rounds = rounds_of(sp) + (sp->guard_wait > 0);
+	unsigned runs = runs_per_round(sp) * rounds;
 
 	return sp->timeout * (runs + 1) + rounds * 10 * sp->min_seconds +
 	       (rounds - 1) * ROUND_GAP_NS * 1e-9 + sp->guard_wait;

@@ -5,6 +5,7 @@
 #include "planner/planner.h"
 #include "planner/worker_protocol.h"
 #include "planner/adapters/builtin.h"
+#include "core/alloc.h"
 #include "core/clock.h"
 #include "core/message.h"
 #include "core/run.h"
@@ -225,6 +226,16 @@ static int request(struct sibyl_worker *w, const struct sibyl_sample_request *rq
 	w->stats.unguarded_samples += r.unguarded;
 	w->stats.reference_best = r.reference_best;
 	w->stats.best_raised = r.best_raised;
+	if (r.typical_seconds > 0 && r.seconds > 0) {
+		struct sibyl_worker_stats *s = &w->stats;
+
+		if (s->ntypical == s->cap_typical) {
+			s->cap_typical = s->cap_typical ? 2 * s->cap_typical : 256;
+			s->typical = sibyl_xreallocarray(s->typical, s->cap_typical, sizeof(*s->typical));
+		}
+		s->typical[s->ntypical++] = (struct sibyl_typical_sample){ rq->metric, r.seconds,
+									  r.typical_seconds };
+	}
 	return r.unguarded ? SIBYL_MEASURE_UNGUARDED : 0;
 }
 
@@ -283,5 +294,6 @@ void sibyl_worker_stop(struct sibyl_worker *w)
 	if (w->from.fd >= 0)
 		close(w->from.fd);
 	sibyl_msg_reader_free(&w->from);
+	free(w->stats.typical);
 	free(w);
 }

@@ -63,6 +63,12 @@ struct sibyl_worker_stats {
 	double init_seconds;
 	uint64_t first_metric;
 	double first_run_seconds, first_sample_seconds;
+	/* Under the guard, each sample's time and its unguarded round's. */
+	struct sibyl_typical_sample {
+		uint64_t metric;
+		double seconds, typical;
+	} *typical;
+	size_t ntypical, cap_typical;
 };
 
 #define SIBYL_MAX_RUNS 10000

@@ -80,7 +80,7 @@ int sibyl_sample_request_parse(json_t *j, struct sibyl_sample_request *rq)
 
 json_t *sibyl_sample_reply_json(const struct sibyl_sample_reply *r)
 {
-	return json_pack("{sisIsIsIsfsfsIsfsfss}", "status", (int)r->status,
+	return json_pack("{sisIsIsIsfsfsIsfsfsfss}", "status", (int)r->status,
 			 "dropped", (json_int_t)r->dropped,
 			 "dropped_inside", (json_int_t)r->dropped_inside,
 			 "unguarded", (json_int_t)r->unguarded,
@@ -88,7 +88,8 @@ json_t *sibyl_sample_reply_json(const struct sibyl_sample_reply *r)
 			 "reference_best", finite_or_zero(r->reference_best),
 			 "best_raised", (json_int_t)r->best_raised,
 			 "init_seconds", finite_or_zero(r->init_seconds),
-			 "first_run_seconds", finite_or_zero(r->first_run_seconds), "msg", r->msg);
+			 "first_run_seconds", finite_or_zero(r->first_run_seconds),
+			 "typical_seconds", finite_or_zero(r->typical_seconds), "msg", r->msg);
 }
 
 int sibyl_sample_reply_parse(json_t *j, struct sibyl_sample_reply *r)
@@ -98,11 +99,11 @@ int sibyl_sample_reply_parse(json_t *j, struct sibyl_sample_reply *r)
 	int status;
 
 	memset(r, 0, sizeof(*r));
-	if (json_unpack(j, "{sisIsIsIsFsFsIsFsFss}", "status", &status, "dropped", &dropped,
+	if (json_unpack(j, "{sisIsIsIsFsFsIsFsFsFss}", "status", &status, "dropped", &dropped,
 			"dropped_inside", &inside, "unguarded", &unguarded, "seconds", &r->seconds,
 			"reference_best", &r->reference_best, "best_raised", &raised,
 			"init_seconds", &r->init_seconds, "first_run_seconds",
-			&r->first_run_seconds, "msg", &msg))
+			&r->first_run_seconds, "typical_seconds", &r->typical_seconds, "msg", &msg))
 		return -1;
 	r->status = status;
 	r->dropped = (uint32_t)dropped;

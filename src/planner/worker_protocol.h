@@ -41,6 +41,9 @@ struct sibyl_sample_reply {
 	 * init (in the first reply), the fresh process's first run (in the
 	 * first sample's reply; 0 in later ones). */
 	double init_seconds, first_run_seconds;
+	/* Under the speed guard: one round timed as the runs come, when the
+	 * sample was asked for (how a program meets the machine); else 0. */
+	double typical_seconds;
 	char msg[240];
 };
 
