@@ -74,6 +74,9 @@ struct sibyl_trace_meta {
 	/* ... and nothing was lost on the way: no thread without a buffer,
 	 * no record it failed to save.  False without meta.json. */
 	bool complete;
+	/* What one intercepted call cost the program beyond the call, measured
+	 * by `sibyl trace` when the command ended (ns); NAN if not recorded. */
+	double interposition_ns;
 };
 
 struct sibyl_trace_process {

@@ -13,6 +13,7 @@
 #include "core/run.h"
 #include "trace/drain.h"
 #include "trace/meta_write.h"
+#include "trace/interposition.h"
 
 #include <sibyl/trace.h>
 
@@ -228,6 +229,7 @@ int cmd_trace(int argc, char **argv)
 
 	struct sibyl_child child;
 
+	run.start_ns = sibyl_mono_ns();	/* the command's time: from here to its end */
 	if (start_command(argv + 1, dir, preload, &child, &run.status) < 0) {
 		sibyl_drain_finish(drain);
 		return 2;
@@ -237,9 +239,11 @@ int cmd_trace(int argc, char **argv)
 	if (drain && sibyl_drain_start(drain) < 0)
 		sibyl_warn("trace: records will be drained when the command ends");
 	wait_command(&child, &run.status);
-	run.complete = finish_trace(drain, dir);
+	/* Draining what it left is sibyl's time, not the command's. */
 	run.end_ns = sibyl_mono_ns();
+	run.complete = finish_trace(drain, dir);
 	run.finished = true;
+	run.interposition_ns = sibyl_interposition_ns();
 	/* Calibrate over the whole run (at least 20 ms) for a precise rate. */
 	sibyl_clock_calibrate(&run.clock, run.clock.ref_tsc, run.clock.ref_ns, 20000000);
 	if (sibyl_trace_meta_write(dir, &run) < 0)

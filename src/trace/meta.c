@@ -9,6 +9,7 @@
 #include "core/alloc.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,6 +176,19 @@ static int parse_complete(json_t *root, struct trace_meta_doc *doc, char *err, s
 	return 0;
 }
 
+/* Optional: traces before it was recorded leave it unknown. */
+static int parse_interposition(json_t *root, struct sibyl_trace_meta *m, char *err, size_t errlen)
+{
+	json_t *v = json_object_get(json_object_get(root, "interposition"), "per_call_ns");
+
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_number(v) || !(json_number_value(v) >= 0) || !isfinite(json_number_value(v)))
+		return trace_seterr(err, errlen, "field 'interposition.per_call_ns' must be a number >= 0");
+	m->interposition_ns = json_number_value(v);
+	return 0;
+}
+
 static int parse_fields(json_t *root, struct trace_meta_doc *doc, char *err, size_t errlen)
 {
 	struct sibyl_trace_meta *m = &doc->meta;
@@ -195,7 +209,7 @@ static int parse_fields(json_t *root, struct trace_meta_doc *doc, char *err, siz
 		return -1;
 	m->root_pid = (uint32_t)pid;
 	doc->has_wall = wall == 1;
-	return 0;
+	return parse_interposition(root, m, err, errlen);
 }
 
 /* Point the public view at the owned strings ("" when absent). */
@@ -221,6 +235,7 @@ static void publish(struct trace_meta_doc *doc)
 void meta_default(struct trace_meta_doc *doc)
 {
 	memset(doc, 0, sizeof(*doc));
+	doc->meta.interposition_ns = NAN;
 	publish(doc);
 }
 
@@ -232,6 +247,7 @@ int meta_parse(const char *text, size_t len, struct trace_meta_doc *doc, char *e
 	int ret;
 
 	memset(doc, 0, sizeof(*doc));
+	doc->meta.interposition_ns = NAN;
 	if (!root) {
 		publish(doc);
 		return trace_seterr(err, errlen, "malformed JSON at line %d: %s", jerr.line,

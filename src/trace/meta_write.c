@@ -115,9 +115,18 @@ static void put_end(json_t *m, const struct sibyl_trace_run *run)
 	json_object_set_new(m, "complete", json_boolean(run->complete));
 }
 
+/* What sibyl trace measured once the command had ended (interposition.h). */
+static void put_costs(json_t *m, const struct sibyl_trace_run *run)
+{
+	if (!run->finished)
+		return;
+	json_object_set_new(m, "interposition", json_pack("{sf}", "per_call_ns",
+							  run->interposition_ns));
+}
+
 /* The fields in the order they are written; one function per group. */
 static void (*const sections[])(json_t *m, const struct sibyl_trace_run *run) = {
-	put_format, put_clock, put_start, put_end,
+	put_format, put_clock, put_start, put_costs, put_end,
 };
 
 int sibyl_trace_meta_write(const char *dir, const struct sibyl_trace_run *run)

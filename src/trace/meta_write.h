@@ -27,6 +27,7 @@ struct sibyl_trace_run {
 	uint64_t end_ns;
 	struct sibyl_run_status status;	/* crashed (a signal) or an exit code */
 	bool complete;		/* every record saved, no thread lost */
+	double interposition_ns;	/* per intercepted call (interposition.h) */
 };
 
 /* Write <dir>/meta.json atomically; returns 0 or -1 with errno. */
