@@ -232,7 +232,8 @@ int predict_collect(const struct sibyl_trace *t, const struct sibyl_predict_opti
 		push(calls, &(struct predict_call){
 			.start_ns = c.start_ns, .end_ns = c.end_ns, .seconds = c.duration_ns * 1e-9,
 			.work = work_of(&c, out->kernels[k].work_source), .in_bytes = c.in_bytes,
-			.out_bytes = c.out_bytes, .kernel = (size_t)k, .thread = c.thread });
+			.out_bytes = c.out_bytes, .kernel = (size_t)k, .thread = c.thread,
+			.depth = c.depth });
 	}
 	sibyl_trace_iter_free(it);
 	free(by_function);

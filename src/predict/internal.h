@@ -14,7 +14,9 @@ struct predict_call {
 	uint64_t in_bytes, out_bytes;
 	size_t kernel;		/* index into the kernels */
 	size_t thread;
+	uint16_t depth;		/* wrapped calls around it */
 	bool nested;		/* inside another modelled call of its thread */
+	bool accelerated;	/* predicted on the accelerator */
 };
 
 struct predict_calls {
@@ -54,10 +56,19 @@ struct predict_time predict_call_time(const struct sibyl_predict_options *o,
 struct predict_fits;
 struct predict_fits *predict_fits_new(const struct sibyl_profile *p);
 void predict_fits_free(struct predict_fits *f);
-/* One accelerated call of `kernel`, predicted `predicted` s at work w. */
+/* One accelerated call of `kernel`, predicted `predicted` s at work w
+ * (the profile's times scaled by `typical`). */
 void predict_interval_add(struct sibyl_prediction *p, size_t kernel, const struct predict_fits *f,
-			  double w, double predicted);
+			  double w, double predicted, double typical);
 void predict_interval_finish(struct sibyl_prediction *p);
+
+/* The factor from the profile's best speed to the speed programs meet
+ * (stats.typical.factor, docs/plan.md); NAN when it does not record it. */
+double predict_typical_factor(const struct sibyl_profile *p);
+
+/* interposition.c: what tracing added to the traced run, from the cost
+ * per call `sibyl trace` measured (p->interposition). */
+void predict_interposition(const struct sibyl_trace *t, struct sibyl_prediction *p);
 
 /* The profile metric names that mean bytes rather than a declared work. */
 bool predict_byte_metric(const char *metric, enum sibyl_work_source *source);

@@ -117,7 +117,7 @@ static struct predict_group *group_of(struct sibyl_prediction *p, size_t kernel,
 }
 
 void predict_interval_add(struct sibyl_prediction *p, size_t kernel, const struct predict_fits *f,
-			  double w, double predicted)
+			  double w, double predicted, double typical)
 {
 	long i = f ? segment_of(f, w) : -1;
 	const struct segment_fit *s = i >= 0 ? &f->seg[i] : NULL;
@@ -128,9 +128,10 @@ void predict_interval_add(struct sibyl_prediction *p, size_t kernel, const struc
 		g->unknown = true;
 		return;
 	}
-	double spread = sqrt(s->fit.s2) * (f->relative ? predicted : 1);
+	/* The fit is of the best-speed times; predicted is scaled already. */
+	double spread = sqrt(s->fit.s2) * (f->relative ? predicted : typical);
 
-	g->fit_half += sibyl_ols_ci_half(&s->fit, w, s->t);
+	g->fit_half += typical * sibyl_ols_ci_half(&s->fit, w, s->t);
 	g->noise_var += spread * spread;
 }
 

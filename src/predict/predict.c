@@ -27,6 +27,15 @@ static double transfer_s(const struct sibyl_predict_options *o, const struct pre
 	return (in > 0 ? in : 0) + (out > 0 ? out : 0);
 }
 
+double predict_typical_factor(const struct sibyl_profile *p)
+{
+	json_t *typical = p->stats ? json_object_get(p->stats, "typical") : NULL;
+	json_t *factor = json_object_get(typical, "factor");
+	double v = json_is_number(factor) ? json_number_value(factor) : NAN;
+
+	return v > 0 && isfinite(v) ? v : NAN;
+}
+
 struct predict_time predict_call_time(const struct sibyl_predict_options *o,
 				      const struct sibyl_profile *p, const struct predict_call *c)
 {
@@ -38,8 +47,11 @@ struct predict_time predict_call_time(const struct sibyl_predict_options *o,
 		return r;
 	}
 	/* A profile extended below its first point can go negative: time
-	 * is never less than zero. */
-	r.compute = fmax(0, sibyl_profile_eval(p, c->work));
+	 * is never less than zero.  Its times are the machine at its best;
+	 * the typical factor makes them the speed a program meets. */
+	double typical = predict_typical_factor(p);
+
+	r.compute = fmax(0, sibyl_profile_eval(p, c->work)) * (isnan(typical) ? 1 : typical);
 	r.transfer = transfer_s(o, c);
 	return r;
 }
@@ -87,18 +99,21 @@ static void crossover(struct sibyl_kernel_prediction *k, struct choice *ch, size
 
 /* The calls v[0, n) of kernel ki. */
 static void predict_kernel(const struct sibyl_predict_options *o, struct sibyl_prediction *out,
-			   size_t ki, const struct predict_call *v, size_t nv)
+			   size_t ki, struct predict_call *v, size_t nv)
 {
 	struct sibyl_kernel_prediction *k = &out->kernels[ki];
 	const struct sibyl_profile *p = k->model->profile;
+	double typical = predict_typical_factor(p);
 	struct predict_fits *fits = predict_fits_new(p);
 	struct choice *ch = sibyl_xcalloc(nv, sizeof(*ch));
 	size_t n = 0;
 
 	k->work_min = INFINITY;
 	k->work_max = -INFINITY;
+	k->typical_known = !isnan(typical);
+	k->typical_factor = k->typical_known ? typical : 1;
 	for (size_t i = 0; i < nv; i++) {
-		const struct predict_call *c = &v[i];
+		struct predict_call *c = &v[i];
 
 		if (c->nested) {
 			k->nested++;
@@ -122,10 +137,11 @@ static void predict_kernel(const struct sibyl_predict_options *o, struct sibyl_p
 			k->kept_s += c->seconds;
 			continue;
 		}
+		c->accelerated = true;
 		k->accelerated++;
 		k->compute_s += comp;
 		k->transfer_s += xfer;
-		predict_interval_add(out, ki, fits, c->work, comp);
+		predict_interval_add(out, ki, fits, c->work, comp, k->typical_factor);
 	}
 	predict_fits_free(fits);
 	k->predicted_s = k->compute_s + k->transfer_s + k->kept_s;
@@ -217,10 +233,19 @@ int sibyl_predict(const struct sibyl_trace *t, const struct sibyl_predict_option
 		out->measured_s / out->predicted_kernels_s : INFINITY;
 	predict_interval_finish(out);
 	add_one_time(out, o);
-	out->predicted_total_s = out->total_s - out->measured_s + out->predicted_kernels_s +
-				 (out->one_time_included ? out->one_time_s : 0);
+	out->traced_total_s = out->total_s - out->measured_s + out->predicted_kernels_s +
+			      (out->one_time_included ? out->one_time_s : 0);
+	out->traced_speedup = out->traced_total_s > 0 ?
+		out->total_s / out->traced_total_s : INFINITY;
+	/* Without sibyl, neither run pays the wrappers; the calls inside
+	 * accelerated ones are not made at all (docs/predict.md). */
+	predict_interposition(t, out);
+	out->untraced_total_s = out->total_s - out->interposition.total_s;
+	out->predicted_total_s = out->traced_total_s -
+		(double)(out->interposition.calls - out->interposition.inside) *
+		out->interposition.per_call_s;
 	out->global_speedup = out->predicted_total_s > 0 ?
-		out->total_s / out->predicted_total_s : INFINITY;
+		out->untraced_total_s / out->predicted_total_s : INFINITY;
 	return 0;
 }
 

@@ -68,6 +68,10 @@ struct sibyl_kernel_prediction {
 	double predicted_s;		/* compute_s + transfer_s + kept_s */
 	double speedup;			/* measured_s / predicted_s */
 	double half_s;			/* 95% half width of predicted_s */
+	/* The profile's best-speed times are scaled by this (stats.typical:
+	 * how programs meet the machine); 1 and !typical_known without it. */
+	double typical_factor;
+	bool typical_known;
 	uint64_t below, above;		/* calls outside the profile's points */
 	double outside_measured_s;	/* their measured time */
 	/* From an accelerated run (sibyl_predict_compare): the same kernel's
@@ -99,8 +103,22 @@ struct sibyl_prediction {
 	double predicted_kernels_s;	/* sum of the kernels' predicted_s */
 	double fraction;		/* P */
 	double kernel_speedup;		/* S_P */
-	double global_speedup;		/* S_G */
-	double predicted_total_s;	/* T - sum t + sum predicted (+ one_time_s) */
+	double global_speedup;		/* S_G = untraced_total_s / predicted_total_s */
+	/* The traced run accelerated (what --actual measures): eq. 1,
+	 * T - sum t + sum predicted (+ one_time_s), and T over it. */
+	double traced_total_s, traced_speedup;
+	/* Interposition: `calls` wrapped calls each cost `per_call_s` (known:
+	 * measured by sibyl trace), `inside` of them within accelerated calls
+	 * (they go with them); total_s = calls * per_call_s, share of T. */
+	struct {
+		bool known;
+		double per_call_s, total_s, share;
+		uint64_t calls, inside;
+	} interposition;
+	/* Without sibyl: T less the interposition, the accelerated program
+	 * predicted without it, and the global speedup S_G between them. */
+	double untraced_total_s;
+	double predicted_total_s;
 	/* Paid once per implementation swapped in (its profile's
 	 * stats.one_time: initialisation and a fresh process's first call);
 	 * added to predicted_total_s unless no_one_time. */

@@ -33,6 +33,12 @@ static void print_kernel_notes(FILE *out, const struct sibyl_prediction *p,
 	if (p->transfers)
 		fprintf(out, "    accelerated calls: compute %.6g s + transfers %.6g s\n", k->compute_s,
 			k->transfer_s);
+	if (k->typical_known)
+		fprintf(out, "    profile times x %.3f: the speed programs meet, not the best "
+			"(stats.typical)\n", k->typical_factor);
+	else
+		fprintf(out, "    profile times as measured: the profile does not record how "
+			"programs meet the machine (stats.typical)\n");
 	if (k->nested)
 		fprintf(out, "    %lu call(s) inside another modelled call, counted with it\n",
 			(unsigned long)k->nested);
@@ -49,13 +55,13 @@ static void print_kernel_notes(FILE *out, const struct sibyl_prediction *p,
 		fprintf(out, "    crossover: none, the accelerator is never predicted faster\n");
 }
 
-/* S_G's interval from the total's: T / (total +- half). */
+/* S_G's interval from the total's: T without sibyl / (total +- half). */
 static void speedup_interval(const struct sibyl_prediction *p, double *lo, double *hi)
 {
 	double worst = p->predicted_total_s + p->half_s, best = p->predicted_total_s - p->half_s;
 
-	*lo = p->total_s / worst;
-	*hi = best > 0 ? p->total_s / best : INFINITY;
+	*lo = p->untraced_total_s / worst;
+	*hi = best > 0 ? p->untraced_total_s / best : INFINITY;
 }
 
 static void print_interval(FILE *out, const struct sibyl_prediction *p)
@@ -76,6 +82,21 @@ static void print_interval(FILE *out, const struct sibyl_prediction *p)
 	fprintf(out, "uncertainty dominated by %s calls with work %g .. %g (%lu calls): "
 		"%.0f%% of the variance\n", p->kernels[g->kernel].name, g->from, g->to,
 		(unsigned long)g->calls, 100 * p->dominant_share);
+}
+
+static void print_interposition(FILE *out, const struct sibyl_prediction *p)
+{
+	if (!p->interposition.known) {
+		fprintf(out, "interposition: %llu wrapped calls, cost per call unknown (the trace "
+			"does not record it: traced by an older sibyl); counted as 0\n",
+			(unsigned long long)p->interposition.calls);
+		return;
+	}
+	fprintf(out, "interposition: %llu wrapped calls x %.1f ns = %.6g s, %.2f%% of T "
+		"(measured by sibyl trace); %llu inside accelerated calls go with them\n",
+		(unsigned long long)p->interposition.calls, p->interposition.per_call_s * 1e9,
+		p->interposition.total_s, 100 * p->interposition.share,
+		(unsigned long long)p->interposition.inside);
 }
 
 void sibyl_prediction_print_text(FILE *out, const struct sibyl_trace *t,
@@ -120,8 +141,11 @@ void sibyl_prediction_print_text(FILE *out, const struct sibyl_trace *t,
 	if (p->one_time_unknown)
 		fprintf(out, "NOTE: %zu profile(s) do not record their one-time costs (plan them "
 			"again to measure them)\n", p->one_time_unknown);
-	fprintf(out, "predicted total %.6g s, global speedup S_G = %.3f (eq. 1)\n",
-		p->predicted_total_s, p->global_speedup);
+	print_interposition(out, p);
+	fprintf(out, "traced: predicted total %.6g s, speedup %.3f (eq. 1; what --actual "
+		"measures)\n", p->traced_total_s, p->traced_speedup);
+	fprintf(out, "without sibyl: T = %.6g s, predicted total %.6g s, global speedup "
+		"S_G = %.3f\n", p->untraced_total_s, p->predicted_total_s, p->global_speedup);
 	print_interval(out, p);
 	if (!compared)
 		return;
@@ -139,8 +163,9 @@ void sibyl_prediction_print_text(FILE *out, const struct sibyl_trace *t,
 			p->total_s / p->actual_total_max_s, p->total_s / p->actual_total_min_s);
 	else
 		fprintf(out, "actual: %.6g s accelerated\n", p->actual_total_s);
-	fprintf(out, "predicted speedup %.3f, actual %.3f, error %.1f%%\n", p->global_speedup,
-		p->actual_speedup, 100 * (p->global_speedup - p->actual_speedup) / p->actual_speedup);
+	/* Like with like: the accelerated runs were traced too. */
+	fprintf(out, "predicted speedup %.3f, actual %.3f, error %.1f%%\n", p->traced_speedup,
+		p->actual_speedup, 100 * (p->traced_speedup - p->actual_speedup) / p->actual_speedup);
 }
 
 /* JSON has no infinity: an unbounded speedup is null. */
@@ -171,6 +196,8 @@ static json_t *kernel_json(const struct sibyl_prediction *p, const struct sibyl_
 	json_object_set_new(j, "kept_s", json_real(k->kept_s));
 	json_object_set_new(j, "speedup", num(k->speedup));
 	json_object_set_new(j, "predicted_half_s", p->interval_known ? json_real(k->half_s) : json_null());
+	json_object_set_new(j, "typical_factor", k->typical_known ? json_real(k->typical_factor) :
+			    json_null());
 	json_object_set_new(j, "outside_below", json_integer((json_int_t)k->below));
 	json_object_set_new(j, "outside_above", json_integer((json_int_t)k->above));
 	json_object_set_new(j, "outside_measured_s", json_real(k->outside_measured_s));
@@ -204,6 +231,18 @@ static json_t *interval_json(const struct sibyl_prediction *p)
 	return j;
 }
 
+static json_t *interposition_json(const struct sibyl_prediction *p)
+{
+	bool known = p->interposition.known;
+
+	return json_pack("{sosIsIsoso}", "per_call_s", known ?
+			 json_real(p->interposition.per_call_s) : json_null(),
+			 "calls", (json_int_t)p->interposition.calls,
+			 "inside_accelerated", (json_int_t)p->interposition.inside,
+			 "total_s", json_real(p->interposition.total_s),
+			 "share", json_real(p->interposition.share));
+}
+
 int sibyl_prediction_print_json(FILE *out, const struct sibyl_trace *t,
 				const struct sibyl_prediction *p)
 {
@@ -227,6 +266,11 @@ int sibyl_prediction_print_json(FILE *out, const struct sibyl_trace *t,
 	json_object_set_new(j, "one_time_included", json_boolean(p->one_time_included));
 	json_object_set_new(j, "one_time_unknown", json_integer((json_int_t)p->one_time_unknown));
 	json_object_set_new(j, "global_speedup", num(p->global_speedup));
+	json_object_set_new(j, "untraced_total_s", json_real(p->untraced_total_s));
+	json_object_set_new(j, "traced", json_pack("{soso}", "predicted_total_s",
+						   json_real(p->traced_total_s), "global_speedup",
+						   num(p->traced_speedup)));
+	json_object_set_new(j, "interposition", interposition_json(p));
 	if (!isnan(p->actual_total_s)) {
 		json_object_set_new(j, "actual_total_s", json_real(p->actual_total_s));
 		json_object_set_new(j, "actual_speedup", num(p->actual_speedup));
@@ -234,7 +278,7 @@ int sibyl_prediction_print_json(FILE *out, const struct sibyl_trace *t,
 		json_object_set_new(j, "actual_runs", json_integer(p->actual_runs));
 		json_object_set_new(j, "actual_total_range_s", json_pack("[ff]",
 			p->actual_total_min_s, p->actual_total_max_s));
-		json_object_set_new(j, "error", num((p->global_speedup - p->actual_speedup) /
+		json_object_set_new(j, "error", num((p->traced_speedup - p->actual_speedup) /
 						   p->actual_speedup));
 	}
 	for (size_t i = 0; i < p->nkernels; i++)

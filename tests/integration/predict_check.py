@@ -1,14 +1,15 @@
 """Independent computation of `sibyl predict` from an exported CSV trace:
 eq. 1-3 of Matoga et al. over the calls, with numpy's interp for the
-profile.  Usage: predict_check.py TRACE.csv REPORT.json PROFILE.json
-PREDICT.json FUNC,FUNC... [--best-of] [--keep-outside] [--bytes in|out|inout]
-[--no-one-time]
+profile (scaled by its stats.typical.factor), and the run without sibyl
+from meta.json's interposition cost per call.  Usage: predict_check.py
+TRACE_DIR TRACE.csv REPORT.json PROFILE.json PREDICT.json FUNC,FUNC...
+[--best-of] [--keep-outside] [--bytes in|out|inout] [--no-one-time]
 Exits 1 with the first difference."""
-import csv, json, sys
+import csv, json, os, sys
 import numpy as np
 
-csv_path, report_path, profile_path, predict_path, funcs = sys.argv[1:6]
-flags = sys.argv[6:]
+trace_dir, csv_path, report_path, profile_path, predict_path, funcs = sys.argv[1:7]
+flags = sys.argv[7:]
 best_of = '--best-of' in flags
 keep_outside = '--keep-outside' in flags
 no_one_time = '--no-one-time' in flags
@@ -19,12 +20,19 @@ pts = np.array(prof['points'], dtype=float)
 wall = json.load(open(report_path))['wall_ns'] * 1e-9
 got = json.load(open(predict_path))
 
-rows = [r for r in csv.DictReader(open(csv_path)) if r['function'] in funcs]
+typical = prof.get('stats', {}).get('typical') or {}
+typical = typical.get('factor', 1.0)
+per_call = json.load(open(os.path.join(trace_dir, 'meta.json')))['interposition']['per_call_ns'] * 1e-9
+all_rows = list(csv.DictReader(open(csv_path)))
+rows = [r for r in all_rows if r['function'] in funcs]
 # One function (dgemm_ does not call itself): every call counts.  Several:
 # the tests model every wrapped function, so "not nested in a modelled
 # call" is depth 0, a different route from predict's interval sweep.
 if len(funcs) > 1:
     rows = [r for r in rows if int(r['depth']) == 0]
+
+def thread(r):
+    return r['pid'], r['gen'], r['tid']
 
 def work(r):
     if bytes_metric == 'in':
@@ -36,6 +44,9 @@ def work(r):
     return float(r['work'])
 
 def f(w):
+    return typical * f_best(w)
+
+def f_best(w):
     if len(pts) == 1:
         return pts[0, 1]
     if w < pts[0, 0]:
@@ -72,11 +83,12 @@ def add_interval(func, w, p):
     i, f = min(known, key=lambda k: max(k[1][0] - w, w - k[1][1], 0))
     lo, hi, mx, sxx, s2, wsum, t = f
     g = groups.setdefault((func, i), [0.0, 0.0])
-    g[0] += t * np.sqrt(s2 * (1 / wsum + (w - mx)**2 / sxx))
+    g[0] += typical * t * np.sqrt(s2 * (1 / wsum + (w - mx)**2 / sxx))
     g[1] += s2 * p * p
 
 measured = predicted = 0.0
 accelerated = 0
+spans = []
 for r in rows:
     t = int(r['duration_ns']) * 1e-9
     w = work(r)
@@ -88,6 +100,7 @@ for r in rows:
     else:
         predicted += p
         accelerated += 1
+        spans.append((thread(r), int(r['start_ns']), int(r['end_ns']), int(r['depth'])))
         add_interval(r['function'], w, p)
 # One-time costs, once for the profile when any call is accelerated.
 one = prof.get('stats', {}).get('one_time')
@@ -95,15 +108,30 @@ one_time = 0.0
 if one and accelerated and not no_one_time:
     one_time = max(0.0, one['init_seconds']) + max(
         0.0, one['first_call_seconds'] - one['first_call_sample_seconds'])
+# Interposition: every recorded call paid it; those inside an accelerated
+# call (same thread, deeper, within its times) go with it.
+inside = sum(1 for r in all_rows for th, s, e, d in spans
+             if thread(r) == th and int(r['depth']) > d and s <= int(r['start_ns']) and int(r['end_ns']) <= e)
+traced = wall - measured + predicted + one_time
+untraced = wall - len(all_rows) * per_call
+without = traced - (len(all_rows) - inside) * per_call
 expected = {
     'measured_total_s': wall,
     'fraction': measured / wall,
     'kernel_speedup': measured / predicted,
-    'predicted_total_s': wall - measured + predicted + one_time,
-    'global_speedup': wall / (wall - measured + predicted + one_time),
+    'traced.predicted_total_s': traced,
+    'traced.global_speedup': wall / traced,
+    'untraced_total_s': untraced,
+    'predicted_total_s': without,
+    'global_speedup': untraced / without,
+    'interposition.calls': len(all_rows),
+    'interposition.inside_accelerated': inside,
+    'interposition.total_s': len(all_rows) * per_call,
 }
 for key, want in expected.items():
-    have = got[key]
+    have = got
+    for part in key.split('.'):
+        have = have[part]
     if abs(have - want) > 1e-9 * max(1.0, abs(want)):
         sys.exit(f'{key}: predict says {have!r}, independent computation {want!r}')
 if groups and None not in groups.values():
