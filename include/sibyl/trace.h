@@ -74,9 +74,11 @@ struct sibyl_trace_meta {
 	/* ... and nothing was lost on the way: no thread without a buffer,
 	 * no record it failed to save.  False without meta.json. */
 	bool complete;
-	/* What one intercepted call cost the program beyond the call, measured
-	 * by `sibyl trace` when the command ended (ns); NAN if not recorded. */
-	double interposition_ns;
+	/* Measured by `sibyl trace` when the command ended, ns, NAN if not
+	 * recorded: what one intercepted call cost the program beyond the
+	 * call, more per call with the counters generator, and the first
+	 * touch of a fresh page (docs/trace-meta.md). */
+	double interposition_ns, counters_ns, page_fault_ns;
 };
 
 struct sibyl_trace_process {

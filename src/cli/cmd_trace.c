@@ -13,7 +13,6 @@
 #include "core/run.h"
 #include "trace/drain.h"
 #include "trace/meta_write.h"
-#include "trace/interposition.h"
 
 #include <sibyl/trace.h>
 
@@ -243,7 +242,7 @@ int cmd_trace(int argc, char **argv)
 	run.end_ns = sibyl_mono_ns();
 	run.complete = finish_trace(drain, dir);
 	run.finished = true;
-	run.interposition_ns = sibyl_interposition_ns();
+	sibyl_interposition_measure(&run.costs);
 	/* Calibrate over the whole run (at least 20 ms) for a precise rate. */
 	sibyl_clock_calibrate(&run.clock, run.clock.ref_tsc, run.clock.ref_ns, 20000000);
 	if (sibyl_trace_meta_write(dir, &run) < 0)

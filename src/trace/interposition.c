@@ -3,13 +3,23 @@
  * the inline reserve/fill/commit of include/sibyl/wrap_rt.h, around a
  * call through a function pointer, as a generated wrapper makes it.  The
  * record buffer is this file's (its refill wraps around), so nothing is
- * written to a trace and no runtime is needed in this process.
+ * written to a trace and no runtime is needed in this process.  The
+ * counters generator's reads and a page fault are timed the same way the
+ * runtime and a program meet them.
  */
+#define _GNU_SOURCE
 #include "trace/interposition.h"
 
 #include "core/clock.h"
 
+#include <linux/perf_event.h>
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /* The runtime's slow path is this file's: renamed before the header
  * declares it, so a runtime preloaded into this process keeps its own. */
@@ -86,7 +96,13 @@ static int by_value(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-double sibyl_interposition_ns(void)
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(v[0]), by_value);
+	return v[n / 2];
+}
+
+static double wrapper_ns(void)
 {
 	double added[BATCHES];
 
@@ -99,6 +115,80 @@ double sibyl_interposition_ns(void)
 
 		added[b] = batch_ns(1) - plain;
 	}
-	qsort(added, BATCHES, sizeof(added[0]), by_value);
-	return added[BATCHES / 2] > 0 ? added[BATCHES / 2] : 0;
+	return fmax(0, median(added, BATCHES));
+}
+
+static int perf_open(uint64_t config, int group)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = config;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.read_format = PERF_FORMAT_GROUP;
+	return (int)syscall(SYS_perf_event_open, &a, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
+}
+
+#define COUNTER_CALLS 500
+
+/* The counters generator reads its group before and after each call,
+ * checking the leader's id first (src/rt/counters.c), and stores a
+ * second record. */
+static double counters_ns(void)
+{
+	int leader = perf_open(PERF_COUNT_SW_TASK_CLOCK, -1);
+	int member = leader < 0 ? -1 : perf_open(PERF_COUNT_SW_PAGE_FAULTS, leader);
+	double per[BATCHES] = { 0 };
+	uint64_t id, buf[8];
+
+	for (int b = 0; member >= 0 && b < BATCHES; b++) {
+		uint64_t start = sibyl_mono_ns();
+
+		for (int i = 0; i < 2 * COUNTER_CALLS; i++) {
+			if (ioctl(leader, PERF_EVENT_IOC_ID, &id) || read(leader, buf, sizeof(buf)) < 8)
+				break;
+			if (i % 2)
+				sibyl_rt_emit_call(&self, 2, 0, 0, 0, 0, 0);
+		}
+		per[b] = (double)(sibyl_mono_ns() - start) / COUNTER_CALLS;
+	}
+	if (member >= 0)
+		close(member);
+	if (leader >= 0)
+		close(leader);
+	return member < 0 ? NAN : median(per, BATCHES);
+}
+
+#define FAULT_PAGES 64
+
+/* A program's first store into fresh memory (a new result array) takes
+ * a page fault per 4 KiB page, inside whatever call makes it. */
+static double page_fault_ns(void)
+{
+	double per[BATCHES];
+
+	for (int b = 0; b < BATCHES; b++) {
+		char *m = mmap(NULL, FAULT_PAGES * 4096, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (m == MAP_FAILED)
+			return NAN;
+		uint64_t start = sibyl_mono_ns();
+
+		for (int i = 0; i < FAULT_PAGES; i++)
+			((volatile char *)m)[i * 4096] = 1;
+		per[b] = (double)(sibyl_mono_ns() - start) / FAULT_PAGES;
+		munmap(m, FAULT_PAGES * 4096);
+	}
+	return median(per, BATCHES);
+}
+
+void sibyl_interposition_measure(struct sibyl_interposition_costs *c)
+{
+	c->per_call_ns = wrapper_ns();
+	c->counters_ns = counters_ns();
+	c->page_fault_ns = page_fault_ns();
 }

@@ -4,13 +4,20 @@
  * (include/sibyl/wrap_rt.h), beyond the call itself.  `sibyl trace`
  * measures it once the command has ended and records it in meta.json
  * ("interposition"), so that `sibyl predict` can tell the program's time
- * from the time tracing added (docs/predict.md, "Interposition").
+ * from the time tracing added (docs/predict.md, "Interposition"), and
+ * what a page fault costs, which a call pays whatever implementation
+ * runs it (docs/predict.md, "Page faults").
  */
 #ifndef SIBYL_TRACE_INTERPOSITION_H
 #define SIBYL_TRACE_INTERPOSITION_H
 
-/* Nanoseconds per intercepted call on this machine now: the median over
- * a few interleaved batches of the added time per call.  A few ms. */
-double sibyl_interposition_ns(void);
+/* What `sibyl trace` measures, in ns, each the median over a few batches
+ * (a few ms in all); NAN when it cannot be measured here. */
+struct sibyl_interposition_costs {
+	double per_call_ns;	/* the wrapper and the runtime's fast path */
+	double counters_ns;	/* more per call with the counters generator */
+	double page_fault_ns;	/* the first touch of a fresh 4 KiB page */
+};
+void sibyl_interposition_measure(struct sibyl_interposition_costs *c);
 
 #endif

@@ -176,17 +176,30 @@ static int parse_complete(json_t *root, struct trace_meta_doc *doc, char *err, s
 	return 0;
 }
 
-/* Optional: traces before it was recorded leave it unknown. */
-static int parse_interposition(json_t *root, struct sibyl_trace_meta *m, char *err, size_t errlen)
+/* Optional costs: traces that do not record one leave it unknown (NAN). */
+static int get_cost(json_t *obj, const char *key, const char *name, double *out, char *err,
+		    size_t errlen)
 {
-	json_t *v = json_object_get(json_object_get(root, "interposition"), "per_call_ns");
+	json_t *v = json_object_get(obj, key);
 
 	if (!v || json_is_null(v))
 		return 0;
 	if (!json_is_number(v) || !(json_number_value(v) >= 0) || !isfinite(json_number_value(v)))
-		return trace_seterr(err, errlen, "field 'interposition.per_call_ns' must be a number >= 0");
-	m->interposition_ns = json_number_value(v);
+		return trace_seterr(err, errlen, "field '%s' must be a number >= 0", name);
+	*out = json_number_value(v);
 	return 0;
+}
+
+static int parse_costs(json_t *root, struct sibyl_trace_meta *m, char *err, size_t errlen)
+{
+	json_t *i = json_object_get(root, "interposition");
+
+	return get_cost(i, "per_call_ns", "interposition.per_call_ns", &m->interposition_ns,
+			err, errlen) ||
+	       get_cost(i, "counters_per_call_ns", "interposition.counters_per_call_ns",
+			&m->counters_ns, err, errlen) ||
+	       get_cost(root, "page_fault_ns", "page_fault_ns", &m->page_fault_ns, err, errlen) ?
+	       -1 : 0;
 }
 
 static int parse_fields(json_t *root, struct trace_meta_doc *doc, char *err, size_t errlen)
@@ -209,7 +222,7 @@ static int parse_fields(json_t *root, struct trace_meta_doc *doc, char *err, siz
 		return -1;
 	m->root_pid = (uint32_t)pid;
 	doc->has_wall = wall == 1;
-	return parse_interposition(root, m, err, errlen);
+	return parse_costs(root, m, err, errlen);
 }
 
 /* Point the public view at the owned strings ("" when absent). */
@@ -235,7 +248,7 @@ static void publish(struct trace_meta_doc *doc)
 void meta_default(struct trace_meta_doc *doc)
 {
 	memset(doc, 0, sizeof(*doc));
-	doc->meta.interposition_ns = NAN;
+	doc->meta.interposition_ns = doc->meta.counters_ns = doc->meta.page_fault_ns = NAN;
 	publish(doc);
 }
 
@@ -247,7 +260,7 @@ int meta_parse(const char *text, size_t len, struct trace_meta_doc *doc, char *e
 	int ret;
 
 	memset(doc, 0, sizeof(*doc));
-	doc->meta.interposition_ns = NAN;
+	doc->meta.interposition_ns = doc->meta.counters_ns = doc->meta.page_fault_ns = NAN;
 	if (!root) {
 		publish(doc);
 		return trace_seterr(err, errlen, "malformed JSON at line %d: %s", jerr.line,

@@ -15,6 +15,7 @@
 #include "core/clock.h"
 #include "core/run.h"
 #include "core/options.h"
+#include "trace/interposition.h"
 
 /* What one `sibyl trace` run knows about itself. */
 struct sibyl_trace_run {
@@ -27,7 +28,7 @@ struct sibyl_trace_run {
 	uint64_t end_ns;
 	struct sibyl_run_status status;	/* crashed (a signal) or an exit code */
 	bool complete;		/* every record saved, no thread lost */
-	double interposition_ns;	/* per intercepted call (interposition.h) */
+	struct sibyl_interposition_costs costs;	/* measured after the command */
 };
 
 /* Write <dir>/meta.json atomically; returns 0 or -1 with errno. */
