@@ -15,6 +15,7 @@
 
 #include <fnmatch.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +148,18 @@ static long kernel_of(const struct sibyl_trace *t, const struct sibyl_predict_op
 	return by_function[fi] = (long)out->nkernels++;
 }
 
+/* A call that writes fresh memory (numpy's new result array) takes a page
+ * fault per page whichever implementation writes it: that time stays in
+ * the prediction (docs/predict.md, "Page faults"). */
+static void count_faults(struct predict_call *p, const struct sibyl_trace_call *c, double fault_ns)
+{
+	p->faults_counted = (c->counter_mask & (1u << SIBYL_CNT_PAGE_FAULTS)) && !isnan(fault_ns);
+	if (!p->faults_counted)
+		return;
+	p->faults = c->counters[SIBYL_CNT_PAGE_FAULTS];
+	p->fault_s = (double)p->faults * fault_ns * 1e-9;
+}
+
 static void push(struct predict_calls *calls, const struct predict_call *c)
 {
 	if (calls->n == calls->cap) {
@@ -234,6 +247,7 @@ int predict_collect(const struct sibyl_trace *t, const struct sibyl_predict_opti
 			.work = work_of(&c, out->kernels[k].work_source), .in_bytes = c.in_bytes,
 			.out_bytes = c.out_bytes, .kernel = (size_t)k, .thread = c.thread,
 			.depth = c.depth });
+		count_faults(&calls->v[calls->n - 1], &c, sibyl_trace_meta(t)->page_fault_ns);
 	}
 	sibyl_trace_iter_free(it);
 	free(by_function);

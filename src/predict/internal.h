@@ -15,6 +15,9 @@ struct predict_call {
 	size_t kernel;		/* index into the kernels */
 	size_t thread;
 	uint16_t depth;		/* wrapped calls around it */
+	bool faults_counted;	/* the trace counted its page faults */
+	uint64_t faults;
+	double fault_s;		/* faults at the cost sibyl trace measured */
 	bool nested;		/* inside another modelled call of its thread */
 	bool accelerated;	/* predicted on the accelerator */
 };

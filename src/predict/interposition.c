@@ -15,6 +15,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct span {
 	size_t thread;
@@ -48,46 +49,60 @@ static const struct span *span_before(const struct span *v, size_t n, size_t thr
 	return lo ? &v[lo - 1] : NULL;
 }
 
-/* Recorded calls (of any function) inside an accelerated call of their
- * thread.  Accelerated calls of a thread never overlap (a modelled call
- * inside another is counted with it), so the last one starting before a
- * call is the only one that can hold it. */
-static uint64_t inside_accelerated(const struct sibyl_trace *t, const struct predict_calls *calls)
+static struct span *accelerated_spans(const struct predict_calls *calls, size_t *n)
 {
 	struct span *acc = sibyl_xcalloc(calls->n ? calls->n : 1, sizeof(*acc));
-	size_t n = 0;
-	uint64_t inside = 0;
 
+	*n = 0;
 	for (size_t i = 0; i < calls->n; i++)
 		if (calls->v[i].accelerated)
-			acc[n++] = (struct span){ calls->v[i].thread, calls->v[i].start_ns,
-						  calls->v[i].end_ns, calls->v[i].depth };
-	qsort(acc, n, sizeof(*acc), by_thread_start);
-	struct sibyl_trace_iter *it = n ? sibyl_trace_iter_new(t) : NULL;
-	struct sibyl_trace_call c;
+			acc[(*n)++] = (struct span){ calls->v[i].thread, calls->v[i].start_ns,
+						     calls->v[i].end_ns, calls->v[i].depth };
+	qsort(acc, *n, sizeof(*acc), by_thread_start);
+	return acc;
+}
 
-	while (it && sibyl_trace_iter_next(it, &c) == 1) {
-		const struct span *s = span_before(acc, n, c.thread, c.start_ns);
+/* Accelerated calls of a thread never overlap (a modelled call inside
+ * another is counted with it), so the last one starting before a call
+ * is the only one that can hold it. */
+static bool inside(const struct span *acc, size_t n, const struct sibyl_trace_call *c)
+{
+	const struct span *s = span_before(acc, n, c->thread, c->start_ns);
 
-		inside += s && s->thread == c.thread && c.depth > s->depth && c.end_ns <= s->end;
-	}
-	sibyl_trace_iter_free(it);
-	free(acc);
-	return inside;
+	return s && s->thread == c->thread && c->depth > s->depth && c->end_ns <= s->end;
 }
 
 void predict_interposition(const struct sibyl_trace *t, struct sibyl_prediction *p)
 {
-	double ns = sibyl_trace_meta(t)->interposition_ns;
-	uint64_t calls = 0;
+	const struct sibyl_trace_meta *m = sibyl_trace_meta(t);
+	double call = m->interposition_ns * 1e-9, counters = m->counters_ns * 1e-9;
+	struct sibyl_trace_iter *it = isnan(call) ? NULL : sibyl_trace_iter_new(t);
+	struct sibyl_trace_call c;
+	size_t n;
+	struct span *acc = accelerated_spans(p->calls, &n);
 
+	memset(&p->interposition, 0, sizeof(p->interposition));
+	p->interposition.known = it != NULL;
+	p->interposition.per_call_s = it ? call : 0;
 	/* Dropped records were calls too: they ran through the wrapper. */
-	for (size_t i = 0; i < sibyl_trace_thread_count(t); i++)
-		calls += sibyl_trace_thread(t, i)->calls + sibyl_trace_thread(t, i)->dropped;
-	p->interposition.known = !isnan(ns);
-	p->interposition.calls = calls;
-	p->interposition.per_call_s = p->interposition.known ? ns * 1e-9 : 0;
-	p->interposition.inside = p->interposition.known ? inside_accelerated(t, p->calls) : 0;
-	p->interposition.total_s = (double)calls * p->interposition.per_call_s;
+	for (size_t i = 0; i < sibyl_trace_thread_count(t); i++) {
+		p->interposition.calls += sibyl_trace_thread(t, i)->dropped;
+		p->interposition.total_s += (double)sibyl_trace_thread(t, i)->dropped * call;
+	}
+	while (it && sibyl_trace_iter_next(it, &c) == 1) {
+		/* The counters generator reads its counters around the call. */
+		double cost = call + (c.counter_mask && !isnan(counters) ? counters : 0);
+		bool gone = n && inside(acc, n, &c);
+
+		p->interposition.calls++;
+		p->interposition.total_s += cost;
+		p->interposition.inside += gone;
+		p->interposition.inside_s += gone ? cost : 0;
+	}
+	if (!it)
+		for (size_t i = 0; i < sibyl_trace_thread_count(t); i++)
+			p->interposition.calls += sibyl_trace_thread(t, i)->calls;
+	sibyl_trace_iter_free(it);
+	free(acc);
 	p->interposition.share = p->total_s > 0 ? p->interposition.total_s / p->total_s : 0;
 }

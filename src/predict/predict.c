@@ -48,10 +48,12 @@ struct predict_time predict_call_time(const struct sibyl_predict_options *o,
 	}
 	/* A profile extended below its first point can go negative: time
 	 * is never less than zero.  Its times are the machine at its best;
-	 * the typical factor makes them the speed a program meets. */
+	 * the typical factor makes them the speed a program meets.  The
+	 * call's page faults are the program's memory, not the kernel's. */
 	double typical = predict_typical_factor(p);
 
-	r.compute = fmax(0, sibyl_profile_eval(p, c->work)) * (isnan(typical) ? 1 : typical);
+	r.compute = fmax(0, sibyl_profile_eval(p, c->work)) * (isnan(typical) ? 1 : typical) +
+		    c->fault_s;
 	r.transfer = transfer_s(o, c);
 	return r;
 }
@@ -138,10 +140,13 @@ static void predict_kernel(const struct sibyl_predict_options *o, struct sibyl_p
 			continue;
 		}
 		c->accelerated = true;
+		k->faults_counted |= c->faults_counted;
+		k->faults += c->faults;
+		k->fault_s += c->fault_s;
 		k->accelerated++;
 		k->compute_s += comp;
 		k->transfer_s += xfer;
-		predict_interval_add(out, ki, fits, c->work, comp, k->typical_factor);
+		predict_interval_add(out, ki, fits, c->work, comp - c->fault_s, k->typical_factor);
 	}
 	predict_fits_free(fits);
 	k->predicted_s = k->compute_s + k->transfer_s + k->kept_s;
@@ -242,8 +247,7 @@ int sibyl_predict(const struct sibyl_trace *t, const struct sibyl_predict_option
 	predict_interposition(t, out);
 	out->untraced_total_s = out->total_s - out->interposition.total_s;
 	out->predicted_total_s = out->traced_total_s -
-		(double)(out->interposition.calls - out->interposition.inside) *
-		out->interposition.per_call_s;
+		(out->interposition.total_s - out->interposition.inside_s);
 	out->global_speedup = out->predicted_total_s > 0 ?
 		out->untraced_total_s / out->predicted_total_s : INFINITY;
 	return 0;

@@ -72,6 +72,12 @@ struct sibyl_kernel_prediction {
 	 * how programs meet the machine); 1 and !typical_known without it. */
 	double typical_factor;
 	bool typical_known;
+	/* Page faults of the accelerated calls, kept in their prediction at
+	 * the cost sibyl trace measured (faults_counted: the trace counted
+	 * them, counters generator); included in compute_s. */
+	bool faults_counted;
+	uint64_t faults;
+	double fault_s;
 	uint64_t below, above;		/* calls outside the profile's points */
 	double outside_measured_s;	/* their measured time */
 	/* From an accelerated run (sibyl_predict_compare): the same kernel's
@@ -108,15 +114,17 @@ struct sibyl_prediction {
 	 * T - sum t + sum predicted (+ one_time_s), and T over it. */
 	double traced_total_s, traced_speedup;
 	/* Interposition: `calls` wrapped calls each cost `per_call_s` (known:
-	 * measured by sibyl trace), `inside` of them within accelerated calls
-	 * (they go with them); total_s = calls * per_call_s, share of T. */
+	 * measured by sibyl trace; more with counters), total_s in all, a
+	 * share of T; `inside` of them, inside_s, within accelerated calls
+	 * (they go with them). */
 	struct {
 		bool known;
-		double per_call_s, total_s, share;
+		double per_call_s, total_s, share, inside_s;
 		uint64_t calls, inside;
 	} interposition;
 	/* Without sibyl: T less the interposition, the accelerated program
-	 * predicted without it, and the global speedup S_G between them. */
+	 * predicted without what its calls still pay (total_s - inside_s),
+	 * and the global speedup S_G between them. */
 	double untraced_total_s;
 	double predicted_total_s;
 	/* Paid once per implementation swapped in (its profile's

@@ -39,6 +39,10 @@ static void print_kernel_notes(FILE *out, const struct sibyl_prediction *p,
 	else
 		fprintf(out, "    profile times as measured: the profile does not record how "
 			"programs meet the machine (stats.typical)\n");
+	if (k->faults_counted)
+		fprintf(out, "    page faults in the accelerated calls: %llu, %.6g s kept in the "
+			"prediction (fresh memory: any implementation pays them)\n",
+			(unsigned long long)k->faults, k->fault_s);
 	if (k->nested)
 		fprintf(out, "    %lu call(s) inside another modelled call, counted with it\n",
 			(unsigned long)k->nested);
@@ -92,10 +96,10 @@ static void print_interposition(FILE *out, const struct sibyl_prediction *p)
 			(unsigned long long)p->interposition.calls);
 		return;
 	}
-	fprintf(out, "interposition: %llu wrapped calls x %.1f ns = %.6g s, %.2f%% of T "
-		"(measured by sibyl trace); %llu inside accelerated calls go with them\n",
-		(unsigned long long)p->interposition.calls, p->interposition.per_call_s * 1e9,
-		p->interposition.total_s, 100 * p->interposition.share,
+	fprintf(out, "interposition: %llu wrapped calls, %.6g s = %.2f%% of T (%.1f ns per call, "
+		"more with counters; measured by sibyl trace); %llu inside accelerated calls go "
+		"with them\n", (unsigned long long)p->interposition.calls, p->interposition.total_s,
+		100 * p->interposition.share, p->interposition.per_call_s * 1e9,
 		(unsigned long long)p->interposition.inside);
 }
 
@@ -198,6 +202,9 @@ static json_t *kernel_json(const struct sibyl_prediction *p, const struct sibyl_
 	json_object_set_new(j, "predicted_half_s", p->interval_known ? json_real(k->half_s) : json_null());
 	json_object_set_new(j, "typical_factor", k->typical_known ? json_real(k->typical_factor) :
 			    json_null());
+	json_object_set_new(j, "page_faults", k->faults_counted ?
+			    json_integer((json_int_t)k->faults) : json_null());
+	json_object_set_new(j, "page_fault_s", json_real(k->fault_s));
 	json_object_set_new(j, "outside_below", json_integer((json_int_t)k->below));
 	json_object_set_new(j, "outside_above", json_integer((json_int_t)k->above));
 	json_object_set_new(j, "outside_measured_s", json_real(k->outside_measured_s));
@@ -235,10 +242,11 @@ static json_t *interposition_json(const struct sibyl_prediction *p)
 {
 	bool known = p->interposition.known;
 
-	return json_pack("{sosIsIsoso}", "per_call_s", known ?
+	return json_pack("{sosIsIsososo}", "per_call_s", known ?
 			 json_real(p->interposition.per_call_s) : json_null(),
 			 "calls", (json_int_t)p->interposition.calls,
 			 "inside_accelerated", (json_int_t)p->interposition.inside,
+			 "inside_accelerated_s", json_real(p->interposition.inside_s),
 			 "total_s", json_real(p->interposition.total_s),
 			 "share", json_real(p->interposition.share));
 }
