@@ -15,6 +15,7 @@ struct predict_call {
 	size_t kernel;		/* index into the kernels */
 	size_t thread;
 	uint16_t depth;		/* wrapped calls around it */
+	double typical;		/* its profile time's factor (0: 1) */
 	bool faults_counted;	/* the trace counted its page faults */
 	uint64_t faults;
 	double fault_s;		/* faults at the cost sibyl trace measured */
@@ -65,9 +66,13 @@ void predict_interval_add(struct sibyl_prediction *p, size_t kernel, const struc
 			  double w, double predicted, double typical);
 void predict_interval_finish(struct sibyl_prediction *p);
 
-/* The factor from the profile's best speed to the speed programs meet
- * (stats.typical.factor, docs/plan.md); NAN when it does not record it. */
-double predict_typical_factor(const struct sibyl_profile *p);
+/* typical.c: from the profile's best speed to the speed programs meet
+ * (stats.typical, docs/plan.md); NULL when the profile does not record
+ * it, and then the factor is 1. */
+struct predict_typical;
+struct predict_typical *predict_typical_new(const struct sibyl_profile *p);
+double predict_typical_at(const struct predict_typical *t, double w);
+void predict_typical_free(struct predict_typical *t);
 
 /* interposition.c: what tracing added to the traced run, from the cost
  * per call `sibyl trace` measured (p->interposition). */

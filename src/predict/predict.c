@@ -27,15 +27,6 @@ static double transfer_s(const struct sibyl_predict_options *o, const struct pre
 	return (in > 0 ? in : 0) + (out > 0 ? out : 0);
 }
 
-double predict_typical_factor(const struct sibyl_profile *p)
-{
-	json_t *typical = p->stats ? json_object_get(p->stats, "typical") : NULL;
-	json_t *factor = json_object_get(typical, "factor");
-	double v = json_is_number(factor) ? json_number_value(factor) : NAN;
-
-	return v > 0 && isfinite(v) ? v : NAN;
-}
-
 struct predict_time predict_call_time(const struct sibyl_predict_options *o,
 				      const struct sibyl_profile *p, const struct predict_call *c)
 {
@@ -50,9 +41,7 @@ struct predict_time predict_call_time(const struct sibyl_predict_options *o,
 	 * is never less than zero.  Its times are the machine at its best;
 	 * the typical factor makes them the speed a program meets.  The
 	 * call's page faults are the program's memory, not the kernel's. */
-	double typical = predict_typical_factor(p);
-
-	r.compute = fmax(0, sibyl_profile_eval(p, c->work)) * (isnan(typical) ? 1 : typical) +
+	r.compute = fmax(0, sibyl_profile_eval(p, c->work)) * (c->typical > 0 ? c->typical : 1) +
 		    c->fault_s;
 	r.transfer = transfer_s(o, c);
 	return r;
@@ -105,18 +94,19 @@ static void predict_kernel(const struct sibyl_predict_options *o, struct sibyl_p
 {
 	struct sibyl_kernel_prediction *k = &out->kernels[ki];
 	const struct sibyl_profile *p = k->model->profile;
-	double typical = predict_typical_factor(p);
+	struct predict_typical *typical = predict_typical_new(p);
+	double best = 0;	/* the accelerated calls' profile times */
 	struct predict_fits *fits = predict_fits_new(p);
 	struct choice *ch = sibyl_xcalloc(nv, sizeof(*ch));
 	size_t n = 0;
 
 	k->work_min = INFINITY;
 	k->work_max = -INFINITY;
-	k->typical_known = !isnan(typical);
-	k->typical_factor = k->typical_known ? typical : 1;
+	k->typical_known = typical != NULL;
 	for (size_t i = 0; i < nv; i++) {
 		struct predict_call *c = &v[i];
 
+		c->typical = predict_typical_at(typical, c->work);
 		if (c->nested) {
 			k->nested++;
 			continue;
@@ -146,9 +136,13 @@ static void predict_kernel(const struct sibyl_predict_options *o, struct sibyl_p
 		k->accelerated++;
 		k->compute_s += comp;
 		k->transfer_s += xfer;
-		predict_interval_add(out, ki, fits, c->work, comp - c->fault_s, k->typical_factor);
+		best += (comp - c->fault_s) / c->typical;
+		predict_interval_add(out, ki, fits, c->work, comp - c->fault_s, c->typical);
 	}
 	predict_fits_free(fits);
+	predict_typical_free(typical);
+	/* The factor the accelerated calls met, weighted by their time. */
+	k->typical_factor = best > 0 ? (k->compute_s - k->fault_s) / best : 1;
 	k->predicted_s = k->compute_s + k->transfer_s + k->kept_s;
 	k->speedup = k->predicted_s > 0 ? k->measured_s / k->predicted_s : INFINITY;
 	crossover(k, ch, n);

@@ -68,8 +68,9 @@ struct sibyl_kernel_prediction {
 	double predicted_s;		/* compute_s + transfer_s + kept_s */
 	double speedup;			/* measured_s / predicted_s */
 	double half_s;			/* 95% half width of predicted_s */
-	/* The profile's best-speed times are scaled by this (stats.typical:
-	 * how programs meet the machine); 1 and !typical_known without it. */
+	/* The profile's best-speed times are scaled per call by the typical
+	 * factor near its work (stats.typical: how programs meet the
+	 * machine); this is their mean weighted by time, 1 without it. */
 	double typical_factor;
 	bool typical_known;
 	/* Page faults of the accelerated calls, kept in their prediction at

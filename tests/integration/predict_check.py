@@ -20,8 +20,23 @@ pts = np.array(prof['points'], dtype=float)
 wall = json.load(open(report_path))['wall_ns'] * 1e-9
 got = json.load(open(predict_path))
 
-typical = prof.get('stats', {}).get('typical') or {}
-typical = typical.get('factor', 1.0)
+# The typical factor: per profile segment, the ratio of sums of the
+# planner's unguarded and guarded sample times (3 samples at least), else
+# over all samples; 1 without them.
+tsamples = (prof.get('stats', {}).get('typical') or {}).get('samples', [])
+segments = prof.get('segments', [])
+
+def ratio(samples):
+    return sum(s[2] for s in samples) / sum(s[1] for s in samples)
+
+def typical(w):
+    if not tsamples:
+        return 1.0
+    if not segments:
+        return ratio(tsamples)
+    seg = min(segments, key=lambda s: max(s['from'] - w, w - s['to'], 0))
+    inside = [s for s in tsamples if seg['from'] <= s[0] <= seg['to']]
+    return ratio(inside) if len(inside) >= 3 else ratio(tsamples)
 per_call = json.load(open(os.path.join(trace_dir, 'meta.json')))['interposition']['per_call_ns'] * 1e-9
 all_rows = list(csv.DictReader(open(csv_path)))
 rows = [r for r in all_rows if r['function'] in funcs]
@@ -44,7 +59,7 @@ def work(r):
     return float(r['work'])
 
 def f(w):
-    return typical * f_best(w)
+    return typical(w) * f_best(w)
 
 def f_best(w):
     if len(pts) == 1:
@@ -83,7 +98,7 @@ def add_interval(func, w, p):
     i, f = min(known, key=lambda k: max(k[1][0] - w, w - k[1][1], 0))
     lo, hi, mx, sxx, s2, wsum, t = f
     g = groups.setdefault((func, i), [0.0, 0.0])
-    g[0] += typical * t * np.sqrt(s2 * (1 / wsum + (w - mx)**2 / sxx))
+    g[0] += typical(w) * t * np.sqrt(s2 * (1 / wsum + (w - mx)**2 / sxx))
     g[1] += s2 * p * p
 
 measured = predicted = 0.0
