@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -472,6 +473,40 @@ static void rejects_malformed_meta(void **state)
 	expect_error(&w, "'wall_ns'");
 }
 
+/* What sibyl trace measured on its machine: optional, NAN when absent. */
+static void reads_measured_costs(void **state)
+{
+	(void)state;
+	struct tw w;
+	char err[256];
+
+	tw_init(&w);
+	tw_text(&w, "meta.json", "{\"format\": \"sibyl-trace\", \"version\": 2, \"interposition\": "
+		"{\"per_call_ns\": 21.5, \"counters_per_call_ns\": null}, \"page_fault_ns\": 1900}");
+	struct sibyl_trace *t = sibyl_trace_open(w.dir, err, sizeof(err));
+
+	assert_non_null(t);
+	assert_true(sibyl_trace_meta(t)->interposition_ns == 21.5);
+	assert_true(isnan(sibyl_trace_meta(t)->counters_ns));
+	assert_true(sibyl_trace_meta(t)->page_fault_ns == 1900);
+	sibyl_trace_close(t);
+	tw_cleanup(&w);
+	tw_init(&w);
+	tw_text(&w, "meta.json", "{\"format\": \"sibyl-trace\", \"version\": 2}");
+	t = sibyl_trace_open(w.dir, err, sizeof(err));
+	assert_non_null(t);
+	assert_true(isnan(sibyl_trace_meta(t)->interposition_ns));
+	sibyl_trace_close(t);
+	tw_cleanup(&w);
+	tw_init(&w);
+	tw_text(&w, "meta.json", "{\"format\": \"sibyl-trace\", \"version\": 2, \"interposition\": "
+		"{\"per_call_ns\": -3}}");
+	expect_error(&w, "'interposition.per_call_ns' must be a number >= 0");
+	tw_init(&w);
+	tw_text(&w, "meta.json", "{\"format\": \"sibyl-trace\", \"version\": 2, \"page_fault_ns\": \"x\"}");
+	expect_error(&w, "'page_fault_ns' must be a number >= 0");
+}
+
 static void rejects_future_meta(void **state)
 {
 	(void)state;
@@ -539,6 +574,7 @@ int main(void)
 		cmocka_unit_test(rejects_mismatched_name),
 		cmocka_unit_test(rejects_bad_proc_file),
 		cmocka_unit_test(rejects_malformed_meta),
+		cmocka_unit_test(reads_measured_costs),
 		cmocka_unit_test(rejects_future_meta),
 		cmocka_unit_test(reads_lost_threads),
 		cmocka_unit_test(reads_completeness),
