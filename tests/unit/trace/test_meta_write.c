@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 
 #include "sibyl/trace.h"
@@ -90,6 +91,8 @@ static void read_back_when_ended(void **state)
 		run.end_ns = run.start_ns + 123456;
 		run.status = ends[i].status;
 		run.complete = ends[i].complete;
+		/* What sibyl trace measured; one cost it could not measure. */
+		run.costs = (struct sibyl_interposition_costs){ 21.5, NAN, 1900 };
 		tw_init(&w);
 		/* Rewritten over the first version, as `sibyl trace` does. */
 		struct sibyl_trace_run first = started(&wrappers);
@@ -105,6 +108,9 @@ static void read_back_when_ended(void **state)
 		assert_int_equal(m->wall_ns, 123456);
 		assert_int_equal(m->wall_source, SIBYL_WALL_META);
 		assert_int_equal(m->argc, 3);
+		assert_true(m->interposition_ns == 21.5);
+		assert_true(isnan(m->counters_ns));
+		assert_true(m->page_fault_ns == 1900);
 		sibyl_trace_close(t);
 		tw_cleanup(&w);
 	}
