@@ -316,69 +316,77 @@ static int run_all(struct opts *o, const struct sibyl_kernels *ks, void *bc, siz
 	return failed || unsupported ? 1 : 0;
 }
 
+/* The options into *o, the file operand included: 0, 1 after --help,
+ * or -1 after one line on a usage error. */
+static int parse_options(int argc, char **argv, struct opts *o)
+{
+	struct sibyl_option opts[] = {
+		{ "file", 0, SIBYL_OPT_STRING, &o->c.file, "FILE.cl",
+		  "the OpenCL C file (or give it as the operand)" },
+		{ "kernel", 'k', SIBYL_OPT_STRING, &o->kernel, "NAME", "the kernel to run" },
+		{ "all", 0, SIBYL_OPT_FLAG, &o->all, NULL, "run every kernel of the file in turn" },
+		{ "gsize", 'g', SIBYL_OPT_STRING, &o->gsize, "G|FROM:TO:STEP",
+		  "global size, or a sweep of global sizes" },
+		{ "lsize", 'l', SIBYL_OPT_LONG, &o->lsize, "L", "local size (default: the runtime's)" },
+		{ "samples", 'n', SIBYL_OPT_LONG, &o->samples, "N", "runs, each with new arguments (1)" },
+		{ "inst-counts", 'i', SIBYL_OPT_FLAG, &o->inst, NULL,
+		  "count the LLVM instructions executed, on the device" },
+		{ "spir", 0, SIBYL_OPT_FLAG, &o->spir, NULL,
+		  "run the plain kernel from the SPIR bitcode -i instruments (-O, -D, -I apply)" },
+		{ "time-it", 0, SIBYL_OPT_FLAG, &o->timeit, NULL, "time every sample" },
+		{ "static", 0, SIBYL_OPT_FLAG, &o->stat, NULL, "static instruction counts of the IR" },
+		{ "coarse", 0, SIBYL_OPT_FLAG, &o->coarse, NULL,
+		  "the thesis' view: 'load global', 'call' without bytes or callee" },
+		{ "define", 'D', SIBYL_OPT_LIST, &o->c.defines, "NAME[=VAL]", "preprocessor macro" },
+		{ "include", 'I', SIBYL_OPT_LIST, &o->c.includes, "DIR", "include directory" },
+		{ "build-options", 0, SIBYL_OPT_STRING, &o->c.build_options, "OPTS",
+		  "more OpenCL build options" },
+		{ "opt-level", 'O', SIBYL_OPT_STRING, &o->c.opt_level, "LEVEL",
+		  "clang optimisation level of the SPIR bitcode for -i/--spir/--static (0)" },
+		{ "platform", 'p', SIBYL_OPT_STRING, &o->platform, "P", "platform: index or name" },
+		{ "device", 'd', SIBYL_OPT_STRING, &o->device, "D", "device: index or name" },
+		{ "warmup", 0, SIBYL_OPT_LONG, &o->warmup, "N",
+		  "unreported launches first, e.g. to keep JIT out of --time-it (0)" },
+		{ "seed", 0, SIBYL_OPT_LONG, &o->seed, "N", "seed of sample 0; sample i uses N+i (0)" },
+		{ "elements", 0, SIBYL_OPT_LONG, &o->elements, "N", "buffer elements (default G)" },
+		{ "timeout", 0, SIBYL_OPT_DOUBLE, &o->timeout, "S",
+		  "seconds a sample may run, 0: no limit (60)" },
+		{ "fence", 0, SIBYL_OPT_FLAG, &o->fence, NULL,
+		  "buffers end at an inaccessible page: out-of-bounds accesses crash at once" },
+		{ "json", 0, SIBYL_OPT_FLAG, &o->json, NULL, "print one JSON object" },
+		{ "dump-args", 0, SIBYL_OPT_FLAG, &o->dump_args, NULL,
+		  "report the generated arguments (and buffers after the run)" },
+		{ "output", 'o', SIBYL_OPT_STRING, &o->out, "FILE.jsonl",
+		  "JSON lines of every sample (sweeps)" },
+		{ "out", 0, SIBYL_OPT_STRING, &o->out, "FILE.jsonl", NULL },
+		{ "force", 'f', SIBYL_OPT_FLAG, &o->force, NULL, "replace an existing -o file" },
+		SIBYL_OPT_END,
+	};
+	int operands, first_unused = 1;
+	int r = sibyl_options_parse(&help, opts, argc, argv, false, &operands);
+
+	if (r)
+		return r;
+	if (operands && !o->c.file)
+		o->c.file = argv[first_unused++];
+	if (operands >= first_unused)
+		return sibyl_err("kernel: unexpected operand '%s' (see --help)", argv[first_unused]);
+	if (!o->c.file)
+		return sibyl_err("kernel: FILE.cl is required (see --help)");
+	return 0;
+}
+
 int cmd_kernel(int argc, char **argv)
 {
 	struct opts o = { .samples = 1, .timeout = 60 };
-	struct sibyl_option opts[] = {
-		{ "file", 0, SIBYL_OPT_STRING, &o.c.file, "FILE.cl",
-		  "the OpenCL C file (or give it as the operand)" },
-		{ "kernel", 'k', SIBYL_OPT_STRING, &o.kernel, "NAME", "the kernel to run" },
-		{ "all", 0, SIBYL_OPT_FLAG, &o.all, NULL, "run every kernel of the file in turn" },
-		{ "gsize", 'g', SIBYL_OPT_STRING, &o.gsize, "G|FROM:TO:STEP",
-		  "global size, or a sweep of global sizes" },
-		{ "lsize", 'l', SIBYL_OPT_LONG, &o.lsize, "L", "local size (default: the runtime's)" },
-		{ "samples", 'n', SIBYL_OPT_LONG, &o.samples, "N", "runs, each with new arguments (1)" },
-		{ "inst-counts", 'i', SIBYL_OPT_FLAG, &o.inst, NULL,
-		  "count the LLVM instructions executed, on the device" },
-		{ "spir", 0, SIBYL_OPT_FLAG, &o.spir, NULL,
-		  "run the plain kernel from the SPIR bitcode -i instruments (-O, -D, -I apply)" },
-		{ "time-it", 0, SIBYL_OPT_FLAG, &o.timeit, NULL, "time every sample" },
-		{ "static", 0, SIBYL_OPT_FLAG, &o.stat, NULL, "static instruction counts of the IR" },
-		{ "coarse", 0, SIBYL_OPT_FLAG, &o.coarse, NULL,
-		  "the thesis' view: 'load global', 'call' without bytes or callee" },
-		{ "define", 'D', SIBYL_OPT_LIST, &o.c.defines, "NAME[=VAL]", "preprocessor macro" },
-		{ "include", 'I', SIBYL_OPT_LIST, &o.c.includes, "DIR", "include directory" },
-		{ "build-options", 0, SIBYL_OPT_STRING, &o.c.build_options, "OPTS",
-		  "more OpenCL build options" },
-		{ "opt-level", 'O', SIBYL_OPT_STRING, &o.c.opt_level, "LEVEL",
-		  "clang optimisation level of the SPIR bitcode for -i/--spir/--static (0)" },
-		{ "platform", 'p', SIBYL_OPT_STRING, &o.platform, "P", "platform: index or name" },
-		{ "device", 'd', SIBYL_OPT_STRING, &o.device, "D", "device: index or name" },
-		{ "warmup", 0, SIBYL_OPT_LONG, &o.warmup, "N",
-		  "unreported launches first, e.g. to keep JIT out of --time-it (0)" },
-		{ "seed", 0, SIBYL_OPT_LONG, &o.seed, "N", "seed of sample 0; sample i uses N+i (0)" },
-		{ "elements", 0, SIBYL_OPT_LONG, &o.elements, "N", "buffer elements (default G)" },
-		{ "timeout", 0, SIBYL_OPT_DOUBLE, &o.timeout, "S",
-		  "seconds a sample may run, 0: no limit (60)" },
-		{ "fence", 0, SIBYL_OPT_FLAG, &o.fence, NULL,
-		  "buffers end at an inaccessible page: out-of-bounds accesses crash at once" },
-		{ "json", 0, SIBYL_OPT_FLAG, &o.json, NULL, "print one JSON object" },
-		{ "dump-args", 0, SIBYL_OPT_FLAG, &o.dump_args, NULL,
-		  "report the generated arguments (and buffers after the run)" },
-		{ "output", 'o', SIBYL_OPT_STRING, &o.out, "FILE.jsonl",
-		  "JSON lines of every sample (sweeps)" },
-		{ "out", 0, SIBYL_OPT_STRING, &o.out, "FILE.jsonl", NULL },
-		{ "force", 'f', SIBYL_OPT_FLAG, &o.force, NULL, "replace an existing -o file" },
-		SIBYL_OPT_END,
-	};
-	int operands, r;
 	void *bc = NULL;
 	size_t size = 0;
 	struct sibyl_kernels ks = { 0 };
 	const struct sibyl_kernel *k = NULL;
+	int r = parse_options(argc, argv, &o);
 
-	r = sibyl_options_parse(&help, opts, argc, argv, false, &operands);
 	if (r)
 		return r > 0 ? 0 : 2;
-	int first_unused = 1;
-
-	if (operands && !o.c.file)
-		o.c.file = argv[first_unused++];
-	if (operands >= first_unused)
-		return sibyl_err("kernel: unexpected operand '%s' (see --help)",
-				 argv[first_unused]), 2;
-	if (!o.c.file)
-		return sibyl_err("kernel: FILE.cl is required (see --help)"), 2;
 	r = 1;
 	if (sibyl_compile_spir(&o.c, &bc, &size) < 0 || sibyl_kernels_read(bc, size, &ks) < 0)
 		goto out;
