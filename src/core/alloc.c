@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include "core/alloc.h"
 
+#include <stdint.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,4 +43,31 @@ char *sibyl_xstrdup(const char *s)
 char *sibyl_xstrndup(const char *s, size_t n)
 {
 	return checked(strndup(s, n), 1, n + 1);
+}
+
+char *sibyl_xvasprintf(const char *fmt, va_list ap)
+{
+	va_list again;
+	char *s;
+	int n;
+
+	va_copy(again, ap);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	/* vsnprintf fails only for a result over INT_MAX bytes: asking for
+	 * SIZE_MAX reports that like any other exhaustion. */
+	s = sibyl_xmalloc(n < 0 ? SIZE_MAX : (size_t)n + 1);
+	vsnprintf(s, (size_t)n + 1, fmt, again);
+	va_end(again);
+	return s;
+}
+
+char *sibyl_xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = sibyl_xvasprintf(fmt, ap);
+	va_end(ap);
+	return s;
 }

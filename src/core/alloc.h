@@ -7,6 +7,7 @@
 #ifndef SIBYL_CORE_ALLOC_H
 #define SIBYL_CORE_ALLOC_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 void *sibyl_xmalloc(size_t size);
@@ -15,5 +16,8 @@ void *sibyl_xcalloc(size_t count, size_t size);
 void *sibyl_xreallocarray(void *p, size_t count, size_t size);
 char *sibyl_xstrdup(const char *s);
 char *sibyl_xstrndup(const char *s, size_t n);
+/* A malloc'd string formatted like printf. */
+char *sibyl_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *sibyl_xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 #endif
