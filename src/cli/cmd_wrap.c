@@ -3,7 +3,7 @@
 #include "core/log.h"
 #include "core/options.h"
 #include "wrapgen/plan.h"
-#include "wrapgen/strbuf.h"
+#include "core/strbuf.h"
 #include "wrapgen/wrap.h"
 
 #include <stdio.h>

@@ -12,7 +12,7 @@
 #include "core/fs.h"
 #include "core/log.h"
 #include "core/output.h"
-#include "wrapgen/strbuf.h"
+#include "core/strbuf.h"
 #include "wrapgen/wrapper_check.h"
 
 #include <errno.h>

@@ -1,5 +1,5 @@
 #include "wrapgen/elfsyms.h"
-#include "wrapgen/strbuf.h"
+#include "core/strbuf.h"
 #include "core/fs.h"
 #include "core/log.h"
 

@@ -15,7 +15,7 @@
 
 #include "wrapgen/defs.h"
 #include "wrapgen/headers.h"
-#include "wrapgen/strbuf.h"
+#include "core/strbuf.h"
 
 enum wg_place {
 	WG_HEADER,	/* file scope, once, after the includes */

@@ -1,6 +1,6 @@
 #define _GNU_SOURCE
 #include "wrapgen/headers.h"
-#include "wrapgen/strbuf.h"
+#include "core/strbuf.h"
 #include "core/fs.h"
 #include "core/log.h"
 

@@ -1,4 +1,4 @@
-#include "wrapgen/strbuf.h"
+#include "core/strbuf.h"
 
 #include <stdarg.h>
 #include <stdio.h>

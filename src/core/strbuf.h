@@ -1,6 +1,6 @@
 /* A growable string, the unit of code generation. */
-#ifndef SIBYL_WRAPGEN_STRBUF_H
-#define SIBYL_WRAPGEN_STRBUF_H
+#ifndef SIBYL_CORE_STRBUF_H
+#define SIBYL_CORE_STRBUF_H
 
 #include <stddef.h>
 
