@@ -22,12 +22,12 @@ static const struct sibyl_command_help help = {
 
 static char *joined(int argc, char **argv)
 {
-	struct wg_buf b = { 0 };
+	struct sibyl_strbuf b = { 0 };
 
-	wg_buf_puts(&b, "sibyl");
+	sibyl_strbuf_puts(&b, "sibyl");
 	for (int i = 0; i < argc; i++)
-		wg_buf_printf(&b, " %s", argv[i]);
-	return wg_buf_take(&b);
+		sibyl_strbuf_printf(&b, " %s", argv[i]);
+	return sibyl_strbuf_take(&b);
 }
 
 int cmd_wrap(int argc, char **argv)

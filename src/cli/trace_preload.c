@@ -24,12 +24,12 @@
 static const char separators[] = " :\t\n";
 
 /* `lib` itself, or a link to it that ld.so can take whole. */
-static int preload_name(struct trace_preload *p, const char *lib, struct wg_buf *out)
+static int preload_name(struct trace_preload *p, const char *lib, struct sibyl_strbuf *out)
 {
 	static unsigned n;
 
 	if (!lib[strcspn(lib, separators)]) {
-		wg_buf_printf(out, "%s%s", out->len ? ":" : "", lib);
+		sibyl_strbuf_printf(out, "%s%s", out->len ? ":" : "", lib);
 		return 0;
 	}
 	if (!p->links && !(p->links = sibyl_private_tmpdir("sibyl-preload")))
@@ -46,7 +46,7 @@ static int preload_name(struct trace_preload *p, const char *lib, struct wg_buf 
 	if (r < 0)
 		sibyl_err_errno("trace: cannot link %s", link);
 	else
-		wg_buf_printf(out, "%s%s", out->len ? ":" : "", link);
+		sibyl_strbuf_printf(out, "%s%s", out->len ? ":" : "", link);
 	free(link);
 	return r;
 }
@@ -72,7 +72,7 @@ int trace_preload_make(struct trace_preload *p, const char *runtime,
 {
 	const char *old = getenv("LD_PRELOAD");
 	const char *wants_regions = NULL;
-	struct wg_buf list = { 0 };
+	struct sibyl_strbuf list = { 0 };
 	char err[256];
 
 	memset(p, 0, sizeof(*p));
@@ -93,13 +93,13 @@ int trace_preload_make(struct trace_preload *p, const char *runtime,
 		return -1;
 	if (preload_name(p, runtime, &list) < 0 ||
 	    (p->regions && preload_name(p, p->regions, &list) < 0))
-		return wg_buf_free(&list), -1;
+		return sibyl_strbuf_free(&list), -1;
 	for (size_t i = 0; i < p->wrappers.count; i++)
 		if (preload_name(p, p->wrappers.items[i], &list) < 0)
-			return wg_buf_free(&list), -1;
+			return sibyl_strbuf_free(&list), -1;
 	if (old && *old)
-		wg_buf_printf(&list, ":%s", old);
-	p->value = wg_buf_take(&list);
+		sibyl_strbuf_printf(&list, ":%s", old);
+	p->value = sibyl_strbuf_take(&list);
 	return 0;
 }
 

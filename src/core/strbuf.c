@@ -1,11 +1,12 @@
 #include "core/strbuf.h"
 
+#include "core/alloc.h"
+
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void reserve(struct wg_buf *b, size_t extra)
+static void reserve(struct sibyl_strbuf *b, size_t extra)
 {
 	if (b->len + extra + 1 <= b->cap)
 		return;
@@ -13,13 +14,11 @@ static void reserve(struct wg_buf *b, size_t extra)
 
 	while (cap < b->len + extra + 1)
 		cap *= 2;
-	b->s = realloc(b->s, cap);
-	if (!b->s)
-		abort();
+	b->s = sibyl_xreallocarray(b->s, cap, 1);
 	b->cap = cap;
 }
 
-void wg_buf_add(struct wg_buf *b, const char *s, size_t n)
+void sibyl_strbuf_add(struct sibyl_strbuf *b, const char *s, size_t n)
 {
 	reserve(b, n);
 	memcpy(b->s + b->len, s, n);
@@ -27,61 +26,40 @@ void wg_buf_add(struct wg_buf *b, const char *s, size_t n)
 	b->s[b->len] = 0;
 }
 
-void wg_buf_puts(struct wg_buf *b, const char *s)
+void sibyl_strbuf_puts(struct sibyl_strbuf *b, const char *s)
 {
-	wg_buf_add(b, s, strlen(s));
+	sibyl_strbuf_add(b, s, strlen(s));
 }
 
-void wg_buf_printf(struct wg_buf *b, const char *fmt, ...)
+void sibyl_strbuf_printf(struct sibyl_strbuf *b, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
+	char *s;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	s = sibyl_xvasprintf(fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		abort();
-	reserve(b, (size_t)n);
-	va_start(ap, fmt);
-	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
+	sibyl_strbuf_puts(b, s);
+	free(s);
 }
 
-const char *wg_buf_str(const struct wg_buf *b)
+const char *sibyl_strbuf_str(const struct sibyl_strbuf *b)
 {
 	return b->s ? b->s : "";
 }
 
-char *wg_buf_take(struct wg_buf *b)
+char *sibyl_strbuf_take(struct sibyl_strbuf *b)
 {
-	char *s = b->s ? b->s : wg_strdup("");
+	char *s = b->s ? b->s : sibyl_xstrdup("");
 
 	b->s = NULL;
 	b->len = b->cap = 0;
 	return s;
 }
 
-void wg_buf_free(struct wg_buf *b)
+void sibyl_strbuf_free(struct sibyl_strbuf *b)
 {
 	free(b->s);
 	b->s = NULL;
 	b->len = b->cap = 0;
-}
-
-char *wg_strndup(const char *s, size_t n)
-{
-	char *p = malloc(n + 1);
-
-	if (!p)
-		abort();
-	memcpy(p, s, n);
-	p[n] = 0;
-	return p;
-}
-
-char *wg_strdup(const char *s)
-{
-	return wg_strndup(s, strlen(s));
 }

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "wrapgen/build.h"
+#include "core/alloc.h"
 #include "core/strbuf.h"
 #include "core/fs.h"
 #include "core/log.h"
@@ -31,8 +32,8 @@ void wg_runtime_dirs(char **include_dir, char **lib_dir)
 		free(self);
 	}
 	if (!*include_dir) {
-		*include_dir = wg_strdup(SIBYL_BUILD_INCLUDE_DIR);
-		*lib_dir = wg_strdup(SIBYL_BUILD_LIB_DIR);
+		*include_dir = sibyl_xstrdup(SIBYL_BUILD_INCLUDE_DIR);
+		*lib_dir = sibyl_xstrdup(SIBYL_BUILD_LIB_DIR);
 	}
 }
 
@@ -70,7 +71,7 @@ static void push_cc(struct argv *a)
 		size_t n = strcspn(p, " \t");
 
 		if (n)
-			push(a, wg_strndup(p, n));
+			push(a, sibyl_xstrndup(p, n));
 		p += n;
 		p += strspn(p, " \t");
 	}
@@ -87,17 +88,17 @@ static void compose(const struct wg_build_opts *o, const char *tmp_out, struct a
 	static const char *const fixed[] = { "-std=gnu11", "-shared", "-fPIC", "-O2",
 		"-fvisibility=hidden", "-Wno-deprecated-declarations", "-o" };
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
-		push(a, wg_strdup(fixed[i]));
-	push(a, wg_strdup(tmp_out));
-	push(a, wg_strdup(o->source_path));
+		push(a, sibyl_xstrdup(fixed[i]));
+	push(a, sibyl_xstrdup(tmp_out));
+	push(a, sibyl_xstrdup(o->source_path));
 	pushf(a, "-I%s", inc);
 	for (size_t i = 0; i < o->incdirs->count; i++)
-		push(a, wg_strdup(o->incdirs->items[i]));
+		push(a, sibyl_xstrdup(o->incdirs->items[i]));
 	for (size_t i = 0; i < o->defines->count; i++)
-		push(a, wg_strdup(o->defines->items[i]));
+		push(a, sibyl_xstrdup(o->defines->items[i]));
 	pushf(a, "-L%s", lib);
-	push(a, wg_strdup("-lsibyl-rt"));
-	push(a, wg_strdup("-ldl"));
+	push(a, sibyl_xstrdup("-lsibyl-rt"));
+	push(a, sibyl_xstrdup("-ldl"));
 	pushf(a, "-Wl,-rpath,%s", lib);
 	free(inc);
 	free(lib);
@@ -110,12 +111,12 @@ static int run(char **argv, bool verbose)
 	char why[128];
 
 	if (verbose) {
-		struct wg_buf b = { 0 };
+		struct sibyl_strbuf b = { 0 };
 
 		for (size_t i = 0; argv[i]; i++)
-			wg_buf_printf(&b, "%s%s", i ? " " : "", argv[i]);
-		sibyl_info("wrap: %s", wg_buf_str(&b));
-		wg_buf_free(&b);
+			sibyl_strbuf_printf(&b, "%s%s", i ? " " : "", argv[i]);
+		sibyl_info("wrap: %s", sibyl_strbuf_str(&b));
+		sibyl_strbuf_free(&b);
 	}
 	sibyl_run(&spec, &st);
 	if (st.outcome == SIBYL_RUN_NOT_STARTED)

@@ -1,4 +1,5 @@
 #include "wrapgen/defs.h"
+#include "core/alloc.h"
 #include "core/strbuf.h"
 #include "core/fs.h"
 #include "core/log.h"
@@ -117,7 +118,7 @@ static char *read_body(struct lexer *lx)
 			return NULL;
 		}
 	} while (depth);
-	char *body = wg_strndup(begin, (size_t)(lx->p - begin));
+	char *body = sibyl_xstrndup(begin, (size_t)(lx->p - begin));
 
 	advance(lx);	/* the closing brace */
 	return body;
@@ -155,7 +156,7 @@ static int parse_header(struct lexer *lx, struct wg_def *d)
 
 	while (*lx->p && *lx->p != '{' && !isspace((unsigned char)*lx->p))
 		advance(lx);
-	char *h = wg_strndup(begin, (size_t)(lx->p - begin));
+	char *h = sibyl_xstrndup(begin, (size_t)(lx->p - begin));
 
 	if (skip_space_and_comments(lx) < 0) {
 		free(h);
@@ -170,8 +171,8 @@ static int parse_header(struct lexer *lx, struct wg_def *d)
 		rc = error_at(lx, line, "location '%s' is neither 'prefix', 'postfix' nor 'metric'",
 			      part[2]);
 	if (!rc) {
-		d->lib_glob = wg_strdup(part[0]);
-		d->fn_glob = wg_strdup(part[1]);
+		d->lib_glob = sibyl_xstrdup(part[0]);
+		d->fn_glob = sibyl_xstrdup(part[1]);
 		d->loc = !strcmp(part[2], "prefix") ? WG_DEFS_PREFIX :
 			 !strcmp(part[2], "metric") ? WG_DEFS_METRIC : WG_DEFS_POSTFIX;
 	}
@@ -237,7 +238,7 @@ int wg_defs_parse(const char *text, const char *file, struct wg_defs *out)
 		if (parse_header(&lx, &d) < 0)
 			return -1;
 		d.line = lx.line;
-		d.file = wg_strdup(file);
+		d.file = sibyl_xstrdup(file);
 		d.code = read_body(&lx);
 		if (d.code && d.loc == WG_DEFS_METRIC && normalize_metric(&lx, &d) < 0) {
 			free(d.code);

@@ -1,4 +1,5 @@
 #include "wrapgen/elfsyms.h"
+#include "core/alloc.h"
 #include "core/strbuf.h"
 #include "core/fs.h"
 #include "core/log.h"
@@ -59,7 +60,7 @@ static void read_soname(Elf *e, Elf_Scn *scn, GElf_Shdr *sh, struct wg_symtab *o
 			const char *s = elf_strptr(e, sh->sh_link, dyn.d_un.d_val);
 
 			if (s)
-				out->soname = wg_strdup(s);
+				out->soname = sibyl_xstrdup(s);
 		}
 	}
 }
@@ -140,11 +141,11 @@ static void collect(Elf *e, Elf_Scn *scn, GElf_Shdr *sh, Elf_Data *versym,
 			continue;
 		struct wg_sym *o = &out->v[out->n++];
 
-		o->name = wg_strdup(name);
+		o->name = sibyl_xstrdup(name);
 		o->kind = kind;
 		ver &= 0x7fff;
 		o->version = !imports && ver < vd->n && vd->names[ver] ?
-			     wg_strdup(vd->names[ver]) : NULL;
+			     sibyl_xstrdup(vd->names[ver]) : NULL;
 	}
 	sort_unique(out);
 }

@@ -75,10 +75,10 @@ struct wg_generator {
 	int (*setup)(struct wg_inst *inst, const struct wg_unit *u);
 	/* Once per library: WG_HEADER and WG_FOOTER of `out`. */
 	void (*unit)(struct wg_inst *inst, const struct wg_unit *u,
-		     const struct wg_fn *fns, size_t nfns, struct wg_buf *out);
+		     const struct wg_fn *fns, size_t nfns, struct sibyl_strbuf *out);
 	/* Once per wrapper: the per-function places of `out`. */
 	void (*function)(struct wg_inst *inst, const struct wg_unit *u,
-			 const struct wg_fn *fn, struct wg_buf *out);
+			 const struct wg_fn *fn, struct sibyl_strbuf *out);
 	void (*cleanup)(struct wg_inst *inst);
 	/* Its code sets input_size/output_size of this function (so an
 	 * automatic estimate must not overwrite them). */
@@ -95,7 +95,7 @@ struct wg_inst {
 /* Parameter value, or NULL. */
 const char *wg_param(const struct wg_inst *inst, const char *key);
 /* "sibyl_real(args)", the expression calling the original. */
-void wg_call_expr(const struct wg_fn *fn, struct wg_buf *b);
+void wg_call_expr(const struct wg_fn *fn, struct sibyl_strbuf *b);
 /* "sibyl_result = " or "" for void functions. */
 const char *wg_assign(const struct wg_fn *fn);
 

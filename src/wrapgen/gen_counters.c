@@ -53,32 +53,33 @@ static int setup(struct wg_inst *inst, const struct wg_unit *u)
 }
 
 static void unit(struct wg_inst *inst, const struct wg_unit *u, const struct wg_fn *fns,
-		 size_t nfns, struct wg_buf *out)
+		 size_t nfns, struct sibyl_strbuf *out)
 {
 	(void)u;
 	(void)fns;
 	(void)nfns;
 	/* Weak: a runtime without event selection still records them all. */
-	wg_buf_printf(&out[WG_FOOTER],
-		      "extern void sibyl_rt_counters_select(unsigned mask) __attribute__((weak));\n"
-		      "__attribute__((constructor)) static void sibyl_counters_init(void)\n{\n"
-		      "\tif (sibyl_rt_counters_select)\n\t\tsibyl_rt_counters_select(0x%xu);\n}\n",
-		      *(unsigned *)inst->data);
+	sibyl_strbuf_printf(&out[WG_FOOTER],
+			    "extern void sibyl_rt_counters_select(unsigned mask) __attribute__((weak));\n"
+			    "__attribute__((constructor)) static void sibyl_counters_init(void)\n{\n"
+			    "\tif (sibyl_rt_counters_select)\n\t\tsibyl_rt_counters_select(0x%xu);\n}\n",
+			    *(unsigned *)inst->data);
 }
 
 static void function(struct wg_inst *inst, const struct wg_unit *u, const struct wg_fn *fn,
-		     struct wg_buf *out)
+		     struct sibyl_strbuf *out)
 {
 	(void)inst;
 	(void)u;
-	wg_buf_puts(&out[WG_LOCALS], "\tuint64_t sibyl_cnt[SIBYL_CNT_MAX];\n\tint sibyl_cnt_ok;\n");
-	wg_buf_puts(&out[WG_PREFIX],
-		    "\tsibyl_cnt_ok = sibyl_rt_counters_read(sibyl_t, sibyl_cnt) != 0;\n");
+	sibyl_strbuf_puts(&out[WG_LOCALS], "\tuint64_t sibyl_cnt[SIBYL_CNT_MAX];\n\tint sibyl_cnt_ok;\n");
+	sibyl_strbuf_puts(&out[WG_PREFIX],
+			  "\tsibyl_cnt_ok = sibyl_rt_counters_read(sibyl_t, sibyl_cnt) != 0;\n");
 	/* In the return place: the counters record must follow the call
 	 * record, which trace emits in its postfix. */
-	wg_buf_printf(&out[WG_RETURN],
-		      "\tif (sibyl_cnt_ok)\n\t\tsibyl_rt_counters_emit(sibyl_t, %s, sibyl_t0, sibyl_cnt);\n",
-		      fn->fid);
+	sibyl_strbuf_printf(&out[WG_RETURN],
+			    "\tif (sibyl_cnt_ok)\n"
+			    "\t\tsibyl_rt_counters_emit(sibyl_t, %s, sibyl_t0, sibyl_cnt);\n",
+			    fn->fid);
 }
 
 static void cleanup(struct wg_inst *inst)

@@ -65,38 +65,40 @@ static int setup(struct wg_inst *inst, const struct wg_unit *u)
 }
 
 static void unit(struct wg_inst *inst, const struct wg_unit *u, const struct wg_fn *fns,
-		 size_t nfns, struct wg_buf *out)
+		 size_t nfns, struct sibyl_strbuf *out)
 {
 	const struct redirect *r = inst->data;
 
 	(void)u;
 	(void)fns;
 	(void)nfns;
-	wg_buf_printf(&out[WG_HEADER], "static const char sibyl_alt_library[] = \"%s\";\n",
-		      r->library);
+	sibyl_strbuf_printf(&out[WG_HEADER], "static const char sibyl_alt_library[] = \"%s\";\n",
+			    r->library);
 }
 
 static void function(struct wg_inst *inst, const struct wg_unit *u, const struct wg_fn *fn,
-		     struct wg_buf *out)
+		     struct sibyl_strbuf *out)
 {
 	const struct redirect *r = inst->data;
 
 	(void)u;
 	/* sibyl_use_alt stays 0 on the runtime's bypass path, which calls
 	 * the original before this generator's prefix runs. */
-	wg_buf_puts(&out[WG_LOCALS], "\tstatic __typeof__(sibyl_real) sibyl_alt;\n"
-		    "\tstatic int sibyl_alt_state;\t/* 0: not tried, 1: found, -1: missing */\n"
-		    "\tint sibyl_use_alt = 0;\n");
-	wg_buf_printf(&out[WG_PREFIX],
-		      "\tif (__builtin_expect(!sibyl_alt_state, 0)) {\n"
-		      "\t\tsibyl_alt = (__typeof__(sibyl_alt))sibyl_rt_resolve(\"%s\", sibyl_alt_library, 0);\n"
-		      "\t\tsibyl_alt_state = sibyl_alt ? 1 : -1;\n\t}\n",
-		      fn->target->name);
+	sibyl_strbuf_puts(&out[WG_LOCALS], "\tstatic __typeof__(sibyl_real) sibyl_alt;\n"
+			  "\tstatic int sibyl_alt_state;\t/* 0: not tried, 1: found, -1: missing */\n"
+			  "\tint sibyl_use_alt = 0;\n");
+	sibyl_strbuf_printf(&out[WG_PREFIX],
+			    "\tif (__builtin_expect(!sibyl_alt_state, 0)) {\n"
+			    "\t\tsibyl_alt = (__typeof__(sibyl_alt))"
+			    "sibyl_rt_resolve(\"%s\", sibyl_alt_library, 0);\n"
+			    "\t\tsibyl_alt_state = sibyl_alt ? 1 : -1;\n\t}\n",
+			    fn->target->name);
 	if (isnan(r->threshold))
-		wg_buf_puts(&out[WG_PREFIX], "\tsibyl_use_alt = sibyl_alt_state > 0;\n");
+		sibyl_strbuf_puts(&out[WG_PREFIX], "\tsibyl_use_alt = sibyl_alt_state > 0;\n");
 	else
-		wg_buf_printf(&out[WG_PREFIX], "\tsibyl_use_alt = sibyl_alt_state > 0 && work >= %.17g;\n",
-			      r->threshold);
+		sibyl_strbuf_printf(&out[WG_PREFIX],
+				    "\tsibyl_use_alt = sibyl_alt_state > 0 && work >= %.17g;\n",
+				    r->threshold);
 }
 
 static void cleanup(struct wg_inst *inst)

@@ -123,7 +123,7 @@ static int section_of(const char *line, size_t n)
 
 static int parse(struct tmpl *t, const char *text)
 {
-	struct wg_buf sect[WG_NPLACES] = { 0 };
+	struct sibyl_strbuf sect[WG_NPLACES] = { 0 };
 	int cur = -1, rc = 0;
 	unsigned lineno = 0;
 
@@ -140,54 +140,54 @@ static int parse(struct tmpl *t, const char *text)
 
 			rc = check_line(t, l, lineno, (enum wg_place)cur);
 			free(l);
-			wg_buf_add(&sect[cur], line, n);
-			wg_buf_puts(&sect[cur], "\n");
+			sibyl_strbuf_add(&sect[cur], line, n);
+			sibyl_strbuf_puts(&sect[cur], "\n");
 		} else if (*blank != '#' && blank < line + n) {
 			rc = preamble_line(t, line, n, lineno);
 		}
 		line += n + (line[n] == '\n');
 	}
 	for (int i = 0; i < WG_NPLACES; i++)
-		t->sect[i] = sect[i].len ? wg_buf_take(&sect[i]) : NULL;
+		t->sect[i] = sect[i].len ? sibyl_strbuf_take(&sect[i]) : NULL;
 	return rc;
 }
 
 static void expand(const struct tmpl *t, const char *text, const struct wg_inst *inst,
-		   const struct wg_unit *u, const struct wg_fn *fn, struct wg_buf *out)
+		   const struct wg_unit *u, const struct wg_fn *fn, struct sibyl_strbuf *out)
 {
 	(void)t;
 	for (const char *p = text; *p;) {
 		const char *v = strstr(p, "${");
 
 		if (!v) {
-			wg_buf_puts(out, p);
+			sibyl_strbuf_puts(out, p);
 			return;
 		}
-		wg_buf_add(out, p, (size_t)(v - p));
+		sibyl_strbuf_add(out, p, (size_t)(v - p));
 		v += 2;
 		size_t n = strcspn(v, "}");
 		char *name = strndup(v, n);
 
 		if (!strncmp(name, "param:", 6))
-			wg_buf_puts(out, wg_param(inst, name + 6));
+			sibyl_strbuf_puts(out, wg_param(inst, name + 6));
 		else if (!strcmp(name, "library"))
-			wg_buf_puts(out, u->library_path);
+			sibyl_strbuf_puts(out, u->library_path);
 		else if (!strcmp(name, "soname"))
-			wg_buf_puts(out, u->soname);
+			sibyl_strbuf_puts(out, u->soname);
 		else if (!strcmp(name, "function"))
-			wg_buf_puts(out, fn->proto->name);
+			sibyl_strbuf_puts(out, fn->proto->name);
 		else if (!strcmp(name, "args"))
-			wg_buf_puts(out, fn->args);
+			sibyl_strbuf_puts(out, fn->args);
 		else if (!strcmp(name, "call"))
 			wg_call_expr(fn, out);
 		else if (!strcmp(name, "id"))
-			wg_buf_puts(out, fn->fid);
+			sibyl_strbuf_puts(out, fn->fid);
 		else if (!strcmp(name, "result"))
-			wg_buf_puts(out, fn->is_void ? "" : "sibyl_result");
+			sibyl_strbuf_puts(out, fn->is_void ? "" : "sibyl_result");
 		else if (!strcmp(name, "assign"))
-			wg_buf_puts(out, wg_assign(fn));
+			sibyl_strbuf_puts(out, wg_assign(fn));
 		else if (!strcmp(name, "return_type"))
-			wg_buf_puts(out, fn->proto->ret);
+			sibyl_strbuf_puts(out, fn->proto->ret);
 		free(name);
 		p = v + n + (v[n] == '}');
 	}
@@ -206,7 +206,7 @@ static int setup(struct wg_inst *inst, const struct wg_unit *u)
 }
 
 static void unit(struct wg_inst *inst, const struct wg_unit *u, const struct wg_fn *fns,
-		 size_t nfns, struct wg_buf *out)
+		 size_t nfns, struct sibyl_strbuf *out)
 {
 	const struct tmpl *t = (const struct tmpl *)inst->gen;
 
@@ -219,7 +219,7 @@ static void unit(struct wg_inst *inst, const struct wg_unit *u, const struct wg_
 }
 
 static void function(struct wg_inst *inst, const struct wg_unit *u, const struct wg_fn *fn,
-		     struct wg_buf *out)
+		     struct sibyl_strbuf *out)
 {
 	const struct tmpl *t = (const struct tmpl *)inst->gen;
 

@@ -2,13 +2,13 @@
 #include "wrapgen/gen.h"
 
 static void function(struct wg_inst *inst, const struct wg_unit *u, const struct wg_fn *fn,
-		     struct wg_buf *out)
+		     struct sibyl_strbuf *out)
 {
 	(void)inst;
 	(void)u;
 	(void)fn;
-	wg_buf_puts(&out[WG_PREFIX], "\tsibyl_t0 = sibyl_rt_clock();\n");
-	wg_buf_puts(&out[WG_POSTFIX], "\tsibyl_t1 = sibyl_rt_clock();\n");
+	sibyl_strbuf_puts(&out[WG_PREFIX], "\tsibyl_t0 = sibyl_rt_clock();\n");
+	sibyl_strbuf_puts(&out[WG_POSTFIX], "\tsibyl_t1 = sibyl_rt_clock();\n");
 }
 
 const struct wg_generator wg_gen_time = {

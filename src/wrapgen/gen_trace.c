@@ -2,50 +2,51 @@
 #include "wrapgen/gen.h"
 
 static void unit(struct wg_inst *inst, const struct wg_unit *u, const struct wg_fn *fns,
-		 size_t nfns, struct wg_buf *out)
+		 size_t nfns, struct sibyl_strbuf *out)
 {
-	struct wg_buf *f = &out[WG_FOOTER];
+	struct sibyl_strbuf *f = &out[WG_FOOTER];
 
 	(void)inst;
 	if (!nfns)
 		return;
-	wg_buf_puts(f, "static const char *const sibyl_names[] = {\n");
+	sibyl_strbuf_puts(f, "static const char *const sibyl_names[] = {\n");
 	for (size_t i = 0; i < nfns; i++)
-		wg_buf_printf(f, "\t\"%s\",\n", fns[i].proto->name);
-	wg_buf_puts(f, "};\nstatic const uint32_t sibyl_ids[] = {\n");
+		sibyl_strbuf_printf(f, "\t\"%s\",\n", fns[i].proto->name);
+	sibyl_strbuf_puts(f, "};\nstatic const uint32_t sibyl_ids[] = {\n");
 	for (size_t i = 0; i < nfns; i++)
-		wg_buf_printf(f, "\t%s,\n", fns[i].fid);
+		sibyl_strbuf_printf(f, "\t%s,\n", fns[i].fid);
 	/* Registered at load time so that the trace names every id, even
 	 * for functions that are never called. */
-	wg_buf_printf(f, "};\n\n__attribute__((constructor)) static void sibyl_register(void)\n{\n"
-		      "\tsibyl_rt_register(\"%s\", sibyl_names, sibyl_ids, %zu);\n}\n",
-		      u->soname, nfns);
+	sibyl_strbuf_printf(f, "};\n\n__attribute__((constructor)) static void sibyl_register(void)\n{\n"
+			    "\tsibyl_rt_register(\"%s\", sibyl_names, sibyl_ids, %zu);\n}\n",
+			    u->soname, nfns);
 }
 
 static void function(struct wg_inst *inst, const struct wg_unit *u, const struct wg_fn *fn,
-		     struct wg_buf *out)
+		     struct sibyl_strbuf *out)
 {
 	(void)inst;
 	(void)u;
-	wg_buf_puts(&out[WG_LOCALS],
-		    "\tstruct sibyl_rt_thread *sibyl_t = sibyl_rt_self();\n"
-		    "\tuint64_t sibyl_t0 = 0, sibyl_t1 = 0;\n"
-		    "\tuint64_t input_size = 0, output_size = 0;\n"
-		    "\tdouble work = 0;\n");
+	sibyl_strbuf_puts(&out[WG_LOCALS],
+			  "\tstruct sibyl_rt_thread *sibyl_t = sibyl_rt_self();\n"
+			  "\tuint64_t sibyl_t0 = 0, sibyl_t1 = 0;\n"
+			  "\tuint64_t input_size = 0, output_size = 0;\n"
+			  "\tdouble work = 0;\n");
 	/* The runtime's own calls (e.g. a library it uses) are not traced:
 	 * call straight through, skipping every other generator's code. */
-	wg_buf_printf(&out[WG_PREFIX],
-		      "\tif (__builtin_expect(sibyl_t->in_runtime, 0)) {\n"
-		      "\t\tsibyl_rt_bypass(sibyl_t);\n"
-		      "\t\t%s", wg_assign(fn));
+	sibyl_strbuf_printf(&out[WG_PREFIX],
+			    "\tif (__builtin_expect(sibyl_t->in_runtime, 0)) {\n"
+			    "\t\tsibyl_rt_bypass(sibyl_t);\n"
+			    "\t\t%s", wg_assign(fn));
 	wg_call_expr(fn, &out[WG_PREFIX]);
-	wg_buf_puts(&out[WG_PREFIX], fn->save_errno ? ";\n\t\tsibyl_errno = errno;\n" : ";\n");
-	wg_buf_puts(&out[WG_PREFIX], "\t\tgoto sibyl_return;\n\t}\n\tsibyl_t->depth++;\n");
+	sibyl_strbuf_puts(&out[WG_PREFIX], fn->save_errno ? ";\n\t\tsibyl_errno = errno;\n" : ";\n");
+	sibyl_strbuf_puts(&out[WG_PREFIX], "\t\tgoto sibyl_return;\n\t}\n\tsibyl_t->depth++;\n");
 	/* The record's depth counts the wrapped calls outside this one. */
-	wg_buf_printf(&out[WG_POSTFIX],
-		      "\tsibyl_t->depth--;\n"
-		      "\tsibyl_rt_emit_call(sibyl_t, %s, sibyl_t0, sibyl_t1, input_size, output_size, work);\n",
-		      fn->fid);
+	sibyl_strbuf_printf(&out[WG_POSTFIX],
+			    "\tsibyl_t->depth--;\n"
+			    "\tsibyl_rt_emit_call(sibyl_t, %s, sibyl_t0, sibyl_t1,"
+			    " input_size, output_size, work);\n",
+			    fn->fid);
 }
 
 const struct wg_generator wg_gen_trace = {

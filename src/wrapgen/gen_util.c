@@ -10,12 +10,12 @@ const char *wg_param(const struct wg_inst *inst, const char *key)
 	return NULL;
 }
 
-void wg_call_expr(const struct wg_fn *fn, struct wg_buf *b)
+void wg_call_expr(const struct wg_fn *fn, struct sibyl_strbuf *b)
 {
 	if (fn->redirected)
-		wg_buf_printf(b, "(sibyl_use_alt ? sibyl_alt : sibyl_real)(%s)", fn->args);
+		sibyl_strbuf_printf(b, "(sibyl_use_alt ? sibyl_alt : sibyl_real)(%s)", fn->args);
 	else
-		wg_buf_printf(b, "sibyl_real(%s)", fn->args);
+		sibyl_strbuf_printf(b, "sibyl_real(%s)", fn->args);
 }
 
 const char *wg_assign(const struct wg_fn *fn)

@@ -54,7 +54,7 @@ static bool is_function(const char *canon)
 }
 
 static void unit(struct wg_inst *inst, const struct wg_unit *u, const struct wg_fn *fns,
-		 size_t nfns, struct wg_buf *out)
+		 size_t nfns, struct sibyl_strbuf *out)
 {
 	(void)inst;
 	(void)u;
@@ -63,43 +63,43 @@ static void unit(struct wg_inst *inst, const struct wg_unit *u, const struct wg_
 	/* Tells `sibyl trace` to preload the region tracker (wrap_rt.h).
 	 * Weak: preloaded by hand without it, the tracker is NULL and the
 	 * calls go through without automatic sizes. */
-	wg_buf_puts(&out[WG_HEADER], "#pragma weak sibyl_regions_worksize\n");
-	wg_buf_puts(&out[WG_FOOTER],
-		    "__attribute__((visibility(\"default\"))) const unsigned sibyl_worksize_wanted = 1;\n");
+	sibyl_strbuf_puts(&out[WG_HEADER], "#pragma weak sibyl_regions_worksize\n");
+	sibyl_strbuf_puts(&out[WG_FOOTER],
+			  "__attribute__((visibility(\"default\"))) const unsigned sibyl_worksize_wanted = 1;\n");
 }
 
 /* The call to the tracker, with one entry per pointer argument. */
-static void ask_runtime(const struct wg_fn *fn, struct wg_buf *b)
+static void ask_runtime(const struct wg_fn *fn, struct sibyl_strbuf *b)
 {
 	const struct wg_proto *p = fn->proto;
 	unsigned n = 0;
 
-	wg_buf_puts(b, "\t{\n\t\tconst struct sibyl_rt_ws_arg sibyl_ws_args[] = {\n");
+	sibyl_strbuf_puts(b, "\t{\n\t\tconst struct sibyl_rt_ws_arg sibyl_ws_args[] = {\n");
 	for (size_t i = 0; i < p->nparams; i++) {
 		int flags = pointer_flags(p->params[i].canon);
 
 		if (flags < 0)
 			continue;
-		wg_buf_printf(b, "\t\t\t{ (const void *)%s, %d },\n", p->params[i].name, flags);
+		sibyl_strbuf_printf(b, "\t\t\t{ (const void *)%s, %d },\n", p->params[i].name, flags);
 		n++;
 	}
 	/* The wrapper's CFA: above its saved frame pointer and return address. */
-	wg_buf_printf(b, "\t\t};\n\t\tsibyl_ws_known = sibyl_regions_worksize &&\n"
-		      "\t\t\tsibyl_regions_worksize(sibyl_t, sibyl_ws_args, %u,\n"
-		      "\t\t\t(char *)__builtin_frame_address(0) + 2 * sizeof(void *),\n"
-		      "\t\t\t__builtin_return_address(0), &sibyl_ws);\n\t}\n", n);
+	sibyl_strbuf_printf(b, "\t\t};\n\t\tsibyl_ws_known = sibyl_regions_worksize &&\n"
+			    "\t\t\tsibyl_regions_worksize(sibyl_t, sibyl_ws_args, %u,\n"
+			    "\t\t\t(char *)__builtin_frame_address(0) + 2 * sizeof(void *),\n"
+			    "\t\t\t__builtin_return_address(0), &sibyl_ws);\n\t}\n", n);
 }
 
 static void function(struct wg_inst *inst, const struct wg_unit *u, const struct wg_fn *fn,
-		     struct wg_buf *out)
+		     struct sibyl_strbuf *out)
 {
 	const struct wg_proto *p = fn->proto;
 	bool any_pointer = false;
 
 	(void)inst;
 	(void)u;
-	wg_buf_puts(&out[WG_LOCALS], "\tstruct sibyl_rt_ws_sizes sibyl_ws = { 0 };\n"
-		    "\tint sibyl_ws_known = 1;\n");
+	sibyl_strbuf_puts(&out[WG_LOCALS], "\tstruct sibyl_rt_ws_sizes sibyl_ws = { 0 };\n"
+			  "\tint sibyl_ws_known = 1;\n");
 	for (size_t i = 0; i < p->nparams; i++)
 		any_pointer |= pointer_flags(p->params[i].canon) >= 0;
 	if (any_pointer)
@@ -108,17 +108,17 @@ static void function(struct wg_inst *inst, const struct wg_unit *u, const struct
 	for (size_t i = 0; i < p->nparams; i++)
 		if (pointer_flags(p->params[i].canon) < 0 && !is_function(p->params[i].canon) &&
 		    !(p->ends_in_va_list && i + 1 == p->nparams))
-			wg_buf_printf(&out[WG_PREFIX], "\tsibyl_ws.in_bytes += sizeof(%s);\n",
-				      p->params[i].name);
+			sibyl_strbuf_printf(&out[WG_PREFIX], "\tsibyl_ws.in_bytes += sizeof(%s);\n",
+					    p->params[i].name);
 	if (!fn->manual_sizes)
-		wg_buf_puts(&out[WG_POSTFIX], "\tif (sibyl_ws_known) {\n"
-			    "\t\tinput_size = sibyl_ws.in_bytes;\n"
-			    "\t\toutput_size = sibyl_ws.out_bytes;\n\t}\n");
+		sibyl_strbuf_puts(&out[WG_POSTFIX], "\tif (sibyl_ws_known) {\n"
+				  "\t\tinput_size = sibyl_ws.in_bytes;\n"
+				  "\t\toutput_size = sibyl_ws.out_bytes;\n\t}\n");
 	/* After the call record, which trace emits in its postfix. */
-	wg_buf_printf(&out[WG_RETURN],
-		      "\tif (sibyl_ws_known)\n\t\tsibyl_rt_emit_worksize(sibyl_t, %s, sibyl_t0, "
-		      "SIBYL_WS_FAST, %s, &sibyl_ws);\n",
-		      fn->fid, fn->manual_sizes ? "SIBYL_WS_MANUAL" : "0");
+	sibyl_strbuf_printf(&out[WG_RETURN],
+			    "\tif (sibyl_ws_known)\n\t\tsibyl_rt_emit_worksize(sibyl_t, %s, sibyl_t0, "
+			    "SIBYL_WS_FAST, %s, &sibyl_ws);\n",
+			    fn->fid, fn->manual_sizes ? "SIBYL_WS_MANUAL" : "0");
 }
 
 const struct wg_generator wg_gen_worksize_fast = {

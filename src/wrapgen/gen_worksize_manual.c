@@ -4,10 +4,10 @@
 
 #include <string.h>
 
-static void insert(struct wg_buf *b, struct wg_def *d)
+static void insert(struct sibyl_strbuf *b, struct wg_def *d)
 {
 	/* Own block: definitions may declare variables of their own. */
-	wg_buf_printf(b, "\t/* %s:%u */\n\t{%s}\n", d->file, d->line, d->code);
+	sibyl_strbuf_printf(b, "\t/* %s:%u */\n\t{%s}\n", d->file, d->line, d->code);
 	d->used = true;
 }
 
@@ -29,9 +29,9 @@ static struct wg_def *metric_of(const struct wg_unit *u, const char *function)
  * what `work` means for each function, and `sibyl predict` refuses a
  * profile measured in another metric. */
 static void unit(struct wg_inst *inst, const struct wg_unit *u, const struct wg_fn *fns,
-		 size_t nfns, struct wg_buf *out)
+		 size_t nfns, struct sibyl_strbuf *out)
 {
-	struct wg_buf *f = &out[WG_FOOTER];
+	struct sibyl_strbuf *f = &out[WG_FOOTER];
 	size_t declared = 0;
 
 	(void)inst;
@@ -40,18 +40,20 @@ static void unit(struct wg_inst *inst, const struct wg_unit *u, const struct wg_
 
 		if (!d)
 			continue;
-		wg_buf_printf(f, "%s\t{ %s, \"%s\" },\n",
-			      declared++ ? "" : "static const struct sibyl_rt_work_metric sibyl_metrics[] = {\n",
-			      fns[i].fid, d->code);
+		sibyl_strbuf_printf(f, "%s\t{ %s, \"%s\" },\n",
+				    declared++ ? "" : "static const struct sibyl_rt_work_metric "
+						      "sibyl_metrics[] = {\n",
+				    fns[i].fid, d->code);
 		d->used = true;
 	}
 	if (declared)
-		wg_buf_printf(f, "};\n\n__attribute__((constructor)) static void sibyl_declare_work(void)\n{\n"
-			      "\tsibyl_rt_declare_work(sibyl_metrics, %zu);\n}\n", declared);
+		sibyl_strbuf_printf(f, "};\n\n"
+				    "__attribute__((constructor)) static void sibyl_declare_work(void)\n{\n"
+				    "\tsibyl_rt_declare_work(sibyl_metrics, %zu);\n}\n", declared);
 }
 
 static void function(struct wg_inst *inst, const struct wg_unit *u, const struct wg_fn *fn,
-		     struct wg_buf *out)
+		     struct sibyl_strbuf *out)
 {
 	(void)inst;
 	for (size_t i = 0; u->defs && i < u->defs->n; i++) {

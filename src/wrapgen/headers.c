@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "wrapgen/headers.h"
+#include "core/alloc.h"
 #include "core/strbuf.h"
 #include "core/fs.h"
 #include "core/log.h"
@@ -22,30 +23,30 @@ struct collect {
 
 char *wg_include_line(const char *header)
 {
-	struct wg_buf b = { 0 };
+	struct sibyl_strbuf b = { 0 };
 	char abs[PATH_MAX];
 
 	if (strchr(header, '/') && realpath(header, abs))
-		wg_buf_printf(&b, "#include \"%s\"\n", abs);
+		sibyl_strbuf_printf(&b, "#include \"%s\"\n", abs);
 	else
-		wg_buf_printf(&b, "#include <%s>\n", header);
-	return wg_buf_take(&b);
+		sibyl_strbuf_printf(&b, "#include <%s>\n", header);
+	return sibyl_strbuf_take(&b);
 }
 
 char *wg_declare(const char *type, const char *name)
 {
-	struct wg_buf b = { 0 };
+	struct sibyl_strbuf b = { 0 };
 
 	if (strpbrk(type, "(["))
-		wg_buf_printf(&b, "__typeof__(%s) %s", type, name);
+		sibyl_strbuf_printf(&b, "__typeof__(%s) %s", type, name);
 	else
-		wg_buf_printf(&b, "%s %s", type, name);
-	return wg_buf_take(&b);
+		sibyl_strbuf_printf(&b, "%s %s", type, name);
+	return sibyl_strbuf_take(&b);
 }
 
 static char *take_string(CXString s)
 {
-	char *r = wg_strdup(clang_getCString(s) ? clang_getCString(s) : "");
+	char *r = sibyl_xstrdup(clang_getCString(s) ? clang_getCString(s) : "");
 
 	clang_disposeString(s);
 	return r;
@@ -129,7 +130,7 @@ static void add_proto(struct collect *st, CXCursor c)
 	if (!p->noproto)
 		fill_params(c, p);
 	clang_getSpellingLocation(loc, &file, &line, NULL, NULL);
-	p->file = file ? take_string(clang_getFileName(file)) : wg_strdup("?");
+	p->file = file ? take_string(clang_getFileName(file)) : sibyl_xstrdup("?");
 	p->line = line;
 	p->in_user_header = file && in_user_header(st, file);
 }
@@ -158,24 +159,24 @@ static void note_inclusion(CXFile f, CXSourceLocation *stack, unsigned depth, CX
 		st->user_files = realloc(st->user_files, (st->nuser + 1) * sizeof(char *));
 		if (!st->user_files)
 			abort();
-		st->user_files[st->nuser++] = wg_strdup(abs);
+		st->user_files[st->nuser++] = sibyl_xstrdup(abs);
 	}
 	free(name);
 }
 
 static char *synthetic_source(const struct wg_header_opts *o)
 {
-	struct wg_buf b = { 0 };
+	struct sibyl_strbuf b = { 0 };
 
 	for (size_t i = 0; i < o->headers->count; i++) {
 		char *line = wg_include_line(o->headers->items[i]);
 
-		wg_buf_puts(&b, line);
+		sibyl_strbuf_puts(&b, line);
 		free(line);
 	}
 	if (!o->headers->count)
-		wg_buf_puts(&b, "/* no headers */\n");
-	return wg_buf_take(&b);
+		sibyl_strbuf_puts(&b, "/* no headers */\n");
+	return sibyl_strbuf_take(&b);
 }
 
 static const char **clang_args(const struct wg_header_opts *o, int *argc)

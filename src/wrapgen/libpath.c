@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "wrapgen/libpath.h"
+#include "core/alloc.h"
 #include "core/strbuf.h"
 #include "core/fs.h"
 #include "core/log.h"
@@ -32,7 +33,7 @@ static char *match_cache_line(const char *line, const char *name)
 	if (!arrow)
 		return NULL;
 	arrow += 3;
-	return wg_strndup(arrow, strcspn(arrow, "\n"));
+	return sibyl_xstrndup(arrow, strcspn(arrow, "\n"));
 }
 
 static char *from_ldconfig(const char *name)
@@ -82,7 +83,7 @@ char *wg_find_library(const char *name)
 		/* Keep the name the user gave (a symlink like libblas.so.3)
 		 * but absolute, so that it still works from another cwd. */
 		if (name[0] == '/')
-			return wg_strdup(name);
+			return sibyl_xstrdup(name);
 		char *cwd = getcwd(NULL, 0);
 
 		path = sibyl_path_join(cwd ? cwd : ".", name);

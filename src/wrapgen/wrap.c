@@ -100,29 +100,29 @@ static void count_reasons(const struct wg_selection *s, size_t *per)
 /* OUT.so.skipped.txt always; the summary on stderr; the list with -v. */
 static int report_skipped(const struct sibyl_wrap_opts *o, const struct job *j)
 {
-	struct wg_buf b = { 0 };
+	struct sibyl_strbuf b = { 0 };
 	size_t per[WG_SKIP_NREASONS];
 	char *path;
 	int rc;
 
-	wg_buf_puts(&b, "# symbol\treason\tdetail\n");
+	sibyl_strbuf_puts(&b, "# symbol\treason\tdetail\n");
 	for (size_t i = 0; i < j->sel.nskips; i++)
-		wg_buf_printf(&b, "%s\t%s\n", j->sel.skips[i].name,
-			      wg_skip_reason_text(j->sel.skips[i].reason));
+		sibyl_strbuf_printf(&b, "%s\t%s\n", j->sel.skips[i].name,
+				    wg_skip_reason_text(j->sel.skips[i].reason));
 	if (asprintf(&path, "%s.skipped.txt", o->output) < 0)
 		abort();
 	rc = sibyl_output_write(path, b.s, b.len, 0666);
 	if (rc < 0)
 		sibyl_err("wrap: %s: %s", path, strerror(errno));
 	if (o->verbose && j->sel.nskips)
-		fputs(wg_buf_str(&b) + strcspn(wg_buf_str(&b), "\n") + 1, stderr);
+		fputs(sibyl_strbuf_str(&b) + strcspn(sibyl_strbuf_str(&b), "\n") + 1, stderr);
 	count_reasons(&j->sel, per);
 	fprintf(stderr, "sibyl: wrap: %zu function(s) wrapped, %zu skipped (%zu without prototype, "
 		"%zu variadic, %zu not exported, %zu data); list in %s\n",
 		j->sel.npicks, j->sel.nskips, per[WG_SKIP_NO_PROTOTYPE] + per[WG_SKIP_UNPROTOTYPED],
 		per[WG_SKIP_VARIADIC], per[WG_SKIP_NOT_EXPORTED], per[WG_SKIP_DATA], path);
 	free(path);
-	wg_buf_free(&b);
+	sibyl_strbuf_free(&b);
 	return rc;
 }
 
