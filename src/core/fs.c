@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "core/fs.h"
+#include "core/log.h"
 #include "core/output.h"
 
 #include <dirent.h>
@@ -41,11 +42,9 @@ static int read_failed(int e, char *why, size_t whylen, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (why && whylen) {
-		va_start(ap, fmt);
-		vsnprintf(why, whylen, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	sibyl_vseterr(why, whylen, fmt, ap);
+	va_end(ap);
 	errno = e;
 	return -1;
 }

@@ -62,14 +62,19 @@ void sibyl_info(const char *fmt, ...)
 	va_end(ap);
 }
 
+int sibyl_vseterr(char *err, size_t errlen, const char *fmt, va_list ap)
+{
+	if (err && errlen)
+		vsnprintf(err, errlen, fmt, ap);
+	return -1;
+}
+
 int sibyl_seterr(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!errlen)
-		return -1;
 	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
+	sibyl_vseterr(err, errlen, fmt, ap);
 	va_end(ap);
 	return -1;
 }

@@ -1,12 +1,12 @@
 /* Performance profile files: JSON, versioned (docs/profile-format.md). */
 #include "model/profile.h"
 #include "core/fs.h"
+#include "core/log.h"
 #include "core/output.h"
 
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,16 +88,6 @@ int sibyl_profile_save(const struct sibyl_profile *p, const char *path, bool for
 	return 0;
 }
 
-static int bad(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 /* [x, y] with finite numbers. */
 static int read_point(json_t *v, void *item)
 {
@@ -148,13 +138,13 @@ static int read_array(json_t *a, const char *what, const char *what_each, size_t
 	if (!a)
 		return 0;
 	if (!json_is_array(a))
-		return bad(err, errlen, "\"%s\" is not an array", what);
+		return sibyl_seterr(err, errlen, "\"%s\" is not an array", what);
 	*items = calloc(json_array_size(a) + 1, size);
 	if (!*items)
-		return bad(err, errlen, "\"%s\": out of memory", what);
+		return sibyl_seterr(err, errlen, "\"%s\": out of memory", what);
 	json_array_foreach(a, i, v) {
 		if (one(v, (char *)*items + i * size))
-			return bad(err, errlen, "\"%s\"[%zu] is not %s", what, i, what_each);
+			return sibyl_seterr(err, errlen, "\"%s\"[%zu] is not %s", what, i, what_each);
 		*n = i + 1;
 	}
 	return 0;
@@ -165,7 +155,7 @@ static int check_sorted(const struct sibyl_point *v, size_t n, char *err, size_t
 {
 	for (size_t i = 1; i < n; i++)
 		if (v[i].x < v[i - 1].x)
-			return bad(err, errlen, "\"points\" are not sorted by work metric");
+			return sibyl_seterr(err, errlen, "\"points\" are not sorted by work metric");
 	return 0;
 }
 
@@ -177,19 +167,19 @@ static int read_body(json_t *j, struct sibyl_profile *p, char *err, size_t errle
 
 	if (!json_is_object(j) ||
 	    json_unpack(j, "{ss}", "format", &format) || strcmp(format, SIBYL_PROFILE_FORMAT))
-		return bad(err, errlen, "not a performance profile (no \"format\": \"%s\")",
-			   SIBYL_PROFILE_FORMAT);
+		return sibyl_seterr(err, errlen, "not a performance profile (no \"format\": \"%s\")",
+				    SIBYL_PROFILE_FORMAT);
 	if (json_unpack(j, "{sIsI}", "version", &version, "min_version", &min_version))
-		return bad(err, errlen, "profile has no version/min_version");
+		return sibyl_seterr(err, errlen, "profile has no version/min_version");
 	if (min_version > SIBYL_PROFILE_VERSION)
-		return bad(err, errlen, "unsupported profile version %lld (needs a reader >= %lld, "
-			   "this sibyl reads version %d)", (long long)version,
-			   (long long)min_version, SIBYL_PROFILE_VERSION);
+		return sibyl_seterr(err, errlen, "unsupported profile version %lld (needs a reader >= %lld, "
+				    "this sibyl reads version %d)", (long long)version,
+				    (long long)min_version, SIBYL_PROFILE_VERSION);
 	if (json_unpack(j, "{s?ss?s s[FF] s?b}", "name", &name, "work_metric", &metric,
 			"range", &p->lo, &p->hi, "complete", &complete))
-		return bad(err, errlen, "profile lacks a valid \"range\" [lo, hi]");
+		return sibyl_seterr(err, errlen, "profile lacks a valid \"range\" [lo, hi]");
 	if (!(p->lo <= p->hi))
-		return bad(err, errlen, "profile range is empty");
+		return sibyl_seterr(err, errlen, "profile range is empty");
 	p->name = strdup(name);
 	p->work_metric = strdup(metric);
 	p->complete = complete;
@@ -216,7 +206,7 @@ static int read_body(json_t *j, struct sibyl_profile *p, char *err, size_t errle
 	/* A planner stopped before its first segment keeps its samples in a
 	 * partial profile without points; a complete one always has some. */
 	if (p->npoints == 0 && p->complete)
-		return bad(err, errlen, "profile has no points");
+		return sibyl_seterr(err, errlen, "profile has no points");
 	json_t *o = json_object_get(j, "provenance");
 
 	p->provenance = json_is_object(o) ? json_incref(o) : NULL;

@@ -10,28 +10,15 @@
 #include "predict/internal.h"
 
 #include "core/alloc.h"
+#include "core/log.h"
 #include "model/profile.h"
 #include "sibyl/trace.h"
 
 #include <fnmatch.h>
 #include <jansson.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 bool predict_byte_metric(const char *metric, enum sibyl_work_source *source)
 {
@@ -56,21 +43,21 @@ static int check_metric(const struct sibyl_trace_function *f, const struct sibyl
 	const char *pm = m->profile->work_metric;
 
 	if (!pm || !*pm)
-		return fail(err, errlen, "%s: the profile does not say what its work metric is "
-			    "(\"work_metric\"); refusing to guess", m->path);
+		return sibyl_seterr(err, errlen, "%s: the profile does not say what its work metric is "
+				    "(\"work_metric\"); refusing to guess", m->path);
 	if (predict_byte_metric(pm, source))
 		return 0;
 	*source = SIBYL_WORK_DECLARED;
 	if (f->work_metric_conflict)
-		return fail(err, errlen, "%s: the trace declares two different work metrics for it",
-			    f->name);
+		return sibyl_seterr(err, errlen, "%s: the trace declares two different work metrics for it",
+				    f->name);
 	if (!f->work_metric)
-		return fail(err, errlen, "%s: %s is measured in '%s', but the trace does not say what "
-			    "%s's work counts (declare it in the definition file: "
-			    "LIB::%s::metric { %s })", f->name, m->path, pm, f->name, f->name, pm);
+		return sibyl_seterr(err, errlen, "%s: %s is measured in '%s', but the trace does not say what "
+				    "%s's work counts (declare it in the definition file: "
+				    "LIB::%s::metric { %s })", f->name, m->path, pm, f->name, f->name, pm);
 	if (strcmp(f->work_metric, pm))
-		return fail(err, errlen, "%s: the trace's work counts '%s' but %s is measured in '%s'",
-			    f->name, f->work_metric, m->path, pm);
+		return sibyl_seterr(err, errlen, "%s: the trace's work counts '%s' but %s is measured in '%s'",
+				    f->name, f->work_metric, m->path, pm);
 	return 0;
 }
 
@@ -86,8 +73,8 @@ static int check_machine(const struct sibyl_trace *t, const struct sibyl_predict
 
 	if (o->other_machine || !there || !*here || !strcmp(here, there))
 		return 0;
-	return fail(err, errlen, "%s: profiled on host '%s', the trace ran on '%s' "
-		    "(--other-machine predicts with it anyway)", m->path, there, here);
+	return sibyl_seterr(err, errlen, "%s: profiled on host '%s', the trace ran on '%s' "
+			    "(--other-machine predicts with it anyway)", m->path, there, here);
 }
 
 /* The model whose pattern matches the function, or NULL; two is an error. */
@@ -99,8 +86,8 @@ static int model_of(const struct sibyl_predict_options *o, const struct sibyl_tr
 		if (fnmatch(o->models[i].pattern, f->name, 0))
 			continue;
 		if (*found)
-			return fail(err, errlen, "%s is matched by both --model %s and --model %s",
-				    f->name, (*found)->pattern, o->models[i].pattern);
+			return sibyl_seterr(err, errlen, "%s is matched by both --model %s and --model %s",
+					    f->name, (*found)->pattern, o->models[i].pattern);
 		*found = &o->models[i];
 	}
 	return 0;
@@ -138,8 +125,8 @@ static long kernel_of(const struct sibyl_trace *t, const struct sibyl_predict_op
 	struct sibyl_kernel_prediction k = { .name = f->name, .library = f->library, .model = m };
 
 	if (m->profile->npoints == 0)
-		return fail(err, errlen, "%s: the profile has no points (its plan stopped before its "
-			    "first segment); plan it again", m->path), -3;
+		return sibyl_seterr(err, errlen, "%s: the profile has no points (its plan stopped before its "
+				    "first segment); plan it again", m->path), -3;
 	if (check_metric(f, m, &k.work_source, err, errlen) < 0 ||
 	    check_machine(t, o, m, err, errlen) < 0)
 		return -3;
@@ -217,8 +204,8 @@ static int check_patterns_used(const struct sibyl_predict_options *o,
 		for (size_t k = 0; k < out->nkernels && !used; k++)
 			used = out->kernels[k].model == &o->models[i];
 		if (!used)
-			return fail(err, errlen, "--model %s: no call of a function matching '%s' in the "
-				    "trace", o->models[i].pattern, o->models[i].pattern);
+			return sibyl_seterr(err, errlen, "--model %s: no call of a function matching "
+					    "'%s' in the trace", o->models[i].pattern, o->models[i].pattern);
 	}
 	return 0;
 }

@@ -4,6 +4,7 @@
  * Records are copied out with memcpy: a fuzzer's buffer has no alignment.
  */
 #include "trace/internal.h"
+#include "core/log.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -11,16 +12,16 @@
 static int check_identity(const struct sibyl_events_header *h, char *err, size_t errlen)
 {
 	if (memcmp(h->magic, SIBYL_EVENTS_MAGIC, sizeof(h->magic)))
-		return trace_seterr(err, errlen, "bad magic (not a sibyl events file)");
+		return sibyl_seterr(err, errlen, "bad magic (not a sibyl events file)");
 	if (h->endian == __builtin_bswap32(SIBYL_TRACE_ENDIAN_MARK))
-		return trace_seterr(err, errlen, "written with the other byte order");
+		return sibyl_seterr(err, errlen, "written with the other byte order");
 	if (h->endian != SIBYL_TRACE_ENDIAN_MARK)
-		return trace_seterr(err, errlen, "bad byte-order mark 0x%08x", h->endian);
+		return sibyl_seterr(err, errlen, "bad byte-order mark 0x%08x", h->endian);
 	if (h->version == 0 || h->min_version == 0 || h->min_version > h->version)
-		return trace_seterr(err, errlen, "bad version %u (min_version %u)",
+		return sibyl_seterr(err, errlen, "bad version %u (min_version %u)",
 				    h->version, h->min_version);
 	if (h->min_version > SIBYL_TRACE_READER_VERSION)
-		return trace_seterr(err, errlen,
+		return sibyl_seterr(err, errlen,
 				    "unsupported format version %u (needs a reader >= %u, "
 				    "this sibyl reads version %u)",
 				    h->version, h->min_version, SIBYL_TRACE_READER_VERSION);
@@ -31,16 +32,16 @@ static int check_sizes(const struct sibyl_events_header *h, size_t len, char *er
 		       size_t errlen)
 {
 	if (h->record_size != SIBYL_RECORD_SIZE)
-		return trace_seterr(err, errlen, "record size %u, expected %u",
+		return sibyl_seterr(err, errlen, "record size %u, expected %u",
 				    h->record_size, SIBYL_RECORD_SIZE);
 	/* A later version may grow the header; records start after it. */
 	if (h->header_size < sizeof(*h) || h->header_size > len)
-		return trace_seterr(err, errlen, "bad header size %u (file has %zu bytes)",
+		return sibyl_seterr(err, errlen, "bad header size %u (file has %zu bytes)",
 				    h->header_size, len);
 	uint64_t room = (len - h->header_size) / SIBYL_RECORD_SIZE;
 
 	if (h->committed > room)
-		return trace_seterr(err, errlen,
+		return sibyl_seterr(err, errlen,
 				    "truncated: %llu records committed, room for %llu",
 				    (unsigned long long)h->committed,
 				    (unsigned long long)room);
@@ -54,7 +55,7 @@ int events_header_check(const void *buf, size_t len, struct sibyl_events_info *i
 
 	memset(info, 0, sizeof(*info));
 	if (len < sizeof(h))
-		return trace_seterr(err, errlen, "truncated header (%zu bytes, need %zu)", len,
+		return sibyl_seterr(err, errlen, "truncated header (%zu bytes, need %zu)", len,
 				    sizeof(h));
 	memcpy(&h, buf, sizeof(h));
 	if (check_identity(&h, err, errlen) || check_sizes(&h, len, err, errlen))

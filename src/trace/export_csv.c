@@ -1,5 +1,6 @@
 /* CSV export: one row per call (columns documented in docs/formats.md). */
 #include "trace/internal.h"
+#include "core/log.h"
 #include "core/progress.h"
 
 #include <errno.h>
@@ -76,6 +77,6 @@ int sibyl_export_csv(const struct sibyl_trace *t, FILE *out, char *err, size_t e
 	sibyl_progress_done(&line);
 	sibyl_trace_iter_free(it);
 	if (fflush(out) || ferror(out))
-		return trace_seterr(err, errlen, "write failed: %s", strerror(errno ? errno : EIO));
+		return sibyl_seterr(err, errlen, "write failed: %s", strerror(errno ? errno : EIO));
 	return 0;
 }

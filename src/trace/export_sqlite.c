@@ -4,6 +4,7 @@
  * into place only on success, so crash safety of the journal buys nothing.
  */
 #include "trace/internal.h"
+#include "core/log.h"
 #include "core/progress.h"
 
 #include <sqlite3.h>
@@ -47,7 +48,7 @@ struct db {
 
 static int db_fail(struct db *db, const char *what)
 {
-	return trace_seterr(db->err, db->errlen, "sqlite: %s: %s", what, sqlite3_errmsg(db->h));
+	return sibyl_seterr(db->err, db->errlen, "sqlite: %s: %s", what, sqlite3_errmsg(db->h));
 }
 
 static int exec(struct db *db, const char *sql)
@@ -253,7 +254,7 @@ int sibyl_export_sqlite(const struct sibyl_trace *t, const char *path, char *err
 
 	/* An empty file is allowed: the caller's fresh temporary. */
 	if (stat(path, &st) == 0 && st.st_size > 0)
-		return trace_seterr(err, errlen, "%s: already exists", path);
+		return sibyl_seterr(err, errlen, "%s: already exists", path);
 	if (sqlite3_open_v2(path, &db.h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
 	    SQLITE_OK) {
 		r = db_fail(&db, path);
@@ -262,6 +263,6 @@ int sibyl_export_sqlite(const struct sibyl_trace *t, const char *path, char *err
 	}
 	r = fill(&db, t);
 	if (sqlite3_close(db.h) != SQLITE_OK && !r)
-		r = trace_seterr(err, errlen, "sqlite: close failed");
+		r = sibyl_seterr(err, errlen, "sqlite: close failed");
 	return r;
 }

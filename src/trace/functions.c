@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "trace/internal.h"
+#include "core/log.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,15 +89,15 @@ static int parse_line(struct function_table *ft, const char *s, size_t n, size_t
 	uint32_t id;
 
 	if (memchr(s, '\0', n))
-		return trace_seterr(err, errlen, "line %zu: NUL byte", lineno);
+		return sibyl_seterr(err, errlen, "line %zu: NUL byte", lineno);
 	tab2 = tab1 ? memchr(tab1 + 1, '\t', (size_t)(end - tab1 - 1)) : NULL;
 	if (!tab2 || memchr(tab2 + 1, '\t', (size_t)(end - tab2 - 1)) || tab2 == tab1 + 1 ||
 	    tab2 + 1 == end)
-		return trace_seterr(err, errlen,
+		return sibyl_seterr(err, errlen,
 				    "line %zu: expected '<id hex>\\t<library>\\t<function>'",
 				    lineno);
 	if (parse_id(s, (size_t)(tab1 - s), &id))
-		return trace_seterr(err, errlen, "line %zu: bad function id '%.*s'", lineno,
+		return sibyl_seterr(err, errlen, "line %zu: bad function id '%.*s'", lineno,
 				    (int)(tab1 - s > 16 ? 16 : tab1 - s), s);
 	char *lib = strndup(tab1 + 1, (size_t)(tab2 - tab1 - 1));
 	char *name = strndup(tab2 + 1, (size_t)(end - tab2 - 1));
@@ -107,7 +108,7 @@ static int parse_line(struct function_table *ft, const char *s, size_t n, size_t
 		int same = !strcmp(f->library, lib) && !strcmp(f->name, name);
 
 		if (!same)
-			trace_seterr(err, errlen,
+			sibyl_seterr(err, errlen,
 				     "line %zu: function id 0x%08x names both %s:%s and %s:%s",
 				     lineno, id, f->library, f->name, lib, name);
 		free(lib);
@@ -127,12 +128,12 @@ static int parse_metric_line(struct function_table *ft, const char *s, size_t n,
 	uint32_t id;
 
 	if (memchr(s, '\0', n))
-		return trace_seterr(err, errlen, "line %zu: NUL byte", lineno);
+		return sibyl_seterr(err, errlen, "line %zu: NUL byte", lineno);
 	if (!tab || tab + 1 == end || memchr(tab + 1, '\t', (size_t)(end - tab - 1)))
-		return trace_seterr(err, errlen, "line %zu: expected '<id hex>\\t<work metric>'",
+		return sibyl_seterr(err, errlen, "line %zu: expected '<id hex>\\t<work metric>'",
 				    lineno);
 	if (parse_id(s, (size_t)(tab - s), &id))
-		return trace_seterr(err, errlen, "line %zu: bad function id '%.*s'", lineno,
+		return sibyl_seterr(err, errlen, "line %zu: bad function id '%.*s'", lineno,
 				    (int)(tab - s > 16 ? 16 : tab - s), s);
 	size_t at = lower_bound(ft, id);
 

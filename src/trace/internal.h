@@ -4,7 +4,6 @@
 
 #include "sibyl/trace.h"
 
-#include <stdarg.h>
 #include <stddef.h>
 
 /* The most a reader reads of each small file of a trace: far above what
@@ -13,10 +12,6 @@
 #define TRACE_META_MAX ((size_t)16 << 20)
 #define TRACE_TABLE_MAX ((size_t)64 << 20)	/* functions.tsv, work_metrics.tsv */
 #define TRACE_PROC_MAX ((size_t)1 << 20)
-
-/* snprintf into the caller's error buffer; returns -1 for `return seterr()`. */
-int trace_seterr(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 
 /* ---- events.c ---- */
 struct events_cursor {

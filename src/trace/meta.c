@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "trace/internal.h"
+#include "core/log.h"
 
 #include "core/alloc.h"
 
@@ -21,7 +22,7 @@ static int get_u64(json_t *obj, const char *key, uint64_t *out, char *err, size_
 	if (!v || json_is_null(v))
 		return 0;
 	if (!json_is_integer(v) || json_integer_value(v) < 0)
-		return trace_seterr(err, errlen, "field '%s' must be a non-negative integer",
+		return sibyl_seterr(err, errlen, "field '%s' must be a non-negative integer",
 				    key);
 	*out = (uint64_t)json_integer_value(v);
 	return 1;
@@ -34,7 +35,7 @@ static int get_str(json_t *obj, const char *key, char **out, char *err, size_t e
 	if (!v || json_is_null(v))
 		return 0;
 	if (!json_is_string(v))
-		return trace_seterr(err, errlen, "field '%s' must be a string", key);
+		return sibyl_seterr(err, errlen, "field '%s' must be a string", key);
 	free(*out);
 	*out = strdup(json_string_value(v));
 	return 1;
@@ -46,16 +47,16 @@ static int parse_version(json_t *root, struct trace_meta_doc *doc, char *err, si
 	uint64_t version = 0, min_version;
 
 	if (!json_is_string(fmt) || strcmp(json_string_value(fmt), "sibyl-trace"))
-		return trace_seterr(err, errlen, "\"format\" is not \"sibyl-trace\"");
+		return sibyl_seterr(err, errlen, "\"format\" is not \"sibyl-trace\"");
 	if (get_u64(root, "version", &version, err, errlen) < 0)
 		return -1;
 	if (version == 0)
-		return trace_seterr(err, errlen, "missing or zero \"version\"");
+		return sibyl_seterr(err, errlen, "missing or zero \"version\"");
 	min_version = version;
 	if (get_u64(root, "min_version", &min_version, err, errlen) < 0)
 		return -1;
 	if (min_version > SIBYL_TRACE_READER_VERSION)
-		return trace_seterr(err, errlen,
+		return sibyl_seterr(err, errlen,
 				    "unsupported format version %llu (needs a reader >= %llu, "
 				    "this sibyl reads version %u)",
 				    (unsigned long long)version, (unsigned long long)min_version,
@@ -73,13 +74,13 @@ static int parse_strings(json_t *root, const char *key, char ***out, size_t *n, 
 	if (!list || json_is_null(list))
 		return 0;
 	if (!json_is_array(list))
-		return trace_seterr(err, errlen, "field '%s' must be a list of strings", key);
+		return sibyl_seterr(err, errlen, "field '%s' must be a list of strings", key);
 	*out = sibyl_xcalloc(json_array_size(list) + 1, sizeof(char *));
 	for (size_t i = 0; i < json_array_size(list); i++) {
 		json_t *a = json_array_get(list, i);
 
 		if (!json_is_string(a))
-			return trace_seterr(err, errlen, "field '%s' must be a list of strings",
+			return sibyl_seterr(err, errlen, "field '%s' must be a list of strings",
 					    key);
 		(*out)[i] = sibyl_xstrdup(json_string_value(a));
 		*n = i + 1;
@@ -115,15 +116,15 @@ static int parse_clock(json_t *root, struct trace_meta_doc *doc, char *err, size
 	if (!clk || json_is_null(clk))
 		return 0;
 	if (!json_is_object(clk))
-		return trace_seterr(err, errlen, "field 'clock' must be an object");
+		return sibyl_seterr(err, errlen, "field 'clock' must be an object");
 	if (get_u64(clk, "ref_tsc", &c->ref_tsc, err, errlen) != 1 ||
 	    get_u64(clk, "ref_ns", &c->ref_ns, err, errlen) != 1)
-		return trace_seterr(err, errlen, "clock: 'ref_tsc' and 'ref_ns' must be "
+		return sibyl_seterr(err, errlen, "clock: 'ref_tsc' and 'ref_ns' must be "
 				    "non-negative integers");
 	rate = json_object_get(clk, "tsc_per_ns");
 	if (!json_is_number(rate) || !(json_number_value(rate) > 0) ||
 	    json_number_value(rate) > 1e6)
-		return trace_seterr(err, errlen, "clock: 'tsc_per_ns' must be a positive number");
+		return sibyl_seterr(err, errlen, "clock: 'tsc_per_ns' must be a positive number");
 	c->tsc_per_ns = json_number_value(rate);
 	c->invariant = json_is_true(json_object_get(clk, "invariant"));
 	c->source = SIBYL_CLOCK_META;
@@ -140,7 +141,7 @@ static int parse_exit(json_t *root, struct trace_meta_doc *doc, char *err, size_
 	if (!ex || json_is_null(ex))
 		return 0;
 	if (!json_is_object(ex))
-		return trace_seterr(err, errlen, "field 'exit' must be an object");
+		return sibyl_seterr(err, errlen, "field 'exit' must be an object");
 	if ((r = get_u64(ex, "status", &v, err, errlen)) < 0)
 		return -1;
 	if (r == 1) {
@@ -155,7 +156,7 @@ static int parse_exit(json_t *root, struct trace_meta_doc *doc, char *err, size_
 		doc->meta.exit_code = (int)(v & 0xff);
 		return 0;
 	}
-	return trace_seterr(err, errlen, "field 'exit' has neither 'status' nor 'signal'");
+	return sibyl_seterr(err, errlen, "field 'exit' has neither 'status' nor 'signal'");
 }
 
 /* Version 2 writes "complete" only after `sibyl trace` drained the trace
@@ -171,7 +172,7 @@ static int parse_complete(json_t *root, struct trace_meta_doc *doc, char *err, s
 		return 0;
 	}
 	if (!json_is_boolean(v))
-		return trace_seterr(err, errlen, "field 'complete' must be true or false");
+		return sibyl_seterr(err, errlen, "field 'complete' must be true or false");
 	m->complete = json_is_true(v) && m->finished;
 	return 0;
 }
@@ -185,7 +186,7 @@ static int get_cost(json_t *obj, const char *key, const char *name, double *out,
 	if (!v || json_is_null(v))
 		return 0;
 	if (!json_is_number(v) || !(json_number_value(v) >= 0) || !isfinite(json_number_value(v)))
-		return trace_seterr(err, errlen, "field '%s' must be a number >= 0", name);
+		return sibyl_seterr(err, errlen, "field '%s' must be a number >= 0", name);
 	*out = json_number_value(v);
 	return 0;
 }
@@ -263,11 +264,11 @@ int meta_parse(const char *text, size_t len, struct trace_meta_doc *doc, char *e
 	doc->meta.interposition_ns = doc->meta.counters_ns = doc->meta.page_fault_ns = NAN;
 	if (!root) {
 		publish(doc);
-		return trace_seterr(err, errlen, "malformed JSON at line %d: %s", jerr.line,
+		return sibyl_seterr(err, errlen, "malformed JSON at line %d: %s", jerr.line,
 				    jerr.text);
 	}
 	ret = json_is_object(root) ? parse_fields(root, doc, err, errlen)
-				   : trace_seterr(err, errlen, "top level is not an object");
+				   : sibyl_seterr(err, errlen, "top level is not an object");
 	json_decref(root);
 	doc->meta.present = true;
 	publish(doc);

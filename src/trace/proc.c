@@ -1,6 +1,7 @@
 /* <pid>.<gen>.proc: one per process image, written at start and exit. */
 #define _GNU_SOURCE
 #include "trace/internal.h"
+#include "core/log.h"
 #include "core/fs.h"
 
 #include <dirent.h>
@@ -14,25 +15,25 @@ int proc_parse(const void *buf, size_t len, struct proc_file *p, char *err, size
 
 	memset(p, 0, sizeof(*p));
 	if (len < sizeof(h))
-		return trace_seterr(err, errlen, "truncated header (%zu bytes, need %zu)", len,
+		return sibyl_seterr(err, errlen, "truncated header (%zu bytes, need %zu)", len,
 				    sizeof(h));
 	memcpy(&h, buf, sizeof(h));
 	if (memcmp(h.magic, SIBYL_PROC_MAGIC, sizeof(h.magic)))
-		return trace_seterr(err, errlen, "bad magic (not a sibyl process file)");
+		return sibyl_seterr(err, errlen, "bad magic (not a sibyl process file)");
 	if (h.endian == __builtin_bswap32(SIBYL_TRACE_ENDIAN_MARK))
-		return trace_seterr(err, errlen, "written with the other byte order");
+		return sibyl_seterr(err, errlen, "written with the other byte order");
 	if (h.endian != SIBYL_TRACE_ENDIAN_MARK)
-		return trace_seterr(err, errlen, "bad byte-order mark 0x%08x", h.endian);
+		return sibyl_seterr(err, errlen, "bad byte-order mark 0x%08x", h.endian);
 	if (h.version == 0 || h.min_version == 0 || h.min_version > h.version)
-		return trace_seterr(err, errlen, "bad version %u (min_version %u)", h.version,
+		return sibyl_seterr(err, errlen, "bad version %u (min_version %u)", h.version,
 				    h.min_version);
 	if (h.min_version > SIBYL_TRACE_READER_VERSION)
-		return trace_seterr(err, errlen,
+		return sibyl_seterr(err, errlen,
 				    "unsupported format version %u (needs a reader >= %u, "
 				    "this sibyl reads version %u)",
 				    h.version, h.min_version, SIBYL_TRACE_READER_VERSION);
 	if (h.header_size < sizeof(h) || h.header_size > len)
-		return trace_seterr(err, errlen, "bad header size %u", h.header_size);
+		return sibyl_seterr(err, errlen, "bad header size %u", h.header_size);
 	p->info.pid = h.pid;
 	p->info.ppid = h.ppid;
 	p->info.gen = h.gen;

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "trace/internal.h"
+#include "core/log.h"
 #include "core/alloc.h"
 #include "core/fs.h"
 
@@ -21,7 +22,7 @@
 static int file_err(char *err, size_t errlen, const char *dir, const char *name,
 		    const char *why)
 {
-	return trace_seterr(err, errlen, "%s/%s: %s", dir, name, why);
+	return sibyl_seterr(err, errlen, "%s/%s: %s", dir, name, why);
 }
 
 /* Room for one more item in *v (n items of size bytes, capacity *cap):
@@ -154,7 +155,7 @@ static int scan_events(struct sibyl_trace *t, struct trace_thread_file *th,
 	struct events_attached att;
 
 	if (info.pid != th->info.pid || info.gen != th->info.gen || info.tid != th->info.tid)
-		return trace_seterr(why, whylen, "header says pid %u gen %u tid %u", info.pid,
+		return sibyl_seterr(why, whylen, "header says pid %u gen %u tid %u", info.pid,
 				    info.gen, info.tid);
 	/* th->records keeps exactly what was validated, for iterating
 	 * later even if a live runtime commits more records meanwhile. */
@@ -216,7 +217,7 @@ static int committed_written(int fd, const struct trace_thread_file *th, char *w
 	hole = lseek(fd, 0, SEEK_HOLE);
 	if (hole < 0 || (uint64_t)hole >= need)
 		return 0;	/* no hole there, or no SEEK_HOLE on this file system */
-	return trace_seterr(why, whylen,
+	return sibyl_seterr(why, whylen,
 			    "%llu records committed, but the file has a hole from byte %lld "
 			    "on: records never written (a sparse file)",
 			    (unsigned long long)n, (long long)hole);
@@ -269,7 +270,7 @@ static int scan_dir(struct sibyl_trace *t, const char *dir, char *err, size_t er
 	int r = 0;
 
 	if (!d)
-		return trace_seterr(err, errlen, "%s: %s", dir, strerror(errno));
+		return sibyl_seterr(err, errlen, "%s: %s", dir, strerror(errno));
 	while (!r && (e = readdir(d))) {
 		uint32_t pid, gen, tid;
 		int kind = classify(e->d_name, &pid, &gen, &tid);
@@ -353,18 +354,18 @@ struct sibyl_trace *sibyl_trace_open(const char *dir, char *err, size_t errlen)
 	struct stat st;
 
 	if (stat(dir, &st) < 0) {
-		trace_seterr(err, errlen, "%s: %s", dir, strerror(errno));
+		sibyl_seterr(err, errlen, "%s: %s", dir, strerror(errno));
 		goto fail;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		trace_seterr(err, errlen, "%s: not a directory", dir);
+		sibyl_seterr(err, errlen, "%s: not a directory", dir);
 		goto fail;
 	}
 	if (load_meta(t, dir, err, errlen) || load_functions(t, dir, err, errlen) ||
 	    scan_dir(t, dir, err, errlen))
 		goto fail;
 	if (!t->meta.meta.present && !t->nprocs && !t->nthreads) {
-		trace_seterr(err, errlen, "%s: not a trace: no meta.json, .proc or .events files",
+		sibyl_seterr(err, errlen, "%s: not a trace: no meta.json, .proc or .events files",
 			     dir);
 		goto fail;
 	}

@@ -5,6 +5,7 @@
  * two farthest apart give the best rate.
  */
 #include "trace/internal.h"
+#include "core/log.h"
 
 #include <math.h>
 
@@ -62,7 +63,7 @@ int timebase_clock(struct sibyl_trace *t, const char *dir, char *err, size_t err
 	c->tsc_per_ns = 1;	/* nothing to convert: any rate will do */
 	if (!t->ncalls)
 		return 0;
-	return trace_seterr(err, errlen,
+	return sibyl_seterr(err, errlen,
 			    "%s: cannot convert TSC to time: no clock in meta.json and fewer "
 			    "than two (tsc, ns) points in the .proc files (no process exited "
 			    "normally?)",

@@ -6,6 +6,7 @@
  * Zero sizes cannot sit on log axes and are drawn at 1 byte.
  */
 #include "trace/internal.h"
+#include "core/log.h"
 #include "model/plot_file.h"
 
 #include <math.h>
@@ -74,7 +75,7 @@ int sibyl_worksize_check_plot(const struct sibyl_ws_check *c, const char *path, 
 	struct sibyl_plot_file f;
 
 	if (!c->npoints)
-		return trace_seterr(err, errlen, "no call has both a manual and an automatic size "
+		return sibyl_seterr(err, errlen, "no call has both a manual and an automatic size "
 				    "to plot (wrap with --gen worksize.manual,worksize.fast)");
 	if (sibyl_plot_begin(&f, path, force, err, errlen))
 		return -1;

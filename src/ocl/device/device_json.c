@@ -152,7 +152,7 @@ static void fail(struct reader *r, const char *fmt, ...)
 		return;
 	r->failed = true;
 	va_start(ap, fmt);
-	vsnprintf(r->err, r->errlen, fmt, ap);
+	sibyl_vseterr(r->err, r->errlen, fmt, ap);
 	va_end(ap);
 }
 
