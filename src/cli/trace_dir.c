@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include "cli/trace_dir.h"
+#include "core/alloc.h"
 #include "core/fs.h"
 #include "core/log.h"
 #include "core/options.h"
@@ -134,7 +135,7 @@ static int make_dir(const char *dir)
 		return 0;
 	if (errno != ENOENT)
 		return -1;
-	char *parent = strdup(dir);
+	char *parent = sibyl_xstrdup(dir);
 	int r = sibyl_mkdirs(dirname(parent), 0777);
 
 	free(parent);

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include "cli/trace_preload.h"
+#include "core/alloc.h"
 #include "core/fs.h"
 #include "core/log.h"
 #include "core/output.h"
@@ -37,10 +38,7 @@ static int preload_name(struct trace_preload *p, const char *lib, struct sibyl_s
 	if (p->links[strcspn(p->links, separators)])
 		return sibyl_err("trace: %s: its path holds a space or ':', and so does $TMPDIR: "
 				 "cannot preload it", lib);
-	char *link;
-
-	if (asprintf(&link, "%s/%u.so", p->links, n++) < 0)
-		abort();
+	char *link = sibyl_xasprintf("%s/%u.so", p->links, n++);
 	int r = symlink(lib, link);
 
 	if (r < 0)
@@ -55,11 +53,9 @@ static int preload_name(struct trace_preload *p, const char *lib, struct sibyl_s
 static char *regions_library(const char *runtime, const char *wanted_by)
 {
 	const char *slash = strrchr(runtime, '/');
-	char *lib;
+	char *lib = sibyl_xasprintf("%.*slibsibyl-regions.so",
+				    slash ? (int)(slash - runtime + 1) : 0, runtime);
 
-	if (asprintf(&lib, "%.*slibsibyl-regions.so", slash ? (int)(slash - runtime + 1) : 0,
-		     runtime) < 0)
-		abort();
 	if (access(lib, R_OK) == 0)
 		return lib;
 	sibyl_err_errno("trace: --wrap %s wants the region tracker, but %s", wanted_by, lib);

@@ -1,4 +1,5 @@
 #define _GNU_SOURCE
+#include "core/alloc.h"
 #include "core/fs.h"
 #include "core/log.h"
 #include "core/output.h"
@@ -18,11 +19,7 @@
 
 char *sibyl_path_join(const char *dir, const char *name)
 {
-	char *p;
-
-	if (asprintf(&p, "%s/%s", dir, name) < 0)
-		abort();
-	return p;
+	return sibyl_xasprintf("%s/%s", dir, name);
 }
 
 /* "16 MiB" when the limit is a whole number of MiB, else bytes. */
@@ -86,15 +83,12 @@ static char *read_all(int fd, size_t hint, size_t max, size_t *size, char *why,
 		      size_t whylen)
 {
 	size_t cap = hint < 4096 ? 4096 : hint + 1, n = 0;
-	char *buf = malloc(cap + 1), limit[32];
+	char *buf = sibyl_xmalloc(cap + 1), limit[32];
 
-	if (!buf)
-		abort();
 	for (;;) {
 		if (n == cap) {
 			cap = cap > max / 2 ? max + 1 : cap * 2;
-			if (!(buf = realloc(buf, cap + 1)))
-				abort();
+			buf = sibyl_xreallocarray(buf, cap + 1, 1);
 		}
 		ssize_t got = read(fd, buf + n, cap - n);
 
@@ -147,7 +141,7 @@ char *sibyl_read_file(const char *path, size_t max, size_t *len, char *why, size
 
 int sibyl_mkdirs(const char *path, int mode)
 {
-	char *copy = strdup(path);
+	char *copy = sibyl_xstrdup(path);
 
 	for (char *p = copy + 1; *p; p++) {
 		if (*p != '/')
@@ -197,7 +191,7 @@ char *sibyl_self_dir(void)
 	if (n <= 0)
 		return NULL;
 	buf[n] = '\0';
-	return strdup(dirname(buf));
+	return sibyl_xstrdup(dirname(buf));
 }
 
 int sibyl_refuse_overwrite(const char *path, bool force, char *err, size_t errlen)

@@ -4,6 +4,7 @@
  * that an interrupted command leaves no OUT.tmp-* behind.
  */
 #define _GNU_SOURCE
+#include "core/alloc.h"
 #include "core/output.h"
 
 #include <errno.h>
@@ -76,13 +77,11 @@ static void set_pending(char *tmp, char *now)
  * of one file compare equal.  NULL when the directory does not exist. */
 static char *resolved(const char *path)
 {
-	char *copy1 = strdup(path), *copy2 = strdup(path), *dir, *out = NULL;
+	char *copy1 = sibyl_xstrdup(path), *copy2 = sibyl_xstrdup(path), *dir, *out = NULL;
 
-	if (!copy1 || !copy2)
-		abort();
 	dir = realpath(dirname(copy1), NULL);
-	if (dir && asprintf(&out, "%s/%s", strcmp(dir, "/") ? dir : "", basename(copy2)) < 0)
-		abort();
+	if (dir)
+		out = sibyl_xasprintf("%s/%s", strcmp(dir, "/") ? dir : "", basename(copy2));
 	free(dir);
 	free(copy1);
 	free(copy2);
@@ -132,10 +131,8 @@ int sibyl_output_open(struct sibyl_output *o, const char *path, mode_t mode)
 	static const char digits[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 	size_t n = strlen(path);
 
-	o->path = strdup(path);
-	o->tmp = malloc(n + sizeof(".tmp-XXXXXX"));
-	if (!o->path || !o->tmp)
-		abort();
+	o->path = sibyl_xstrdup(path);
+	o->tmp = sibyl_xmalloc(n + sizeof(".tmp-XXXXXX"));
 	for (int attempt = 0; attempt < 100; attempt++) {
 		unsigned char r[6];
 
@@ -237,8 +234,7 @@ char *sibyl_private_tmpdir(const char *prefix)
 
 	if (!base || base[0] != '/')
 		base = "/tmp";
-	if (asprintf(&dir, "%s/%s-XXXXXX", base, prefix) < 0)
-		abort();
+	dir = sibyl_xasprintf("%s/%s-XXXXXX", base, prefix);
 	if (!mkdtemp(dir)) {
 		int saved = errno;
 

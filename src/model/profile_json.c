@@ -1,5 +1,6 @@
 /* Performance profile files: JSON, versioned (docs/profile-format.md). */
 #include "model/profile.h"
+#include "core/alloc.h"
 #include "core/fs.h"
 #include "core/log.h"
 #include "core/output.h"
@@ -122,7 +123,7 @@ static int read_piece(json_t *v, void *item)
 
 	if (json_unpack(v, "{sFsFss}", "from", &q->from, "to", &q->to, "implementation", &name))
 		return -1;
-	q->name = strdup(name);
+	q->name = sibyl_xstrdup(name);
 	return 0;
 }
 
@@ -180,8 +181,8 @@ static int read_body(json_t *j, struct sibyl_profile *p, char *err, size_t errle
 		return sibyl_seterr(err, errlen, "profile lacks a valid \"range\" [lo, hi]");
 	if (!(p->lo <= p->hi))
 		return sibyl_seterr(err, errlen, "profile range is empty");
-	p->name = strdup(name);
-	p->work_metric = strdup(metric);
+	p->name = sibyl_xstrdup(name);
+	p->work_metric = sibyl_xstrdup(metric);
 	p->complete = complete;
 	void *points = NULL, *samples = NULL, *segments = NULL, *pieces = NULL;
 	int rc = read_array(json_object_get(j, "points"), "points", "a pair of finite numbers",
@@ -217,7 +218,7 @@ static int read_body(json_t *j, struct sibyl_profile *p, char *err, size_t errle
 
 struct sibyl_profile *sibyl_profile_from_json(json_t *j, char *err, size_t errlen)
 {
-	struct sibyl_profile *p = calloc(1, sizeof(*p));
+	struct sibyl_profile *p = sibyl_xcalloc(1, sizeof(*p));
 
 	if (read_body(j, p, err, errlen)) {
 		sibyl_profile_free(p);

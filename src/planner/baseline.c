@@ -1,5 +1,6 @@
 /* Baselines for --evaluate: uniform sampling and a power-law fit. */
 #include "planner/evaluate.h"
+#include "core/alloc.h"
 
 #include <gsl/gsl_multifit_nlinear.h>
 #include <gsl/gsl_vector.h>
@@ -8,7 +9,7 @@
 
 uint64_t *sibyl_uniform_metrics(uint64_t lo, uint64_t hi, size_t budget, size_t *n)
 {
-	uint64_t *v = malloc((budget + 2) * sizeof(*v));
+	uint64_t *v = sibyl_xmalloc((budget + 2) * sizeof(*v));
 	size_t k = 0;
 
 	if (budget < 2)
@@ -75,7 +76,7 @@ int sibyl_power_fit(const double *x, const double *y, size_t n, double *a, doubl
 	}
 	if (n < 3 || !(xmax > 0))
 		return -1;
-	double *u = malloc(n * sizeof(*u)), *v = malloc(n * sizeof(*v));
+	double *u = sibyl_xmalloc(n * sizeof(*u)), *v = sibyl_xmalloc(n * sizeof(*v));
 
 	for (size_t i = 0; i < n; i++)
 		u[i] = x[i] / xmax, v[i] = y[i] / ymax;

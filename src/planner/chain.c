@@ -1,5 +1,6 @@
 /* Profile generation: chain selection by dynamic programming (Figs 4-5). */
 #include "planner/chain.h"
+#include "core/alloc.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -122,14 +123,14 @@ struct sibyl_segment *sibyl_chain_segments(const struct sibyl_matrix *m, size_t 
 					   size_t col, size_t *n)
 {
 	size_t k = 0, cap = 8;
-	struct sibyl_segment *s = malloc(cap * sizeof(*s));
+	struct sibyl_segment *s = sibyl_xmalloc(cap * sizeof(*s));
 
 	for (;;) {
 		const struct sibyl_cell *c = sibyl_cell_at(m, row, col);
 		struct sibyl_ols_fit f;
 
 		if (k == cap)
-			s = realloc(s, (cap *= 2) * sizeof(*s));
+			s = sibyl_xreallocarray(s, cap *= 2, sizeof(*s));
 		sibyl_ols_fit(&c->s, &f);
 		s[k++] = (struct sibyl_segment){ m->nodes[row].x, m->nodes[col].x, f.a, f.b,
 						 (unsigned)c->s.n, c->oor };
@@ -172,7 +173,7 @@ static struct sibyl_point join(const struct sibyl_segment *p, const struct sibyl
 struct sibyl_point *sibyl_chain_points(const struct sibyl_segment *s, size_t n, double lo,
 				       double hi, size_t *npoints)
 {
-	struct sibyl_point *v = malloc((n + 1) * sizeof(*v));
+	struct sibyl_point *v = sibyl_xmalloc((n + 1) * sizeof(*v));
 	size_t k = 0;
 
 	v[k++] = (struct sibyl_point){ lo, s[0].a + s[0].b * lo };

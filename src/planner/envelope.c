@@ -37,7 +37,8 @@ static void add_point(struct builder *b, double x, double y)
 	if (p->npoints && p->points[p->npoints - 1].x == x && p->points[p->npoints - 1].y == y)
 		return;
 	if (p->npoints == b->capp)
-		p->points = realloc(p->points, (b->capp = 2 * b->capp + 16) * sizeof(*p->points));
+		p->points = sibyl_xreallocarray(p->points, b->capp = 2 * b->capp + 16,
+						sizeof(*p->points));
 	p->points[p->npoints++] = (struct sibyl_point){ x, y };
 }
 
@@ -50,8 +51,8 @@ static void add_piece(struct builder *b, double from, double to, const char *nam
 		return;
 	}
 	if (p->npieces == b->capq)
-		p->pieces = realloc(p->pieces, (b->capq = 2 * b->capq + 8) * sizeof(*p->pieces));
-	p->pieces[p->npieces++] = (struct sibyl_piece){ from, to, strdup(name) };
+		p->pieces = sibyl_xreallocarray(p->pieces, b->capq = 2 * b->capq + 8, sizeof(*p->pieces));
+	p->pieces[p->npieces++] = (struct sibyl_piece){ from, to, sibyl_xstrdup(name) };
 }
 
 /* Between two consecutive breakpoints every covering profile is a line;
@@ -59,7 +60,7 @@ static void add_piece(struct builder *b, double from, double to, const char *nam
 static void envelope_between(struct builder *b, const struct sibyl_profile *const *in,
 			     size_t n, double lo, double hi)
 {
-	double mid = (lo + hi) / 2, *cuts = malloc((n * n + 2) * sizeof(*cuts));
+	double mid = (lo + hi) / 2, *cuts = sibyl_xmalloc((n * n + 2) * sizeof(*cuts));
 	size_t k = 0;
 
 	cuts[k++] = lo;
@@ -111,14 +112,14 @@ struct sibyl_profile *sibyl_envelope(const struct sibyl_profile *const *in, size
 		}
 		nb += in[i]->npoints;
 	}
-	double *xs = malloc((nb + 1) * sizeof(*xs));
+	double *xs = sibyl_xmalloc((nb + 1) * sizeof(*xs));
 
 	nb = 0;
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < in[i]->npoints; j++)
 			xs[nb++] = in[i]->points[j].x;
 	qsort(xs, nb, sizeof(*xs), cmp_double);
-	struct builder b = { calloc(1, sizeof(struct sibyl_profile)), 0, 0 };
+	struct builder b = { sibyl_xcalloc(1, sizeof(struct sibyl_profile)), 0, 0 };
 	struct sibyl_profile *p = b.p;
 	json_t *inputs = json_array();
 
@@ -139,8 +140,8 @@ struct sibyl_profile *sibyl_envelope(const struct sibyl_profile *const *in, size
 		}
 		envelope_between(&b, in, n, lo, hi);
 	}
-	p->name = strdup("envelope");
-	p->work_metric = strdup(in[0]->work_metric ? in[0]->work_metric : "");
+	p->name = sibyl_xstrdup("envelope");
+	p->work_metric = sibyl_xstrdup(in[0]->work_metric ? in[0]->work_metric : "");
 	p->lo = xs[0];
 	p->hi = xs[nb - 1];
 	p->complete = true;

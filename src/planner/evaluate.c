@@ -161,7 +161,8 @@ int sibyl_plan_evaluate(const struct sibyl_profile *prof, const struct sibyl_pla
 	e->by_params = pe != NULL;
 	if (uniform_profile(p, budget, measure, ctx, &uni, e, err, errlen))
 		goto out;
-	double *ux = malloc(uni.npoints * sizeof(*ux)), *uy = malloc(uni.npoints * sizeof(*uy));
+	double *ux = sibyl_xmalloc(uni.npoints * sizeof(*ux));
+	double *uy = sibyl_xmalloc(uni.npoints * sizeof(*uy));
 
 	for (size_t i = 0; i < uni.npoints; i++)
 		ux[i] = uni.points[i].x, uy[i] = uni.points[i].y;

@@ -13,7 +13,7 @@ void sibyl_adapters_builtin(struct sibyl_adapter_list *l)
 {
 	memset(l, 0, sizeof(*l));
 	l->items = sibyl_builtin_adapters(&l->count);
-	l->source = strdup("builtin");
+	l->source = sibyl_xstrdup("builtin");
 }
 
 static int check_adapter(const struct sibyl_adapter *a, size_t i, const char *path,
@@ -41,10 +41,8 @@ int sibyl_adapters_open(struct sibyl_adapter_list *l, const char *path, char *er
 {
 	memset(l, 0, sizeof(*l));
 	/* A bare name would search the library path: make it a file path. */
-	char *file = strchr(path, '/') ? strdup(path) : NULL;
+	char *file = strchr(path, '/') ? sibyl_xstrdup(path) : sibyl_xasprintf("./%s", path);
 
-	if (!file && asprintf(&file, "./%s", path) < 0)
-		return snprintf(err, errlen, "out of memory"), -1;
 	l->dl = dlopen(file, RTLD_NOW | RTLD_LOCAL);
 	free(file);
 	if (!l->dl)
@@ -53,7 +51,7 @@ int sibyl_adapters_open(struct sibyl_adapter_list *l, const char *path, char *er
 	void *sym = dlsym(l->dl, SIBYL_ADAPTERS_SYMBOL);
 
 	memcpy(&fn, &sym, sizeof(fn));
-	l->source = strdup(path);
+	l->source = sibyl_xstrdup(path);
 	if (!fn) {
 		snprintf(err, errlen, "%s: does not export %s() (see include/sibyl/adapter.h)",
 			 path, SIBYL_ADAPTERS_SYMBOL);

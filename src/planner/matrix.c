@@ -1,5 +1,6 @@
 /* The sample matrix: insertion and regeneration of segments (Figs 2-3). */
 #include "planner/matrix.h"
+#include "core/alloc.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -30,7 +31,7 @@ static double t_quantile(struct sibyl_matrix *m, size_t df)
 	if (df >= m->ntq) {
 		size_t n = df + 64;
 
-		m->tq = realloc(m->tq, n * sizeof(*m->tq));
+		m->tq = sibyl_xreallocarray(m->tq, n, sizeof(*m->tq));
 		for (size_t i = m->ntq; i < n; i++)
 			m->tq[i] = i ? sibyl_t_quantile(m->p.confidence, (double)i) : INFINITY;
 		m->ntq = n;

@@ -2,6 +2,7 @@
 #include "planner/planner.h"
 #include "planner/chain.h"
 #include "planner/matrix.h"
+#include "core/alloc.h"
 #include "core/clock.h"
 
 #include <jansson.h>
@@ -170,7 +171,7 @@ static int record(struct planner *pl, uint64_t x, double y)
 {
 	if (pl->ntaken == pl->captaken) {
 		pl->captaken = pl->captaken ? 2 * pl->captaken : 256;
-		pl->taken = realloc(pl->taken, pl->captaken * sizeof(*pl->taken));
+		pl->taken = sibyl_xreallocarray(pl->taken, pl->captaken, sizeof(*pl->taken));
 	}
 	pl->taken[pl->ntaken++] = (struct sibyl_point){ (double)x, y };
 	size_t i;
@@ -188,7 +189,7 @@ static int record(struct planner *pl, uint64_t x, double y)
  * segment), and every sample. */
 static struct sibyl_profile *make_profile(struct planner *pl, bool complete)
 {
-	struct sibyl_profile *prof = calloc(1, sizeof(*prof));
+	struct sibyl_profile *prof = sibyl_xcalloc(1, sizeof(*prof));
 	const struct sibyl_matrix *m = &pl->m;
 
 	prof->lo = (double)pl->p->lo;
@@ -200,7 +201,7 @@ static struct sibyl_profile *make_profile(struct planner *pl, bool complete)
 						  m->nodes[pl->ccol].x, &prof->npoints);
 	}
 	prof->nsamples = m->samples;
-	prof->samples = malloc(m->samples * sizeof(*prof->samples));
+	prof->samples = sibyl_xmalloc(m->samples * sizeof(*prof->samples));
 	size_t k = 0;
 
 	for (size_t i = 0; i < m->count; i++)

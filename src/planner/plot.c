@@ -1,6 +1,7 @@
 /* Profile plots with PLplot. */
 #define _GNU_SOURCE
 #include "planner/plot.h"
+#include "core/alloc.h"
 #include "model/plot_file.h"
 
 #include <errno.h>
@@ -13,7 +14,7 @@
 
 static void draw_points(const struct sibyl_point *v, size_t n, double scale, int symbol)
 {
-	PLFLT *x = malloc((n + 1) * sizeof(*x)), *y = malloc((n + 1) * sizeof(*y));
+	PLFLT *x = sibyl_xmalloc((n + 1) * sizeof(*x)), *y = sibyl_xmalloc((n + 1) * sizeof(*y));
 
 	for (size_t i = 0; i < n; i++)
 		x[i] = v[i].x, y[i] = v[i].y * scale;
@@ -39,7 +40,7 @@ static void draw_pieces(const struct sibyl_profile *p, double scale)
 				colour = j;
 				break;
 			}
-		struct sibyl_point *v = malloc((p->npoints + 2) * sizeof(*v));
+		struct sibyl_point *v = sibyl_xmalloc((p->npoints + 2) * sizeof(*v));
 
 		v[k++] = (struct sibyl_point){ q->from, sibyl_profile_eval(p, q->from) };
 		for (size_t j = 0; j < p->npoints; j++)

@@ -154,7 +154,7 @@ struct sibyl_worker *sibyl_worker_start(const struct sibyl_adapter *a, const cha
 					const struct sibyl_adapter_config *config,
 					const struct sibyl_sampling *sp, char *err, size_t errlen)
 {
-	struct sibyl_worker *w = calloc(1, sizeof(*w));
+	struct sibyl_worker *w = sibyl_xcalloc(1, sizeof(*w));
 	struct sibyl_worker_setup setup = { source, a->name, *config, *sp };
 	struct sibyl_sample_reply r = { 0 };
 

@@ -1,5 +1,6 @@
 /* Accessors of an open trace and the iterator over its call records. */
 #include "trace/internal.h"
+#include "core/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -60,10 +61,8 @@ struct sibyl_trace_iter {
 
 struct sibyl_trace_iter *sibyl_trace_iter_new(const struct sibyl_trace *t)
 {
-	struct sibyl_trace_iter *it = calloc(1, sizeof(*it));
+	struct sibyl_trace_iter *it = sibyl_xcalloc(1, sizeof(*it));
 
-	if (!it)
-		abort();
 	it->t = t;
 	return it;
 }

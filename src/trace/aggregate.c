@@ -6,6 +6,7 @@
  * counts the same nanosecond twice.
  */
 #include "trace/internal.h"
+#include "core/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -90,7 +91,7 @@ static void finish_functions(const struct sibyl_trace *t, struct sibyl_trace_sum
 {
 	size_t n = sibyl_trace_function_count(t);
 
-	s->functions = calloc(n ? n : 1, sizeof(*s->functions));
+	s->functions = sibyl_xcalloc(n ? n : 1, sizeof(*s->functions));
 	for (size_t i = 0; i < n; i++) {
 		struct sibyl_func_stats *f = &byfunc[i];
 
@@ -108,15 +109,15 @@ static void finish_functions(const struct sibyl_trace *t, struct sibyl_trace_sum
 struct sibyl_trace_summary *sibyl_trace_summarize(const struct sibyl_trace *t,
 						  enum sibyl_sort_key key)
 {
-	struct sibyl_trace_summary *s = calloc(1, sizeof(*s));
+	struct sibyl_trace_summary *s = sibyl_xcalloc(1, sizeof(*s));
 	size_t nf = sibyl_trace_function_count(t);
-	struct sibyl_func_stats *byfunc = calloc(nf ? nf : 1, sizeof(*byfunc));
+	struct sibyl_func_stats *byfunc = sibyl_xcalloc(nf ? nf : 1, sizeof(*byfunc));
 
 	s->wall_ns = sibyl_trace_meta(t)->wall_ns;
 	s->nthreads = sibyl_trace_thread_count(t);
 	s->nprocesses = sibyl_trace_process_count(t);
-	s->threads = calloc(s->nthreads ? s->nthreads : 1, sizeof(*s->threads));
-	s->processes = calloc(s->nprocesses ? s->nprocesses : 1, sizeof(*s->processes));
+	s->threads = sibyl_xcalloc(s->nthreads ? s->nthreads : 1, sizeof(*s->threads));
+	s->processes = sibyl_xcalloc(s->nprocesses ? s->nprocesses : 1, sizeof(*s->processes));
 	for (size_t i = 0; i < s->nprocesses; i++) {
 		const struct sibyl_trace_process *p = sibyl_trace_process(t, i);
 

@@ -13,6 +13,7 @@
  * of that ring with an error, never a read out of bounds.
  */
 #include "trace/drain.h"
+#include "core/alloc.h"
 #include "core/fs.h"
 #include "core/log.h"
 #include "core/output.h"
@@ -77,10 +78,10 @@ static void choose_ring_dir(struct sibyl_drain *d)
 	char tmpl[] = "/dev/shm/sibyl-XXXXXX";
 
 	if (mkdtemp(tmpl)) {
-		d->ring_dir = strdup(tmpl);
+		d->ring_dir = sibyl_xstrdup(tmpl);
 		d->own_ring_dir = true;
 	} else {
-		d->ring_dir = strdup(d->dir);
+		d->ring_dir = sibyl_xstrdup(d->dir);
 	}
 }
 
@@ -101,13 +102,13 @@ static void free_drain(struct sibyl_drain *d)
 
 struct sibyl_drain *sibyl_drain_create(const char *dir, uint64_t ring_bytes)
 {
-	struct sibyl_drain *d = calloc(1, sizeof(*d));
+	struct sibyl_drain *d = sibyl_xcalloc(1, sizeof(*d));
 	struct sibyl_drain_control c = { .version = SIBYL_TRACE_VERSION };
 
 	memcpy(c.magic, SIBYL_DRAIN_MAGIC, 8);
 	c.ring_bytes = (ring_bytes + 4095) / 4096 * 4096;
 	c.drainer_pid = (uint32_t)getpid();
-	d->dir = strdup(dir);
+	d->dir = sibyl_xstrdup(dir);
 	d->file_mode = sibyl_dir_file_mode(dir);
 	choose_ring_dir(d);
 	d->ctl_path = sibyl_path_join(dir, SIBYL_DRAIN_FILE);
@@ -184,7 +185,7 @@ static int create_events(struct sibyl_drain *d, const char *name,
 			 const struct sibyl_events_header *ring_events)
 {
 	size_t stem = strlen(name) - strlen(".ring");
-	char *file = malloc(stem + sizeof(".events"));
+	char *file = sibyl_xmalloc(stem + sizeof(".events"));
 	struct sibyl_events_header first = *ring_events;
 
 	memcpy(file, name, stem);
@@ -251,7 +252,7 @@ static int open_ring(struct sibyl_drain *d, char *path, const char *name)
 		munmap(h, (size_t)st.st_size);
 		return -1;
 	}
-	d->rings = realloc(d->rings, (d->nrings + 1) * sizeof(*d->rings));
+	d->rings = sibyl_xreallocarray(d->rings, d->nrings + 1, sizeof(*d->rings));
 	d->rings[d->nrings++] = (struct ring){
 		.path = path, .h = h, .map_bytes = (size_t)st.st_size, .capacity = capacity,
 		.events_fd = efd, .pid = pid, .gen = gen,

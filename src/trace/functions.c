@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "trace/internal.h"
+#include "core/alloc.h"
 #include "core/log.h"
 
 #include <stdio.h>
@@ -41,9 +42,7 @@ static void insert_at(struct function_table *ft, size_t i, uint32_t id, char *li
 {
 	if (ft->count == ft->cap) {
 		ft->cap = ft->cap ? ft->cap * 2 : 64;
-		ft->items = realloc(ft->items, ft->cap * sizeof(*ft->items));
-		if (!ft->items)
-			abort();
+		ft->items = sibyl_xreallocarray(ft->items, ft->cap, sizeof(*ft->items));
 	}
 	memmove(&ft->items[i + 1], &ft->items[i], (ft->count - i) * sizeof(*ft->items));
 	ft->items[i] = (struct sibyl_trace_function){ .id = id, .library = lib, .name = name };
@@ -56,9 +55,8 @@ void functions_add_unknown(struct function_table *ft, uint32_t id)
 
 	if (functions_find(ft, id))
 		return;
-	if (asprintf(&name, "0x%08x", id) < 0)
-		abort();
-	insert_at(ft, lower_bound(ft, id), id, strdup("?"), name);
+	name = sibyl_xasprintf("0x%08x", id);
+	insert_at(ft, lower_bound(ft, id), id, sibyl_xstrdup("?"), name);
 }
 
 static int parse_id(const char *s, size_t n, uint32_t *id)
@@ -99,8 +97,8 @@ static int parse_line(struct function_table *ft, const char *s, size_t n, size_t
 	if (parse_id(s, (size_t)(tab1 - s), &id))
 		return sibyl_seterr(err, errlen, "line %zu: bad function id '%.*s'", lineno,
 				    (int)(tab1 - s > 16 ? 16 : tab1 - s), s);
-	char *lib = strndup(tab1 + 1, (size_t)(tab2 - tab1 - 1));
-	char *name = strndup(tab2 + 1, (size_t)(end - tab2 - 1));
+	char *lib = sibyl_xstrndup(tab1 + 1, (size_t)(tab2 - tab1 - 1));
+	char *name = sibyl_xstrndup(tab2 + 1, (size_t)(end - tab2 - 1));
 	size_t at = lower_bound(ft, id);
 
 	if (at < ft->count && ft->items[at].id == id) {
@@ -145,7 +143,7 @@ static int parse_metric_line(struct function_table *ft, const char *s, size_t n,
 	if (f->work_metric_conflict)
 		return 0;
 	if (!f->work_metric) {
-		f->work_metric = strndup(tab + 1, len);
+		f->work_metric = sibyl_xstrndup(tab + 1, len);
 	} else if (strlen(f->work_metric) != len || memcmp(f->work_metric, tab + 1, len)) {
 		free((char *)f->work_metric);
 		f->work_metric = NULL;

@@ -37,7 +37,7 @@ static int get_str(json_t *obj, const char *key, char **out, char *err, size_t e
 	if (!json_is_string(v))
 		return sibyl_seterr(err, errlen, "field '%s' must be a string", key);
 	free(*out);
-	*out = strdup(json_string_value(v));
+	*out = sibyl_xstrdup(json_string_value(v));
 	return 1;
 }
 
@@ -234,11 +234,11 @@ static void publish(struct trace_meta_doc *doc)
 	if (!doc->wrappers)
 		doc->wrappers = sibyl_xcalloc(1, sizeof(char *));
 	if (!doc->command)
-		doc->command = strdup("");
+		doc->command = sibyl_xstrdup("");
 	if (!doc->cwd)
-		doc->cwd = strdup("");
+		doc->cwd = sibyl_xstrdup("");
 	if (!doc->hostname)
-		doc->hostname = strdup("");
+		doc->hostname = sibyl_xstrdup("");
 	doc->meta.argv = (const char *const *)doc->argv;
 	doc->meta.wrappers = (const char *const *)doc->wrappers;
 	doc->meta.command = doc->command;

@@ -1,6 +1,7 @@
 /* <pid>.<gen>.proc: one per process image, written at start and exit. */
 #define _GNU_SOURCE
 #include "trace/internal.h"
+#include "core/alloc.h"
 #include "core/log.h"
 #include "core/fs.h"
 
@@ -38,8 +39,8 @@ int proc_parse(const void *buf, size_t len, struct proc_file *p, char *err, size
 	p->info.ppid = h.ppid;
 	p->info.gen = h.gen;
 	/* Version 1 had no lost counts, and 8 more bytes of exe. */
-	p->info.exe = strndup((const char *)buf + offsetof(struct sibyl_proc_header, exe),
-			      h.version >= 2 ? sizeof(h.exe) : sizeof(h.exe) + sizeof(h.lost_calls));
+	p->info.exe = sibyl_xstrndup((const char *)buf + offsetof(struct sibyl_proc_header, exe),
+				     h.version >= 2 ? sizeof(h.exe) : sizeof(h.exe) + sizeof(h.lost_calls));
 	if (h.version >= 2) {
 		p->info.lost_threads = h.lost_threads;
 		p->info.lost_calls = h.lost_calls;

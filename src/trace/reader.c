@@ -337,7 +337,7 @@ static void link_threads(struct sibyl_trace *t)
 			continue;
 		t->procs = grow(t->procs, t->nprocs, &t->procs_cap, sizeof(*t->procs));
 		t->procs[t->nprocs++] = (struct proc_file){
-			.info = { .pid = th->pid, .gen = th->gen, .exe = strdup("") } };
+			.info = { .pid = th->pid, .gen = th->gen, .exe = sibyl_xstrdup("") } };
 	}
 	if (t->nprocs > known)
 		qsort(t->procs, t->nprocs, sizeof(*t->procs), cmp_proc);
@@ -350,7 +350,7 @@ static void link_threads(struct sibyl_trace *t)
 
 struct sibyl_trace *sibyl_trace_open(const char *dir, char *err, size_t errlen)
 {
-	struct sibyl_trace *t = calloc(1, sizeof(*t));
+	struct sibyl_trace *t = sibyl_xcalloc(1, sizeof(*t));
 	struct stat st;
 
 	if (stat(dir, &st) < 0) {

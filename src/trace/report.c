@@ -4,6 +4,7 @@
  * tools rely on (docs/report.md) -- rename nothing there.
  */
 #include "trace/internal.h"
+#include "core/alloc.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -173,7 +174,7 @@ json_t *trace_jstr(const char *s)
 	json_t *v = json_string(s);
 
 	if (!v) {
-		char *copy = strdup(s);
+		char *copy = sibyl_xstrdup(s);
 
 		for (unsigned char *p = (unsigned char *)copy; *p; p++)
 			if (*p >= 0x80)

@@ -44,9 +44,7 @@ struct argv {
 
 static void push(struct argv *a, char *s)
 {
-	a->v = realloc(a->v, (a->n + 2) * sizeof(*a->v));
-	if (!a->v)
-		abort();
+	a->v = sibyl_xreallocarray(a->v, a->n + 2, sizeof(*a->v));
 	a->v[a->n++] = s;
 	a->v[a->n] = NULL;
 }
@@ -55,8 +53,7 @@ static void pushf(struct argv *a, const char *fmt, const char *s)
 {
 	char *p;
 
-	if (asprintf(&p, fmt, s) < 0)
-		abort();
+	p = sibyl_xasprintf(fmt, s);
 	push(a, p);
 }
 

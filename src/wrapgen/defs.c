@@ -215,9 +215,7 @@ static int normalize_metric(const struct lexer *lx, struct wg_def *d)
 
 static void push(struct wg_defs *out, const struct wg_def *d)
 {
-	out->v = realloc(out->v, (out->n + 1) * sizeof(*out->v));
-	if (!out->v)
-		abort();
+	out->v = sibyl_xreallocarray(out->v, out->n + 1, sizeof(*out->v));
 	out->v[out->n++] = *d;
 }
 

@@ -34,9 +34,7 @@ static void read_verdefs(Elf *e, Elf_Scn *scn, GElf_Shdr *sh, struct verdefs *vd
 		if (def.vd_ndx >= vd->n) {
 			size_t n = def.vd_ndx + 1u;
 
-			vd->names = realloc(vd->names, n * sizeof(*vd->names));
-			if (!vd->names)
-				abort();
+			vd->names = sibyl_xreallocarray(vd->names, n, sizeof(*vd->names));
 			memset(vd->names + vd->n, 0, (n - vd->n) * sizeof(*vd->names));
 			vd->n = n;
 		}
@@ -119,9 +117,7 @@ static void collect(Elf *e, Elf_Scn *scn, GElf_Shdr *sh, Elf_Data *versym,
 	Elf_Data *d = elf_getdata(scn, NULL);
 	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
 
-	out->v = calloc(n ? n : 1, sizeof(*out->v));
-	if (!out->v)
-		abort();
+	out->v = sibyl_xcalloc(n ? n : 1, sizeof(*out->v));
 	for (size_t i = 1; d && i < n; i++) {
 		GElf_Sym s;
 		GElf_Versym ver = 1;

@@ -1,4 +1,5 @@
 #include "wrapgen/emit.h"
+#include "core/alloc.h"
 #include "core/hash.h"
 #include "wrapgen/wrapper_check.h"
 
@@ -27,11 +28,9 @@ static char *args_of(const struct wg_pick *pk)
 static void prepare(const struct wg_unit *u, const struct wg_selection *sel, struct fn_storage *st)
 {
 	st->n = sel->npicks;
-	st->fns = calloc(st->n ? st->n : 1, sizeof(*st->fns));
-	st->args = calloc(st->n ? st->n : 1, sizeof(char *));
-	st->fids = calloc(st->n ? st->n : 1, sizeof(char *));
-	if (!st->fns || !st->args || !st->fids)
-		abort();
+	st->fns = sibyl_xcalloc(st->n ? st->n : 1, sizeof(*st->fns));
+	st->args = sibyl_xcalloc(st->n ? st->n : 1, sizeof(char *));
+	st->fids = sibyl_xcalloc(st->n ? st->n : 1, sizeof(char *));
 	for (size_t i = 0; i < st->n; i++) {
 		const struct wg_pick *pk = &sel->picks[i];
 		struct wg_fn *f = &st->fns[i];
@@ -84,10 +83,8 @@ static void signature(const struct wg_fn *f, struct sibyl_strbuf *b)
 static void wrapper(const struct wg_plan *plan, const struct wg_unit *u, const struct wg_fn *f,
 		    struct sibyl_strbuf *src)
 {
-	struct sibyl_strbuf *per = calloc(plan->n * WG_NPLACES, sizeof(*per));
+	struct sibyl_strbuf *per = sibyl_xcalloc(plan->n * WG_NPLACES, sizeof(*per));
 
-	if (!per)
-		abort();
 	for (size_t g = 0; g < plan->n; g++)
 		if (plan->v[g].gen->function)
 			plan->v[g].gen->function(&plan->v[g], u, f, &per[g * WG_NPLACES]);
@@ -139,11 +136,9 @@ char *wg_emit_source(const struct wg_emit_opts *o, struct wg_plan *plan,
 		     const struct wg_selection *sel)
 {
 	const struct wg_unit *u = o->unit;
-	struct sibyl_strbuf src = { 0 }, *unit = calloc(plan->n * WG_NPLACES, sizeof(*unit));
+	struct sibyl_strbuf src = { 0 }, *unit = sibyl_xcalloc(plan->n * WG_NPLACES, sizeof(*unit));
 	struct fn_storage st;
 
-	if (!unit)
-		abort();
 	for (size_t g = 0; g < plan->n; g++)
 		if (plan->v[g].gen->setup && plan->v[g].gen->setup(&plan->v[g], u) < 0) {
 			free(unit);

@@ -1,5 +1,6 @@
 /* counters: perf_event software counter deltas after each call record. */
 #include "wrapgen/gen.h"
+#include "core/alloc.h"
 #include "core/log.h"
 
 #include <sibyl/trace_format.h>
@@ -27,11 +28,9 @@ static int event_bit(const char *name, size_t len)
 static int setup(struct wg_inst *inst, const struct wg_unit *u)
 {
 	const char *ev = wg_param(inst, "events");
-	unsigned *mask = malloc(sizeof(*mask));
+	unsigned *mask = sibyl_xmalloc(sizeof(*mask));
 
 	(void)u;
-	if (!mask)
-		abort();
 	*mask = 0;
 	inst->data = mask;
 	if (!ev || !strcmp(ev, "all")) {

@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include "wrapgen/gen.h"
+#include "core/alloc.h"
 #include "core/log.h"
 #include "wrapgen/defs.h"
 
@@ -36,10 +37,8 @@ static bool has_prefix_def(const struct wg_unit *u)
 static int setup(struct wg_inst *inst, const struct wg_unit *u)
 {
 	const char *lib = wg_param(inst, "library"), *thr = wg_param(inst, "threshold");
-	struct redirect *r = calloc(1, sizeof(*r));
+	struct redirect *r = sibyl_xcalloc(1, sizeof(*r));
 
-	if (!r)
-		abort();
 	inst->data = r;
 	r->threshold = NAN;
 	if (!lib || !*lib)
@@ -48,7 +47,7 @@ static int setup(struct wg_inst *inst, const struct wg_unit *u)
 		return sibyl_err("wrap: redirect: library path with a quote, backslash or newline");
 	/* A path is fixed now (the program may run elsewhere); a bare soname
 	 * is left to the dynamic linker's search, like DT_NEEDED. */
-	r->library = strchr(lib, '/') ? realpath(lib, NULL) : strdup(lib);
+	r->library = strchr(lib, '/') ? realpath(lib, NULL) : sibyl_xstrdup(lib);
 	if (!r->library)
 		return sibyl_err("wrap: redirect: library %s: %s", lib, strerror(errno));
 	if (thr) {

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "wrapgen/plan.h"
+#include "core/alloc.h"
 #include "core/fs.h"
 #include "core/log.h"
 
@@ -46,10 +47,8 @@ static void note_key(struct tmpl *t, const char *k, size_t n)
 	for (size_t i = 0; i < t->nkeys; i++)
 		if (strlen(t->keys[i]) == n && !strncmp(t->keys[i], k, n))
 			return;
-	t->keys = realloc(t->keys, (t->nkeys + 1) * sizeof(*t->keys));
-	if (!t->keys)
-		abort();
-	t->keys[t->nkeys++] = strndup(k, n);
+	t->keys = sibyl_xreallocarray(t->keys, t->nkeys + 1, sizeof(*t->keys));
+	t->keys[t->nkeys++] = sibyl_xstrndup(k, n);
 }
 
 /* Check the placeholders of one section line; record ${param:KEY}s. */
@@ -80,7 +79,7 @@ static char *trimmed(const char *s, size_t n)
 		s++, n--;
 	while (n && isspace((unsigned char)s[n - 1]))
 		n--;
-	return strndup(s, n);
+	return sibyl_xstrndup(s, n);
 }
 
 /* A preamble line "key: value". */
@@ -136,7 +135,7 @@ static int parse(struct tmpl *t, const char *text)
 		if (s >= 0)
 			cur = s;
 		else if (cur >= 0) {
-			char *l = strndup(line, n);
+			char *l = sibyl_xstrndup(line, n);
 
 			rc = check_line(t, l, lineno, (enum wg_place)cur);
 			free(l);
@@ -166,7 +165,7 @@ static void expand(const struct tmpl *t, const char *text, const struct wg_inst 
 		sibyl_strbuf_add(out, p, (size_t)(v - p));
 		v += 2;
 		size_t n = strcspn(v, "}");
-		char *name = strndup(v, n);
+		char *name = sibyl_xstrndup(v, n);
 
 		if (!strncmp(name, "param:", 6))
 			sibyl_strbuf_puts(out, wg_param(inst, name + 6));
@@ -230,15 +229,13 @@ static void function(struct wg_inst *inst, const struct wg_unit *u, const struct
 
 struct wg_generator *wg_template_load(const char *path, const char *name)
 {
-	struct tmpl *t = calloc(1, sizeof(*t));
+	struct tmpl *t = sibyl_xcalloc(1, sizeof(*t));
 	size_t len;
 	char why[128];
 	char *text = sibyl_read_file(path, WG_DEFS_MAX_BYTES, &len, why, sizeof(why));
 
-	if (!t)
-		abort();
-	t->path = strdup(path);
-	t->name = strdup(name);
+	t->path = sibyl_xstrdup(path);
+	t->name = sibyl_xstrdup(name);
 	if (!text) {
 		sibyl_err("wrap: %s: %s", path, why);
 		wg_template_free(&t->gen);

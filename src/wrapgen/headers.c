@@ -70,9 +70,7 @@ static void fill_params(CXCursor c, struct wg_proto *p)
 	CXType ft = clang_getCursorType(c);
 
 	p->nparams = n > 0 ? (size_t)n : 0;
-	p->params = calloc(p->nparams ? p->nparams : 1, sizeof(*p->params));
-	if (!p->params)
-		abort();
+	p->params = sibyl_xcalloc(p->nparams ? p->nparams : 1, sizeof(*p->params));
 	for (int i = 0; i < n; i++) {
 		CXCursor a = clang_Cursor_getArgument(c, (unsigned)i);
 		/* The function type keeps the type as declared by the header
@@ -83,8 +81,7 @@ static void fill_params(CXCursor c, struct wg_proto *p)
 		q->name = take_string(clang_getCursorSpelling(a));
 		if (!*q->name) {
 			free(q->name);
-			if (asprintf(&q->name, "arg%d", i + 1) < 0)
-				abort();
+			q->name = sibyl_xasprintf("arg%d", i + 1);
 		}
 		q->type = take_string(clang_getTypeSpelling(t));
 		q->canon = take_string(clang_getTypeSpelling(clang_getCanonicalType(t)));
@@ -116,9 +113,7 @@ static void add_proto(struct collect *st, CXCursor c)
 
 	if (st->out->n == st->cap) {
 		st->cap = st->cap ? st->cap * 2 : 256;
-		st->out->v = realloc(st->out->v, st->cap * sizeof(*st->out->v));
-		if (!st->out->v)
-			abort();
+		st->out->v = sibyl_xreallocarray(st->out->v, st->cap, sizeof(*st->out->v));
 	}
 	p = &st->out->v[st->out->n++];
 	memset(p, 0, sizeof(*p));
@@ -156,9 +151,7 @@ static void note_inclusion(CXFile f, CXSourceLocation *stack, unsigned depth, CX
 		return;
 	name = take_string(clang_getFileName(f));
 	if (realpath(name, abs)) {
-		st->user_files = realloc(st->user_files, (st->nuser + 1) * sizeof(char *));
-		if (!st->user_files)
-			abort();
+		st->user_files = sibyl_xreallocarray(st->user_files, st->nuser + 1, sizeof(char *));
 		st->user_files[st->nuser++] = sibyl_xstrdup(abs);
 	}
 	free(name);
@@ -182,10 +175,8 @@ static char *synthetic_source(const struct wg_header_opts *o)
 static const char **clang_args(const struct wg_header_opts *o, int *argc)
 {
 	size_t n = 0, max = 4 + o->incdirs->count + o->defines->count;
-	const char **argv = calloc(max, sizeof(char *));
+	const char **argv = sibyl_xcalloc(max, sizeof(char *));
 
-	if (!argv)
-		abort();
 	argv[n++] = "-std=gnu11";
 	argv[n++] = "-xc";
 	for (size_t i = 0; i < o->incdirs->count; i++)

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "wrapgen/plan.h"
+#include "core/alloc.h"
 #include "core/fs.h"
 #include "core/log.h"
 
@@ -26,7 +27,7 @@ static void search_dirs(const struct sibyl_strlist *dirs, struct sibyl_strlist *
 		size_t n = strcspn(p, ":");
 
 		if (n)
-			sibyl_strlist_take(out, strndup(p, n));
+			sibyl_strlist_take(out, sibyl_xstrndup(p, n));
 		p += n + (p[n] == ':');
 	}
 	if (self) {
@@ -57,17 +58,14 @@ static const struct wg_generator *find(struct wg_plan *p, const struct sibyl_str
 	for (size_t i = 0; !g && i < path.count; i++) {
 		char *file;
 
-		if (asprintf(&file, "%s/%s.gen", path.items[i], name) < 0)
-			abort();
+		file = sibyl_xasprintf("%s/%s.gen", path.items[i], name);
 		if (access(file, R_OK) == 0)
 			g = wg_template_load(file, name);
 		free(file);
 	}
 	sibyl_strlist_free(&path);
 	if (g) {
-		p->loaded = realloc(p->loaded, (p->nloaded + 1) * sizeof(*p->loaded));
-		if (!p->loaded)
-			abort();
+		p->loaded = sibyl_xreallocarray(p->loaded, p->nloaded + 1, sizeof(*p->loaded));
 		p->loaded[p->nloaded++] = g;
 	}
 	return g;
@@ -96,9 +94,7 @@ static struct node *graph_find(struct graph *g, const char *name)
 
 static struct node *graph_add(struct graph *g, const struct wg_generator *gen)
 {
-	g->v = realloc(g->v, (g->n + 1) * sizeof(*g->v));
-	if (!g->v)
-		abort();
+	g->v = sibyl_xreallocarray(g->v, g->n + 1, sizeof(*g->v));
 	memset(&g->v[g->n], 0, sizeof(g->v[0]));
 	g->v[g->n].gen = gen;
 	return &g->v[g->n++];
@@ -121,7 +117,7 @@ static int add_spec(struct wg_plan *p, const struct sibyl_strlist *dirs, struct 
 		    const char *spec)
 {
 	size_t n = strcspn(spec, ":");
-	char *name = strndup(spec, n);
+	char *name = sibyl_xstrndup(spec, n);
 	const struct wg_generator *gen = find(p, dirs, name);
 	struct node *nd;
 
@@ -142,18 +138,16 @@ static int add_spec(struct wg_plan *p, const struct sibyl_strlist *dirs, struct 
 		if (!eq || eq == kv)
 			return sibyl_err("wrap: generator '%s': parameter '%.*s' is not KEY=VALUE",
 					 gen->name, (int)len, kv);
-		char *key = strndup(kv, (size_t)(eq - kv));
+		char *key = sibyl_xstrndup(kv, (size_t)(eq - kv));
 
 		if (!key_known(gen, key)) {
 			sibyl_err("wrap: generator '%s' has no parameter '%s'", gen->name, key);
 			free(key);
 			return -1;
 		}
-		nd->params = realloc(nd->params, (nd->nparams + 1) * sizeof(*nd->params));
-		if (!nd->params)
-			abort();
+		nd->params = sibyl_xreallocarray(nd->params, nd->nparams + 1, sizeof(*nd->params));
 		nd->params[nd->nparams].key = key;
-		nd->params[nd->nparams++].value = strndup(eq + 1, len - (size_t)(eq + 1 - kv));
+		nd->params[nd->nparams++].value = sibyl_xstrndup(eq + 1, len - (size_t)(eq + 1 - kv));
 		s = kv + len;
 	}
 	return 0;
@@ -168,7 +162,7 @@ static int close_requirements(struct wg_plan *p, const struct sibyl_strlist *dir
 
 		for (const char *r = req; r && *r;) {
 			size_t n = strcspn(r, ", ");
-			char *name = strndup(r, n);
+			char *name = sibyl_xstrndup(r, n);
 			const struct wg_generator *gen = n ? find(p, dirs, name) : NULL;
 
 			if (n && !gen) {
@@ -266,9 +260,7 @@ int wg_plan_build(const struct sibyl_strlist *specs, const struct sibyl_strlist 
 	if (!rc)
 		rc = close_requirements(out, dirs, &g);
 	if (!rc) {
-		out->v = calloc(g.n ? g.n : 1, sizeof(*out->v));
-		if (!out->v)
-			abort();
+		out->v = sibyl_xcalloc(g.n ? g.n : 1, sizeof(*out->v));
 	}
 	for (size_t i = 0; !rc && i < g.n; i++)
 		rc = visit(&g, &g.v[i], out);
@@ -322,7 +314,7 @@ void wg_plan_list(FILE *f, const struct sibyl_strlist *dirs)
 			if (n <= 4 || strcmp(e->d_name + n - 4, ".gen"))
 				continue;
 			char *file = sibyl_path_join(path.items[i], e->d_name);
-			char *name = strndup(e->d_name, n - 4);
+			char *name = sibyl_xstrndup(e->d_name, n - 4);
 			struct wg_generator *g = wg_template_load(file, name);
 
 			if (g)

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "wrapgen/select.h"
+#include "core/alloc.h"
 
 #include <fnmatch.h>
 #include <stdio.h>
@@ -72,8 +73,7 @@ const struct wg_proto *wg_va_twin(const struct wg_protos *protos,
 	for (const char *u = strchr(p->name, '_'); u; u = strchr(u + 1, '_')) {
 		char *name;
 
-		if (asprintf(&name, "%.*sv%s", (int)(u + 1 - p->name), p->name, u + 1) < 0)
-			abort();
+		name = sibyl_xasprintf("%.*sv%s", (int)(u + 1 - p->name), p->name, u + 1);
 		t = twin_named(protos, exports, p, name);
 		free(name);
 		if (t)
@@ -82,8 +82,7 @@ const struct wg_proto *wg_va_twin(const struct wg_protos *protos,
 	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
 		char *name;
 
-		if (asprintf(&name, forms[i], p->name) < 0)
-			abort();
+		name = sibyl_xasprintf(forms[i], p->name);
 		t = twin_named(protos, exports, p, name);
 		free(name);
 		if (t)
@@ -94,17 +93,13 @@ const struct wg_proto *wg_va_twin(const struct wg_protos *protos,
 
 static void skip(struct wg_selection *out, const char *name, enum wg_skip_reason r)
 {
-	out->skips = realloc(out->skips, (out->nskips + 1) * sizeof(*out->skips));
-	if (!out->skips)
-		abort();
+	out->skips = sibyl_xreallocarray(out->skips, out->nskips + 1, sizeof(*out->skips));
 	out->skips[out->nskips++] = (struct wg_skip){ name, r };
 }
 
 static void pick(struct wg_selection *out, const struct wg_proto *p, const struct wg_proto *twin)
 {
-	out->picks = realloc(out->picks, (out->npicks + 1) * sizeof(*out->picks));
-	if (!out->picks)
-		abort();
+	out->picks = sibyl_xreallocarray(out->picks, out->npicks + 1, sizeof(*out->picks));
 	out->picks[out->npicks++] = (struct wg_pick){ p, twin };
 }
 

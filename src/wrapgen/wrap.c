@@ -8,6 +8,7 @@
 #include "wrapgen/libpath.h"
 #include "wrapgen/plan.h"
 #include "wrapgen/select.h"
+#include "core/alloc.h"
 #include "core/fs.h"
 #include "core/log.h"
 #include "core/output.h"
@@ -36,8 +37,7 @@ static void flags(const struct sibyl_strlist *in, const char *prefix, struct sib
 	for (size_t i = 0; i < in->count; i++) {
 		char *f;
 
-		if (asprintf(&f, "%s%s", prefix, in->items[i]) < 0)
-			abort();
+		f = sibyl_xasprintf("%s%s", prefix, in->items[i]);
 		sibyl_strlist_take(out, f);
 	}
 }
@@ -71,7 +71,7 @@ static int load_inputs(const struct sibyl_wrap_opts *o, struct job *j)
 	if (!j->exports.soname) {	/* plain files without DT_SONAME */
 		const char *b = strrchr(j->library_path, '/');
 
-		j->exports.soname = strdup(b ? b + 1 : j->library_path);
+		j->exports.soname = sibyl_xstrdup(b ? b + 1 : j->library_path);
 	}
 	if (o->app && wg_elf_imports(o->app, &j->imports) < 0)
 		return -1;
@@ -109,8 +109,7 @@ static int report_skipped(const struct sibyl_wrap_opts *o, const struct job *j)
 	for (size_t i = 0; i < j->sel.nskips; i++)
 		sibyl_strbuf_printf(&b, "%s\t%s\n", j->sel.skips[i].name,
 				    wg_skip_reason_text(j->sel.skips[i].reason));
-	if (asprintf(&path, "%s.skipped.txt", o->output) < 0)
-		abort();
+	path = sibyl_xasprintf("%s.skipped.txt", o->output);
 	rc = sibyl_output_write(path, b.s, b.len, 0666);
 	if (rc < 0)
 		sibyl_err("wrap: %s: %s", path, strerror(errno));

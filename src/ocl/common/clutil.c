@@ -1,5 +1,6 @@
 /* Platform/device choice and error names shared by the OpenCL commands. */
 #include "ocl/common/clutil.h"
+#include "core/alloc.h"
 #include "core/log.h"
 
 #include <ctype.h>
@@ -61,11 +62,11 @@ static char *info_string(cl_int (*get)(void *, cl_uint, size_t, void *, size_t *
 {
 	size_t size = 0;
 	if (get(object, param, 0, NULL, &size) != CL_SUCCESS || size == 0)
-		return strdup("?");
+		return sibyl_xstrdup("?");
 	char *s = malloc(size + 1);
 	if (!s || get(object, param, size, s, NULL) != CL_SUCCESS) {
 		free(s);
-		return strdup("?");
+		return sibyl_xstrdup("?");
 	}
 	s[size] = '\0';
 	return s;
@@ -137,8 +138,8 @@ int sibyl_cl_pick_device(const char *platform, const char *device,
 	cl_uint np = 0;
 	if (clGetPlatformIDs(0, NULL, &np) != CL_SUCCESS || np == 0)
 		return sibyl_err("no OpenCL platform found (is an ICD such as pocl-opencl-icd installed?)");
-	cl_platform_id *platforms = calloc(np, sizeof(*platforms));
-	char **pnames = calloc(np, sizeof(*pnames));
+	cl_platform_id *platforms = sibyl_xcalloc(np, sizeof(*platforms));
+	char **pnames = sibyl_xcalloc(np, sizeof(*pnames));
 	clGetPlatformIDs(np, platforms, NULL);
 	for (cl_uint i = 0; i < np; i++)
 		pnames[i] = sibyl_cl_platform_name(platforms[i]);
@@ -154,8 +155,8 @@ int sibyl_cl_pick_device(const char *platform, const char *device,
 		sibyl_err("OpenCL platform '%s' has no device", pnames[p]);
 		goto fail_platforms;
 	}
-	cl_device_id *devices = calloc(nd, sizeof(*devices));
-	char **dnames = calloc(nd, sizeof(*dnames));
+	cl_device_id *devices = sibyl_xcalloc(nd, sizeof(*devices));
+	char **dnames = sibyl_xcalloc(nd, sizeof(*dnames));
 	clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, nd, devices, NULL);
 	for (cl_uint i = 0; i < nd; i++)
 		dnames[i] = sibyl_cl_device_name(devices[i]);

@@ -1,5 +1,6 @@
 /* Deterministic argument generation from the kernel signature. */
 #include "ocl/driver/args.h"
+#include "core/alloc.h"
 #include "core/log.h"
 
 #include <math.h>
@@ -162,9 +163,7 @@ int sibyl_args_generate(const struct sibyl_kernel *k, const struct sibyl_args_cf
 	if (sibyl_args_check(k, cfg) < 0)
 		return -1;
 	out->n = k->nargs;
-	out->a = calloc(k->nargs + 1, sizeof(*out->a));
-	if (!out->a)
-		abort();
+	out->a = sibyl_xcalloc(k->nargs + 1, sizeof(*out->a));
 	for (size_t i = 0; i < k->nargs; i++) {
 		const struct sibyl_karg *arg = &k->args[i];
 		struct sibyl_argbuf *b = &out->a[i];

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "ocl/driver/cache.h"
+#include "core/alloc.h"
 #include "core/fs.h"
 #include "core/output.h"
 #include "core/log.h"
@@ -83,9 +84,8 @@ static char *dir_path(void)
 		return sibyl_path_join(xdg, "sibyl");
 	if (home && *home == '/')
 		return sibyl_path_join(home, ".cache/sibyl");
-	if (asprintf(&d, "%s/sibyl-cache-%u", tmp && *tmp == '/' ? tmp : "/tmp",
-		     (unsigned)geteuid()) < 0)
-		abort();
+	d = sibyl_xasprintf("%s/sibyl-cache-%u", tmp && *tmp == '/' ? tmp : "/tmp",
+			    (unsigned)geteuid());
 	return d;
 }
 
@@ -128,19 +128,16 @@ static char *entry_path(const char *dir, const struct sibyl_cache_key *k)
 	/* ".e1": entries with a header (ENTRY_MAGIC).  Bare ".bin" files of
 	 * older sibyls are never read, so they cannot trip the damage
 	 * warning of every kernel a user had cached. */
-	if (asprintf(&p, "%s/%s.e1", dir, k->hex) < 0)
-		abort();
+	p = sibyl_xasprintf("%s/%s.e1", dir, k->hex);
 	return p;
 }
 
 /* Read all of fd's st_size bytes; a short read is damage too. */
 static unsigned char *read_all(int fd, size_t size)
 {
-	unsigned char *buf = malloc(size ? size : 1);
+	unsigned char *buf = sibyl_xmalloc(size ? size : 1);
 	size_t done = 0;
 
-	if (!buf)
-		abort();
 	while (done < size) {
 		ssize_t n = read(fd, buf + done, size - done);
 
@@ -225,8 +222,7 @@ int sibyl_cache_store(const char *dir, const struct sibyl_cache_key *k, const vo
 
 	if (size > ENTRY_MAX - sizeof(h))	/* never read back: not kept */
 		return -1;
-	if (!(buf = malloc(sizeof(h) + size)))
-		abort();
+	buf = sibyl_xmalloc(sizeof(h) + size);
 	memcpy(h.magic, ENTRY_MAGIC, sizeof(h.magic));
 	p = entry_path(dir, k);
 	memcpy(buf, &h, sizeof(h));

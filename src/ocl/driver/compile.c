@@ -27,7 +27,7 @@ static void add_words(struct sibyl_strlist *l, const char *s)
 		size_t n = strcspn(s, " \t\n");
 
 		if (n)
-			sibyl_strlist_take(l, strndup(s, n));
+			sibyl_strlist_take(l, sibyl_xstrndup(s, n));
 		s += n;
 		s += strspn(s, " \t\n");
 	}
@@ -38,13 +38,11 @@ static void add_defines_includes(struct sibyl_strlist *l, const struct sibyl_com
 	char *w;
 
 	for (size_t i = 0; i < o->defines.count; i++) {
-		if (asprintf(&w, "-D%s", o->defines.items[i]) < 0)
-			abort();
+		w = sibyl_xasprintf("-D%s", o->defines.items[i]);
 		sibyl_strlist_take(l, w);
 	}
 	for (size_t i = 0; i < o->includes.count; i++) {
-		if (asprintf(&w, "-I%s", o->includes.items[i]) < 0)
-			abort();
+		w = sibyl_xasprintf("-I%s", o->includes.items[i]);
 		sibyl_strlist_take(l, w);
 	}
 }
@@ -59,8 +57,7 @@ char *sibyl_build_options(const struct sibyl_compile_opts *o)
 	 * runtimes compile a string and look in their working directory. */
 	if (dir && !strpbrk(dir, " \t\n")) {
 		*strrchr(dir, '/') = '\0';
-		if (asprintf(&s, "-I%s", *dir ? dir : "/") < 0)
-			abort();
+		s = sibyl_xasprintf("-I%s", *dir ? dir : "/");
 		sibyl_strlist_take(&l, s);
 	}
 	free(dir);
@@ -68,9 +65,7 @@ char *sibyl_build_options(const struct sibyl_compile_opts *o)
 	add_words(&l, o->build_options);
 	for (size_t i = 0; i < l.count; i++)
 		len += strlen(l.items[i]) + 1;
-	s = calloc(1, len);
-	if (!s)
-		abort();
+	s = sibyl_xcalloc(1, len);
 	for (size_t i = 0; i < l.count; i++) {
 		if (i)
 			strcat(s, " ");
@@ -98,8 +93,7 @@ static void clang_argv(struct sibyl_strlist *l, const struct sibyl_compile_opts 
 	char *w;
 
 	add_words(l, SIBYL_CLANG " " FRONTEND " -emit-llvm -c -fgnu89-inline -cl-kernel-arg-info");
-	if (asprintf(&w, "-O%s", lvl) < 0)
-		abort();
+	w = sibyl_xasprintf("-O%s", lvl);
 	sibyl_strlist_take(l, w);
 	if (!strcmp(lvl, "0"))
 		add_words(l, "-Xclang -disable-O0-optnone");
@@ -137,8 +131,7 @@ static int run_capture(struct sibyl_strlist *l, char **err)
 			snprintf(why, sizeof(why), "cannot run: %s", strerror(st.code));
 		else
 			sibyl_run_describe(&st, why, sizeof(why));
-		if (asprintf(err, "%s: %s", l->items[0], why) < 0)
-			*err = NULL;
+		*err = sibyl_xasprintf("%s: %s", l->items[0], why);
 	}
 	return -1;
 }
@@ -154,7 +147,7 @@ char *sibyl_first_error_line(const char *text)
 		while (start > text && start[-1] != '\n')
 			start--;
 	}
-	return strndup(start, strcspn(start, "\n"));
+	return sibyl_xstrndup(start, strcspn(start, "\n"));
 }
 
 int sibyl_compile_spir(const struct sibyl_compile_opts *o, void **bc, size_t *size)

@@ -4,6 +4,7 @@
 #include "ocl/driver/child.h"
 #include "ocl/driver/summary.h"
 #include "ocl/driver/compile.h"
+#include "core/alloc.h"
 #include "core/fs.h"
 #include "core/log.h"
 #include "core/output.h"
@@ -128,8 +129,7 @@ static void remove_config(char *path)
 /* -i: the counters' bytes at each global size of the run. */
 static int counters_sizes(struct sibyl_run_cfg *cfg, size_t n)
 {
-	if (!(cfg->counters_sizes = calloc(n, sizeof(*cfg->counters_sizes))))
-		abort();
+	cfg->counters_sizes = sibyl_xcalloc(n, sizeof(*cfg->counters_sizes));
 	for (size_t k = 0; k < n; k++) {
 		uint64_t g = cfg->gsize + k * cfg->gsize_step;
 

@@ -1,6 +1,7 @@
 /* Kernels and argument layouts from SPIR bitcode, through the LLVM-C API. */
 #define _GNU_SOURCE
 #include "ocl/driver/kernel_info.h"
+#include "core/alloc.h"
 #include "core/log.h"
 
 #include <llvm-c/BitReader.h>
@@ -45,10 +46,8 @@ static struct sibyl_ktype *ktype_of(LLVMTargetDataRef td, LLVMTypeRef ty)
 			break;
 		t->kind = SIBYL_KT_STRUCT;
 		t->n = LLVMCountStructElementTypes(ty);
-		t->members = calloc(t->n + 1, sizeof(*t->members));
-		t->offsets = calloc(t->n + 1, sizeof(*t->offsets));
-		if (!t->members || !t->offsets)
-			abort();
+		t->members = sibyl_xcalloc(t->n + 1, sizeof(*t->members));
+		t->offsets = sibyl_xcalloc(t->n + 1, sizeof(*t->offsets));
 		for (unsigned i = 0; i < t->n; i++) {
 			t->members[i] = ktype_of(td, LLVMStructGetTypeAtIndex(ty, i));
 			t->offsets[i] = LLVMOffsetOfElement(td, ty, i);
@@ -77,18 +76,16 @@ static bool unsigned_name(const char *n)
 
 static void md_strings(LLVMValueRef node, unsigned nargs, char **out)
 {
-	LLVMValueRef *ops = calloc(nargs + 1, sizeof(*ops));
+	LLVMValueRef *ops = sibyl_xcalloc(nargs + 1, sizeof(*ops));
 	unsigned n = node ? LLVMGetMDNodeNumOperands(node) : 0;
 
-	if (!ops)
-		abort();
 	if (node)
 		LLVMGetMDNodeOperands(node, ops);
 	for (unsigned i = 0; i < nargs; i++) {
 		unsigned len = 0;
 		const char *s = i < n && ops[i] ? LLVMGetMDString(ops[i], &len) : NULL;
 
-		out[i] = s ? strndup(s, len) : strdup("");
+		out[i] = s ? sibyl_xstrndup(s, len) : sibyl_xstrdup("");
 	}
 	free(ops);
 }
@@ -112,16 +109,14 @@ static LLVMValueRef fn_md(LLVMValueRef fn, const char *kind)
 static void read_arg_md(LLVMValueRef fn, unsigned nargs, struct arg_md *md)
 {
 	LLVMValueRef spaces = fn_md(fn, "kernel_arg_addr_space");
-	LLVMValueRef *ops = calloc(nargs + 1, sizeof(*ops));
+	LLVMValueRef *ops = sibyl_xcalloc(nargs + 1, sizeof(*ops));
 	unsigned n = spaces ? LLVMGetMDNodeNumOperands(spaces) : 0;
 
-	md->space = calloc(nargs + 1, sizeof(*md->space));
-	md->type = calloc(nargs + 1, sizeof(char *));
-	md->base = calloc(nargs + 1, sizeof(char *));
-	md->qual = calloc(nargs + 1, sizeof(char *));
-	md->name = calloc(nargs + 1, sizeof(char *));
-	if (!ops || !md->space || !md->type || !md->qual || !md->name || !md->base)
-		abort();
+	md->space = sibyl_xcalloc(nargs + 1, sizeof(*md->space));
+	md->type = sibyl_xcalloc(nargs + 1, sizeof(char *));
+	md->base = sibyl_xcalloc(nargs + 1, sizeof(char *));
+	md->qual = sibyl_xcalloc(nargs + 1, sizeof(char *));
+	md->name = sibyl_xcalloc(nargs + 1, sizeof(char *));
 	if (spaces)
 		LLVMGetMDNodeOperands(spaces, ops);
 	for (unsigned i = 0; i < nargs && i < n; i++)
@@ -169,18 +164,16 @@ static void read_kernel(LLVMTargetDataRef td, LLVMValueRef fn, struct sibyl_kern
 	unsigned nargs = LLVMCountParams(fn);
 	struct arg_md md;
 
-	k->name = strndup(name, len);
+	k->name = sibyl_xstrndup(name, len);
 	k->nargs = nargs;
-	k->args = calloc(nargs + 1, sizeof(*k->args));
-	if (!k->args)
-		abort();
+	k->args = sibyl_xcalloc(nargs + 1, sizeof(*k->args));
 	read_arg_md(fn, nargs, &md);
 	for (unsigned i = 0; i < nargs; i++) {
 		struct sibyl_karg *a = &k->args[i];
 
 		a->name = *md.name[i] ? md.name[i] : (free(md.name[i]), NULL);
-		if (!a->name && asprintf(&a->name, "arg%u", i) < 0)
-			abort();
+		if (!a->name)
+			a->name = sibyl_xasprintf("arg%u", i);
 		a->type_name = md.type[i];
 		a->qualifiers = md.qual[i];
 		classify(td, LLVMTypeOf(LLVMGetParam(fn, i)), md.space[i], md.base[i], a);
@@ -211,9 +204,7 @@ int sibyl_kernels_read(const void *bc, size_t size, struct sibyl_kernels *out)
 	for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
 		if (LLVMIsDeclaration(fn) || LLVMGetFunctionCallConv(fn) != LLVMSPIRKERNELCallConv)
 			continue;
-		out->items = realloc(out->items, (out->n + 1) * sizeof(*out->items));
-		if (!out->items)
-			abort();
+		out->items = sibyl_xreallocarray(out->items, out->n + 1, sizeof(*out->items));
 		read_kernel(td, fn, &out->items[out->n++]);
 	}
 	LLVMDisposeTargetData(td);

@@ -1,6 +1,7 @@
 /* Kernel signatures: printing, JSON both ways, freeing (no LLVM here). */
 #define _GNU_SOURCE
 #include "ocl/driver/kernel_info.h"
+#include "core/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -10,10 +11,8 @@ static const char *const tkinds[] = { "int", "float", "vector", "array", "struct
 
 struct sibyl_ktype *sibyl_ktype_new(enum sibyl_ktype_kind kind, size_t size)
 {
-	struct sibyl_ktype *t = calloc(1, sizeof(*t));
+	struct sibyl_ktype *t = sibyl_xcalloc(1, sizeof(*t));
 
-	if (!t)
-		abort();
 	t->kind = kind;
 	t->size = size;
 	return t;
@@ -136,10 +135,8 @@ static struct sibyl_ktype *ktype_from(json_t *j)
 	}
 	if (m) {
 		t->n = json_array_size(m);
-		t->members = calloc(t->n + 1, sizeof(*t->members));
-		t->offsets = calloc(t->n + 1, sizeof(*t->offsets));
-		if (!t->members || !t->offsets)
-			abort();
+		t->members = sibyl_xcalloc(t->n + 1, sizeof(*t->members));
+		t->offsets = sibyl_xcalloc(t->n + 1, sizeof(*t->offsets));
 		json_array_foreach(m, i, e) {
 			t->offsets[i] = (size_t)json_integer_value(json_object_get(e, "offset"));
 			t->members[i] = ktype_from(json_object_get(e, "type"));
@@ -176,18 +173,16 @@ int sibyl_kernel_from_json(json_t *j, struct sibyl_kernel *out)
 	memset(out, 0, sizeof(*out));
 	if (!name || !json_is_array(args))
 		return -1;
-	out->name = strdup(name);
+	out->name = sibyl_xstrdup(name);
 	out->nargs = json_array_size(args);
-	out->args = calloc(out->nargs + 1, sizeof(*out->args));
-	if (!out->args)
-		abort();
+	out->args = sibyl_xcalloc(out->nargs + 1, sizeof(*out->args));
 	json_array_foreach(args, i, a) {
 		struct sibyl_karg *g = &out->args[i];
 		const char *kind = json_string_value(json_object_get(a, "kind"));
 
-		g->name = strdup(json_string_value(json_object_get(a, "name")) ?: "?");
-		g->type_name = strdup(json_string_value(json_object_get(a, "type")) ?: "?");
-		g->qualifiers = strdup(json_string_value(json_object_get(a, "qualifiers")) ?: "");
+		g->name = sibyl_xstrdup(json_string_value(json_object_get(a, "name")) ?: "?");
+		g->type_name = sibyl_xstrdup(json_string_value(json_object_get(a, "type")) ?: "?");
+		g->qualifiers = sibyl_xstrdup(json_string_value(json_object_get(a, "qualifiers")) ?: "");
 		g->space = space_of(json_string_value(json_object_get(a, "space")));
 		g->kind = SIBYL_KARG_UNSUPPORTED;
 		for (size_t n = 0; kind && n < 4; n++)

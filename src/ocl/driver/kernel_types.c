@@ -5,6 +5,7 @@
  * the same offset, so the layout still comes from the DataLayout alone.
  */
 #include "ocl/driver/kernel_info.h"
+#include "core/alloc.h"
 #include "core/log.h"
 
 #include <clang-c/Index.h>
@@ -120,10 +121,8 @@ void sibyl_kernels_refine(struct sibyl_kernels *ks, const char *file, const char
 	CXIndex idx = clang_createIndex(0, 0);
 	CXTranslationUnit tu = NULL;
 	struct search s = { ks };
-	const char **all = calloc((size_t)nargs + 3, sizeof(*all));
+	const char **all = sibyl_xcalloc((size_t)nargs + 3, sizeof(*all));
 
-	if (!all)
-		abort();
 	/* -resource-dir is not enough for libclang to find opencl-c-base.h. */
 	all[0] = "-isystem";
 	all[1] = SIBYL_CLANG_RESOURCE_DIR "/include";

@@ -3,6 +3,7 @@
 #include "ocl/driver/program.h"
 #include "ocl/driver/cache.h"
 #include "ocl/driver/compile.h"
+#include "core/alloc.h"
 #include "core/fs.h"
 #include "core/log.h"
 
@@ -101,9 +102,8 @@ static int build_spir(const struct sibyl_run_cfg *cfg, cl_context ctx, cl_device
 	if (!bc)
 		return sibyl_err("kernel: %s: %s", cfg->spir_path, why);
 	dname = sibyl_cl_device_name(dev);
-	if (asprintf(&options, "-x spir -spir-std=1.2 -cl-kernel-arg-info %s",
-		     cfg->user_options ? cfg->user_options : "") < 0)
-		abort();
+	options = sibyl_xasprintf("-x spir -spir-std=1.2 -cl-kernel-arg-info %s",
+				  cfg->user_options ? cfg->user_options : "");
 	sibyl_cache_key_init(&key);
 	sibyl_cache_key_add(&key, bc, bc_size);
 	sibyl_cache_key_add_str(&key, options);

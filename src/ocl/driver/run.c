@@ -4,6 +4,7 @@
 #include "ocl/driver/args.h"
 #include "ocl/driver/fenced.h"
 #include "ocl/driver/program.h"
+#include "core/alloc.h"
 #include "core/clock.h"
 #include "core/fs.h"
 #include "core/output.h"
@@ -130,9 +131,7 @@ static int create_buffers(const struct sibyl_run_cfg *cfg, struct dev_state *s,
 	const struct sibyl_kernel *k = cfg->kernel;
 	cl_int e;
 
-	s->mems = calloc(k->nargs + 1, sizeof(*s->mems));
-	if (!s->mems)
-		abort();
+	s->mems = sibyl_xcalloc(k->nargs + 1, sizeof(*s->mems));
 	for (size_t i = 0; i < k->nargs; i++) {
 		if (k->args[i].kind != SIBYL_KARG_BUFFER)
 			continue;
@@ -230,9 +229,8 @@ static int save_counters(const struct sibyl_run_cfg *cfg, const struct dev_state
 {
 	char *path;
 
-	if (asprintf(&path, "%s.%llu.%ld", cfg->counters_path, (unsigned long long)cfg->gsize,
-		     i) < 0)
-		abort();
+	path = sibyl_xasprintf("%s.%llu.%ld", cfg->counters_path,
+			       (unsigned long long)cfg->gsize, i);
 	int r = sibyl_output_write(path, counters, s->counters_size, 0666);
 
 	if (r < 0)
@@ -288,8 +286,8 @@ static int run_sample(const struct sibyl_run_cfg *cfg, struct dev_state *s, long
 	sibyl_emit(fd, json_pack("{s:s, s:i, s:I, s:I, s:b}", "event", "start", "sample", (int)i,
 				 "seed", (json_int_t)acfg.seed, "gsize", (json_int_t)cfg->gsize,
 				 "warmup", !report));
-	if (sibyl_run_cfg_counts(cfg) && !(counters = calloc(1, s->counters_size + 1)))
-		abort();
+	if (sibyl_run_cfg_counts(cfg))
+		counters = sibyl_xcalloc(1, s->counters_size + 1);
 	s->transfer_ns = 0;
 	uint64_t t0 = sibyl_mono_ns();
 

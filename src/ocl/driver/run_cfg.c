@@ -1,5 +1,6 @@
 /* The run configuration handed from sibyl to sibyl-kernel-run as JSON. */
 #include "ocl/driver/run.h"
+#include "core/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -63,9 +64,7 @@ int sibyl_run_cfg_from_json(json_t *j, struct sibyl_run_cfg *c, struct sibyl_ker
 	json_t *sizes = json_object_get(j, "counters_sizes"), *e;
 	size_t i;
 
-	c->counters_sizes = calloc(json_array_size(sizes) + 1, sizeof(*c->counters_sizes));
-	if (!c->counters_sizes)
-		abort();
+	c->counters_sizes = sibyl_xcalloc(json_array_size(sizes) + 1, sizeof(*c->counters_sizes));
 	json_array_foreach(sizes, i, e)
 		c->counters_sizes[i] = (size_t)json_integer_value(e);
 	c->counters_path = json_string_value(json_object_get(j, "counters_path"));

@@ -1,6 +1,7 @@
 /* Statistics over samples (GSL) and averaged instruction counts. */
 #define _GNU_SOURCE
 #include "ocl/driver/summary.h"
+#include "core/alloc.h"
 
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
@@ -15,11 +16,9 @@ static const char *const time_fields[] = {
 static json_t *stats(json_t *samples, const char *field)
 {
 	size_t n = json_array_size(samples), i;
-	double *v = calloc(n + 1, sizeof(*v));
+	double *v = sibyl_xcalloc(n + 1, sizeof(*v));
 	json_t *s;
 
-	if (!v)
-		abort();
 	for (i = 0; i < n; i++)
 		v[i] = json_number_value(json_object_get(json_array_get(samples, i), field));
 	gsl_sort(v, 1, n);
@@ -62,7 +61,7 @@ static char *base_name(const char *name)
 {
 	const char *p = strstr(name, " (");
 
-	return p && strstr(p, " bytes)") ? strndup(name, (size_t)(p - name)) : strdup(name);
+	return p && strstr(p, " bytes)") ? sibyl_xstrndup(name, (size_t)(p - name)) : sibyl_xstrdup(name);
 }
 
 static struct sibyl_instcount *find_or_add(struct sibyl_instcounts *c, char *base)
@@ -72,9 +71,7 @@ static struct sibyl_instcount *find_or_add(struct sibyl_instcounts *c, char *bas
 			free(base);
 			return &c->items[i];
 		}
-	c->items = realloc(c->items, (c->n + 1) * sizeof(*c->items));
-	if (!c->items)
-		abort();
+	c->items = sibyl_xreallocarray(c->items, c->n + 1, sizeof(*c->items));
 	c->items[c->n] = (struct sibyl_instcount){ base, 0, 0 };
 	return &c->items[c->n++];
 }
@@ -115,8 +112,7 @@ void sibyl_instcounts_mean(json_t *samples, struct sibyl_instcounts *out)
 		if (!c->bytes)
 			continue;
 		/* Oclgrind's name carries the bytes moved. */
-		if (asprintf(&name, "%s (%llu bytes)", c->name, (unsigned long long)c->bytes) < 0)
-			abort();
+		name = sibyl_xasprintf("%s (%llu bytes)", c->name, (unsigned long long)c->bytes);
 		free(c->name);
 		c->name = name;
 	}

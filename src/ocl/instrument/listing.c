@@ -5,6 +5,7 @@
  */
 #include "ocl/instrument/instrument_internal.h"
 
+#include "core/alloc.h"
 #include "core/log.h"
 
 #include <inttypes.h>
@@ -89,11 +90,11 @@ void sibyl_instcounts_print_static(FILE *out, const char *kernel,
 static char *coarse_name(const char *name)
 {
 	if (!strncmp(name, "call ", 5))
-		return strdup("call");
+		return sibyl_xstrdup("call");
 	const char *paren = strstr(name, " (");
 	if ((!strncmp(name, "load ", 5) || !strncmp(name, "store ", 6)) && paren &&
 	    strstr(paren, " bytes)"))
-		return strndup(name, (size_t)(paren - name));
+		return sibyl_xstrndup(name, (size_t)(paren - name));
 	return NULL;
 }
 
