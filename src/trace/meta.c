@@ -8,6 +8,7 @@
 #include "core/log.h"
 
 #include "core/alloc.h"
+#include "core/strbuf.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -90,20 +91,15 @@ static int parse_strings(json_t *root, const char *key, char ***out, size_t *n, 
 
 static int parse_command(json_t *root, struct trace_meta_doc *doc, char *err, size_t errlen)
 {
-	size_t total = 1;
+	struct sibyl_strbuf b = { 0 };
 
 	if (parse_strings(root, "command", &doc->argv, &doc->meta.argc, err, errlen) < 0 ||
 	    parse_strings(root, "wrappers", &doc->wrappers, &doc->meta.nwrappers, err, errlen) < 0)
 		return -1;
 	for (size_t i = 0; i < doc->meta.argc; i++)
-		total += strlen(doc->argv[i]) + 1;
+		sibyl_strbuf_printf(&b, "%s%s", i ? " " : "", doc->argv[i]);
 	free(doc->command);
-	doc->command = sibyl_xcalloc(1, total);
-	for (size_t i = 0; i < doc->meta.argc; i++) {
-		if (i)
-			strcat(doc->command, " ");
-		strcat(doc->command, doc->argv[i]);
-	}
+	doc->command = sibyl_strbuf_take(&b);
 	return 0;
 }
 

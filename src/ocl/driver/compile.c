@@ -5,6 +5,7 @@
 #include "core/log.h"
 #include "core/output.h"
 #include "core/alloc.h"
+#include "core/strbuf.h"
 #include "core/run.h"
 
 #include <errno.h>
@@ -50,7 +51,7 @@ static void add_defines_includes(struct sibyl_strlist *l, const struct sibyl_com
 char *sibyl_build_options(const struct sibyl_compile_opts *o)
 {
 	struct sibyl_strlist l = { 0 };
-	size_t len = 1;
+	struct sibyl_strbuf b = { 0 };
 	char *s, *dir = realpath(o->file, NULL);
 
 	/* clang looks for "quoted" includes next to the file; OpenCL
@@ -64,15 +65,9 @@ char *sibyl_build_options(const struct sibyl_compile_opts *o)
 	add_defines_includes(&l, o);
 	add_words(&l, o->build_options);
 	for (size_t i = 0; i < l.count; i++)
-		len += strlen(l.items[i]) + 1;
-	s = sibyl_xcalloc(1, len);
-	for (size_t i = 0; i < l.count; i++) {
-		if (i)
-			strcat(s, " ");
-		strcat(s, l.items[i]);
-	}
+		sibyl_strbuf_printf(&b, "%s%s", i ? " " : "", l.items[i]);
 	sibyl_strlist_free(&l);
-	return s;
+	return sibyl_strbuf_take(&b);
 }
 
 #define FRONTEND "-target spir64 -x cl -cl-std=CL1.2 -Xclang -finclude-default-header"
