@@ -227,14 +227,17 @@ int sibyl_output_write(const char *path, const void *data, size_t len, mode_t mo
 	return sibyl_output_commit(&o);
 }
 
+const char *sibyl_tmpdir(void)
+{
+	const char *dir = getenv("TMPDIR");
+
+	return dir && dir[0] == '/' ? dir : "/tmp";
+}
+
 char *sibyl_private_tmpdir(const char *prefix)
 {
-	const char *base = getenv("TMPDIR");
-	char *dir;
+	char *dir = sibyl_xasprintf("%s/%s-XXXXXX", sibyl_tmpdir(), prefix);
 
-	if (!base || base[0] != '/')
-		base = "/tmp";
-	dir = sibyl_xasprintf("%s/%s-XXXXXX", base, prefix);
 	if (!mkdtemp(dir)) {
 		int saved = errno;
 

@@ -41,8 +41,12 @@ int sibyl_output_write(const char *path, const void *data, size_t len, mode_t mo
  * (0600 in a 0700 directory, 0644 in a 0755 one); 0600 if unknown. */
 mode_t sibyl_dir_file_mode(const char *dir);
 
-/* A new directory only the user can enter (mkdtemp, 0700) under $TMPDIR
- * (when absolute) or /tmp, named PREFIX-XXXXXX; malloc'd, NULL (errno). */
+/* Where temporary files go: $TMPDIR when it is an absolute path, else
+ * /tmp.  Every temporary file or directory of sibyl's is under it. */
+const char *sibyl_tmpdir(void);
+
+/* A new directory only the user can enter (mkdtemp, 0700) under
+ * sibyl_tmpdir(), named PREFIX-XXXXXX; malloc'd, NULL (errno). */
 char *sibyl_private_tmpdir(const char *prefix);
 
 #endif

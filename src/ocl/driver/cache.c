@@ -77,16 +77,12 @@ static uint64_t content_hash(const void *data, size_t size)
 static char *dir_path(void)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	const char *tmp = getenv("TMPDIR");
-	char *d;
 
 	if (xdg && *xdg == '/')
 		return sibyl_path_join(xdg, "sibyl");
 	if (home && *home == '/')
 		return sibyl_path_join(home, ".cache/sibyl");
-	d = sibyl_xasprintf("%s/sibyl-cache-%u", tmp && *tmp == '/' ? tmp : "/tmp",
-			    (unsigned)geteuid());
-	return d;
+	return sibyl_xasprintf("%s/sibyl-cache-%u", sibyl_tmpdir(), (unsigned)geteuid());
 }
 
 /* Another user who owns or may write to the directory can plant a

@@ -185,6 +185,11 @@ static void private_tmpdir_honours_tmpdir(void **state)
 	assert_int_equal(sibyl_dir_file_mode(t), 0644);
 	rmdir(t);
 	free(t);
+	/* A relative TMPDIR would depend on the working directory. */
+	setenv("TMPDIR", "relative/dir", 1);
+	assert_string_equal(sibyl_tmpdir(), "/tmp");
+	unsetenv("TMPDIR");
+	assert_string_equal(sibyl_tmpdir(), "/tmp");
 	if (old)
 		setenv("TMPDIR", old, 1);
 	else
