@@ -29,13 +29,13 @@ static int write_csv(const struct sibyl_trace *t, int fd, char *err, size_t errl
 	int r;
 
 	if (!f) {
-		snprintf(err, errlen, "%s", strerror(errno));
+		sibyl_seterr(err, errlen, "%s", strerror(errno));
 		close(fd);
 		return -1;
 	}
 	r = sibyl_export_csv(t, f, err, errlen);
 	if (fclose(f) && !r) {
-		snprintf(err, errlen, "%s", strerror(errno));
+		sibyl_seterr(err, errlen, "%s", strerror(errno));
 		r = -1;
 	}
 	return r;

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "core/alloc.h"
+#include "core/log.h"
 #include "core/output.h"
 
 #include <errno.h>
@@ -113,16 +114,16 @@ int sibyl_output_check(const char *path, bool force, const char *const *inputs,
 	bool exists = lstat(path, &st) == 0;
 
 	if (!exists && errno != ENOENT)
-		return snprintf(err, errlen, "%s: %s", path, strerror(errno)), -1;
+		return sibyl_seterr(err, errlen, "%s: %s", path, strerror(errno));
 	if (exists && !S_ISREG(st.st_mode))
-		return snprintf(err, errlen, "%s: exists and is not a regular file; not replacing it",
-				path), -1;
+		return sibyl_seterr(err, errlen, "%s: exists and is not a regular file; not replacing it",
+				    path);
 	if (exists && !force)
-		return snprintf(err, errlen, "%s: exists (use --force to replace it)", path), -1;
+		return sibyl_seterr(err, errlen, "%s: exists (use --force to replace it)", path);
 	for (size_t i = 0; inputs && inputs[i]; i++)
 		if (is_input(path, exists ? &st : NULL, inputs[i]))
-			return snprintf(err, errlen, "%s: is or is inside this command's input %s; "
-					"not writing there", path, inputs[i]), -1;
+			return sibyl_seterr(err, errlen, "%s: is or is inside this command's input %s; "
+					    "not writing there", path, inputs[i]);
 	return 0;
 }
 

@@ -1,4 +1,5 @@
 #include "docgen/internal.h"
+#include "core/log.h"
 #include "core/output.h"
 
 #include <errno.h>
@@ -21,7 +22,7 @@ int docgen_text_save(struct docgen_text *t, const char *path, char *err, size_t 
 	int r = fclose(t->f) ? -1 : sibyl_output_write(path, t->data, t->len, 0644);
 
 	if (r)
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		sibyl_seterr(err, errlen, "%s: %s", path, strerror(errno));
 	free(t->data);
 	t->data = NULL;
 	return r;

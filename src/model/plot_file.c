@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "model/plot_file.h"
 #include "core/fs.h"
+#include "core/log.h"
 
 #include <errno.h>
 #include <plplot.h>
@@ -26,11 +27,11 @@ int sibyl_plot_begin(struct sibyl_plot_file *f, const char *path, bool force, ch
 	const char *dev = device_for(path);
 
 	if (!dev)
-		return snprintf(err, errlen, "%s: the plot must end in .png or .svg", path), -1;
+		return sibyl_seterr(err, errlen, "%s: the plot must end in .png or .svg", path);
 	if (sibyl_refuse_overwrite(path, force, err, errlen))
 		return -1;
 	if (sibyl_output_open(&f->out, path, 0666) < 0) {
-		snprintf(err, errlen, "%s: cannot write there: %s", path, strerror(errno));
+		sibyl_seterr(err, errlen, "%s: cannot write there: %s", path, strerror(errno));
 		return -1;
 	}
 	close(f->out.fd);	/* PLplot writes the temporary by name */
@@ -49,7 +50,7 @@ int sibyl_plot_end(struct sibyl_plot_file *f, const char *path, char *err, size_
 {
 	plend();
 	if (sibyl_output_commit(&f->out)) {
-		snprintf(err, errlen, "%s: cannot put the plot into place: %s", path, strerror(errno));
+		sibyl_seterr(err, errlen, "%s: cannot put the plot into place: %s", path, strerror(errno));
 		return -1;
 	}
 	return 0;

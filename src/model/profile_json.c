@@ -75,7 +75,7 @@ int sibyl_profile_save(const struct sibyl_profile *p, const char *path, bool for
 
 	json_decref(j);
 	if (!text) {
-		snprintf(err, errlen, "%s: out of memory", path);
+		sibyl_seterr(err, errlen, "%s: out of memory", path);
 		return -1;
 	}
 	int r = sibyl_output_write(path, text, strlen(text), 0666);
@@ -83,7 +83,7 @@ int sibyl_profile_save(const struct sibyl_profile *p, const char *path, bool for
 
 	free(text);
 	if (r) {
-		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		sibyl_seterr(err, errlen, "%s: %s", path, strerror(e));
 		return -1;
 	}
 	return 0;
@@ -236,19 +236,19 @@ struct sibyl_profile *sibyl_profile_load(const char *path, char *err, size_t err
 	json_t *j;
 
 	if (!text) {
-		snprintf(err, errlen, "%s: %s", path, why);
+		sibyl_seterr(err, errlen, "%s: %s", path, why);
 		return NULL;
 	}
 	j = json_loadb(text, len, 0, &je);
 	free(text);
 	if (!j) {
-		snprintf(err, errlen, "%s: not JSON: %s (line %d)", path, je.text, je.line);
+		sibyl_seterr(err, errlen, "%s: not JSON: %s (line %d)", path, je.text, je.line);
 		return NULL;
 	}
 	struct sibyl_profile *p = sibyl_profile_from_json(j, why, sizeof(why));
 
 	json_decref(j);
 	if (!p)
-		snprintf(err, errlen, "%s: %s", path, why);
+		sibyl_seterr(err, errlen, "%s: %s", path, why);
 	return p;
 }

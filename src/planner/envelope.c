@@ -2,6 +2,7 @@
 #include "planner/envelope.h"
 #include "core/alloc.h"
 #include "core/fs.h"
+#include "core/log.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -105,9 +106,9 @@ struct sibyl_profile *sibyl_envelope(const struct sibyl_profile *const *in, size
 
 	for (size_t i = 0; i < n; i++) {
 		if (!in[i]->npoints) {
-			snprintf(err, errlen, "profile %zu (%s) has samples but no points: its "
-				 "planning stopped before the first segment", i + 1,
-				 in[i]->name ? in[i]->name : "?");
+			sibyl_seterr(err, errlen, "profile %zu (%s) has samples but no points: its "
+				     "planning stopped before the first segment", i + 1,
+				     in[i]->name ? in[i]->name : "?");
 			return NULL;
 		}
 		nb += in[i]->npoints;
@@ -132,7 +133,7 @@ struct sibyl_profile *sibyl_envelope(const struct sibyl_profile *const *in, size
 		for (size_t i = 0; i < n; i++)
 			covered |= mid >= first_x(in[i]) && mid <= last_x(in[i]);
 		if (!covered) {
-			snprintf(err, errlen, "no profile covers work metrics %g..%g", lo, hi);
+			sibyl_seterr(err, errlen, "no profile covers work metrics %g..%g", lo, hi);
 			free(xs);
 			json_decref(inputs);
 			sibyl_profile_free(p);

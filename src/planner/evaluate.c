@@ -2,6 +2,7 @@
 #include "planner/evaluate.h"
 #include "core/alloc.h"
 #include "core/clock.h"
+#include "core/log.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -35,8 +36,8 @@ static int draw_point(const struct sibyl_plan_params *p, const struct sibyl_para
 	pt->x = pe->metric_of && pt->nparams && pt->nparams <= SIBYL_MAX_PARAMS ?
 		pe->metric_of(pt->params, pt->nparams) : -1;
 	if (!(pt->x >= 0))
-		return snprintf(err, errlen, "drew %zu parameters without a work metric",
-				pt->nparams), -1;
+		return sibyl_seterr(err, errlen, "drew %zu parameters without a work metric",
+				    pt->nparams);
 	return 0;
 }
 
@@ -68,7 +69,7 @@ static int measure_all(sibyl_measure_fn measure, void *ctx, const struct sibyl_p
 	int rc = -1;
 
 	if (!again)
-		return snprintf(err, errlen, "out of memory"), -1;
+		return sibyl_seterr(err, errlen, "out of memory");
 	for (int round = 0; round <= EVAL_RETRIES; round++)
 		for (size_t i = 0; i < n; i++) {
 			double t, *y = &pts[i].measured[pass];
@@ -105,7 +106,7 @@ static int uniform_profile(const struct sibyl_plan_params *p, size_t budget,
 
 	u->points = calloc(n ? n : 1, sizeof(*u->points));
 	if (!xs || !at || !u->points) {
-		snprintf(err, errlen, "out of memory");
+		sibyl_seterr(err, errlen, "out of memory");
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -127,15 +128,15 @@ static int check_input(const struct sibyl_profile *prof, const struct sibyl_plan
 		       size_t errlen)
 {
 	if (n < 1 || n > SIBYL_EVAL_MAX_POINTS)
-		return snprintf(err, errlen, "evaluate: %zu is not between 1 and %d", n,
-				SIBYL_EVAL_MAX_POINTS), -1;
+		return sibyl_seterr(err, errlen, "evaluate: %zu is not between 1 and %d", n,
+				    SIBYL_EVAL_MAX_POINTS);
 	if (budget < 1)
-		return snprintf(err, errlen, "no samples for the baselines (a budget of 0)"), -1;
+		return sibyl_seterr(err, errlen, "no samples for the baselines (a budget of 0)");
 	if (!prof->npoints)
-		return snprintf(err, errlen, "no profile points to evaluate"), -1;
+		return sibyl_seterr(err, errlen, "no profile points to evaluate");
 	if (pe && !(pe->draw && pe->measure))
-		return snprintf(err, errlen, "parameters to draw without a way to draw or "
-				"measure them"), -1;
+		return sibyl_seterr(err, errlen, "parameters to draw without a way to draw or "
+				    "measure them");
 	return sibyl_plan_check(p, err, errlen);
 }
 

@@ -3,6 +3,7 @@
 #include "planner/loader.h"
 #include "planner/adapters/builtin.h"
 #include "core/alloc.h"
+#include "core/log.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -20,19 +21,19 @@ static int check_adapter(const struct sibyl_adapter *a, size_t i, const char *pa
 			 char *err, size_t errlen)
 {
 	if (!a)
-		return snprintf(err, errlen, "%s: adapter %zu is NULL", path, i), -1;
+		return sibyl_seterr(err, errlen, "%s: adapter %zu is NULL", path, i);
 	if (a->abi_version != SIBYL_ADAPTER_ABI_VERSION)
-		return snprintf(err, errlen, "%s: adapter %zu has ABI version %u, this sibyl "
-				"speaks version %u (rebuild it against include/sibyl/adapter.h)",
-				path, i, a->abi_version, SIBYL_ADAPTER_ABI_VERSION), -1;
+		return sibyl_seterr(err, errlen, "%s: adapter %zu has ABI version %u, this sibyl "
+				    "speaks version %u (rebuild it against include/sibyl/adapter.h)",
+				    path, i, a->abi_version, SIBYL_ADAPTER_ABI_VERSION);
 	if (!a->name || !*a->name)
-		return snprintf(err, errlen, "%s: adapter %zu has no name", path, i), -1;
+		return sibyl_seterr(err, errlen, "%s: adapter %zu has no name", path, i);
 	if (!a->run)
-		return snprintf(err, errlen, "%s: adapter %s has no run function", path,
-				a->name), -1;
+		return sibyl_seterr(err, errlen, "%s: adapter %s has no run function", path,
+				    a->name);
 	if (a->min_metric > a->max_metric)
-		return snprintf(err, errlen, "%s: adapter %s has an empty range", path,
-				a->name), -1;
+		return sibyl_seterr(err, errlen, "%s: adapter %s has an empty range", path,
+				    a->name);
 	return 0;
 }
 
@@ -46,21 +47,21 @@ int sibyl_adapters_open(struct sibyl_adapter_list *l, const char *path, char *er
 	l->dl = dlopen(file, RTLD_NOW | RTLD_LOCAL);
 	free(file);
 	if (!l->dl)
-		return snprintf(err, errlen, "%s", dlerror()), -1;
+		return sibyl_seterr(err, errlen, "%s", dlerror());
 	sibyl_adapters_fn fn;
 	void *sym = dlsym(l->dl, SIBYL_ADAPTERS_SYMBOL);
 
 	memcpy(&fn, &sym, sizeof(fn));
 	l->source = sibyl_xstrdup(path);
 	if (!fn) {
-		snprintf(err, errlen, "%s: does not export %s() (see include/sibyl/adapter.h)",
-			 path, SIBYL_ADAPTERS_SYMBOL);
+		sibyl_seterr(err, errlen, "%s: does not export %s() (see include/sibyl/adapter.h)",
+			     path, SIBYL_ADAPTERS_SYMBOL);
 		sibyl_adapters_close(l);
 		return -1;
 	}
 	l->items = fn(&l->count);
 	if (!l->items || l->count == 0) {
-		snprintf(err, errlen, "%s: %s() returned no adapter", path, SIBYL_ADAPTERS_SYMBOL);
+		sibyl_seterr(err, errlen, "%s: %s() returned no adapter", path, SIBYL_ADAPTERS_SYMBOL);
 		sibyl_adapters_close(l);
 		return -1;
 	}
@@ -102,8 +103,8 @@ const struct sibyl_adapter *sibyl_adapters_resolve(struct sibyl_adapter_list *l,
 {
 	memset(l, 0, sizeof(*l));
 	if (!builtin == !so_spec)
-		return snprintf(err, errlen, "name a built-in adapter or an adapter object, "
-				"one of the two"), NULL;
+		return sibyl_seterr(err, errlen, "name a built-in adapter or an adapter object, "
+				    "one of the two"), NULL;
 	if (builtin) {
 		sibyl_adapters_builtin(l);
 		return sibyl_adapters_find(l, builtin, err, errlen);
@@ -120,8 +121,8 @@ const struct sibyl_adapter *sibyl_adapters_resolve(struct sibyl_adapter_list *l,
 		if (name)
 			a = sibyl_adapters_find(l, name, err, errlen);
 		else
-			snprintf(err, errlen, "%s holds several adapters: name one as FILE.so:NAME",
-				 path);
+			sibyl_seterr(err, errlen, "%s holds several adapters: name one as FILE.so:NAME",
+				     path);
 	}
 	free(path);
 	return a;

@@ -4,6 +4,7 @@
 #include "planner/matrix.h"
 #include "core/alloc.h"
 #include "core/clock.h"
+#include "core/log.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -47,15 +48,15 @@ static int fraction(const char *name, double v, bool zero_ok, char *err, size_t 
 {
 	if ((v > 0 && v < 1) || (zero_ok && v == 0))
 		return 0;
-	return snprintf(err, errlen, "%s: %g is not a percentage between 0 and 100", name,
-			100 * v), -1;
+	return sibyl_seterr(err, errlen, "%s: %g is not a percentage between 0 and 100", name,
+			    100 * v);
 }
 
 int sibyl_plan_check(const struct sibyl_plan_params *p, char *err, size_t errlen)
 {
 	if (p->lo > p->hi || p->hi - p->lo < 4)
-		return snprintf(err, errlen, "range %llu:%llu holds fewer than 5 work metrics",
-				(unsigned long long)p->lo, (unsigned long long)p->hi), -1;
+		return sibyl_seterr(err, errlen, "range %llu:%llu holds fewer than 5 work metrics",
+				    (unsigned long long)p->lo, (unsigned long long)p->hi);
 	if (fraction("--segment-error", p->segment_error, false, err, errlen) ||
 	    fraction("--sample-error", p->sample_error, false, err, errlen) ||
 	    fraction("--growth", p->growth, false, err, errlen) ||
@@ -63,10 +64,10 @@ int sibyl_plan_check(const struct sibyl_plan_params *p, char *err, size_t errlen
 	    fraction("--fit-error", p->fit_error, true, err, errlen))
 		return -1;
 	if (!(p->max_seconds >= 0))
-		return snprintf(err, errlen, "--max-seconds: %g is negative", p->max_seconds), -1;
+		return sibyl_seterr(err, errlen, "--max-seconds: %g is negative", p->max_seconds);
 	if (!(p->time_floor >= 0 && p->time_floor < 1))
-		return snprintf(err, errlen, "time floor: %g s is not between 0 and 1 s",
-				p->time_floor), -1;
+		return sibyl_seterr(err, errlen, "time floor: %g s is not between 0 and 1 s",
+				    p->time_floor);
 	return 0;
 }
 

@@ -2,6 +2,7 @@
 #include "planner/request.h"
 #include "planner/speed_guard.h"
 #include "core/clock.h"
+#include "core/log.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -25,22 +26,22 @@ void sibyl_sampling_defaults(struct sibyl_sampling *sp)
 int sibyl_sampling_check(const struct sibyl_sampling *sp, char *err, size_t errlen)
 {
 	if (sp->repeat < 1 || sp->repeat > MAX_REPEAT)
-		return snprintf(err, errlen, "--repeat: %u is not between 1 and %d", sp->repeat,
-				MAX_REPEAT), -1;
+		return sibyl_seterr(err, errlen, "--repeat: %u is not between 1 and %d", sp->repeat,
+				    MAX_REPEAT);
 	if (sp->rounds < 1 || sp->rounds > MAX_ROUNDS)
-		return snprintf(err, errlen, "--rounds: %u is not between 1 and %d", sp->rounds,
-				MAX_ROUNDS), -1;
+		return sibyl_seterr(err, errlen, "--rounds: %u is not between 1 and %d", sp->rounds,
+				    MAX_ROUNDS);
 	if (!(sp->min_seconds >= 0 && sp->min_seconds <= MAX_SAMPLE_SECONDS))
-		return snprintf(err, errlen, "--sample-time: %g ms is not between 0 and %g",
-				sp->min_seconds * 1e3, MAX_SAMPLE_SECONDS * 1e3), -1;
+		return sibyl_seterr(err, errlen, "--sample-time: %g ms is not between 0 and %g",
+				    sp->min_seconds * 1e3, MAX_SAMPLE_SECONDS * 1e3);
 	if (!(sp->timeout > 0))
-		return snprintf(err, errlen, "--timeout: %g s is not above 0", sp->timeout), -1;
+		return sibyl_seterr(err, errlen, "--timeout: %g s is not above 0", sp->timeout);
 	if (!(sp->guard_wait >= 0 && sp->guard_wait <= MAX_GUARD_WAIT))
-		return snprintf(err, errlen, "--speed-guard: %g s is not between 0 and %g",
-				sp->guard_wait, MAX_GUARD_WAIT), -1;
+		return sibyl_seterr(err, errlen, "--speed-guard: %g s is not between 0 and %g",
+				    sp->guard_wait, MAX_GUARD_WAIT);
 	if (!(sp->guard_tolerance > 0 && sp->guard_tolerance <= 1))
-		return snprintf(err, errlen, "--speed-guard-tolerance: %g%% is not above 0 and "
-				"at most 100", 100 * sp->guard_tolerance), -1;
+		return sibyl_seterr(err, errlen, "--speed-guard-tolerance: %g%% is not above 0 and "
+				    "at most 100", 100 * sp->guard_tolerance);
 	return 0;
 }
 
@@ -67,17 +68,17 @@ int sibyl_plan_request_check(const struct sibyl_plan_request *rq, char *err, siz
 	unsigned threads = rq->config.threads;
 
 	if (!a)
-		return snprintf(err, errlen, "no adapter to plan"), -1;
+		return sibyl_seterr(err, errlen, "no adapter to plan");
 	if (sibyl_plan_check(&rq->params, err, errlen) ||
 	    sibyl_sampling_check(&rq->sampling, err, errlen))
 		return -1;
 	if (threads < 1 || threads > SIBYL_MAX_THREADS)
-		return snprintf(err, errlen, "--threads: %u is not between 1 and %d", threads,
-				SIBYL_MAX_THREADS), -1;
+		return sibyl_seterr(err, errlen, "--threads: %u is not between 1 and %d", threads,
+				    SIBYL_MAX_THREADS);
 	if (threads > 1 && !(a->flags & SIBYL_ADAPTER_THREADED))
-		return snprintf(err, errlen, "--threads: adapter %s is single-threaded", a->name), -1;
+		return sibyl_seterr(err, errlen, "--threads: adapter %s is single-threaded", a->name);
 	if (!rq->config.now)
-		return snprintf(err, errlen, "no clock for the adapter (config.now)"), -1;
+		return sibyl_seterr(err, errlen, "no clock for the adapter (config.now)");
 	return 0;
 }
 
@@ -114,8 +115,8 @@ static int parse_range(const char *s, uint64_t *lo, uint64_t *hi, char *err, siz
 		goto bad;
 	return 0;
 bad:
-	return snprintf(err, errlen, "--range: '%s' is not LO:HI (two non-negative integers)",
-			s), -1;
+	return sibyl_seterr(err, errlen, "--range: '%s' is not LO:HI (two non-negative integers)",
+			    s);
 }
 
 /* The counts as the planner takes them: none may be negative. */
@@ -129,8 +130,8 @@ static int check_counts(const struct sibyl_plan_settings *set, char *err, size_t
 
 	for (size_t i = 0; i < sizeof(counts) / sizeof(*counts); i++)
 		if (counts[i].value < 0)
-			return snprintf(err, errlen, "--%s: %ld is negative", counts[i].name,
-					counts[i].value), -1;
+			return sibyl_seterr(err, errlen, "--%s: %ld is negative", counts[i].name,
+					    counts[i].value);
 	return 0;
 }
 
@@ -148,8 +149,8 @@ int sibyl_plan_request_apply(struct sibyl_plan_request *rq,
 	    (set->range && parse_range(set->range, &p->lo, &p->hi, err, errlen)))
 		return -1;
 	if (!set->fit || (strcmp(set->fit, "relative") && strcmp(set->fit, "ols")))
-		return snprintf(err, errlen, "--fit: '%s' is neither 'relative' nor 'ols'",
-				set->fit ? set->fit : ""), -1;
+		return sibyl_seterr(err, errlen, "--fit: '%s' is neither 'relative' nor 'ols'",
+				    set->fit ? set->fit : "");
 	p->relative_fit = !strcmp(set->fit, "relative");
 	p->segment_error = set->segment_error / 100;
 	p->sample_error = set->sample_error / 100;

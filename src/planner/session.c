@@ -3,6 +3,7 @@
 #include "planner/adapters/builtin.h"
 #include "planner/provenance.h"
 #include "core/fs.h"
+#include "core/log.h"
 #include "core/output.h"
 #include "core/progress.h"
 
@@ -86,14 +87,14 @@ int sibyl_plan_job_check(const struct sibyl_plan_job *job, char *err, size_t err
 	else if (!job->output && job->evaluate <= 0)
 		why = "-o PROFILE.json is required (or --evaluate N)";
 	else if (job->evaluate < 0 || job->evaluate > SIBYL_EVAL_MAX_POINTS)
-		return snprintf(err, errlen, "--evaluate: %ld is not between 1 and %d",
-				job->evaluate, SIBYL_EVAL_MAX_POINTS), -1;
+		return sibyl_seterr(err, errlen, "--evaluate: %ld is not between 1 and %d",
+				    job->evaluate, SIBYL_EVAL_MAX_POINTS);
 	else if (job->evaluate_metrics && job->evaluate <= 0)
 		why = "--evaluate-metrics needs --evaluate N";
 	else if (job->evaluate_csv && job->evaluate <= 0)
 		why = "--evaluate-csv needs --evaluate N";
 	if (why)
-		snprintf(err, errlen, "%s", why);
+		sibyl_seterr(err, errlen, "%s", why);
 	return why ? -1 : 0;
 }
 
@@ -107,9 +108,9 @@ static int plan(struct sibyl_plan_session *s, char *err, size_t errlen)
 	/* Worker messages already start with "adapter NAME". */
 	bool named = !strncmp(r->message, "adapter ", 8);
 
-	snprintf(err, errlen, "%s%s%s%s", named ? "" : s->rq.adapter->name, named ? "" : ": ",
-		 r->message, !r->profile || !s->job.output ? "" : r->profile->npoints ?
-		 "; the partial profile is kept" : "; no segment yet, the samples are kept");
+	sibyl_seterr(err, errlen, "%s%s%s%s", named ? "" : s->rq.adapter->name, named ? "" : ": ",
+		     r->message, !r->profile || !s->job.output ? "" : r->profile->npoints ?
+		     "; the partial profile is kept" : "; no segment yet, the samples are kept");
 	return -1;
 }
 
@@ -133,15 +134,15 @@ static int adopt_stored(struct sibyl_plan_session *s, struct sibyl_profile *p, c
 		params->lo = (uint64_t)p->lo;
 		params->hi = (uint64_t)p->hi;
 	} else if ((double)params->lo < p->lo || (double)params->hi > p->hi) {
-		return snprintf(err, errlen, "--range %llu:%llu is not within the profile's %g:%g",
-				(unsigned long long)params->lo, (unsigned long long)params->hi,
-				p->lo, p->hi), -1;
+		return sibyl_seterr(err, errlen, "--range %llu:%llu is not within the profile's %g:%g",
+				    (unsigned long long)params->lo, (unsigned long long)params->hi,
+				    p->lo, p->hi);
 	}
 	if (sibyl_plan_check(params, err, errlen))
 		return -1;
 	if (!r->samples)
-		return snprintf(err, errlen, "%s: no samples recorded for the baselines",
-				s->job.profile), -1;
+		return sibyl_seterr(err, errlen, "%s: no samples recorded for the baselines",
+				    s->job.profile);
 	return 0;
 }
 
@@ -161,7 +162,7 @@ static int load_stored(struct sibyl_plan_session *s, char *err, size_t errlen)
 	if (!p)
 		return -1;
 	if ((unfit = sibyl_profile_unfit(p, &want, why, sizeof(why)))) {
-		snprintf(err, errlen, "%s: %s", path, unfit);
+		sibyl_seterr(err, errlen, "%s: %s", path, unfit);
 		sibyl_profile_free(p);
 		return -1;
 	}
@@ -172,8 +173,8 @@ static int load_stored(struct sibyl_plan_session *s, char *err, size_t errlen)
 	if (!s->worker)
 		return -1;
 	if (!p->complete)
-		return snprintf(err, errlen, "%s: an incomplete profile (its planning stopped "
-				"early); it is evaluated over the whole range", path), -1;
+		return sibyl_seterr(err, errlen, "%s: an incomplete profile (its planning stopped "
+				    "early); it is evaluated over the whole range", path);
 	return 0;
 }
 
@@ -233,7 +234,7 @@ static int save_eval_csv(const struct sibyl_eval *e, const char *path, char *err
 	if (rc == 0 && sibyl_output_write(path, csv, len, 0666))
 		rc = -1;
 	if (rc)
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		sibyl_seterr(err, errlen, "%s: %s", path, strerror(errno));
 	free(csv);
 	return rc;
 }

@@ -7,6 +7,7 @@
 #include "planner/adapters/builtin.h"
 #include "core/alloc.h"
 #include "core/clock.h"
+#include "core/log.h"
 #include "core/message.h"
 #include "core/run.h"
 
@@ -38,11 +39,11 @@ static void describe_death(struct sibyl_worker *w, const char *at, char *err, si
 
 	sibyl_run_wait(&w->child, sibyl_mono_ns() + 5000000000ull, &st);
 	if (st.outcome == SIBYL_RUN_CRASHED)
-		snprintf(err, errlen, "adapter %s crashed (signal %d, %s)%s", w->a->name,
-			 st.code, strsignal(st.code), at);
+		sibyl_seterr(err, errlen, "adapter %s crashed (signal %d, %s)%s", w->a->name,
+			     st.code, strsignal(st.code), at);
 	else
-		snprintf(err, errlen, "adapter %s exited (status %d)%s", w->a->name,
-			 st.outcome == SIBYL_RUN_TIMED_OUT ? -1 : st.code, at);
+		sibyl_seterr(err, errlen, "adapter %s exited (status %d)%s", w->a->name,
+			     st.outcome == SIBYL_RUN_TIMED_OUT ? -1 : st.code, at);
 }
 
 static void kill_worker(struct sibyl_worker *w)
@@ -78,7 +79,7 @@ static int interrupted(struct sibyl_worker *w, const char *at, char *err, size_t
 	const char *name = sigabbrev_np(interrupted_by);
 
 	kill_worker(w);
-	return snprintf(err, errlen, "interrupted by SIG%s%s", name ? name : "?", at), -1;
+	return sibyl_seterr(err, errlen, "interrupted by SIG%s%s", name ? name : "?", at);
 }
 
 /* Wait for one reply within the timeout.  0, or -1 with err set. */
@@ -95,16 +96,16 @@ static int await(struct sibyl_worker *w, struct sibyl_sample_reply *r, const cha
 		json_decref(msg);
 		if (bad) {
 			kill_worker(w);
-			return snprintf(err, errlen, "adapter %s: the worker sent a bad reply%s",
-					w->a->name, at), -1;
+			return sibyl_seterr(err, errlen, "adapter %s: the worker sent a bad reply%s",
+					    w->a->name, at);
 		}
 	}
 	if (interrupted_by)
 		return interrupted(w, at, err, errlen);
 	if (got == SIBYL_MSG_TIMEOUT) {
 		kill_worker(w);
-		return snprintf(err, errlen, "adapter %s timed out after %g s%s", w->a->name,
-				w->timeout, at), -1;
+		return sibyl_seterr(err, errlen, "adapter %s timed out after %g s%s", w->a->name,
+				    w->timeout, at);
 	}
 	if (got != SIBYL_MSG_ONE) {
 		describe_death(w, at, err, errlen);
@@ -131,7 +132,7 @@ static int spawn(struct sibyl_worker *w, char *err, size_t errlen)
 	struct sibyl_run_status st;
 
 	if (pipe2(req, O_CLOEXEC) || pipe2(rep, O_CLOEXEC)) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		sibyl_seterr(err, errlen, "pipe: %s", strerror(errno));
 		free(path);
 		return -1;
 	}
@@ -145,7 +146,7 @@ static int spawn(struct sibyl_worker *w, char *err, size_t errlen)
 	w->to = req[1];
 	sibyl_msg_reader_init(&w->from, rep[0]);
 	if (r < 0)
-		snprintf(err, errlen, "cannot run %s: %s", path, strerror(st.code));
+		sibyl_seterr(err, errlen, "cannot run %s: %s", path, strerror(st.code));
 	free(path);
 	return r;
 }
@@ -185,7 +186,7 @@ struct sibyl_worker *sibyl_worker_start(const struct sibyl_adapter *a, const cha
 	w->stats.reference_first = w->stats.reference_best = r.reference_best;
 	w->stats.init_seconds = r.init_seconds;
 	if (rc == 0 && r.status) {
-		snprintf(err, errlen, "adapter %s: init: %s", a->name, r.msg);
+		sibyl_seterr(err, errlen, "adapter %s: init: %s", a->name, r.msg);
 		rc = -1;
 	}
 	if (rc) {
@@ -205,7 +206,7 @@ static int request(struct sibyl_worker *w, const struct sibyl_sample_request *rq
 	if (interrupted_by)
 		return interrupted(w, at, err, errlen);
 	if (w->child.pid < 0)
-		return snprintf(err, errlen, "adapter %s: worker is gone", w->a->name), -1;
+		return sibyl_seterr(err, errlen, "adapter %s: worker is gone", w->a->name);
 	if (send_request(w, sibyl_sample_request_json(rq))) {
 		describe_death(w, at, err, errlen);
 		return -1;
@@ -213,7 +214,7 @@ static int request(struct sibyl_worker *w, const struct sibyl_sample_request *rq
 	if (await(w, &r, at, err, errlen))
 		return -1;
 	if (r.status)
-		return snprintf(err, errlen, "adapter %s: %s", w->a->name, r.msg), -1;
+		return sibyl_seterr(err, errlen, "adapter %s: %s", w->a->name, r.msg);
 	*seconds = r.seconds;
 	if (!w->stats.samples) {
 		w->stats.first_metric = rq->metric;
@@ -255,8 +256,8 @@ int sibyl_worker_measure_params(struct sibyl_worker *w, const double *params, si
 	struct sibyl_sample_request rq;
 
 	if (!w->by_params || nparams == 0 || nparams > SIBYL_MAX_PARAMS)
-		return snprintf(err, errlen, "adapter %s: cannot build a sample from %zu parameters",
-				w->a->name, nparams), -1;
+		return sibyl_seterr(err, errlen, "adapter %s: cannot build a sample from %zu parameters",
+				    w->a->name, nparams);
 	memset(&rq, 0, sizeof(rq));
 	rq.nparams = (uint32_t)nparams;
 	rq.metric = metric;

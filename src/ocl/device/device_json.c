@@ -381,7 +381,7 @@ int sibyl_device_profile_parse(const char *text, size_t len,
 
 	memset(p, 0, sizeof(*p));
 	if (!root) {
-		snprintf(err, errlen, "not valid JSON (line %d: %s)", jerr.line, jerr.text);
+		sibyl_seterr(err, errlen, "not valid JSON (line %d: %s)", jerr.line, jerr.text);
 		return -1;
 	}
 	if (!json_is_object(root))
