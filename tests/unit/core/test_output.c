@@ -12,6 +12,7 @@
 
 #include <dirent.h>
 #include <signal.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char dir[] = "/tmp/sibyl-test-output-XXXXXX";
+static char dir[PATH_MAX];
 
 static char *at(const char *name)
 {
@@ -58,6 +59,7 @@ static size_t entries(void)
 static int setup(void **state)
 {
 	(void)state;
+	snprintf(dir, sizeof(dir), "%s/sibyl-test-output-XXXXXX", sibyl_tmpdir());
 	return mkdtemp(dir) ? 0 : -1;
 }
 

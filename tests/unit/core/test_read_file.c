@@ -8,16 +8,18 @@
 #include <cmocka.h>
 
 #include "core/fs.h"
+#include "core/output.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char dir[] = "/tmp/sibyl-test-read-XXXXXX";
+static char dir[PATH_MAX];
 
 static char *at(const char *name)
 {
@@ -134,6 +136,7 @@ int main(void)
 		cmocka_unit_test(limits_what_is_read),
 	};
 
+	snprintf(dir, sizeof(dir), "%s/sibyl-test-read-XXXXXX", sibyl_tmpdir());
 	if (!mkdtemp(dir))
 		return 1;
 	int r = cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,6 +5,8 @@
 #include <cmocka.h>
 
 #include "model/profile.h"
+#include "core/alloc.h"
+#include "core/output.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -47,7 +49,7 @@ static void test_eval(void **state)
 
 static char *temp_path(void)
 {
-	char *path = strdup("/tmp/sibyl-profile-XXXXXX");
+	char *path = sibyl_xasprintf("%s/sibyl-profile-XXXXXX", sibyl_tmpdir());
 	int fd = mkstemp(path);
 
 	close(fd);

@@ -6,6 +6,8 @@
 #include <cmocka.h>
 
 #include "ocl/device/device.h"
+#include "core/alloc.h"
+#include "core/output.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -209,7 +211,7 @@ static void test_save_load(void **state)
 {
 	(void)state;
 	struct sibyl_device_profile *p = calloc(2, sizeof(*p)), *q = p + 1;
-	char path[] = "/tmp/sibyl-devprof-XXXXXX";
+	char *path = sibyl_xasprintf("%s/sibyl-devprof-XXXXXX", sibyl_tmpdir());
 	int fd = mkstemp(path);
 
 	assert_true(fd >= 0);
@@ -220,6 +222,7 @@ static void test_save_load(void **state)
 	assert_same(p, q);
 	unlink(path);
 	assert_int_equal(sibyl_device_profile_load(path, q), -1);	/* gone */
+	free(path);
 	free(p);
 }
 

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "trace_writer.h"
 #include "core/fs.h"
+#include "core/output.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,9 +9,7 @@
 
 void tw_init(struct tw *w)
 {
-	const char *tmp = getenv("TMPDIR");
-
-	snprintf(w->dir, sizeof(w->dir), "%s/sibyl-trace-test-XXXXXX", tmp ? tmp : "/tmp");
+	snprintf(w->dir, sizeof(w->dir), "%s/sibyl-trace-test-XXXXXX", sibyl_tmpdir());
 	if (!mkdtemp(w->dir))
 		abort();
 }

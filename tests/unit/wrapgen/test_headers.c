@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "wrapgen/emit.h"
 #include "wrapgen/headers.h"
 #include "wrapgen/select.h"
+#include "core/output.h"
 
 static struct wg_protos protos;
 
@@ -151,7 +153,7 @@ static void generated_source_compiles(void **state)
 	struct wg_plan plan;
 	struct sibyl_strlist specs = { 0 }, headers = { 0 };
 	struct wg_defs defs = { 0 };
-	char path[] = "/tmp/sibyl-test-wrap-XXXXXX.c", *src, *cmd;
+	char path[PATH_MAX], *src, *cmd;
 	int fd;
 
 	fake_exports(&ex);
@@ -171,6 +173,7 @@ static void generated_source_compiles(void **state)
 	assert_non_null(src);
 	assert_non_null(strstr(src, "output_size = n;"));
 	assert_true(defs.v[0].used && defs.v[1].used);
+	snprintf(path, sizeof(path), "%s/sibyl-test-wrap-XXXXXX.c", sibyl_tmpdir());
 	fd = mkstemps(path, 2);
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, src, strlen(src)), (ssize_t)strlen(src));

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +12,9 @@
 #include <cmocka.h>
 
 #include "wrapgen/plan.h"
+#include "core/output.h"
 
-static char dir[] = "/tmp/sibyl-test-gens-XXXXXX";
+static char dir[PATH_MAX];
 
 static void write_gen(const char *name, const char *text)
 {
@@ -117,6 +119,7 @@ static void templates_and_errors(void **state)
 static int setup(void **state)
 {
 	(void)state;
+	snprintf(dir, sizeof(dir), "%s/sibyl-test-gens-XXXXXX", sibyl_tmpdir());
 	return mkdtemp(dir) ? 0 : -1;
 }
 
