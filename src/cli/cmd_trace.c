@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/trace_dir.h"
 #include "cli/trace_preload.h"
+#include "core/alloc.h"
 #include "core/fs.h"
 #include "core/log.h"
 #include "core/options.h"
@@ -66,11 +67,8 @@ static char *find_runtime(void)
 static int start_command(char **cmd, const char *dir, const char *preload,
 			 struct sibyl_child *child, struct sibyl_run_status *st)
 {
-	char *dir_var = NULL, *preload_var = NULL;
-
-	if (asprintf(&dir_var, "SIBYL_TRACE_DIR=%s", dir) < 0 ||
-	    asprintf(&preload_var, "LD_PRELOAD=%s", preload) < 0)
-		return free(dir_var), sibyl_err("trace: out of memory");
+	char *dir_var = sibyl_xasprintf("SIBYL_TRACE_DIR=%s", dir);
+	char *preload_var = sibyl_xasprintf("LD_PRELOAD=%s", preload);
 	const char *set[] = { dir_var, preload_var, NULL };
 	struct sibyl_run_spec spec = { .argv = cmd, .set = set };
 	int r = sibyl_run_start(&spec, child, st);
@@ -165,6 +163,47 @@ static bool finish_trace(struct sibyl_drain *drain, const char *dir)
 	return complete;
 }
 
+/* Record `command` into dir: meta.json, the drainer, the command and
+ * what it left.  The command's own exit status (as a shell gives it),
+ * or 2 when sibyl failed. */
+static int record(char **command, const char *dir, const struct trace_preload *pre,
+		  bool drained, long ring_kb)
+{
+	struct sibyl_trace_run run = { .command = command, .wrappers = &pre->wrappers };
+	struct sibyl_drain *drain = NULL;
+	struct sibyl_child child;
+
+	sibyl_clock_pair(&run.clock.ref_tsc, &run.clock.ref_ns);
+	run.clock.tsc_per_ns = 1;	/* refined when the command ends */
+	run.start_ns = run.clock.ref_ns;
+	if (sibyl_trace_meta_write(dir, &run) < 0)
+		return -sibyl_err_errno("trace: cannot write %s/meta.json", dir);
+	sibyl_info("tracing into %s with LD_PRELOAD=%s", dir, pre->value);
+	if (drained && !(drain = sibyl_drain_create(dir, (uint64_t)ring_kb * 1024)))
+		return 2;
+	run.start_ns = sibyl_mono_ns();	/* the command's time: from here to its end */
+	if (start_command(command, dir, pre->value, &child, &run.status) < 0) {
+		sibyl_drain_finish(drain);
+		return 2;
+	}
+	run.root_pid = child.pid > 0 ? child.pid : 0;	/* 0: it did not start */
+	raise_fd_limit();	/* the drainer keeps a file open per live thread */
+	if (drain && sibyl_drain_start(drain) < 0)
+		sibyl_warn("trace: records will be drained when the command ends");
+	wait_command(&child, &run.status);
+	/* Draining what it left is sibyl's time, not the command's. */
+	run.end_ns = sibyl_mono_ns();
+	run.complete = finish_trace(drain, dir);
+	run.finished = true;
+	sibyl_interposition_measure(&run.costs);
+	/* Calibrate over the whole run (at least 20 ms) for a precise rate. */
+	sibyl_clock_calibrate(&run.clock, run.clock.ref_tsc, run.clock.ref_ns, 20000000);
+	if (sibyl_trace_meta_write(dir, &run) < 0)
+		sibyl_err_errno("trace: cannot write %s/meta.json", dir);
+	sibyl_info("trace written to %s", dir);
+	return exit_like(&run.status);
+}
+
 int cmd_trace(int argc, char **argv)
 {
 	const char *out = "sibyl.data";
@@ -187,14 +226,11 @@ int cmd_trace(int argc, char **argv)
 	if (r)
 		return r > 0 ? 0 : 2;
 	sibyl_set_verbose(verbose);
-	if (ring_kb < 4 || ring_kb > (1L << 30)) {
-		sibyl_err("trace: --ring-kb must be between 4 and 1073741824");
-		return 2;
-	}
-	if (ncmd < 1) {
-		sibyl_err("trace: no command given (usage: sibyl trace [options] -- CMD ARGS...)");
-		return 2;
-	}
+	if (ring_kb < 4 || ring_kb > (1L << 30))
+		return sibyl_err("trace: --ring-kb must be between 4 and 1073741824"), 2;
+	if (ncmd < 1)
+		return sibyl_err("trace: no command given (usage: sibyl trace [options] -- CMD "
+				 "ARGS...)"), 2;
 	char *runtime = find_runtime();
 
 	if (!runtime)
@@ -207,51 +243,17 @@ int cmd_trace(int argc, char **argv)
 	    (lock = trace_dir_prepare(out, force, shared)) < 0)
 		return trace_preload_done(&pre), 2;
 
-	char *dir = realpath(out, NULL), *preload = pre.value;
+	char *dir = realpath(out, NULL);
 
 	if (!dir)
 		return -sibyl_err_errno("trace: %s", out);
 	if (check_dir_length(dir) < 0)
 		return 2;
-	struct sibyl_trace_run run = { .command = argv + 1, .wrappers = &pre.wrappers };
-
-	sibyl_clock_pair(&run.clock.ref_tsc, &run.clock.ref_ns);
-	run.clock.tsc_per_ns = 1;	/* refined when the command ends */
-	run.start_ns = run.clock.ref_ns;
-	if (sibyl_trace_meta_write(dir, &run) < 0)
-		return -sibyl_err_errno("trace: cannot write %s/meta.json", dir);
-	sibyl_info("tracing into %s with LD_PRELOAD=%s", dir, preload);
-	struct sibyl_drain *drain = NULL;
-
-	if (!no_drain && !(drain = sibyl_drain_create(dir, (uint64_t)ring_kb * 1024)))
-		return 2;
-
-	struct sibyl_child child;
-
-	run.start_ns = sibyl_mono_ns();	/* the command's time: from here to its end */
-	if (start_command(argv + 1, dir, preload, &child, &run.status) < 0) {
-		sibyl_drain_finish(drain);
-		return 2;
-	}
-	run.root_pid = child.pid > 0 ? child.pid : 0;	/* 0: it did not start */
-	raise_fd_limit();	/* the drainer keeps a file open per live thread */
-	if (drain && sibyl_drain_start(drain) < 0)
-		sibyl_warn("trace: records will be drained when the command ends");
-	wait_command(&child, &run.status);
-	/* Draining what it left is sibyl's time, not the command's. */
-	run.end_ns = sibyl_mono_ns();
-	run.complete = finish_trace(drain, dir);
-	run.finished = true;
-	sibyl_interposition_measure(&run.costs);
-	/* Calibrate over the whole run (at least 20 ms) for a precise rate. */
-	sibyl_clock_calibrate(&run.clock, run.clock.ref_tsc, run.clock.ref_ns, 20000000);
-	if (sibyl_trace_meta_write(dir, &run) < 0)
-		sibyl_err_errno("trace: cannot write %s/meta.json", dir);
-	sibyl_info("trace written to %s", dir);
+	r = record(argv + 1, dir, &pre, !no_drain, ring_kb);
 	trace_preload_done(&pre);
 	close(lock);
 	free(dir);
 	free(runtime);
 	sibyl_strlist_free(&wraps);
-	return exit_like(&run.status);
+	return r;
 }

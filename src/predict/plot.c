@@ -8,6 +8,8 @@
  */
 #include "predict/internal.h"
 
+#include "core/log.h"
+
 #include "core/alloc.h"
 #include "model/plot_file.h"
 #include "model/profile.h"
@@ -118,8 +120,8 @@ int sibyl_prediction_plot(const struct sibyl_predict_options *o, const struct si
 		widen(&r, c->work, pt.compute + pt.transfer);
 	}
 	if (!(r.xmax >= r.xmin && r.ymax >= r.ymin)) {
-		snprintf(err, errlen, "%s: no call with a positive work and time to plot", path);
-		rc = -1;
+		rc = sibyl_seterr(err, errlen, "%s: no call with a positive work and time to plot",
+				  path);
 	}
 	if (rc == 0 && r.xmax == r.xmin)
 		r.xmin /= 2, r.xmax *= 2;

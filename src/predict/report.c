@@ -103,6 +103,28 @@ static void print_interposition(FILE *out, const struct sibyl_prediction *p)
 		(unsigned long long)p->interposition.inside);
 }
 
+/* --actual / --verify: the accelerated runs against the prediction. */
+static void print_actual(FILE *out, const struct sibyl_prediction *p)
+{
+	for (size_t i = 0; i < p->nkernels; i++)
+		if (p->kernels[i].actual_calls != p->kernels[i].calls)
+			fprintf(out, "NOTE: %s: %lu calls in the accelerated run, %lu predicted\n",
+				p->kernels[i].name, (unsigned long)p->kernels[i].actual_calls,
+				(unsigned long)p->kernels[i].calls);
+	if (p->actual_partial)
+		fprintf(out, "PARTIAL: accelerated run: %s\n", p->actual_partial_why);
+	if (p->actual_runs > 1)
+		fprintf(out, "actual: %.6g s accelerated, median of %u runs (%.6g .. %.6g s: "
+			"speedup %.3f .. %.3f)\n", p->actual_total_s, p->actual_runs,
+			p->actual_total_min_s, p->actual_total_max_s,
+			p->total_s / p->actual_total_max_s, p->total_s / p->actual_total_min_s);
+	else
+		fprintf(out, "actual: %.6g s accelerated\n", p->actual_total_s);
+	/* Like with like: the accelerated runs were traced too. */
+	fprintf(out, "predicted speedup %.3f, actual %.3f, error %.1f%%\n", p->traced_speedup,
+		p->actual_speedup, 100 * (p->traced_speedup - p->actual_speedup) / p->actual_speedup);
+}
+
 void sibyl_prediction_print_text(FILE *out, const struct sibyl_trace *t,
 				 const struct sibyl_prediction *p)
 {
@@ -151,25 +173,8 @@ void sibyl_prediction_print_text(FILE *out, const struct sibyl_trace *t,
 	fprintf(out, "without sibyl: T = %.6g s, predicted total %.6g s, global speedup "
 		"S_G = %.3f\n", p->untraced_total_s, p->predicted_total_s, p->global_speedup);
 	print_interval(out, p);
-	if (!compared)
-		return;
-	for (size_t i = 0; i < p->nkernels; i++)
-		if (p->kernels[i].actual_calls != p->kernels[i].calls)
-			fprintf(out, "NOTE: %s: %lu calls in the accelerated run, %lu predicted\n",
-				p->kernels[i].name, (unsigned long)p->kernels[i].actual_calls,
-				(unsigned long)p->kernels[i].calls);
-	if (p->actual_partial)
-		fprintf(out, "PARTIAL: accelerated run: %s\n", p->actual_partial_why);
-	if (p->actual_runs > 1)
-		fprintf(out, "actual: %.6g s accelerated, median of %u runs (%.6g .. %.6g s: "
-			"speedup %.3f .. %.3f)\n", p->actual_total_s, p->actual_runs,
-			p->actual_total_min_s, p->actual_total_max_s,
-			p->total_s / p->actual_total_max_s, p->total_s / p->actual_total_min_s);
-	else
-		fprintf(out, "actual: %.6g s accelerated\n", p->actual_total_s);
-	/* Like with like: the accelerated runs were traced too. */
-	fprintf(out, "predicted speedup %.3f, actual %.3f, error %.1f%%\n", p->traced_speedup,
-		p->actual_speedup, 100 * (p->traced_speedup - p->actual_speedup) / p->actual_speedup);
+	if (compared)
+		print_actual(out, p);
 }
 
 /* JSON has no infinity: an unbounded speedup is null. */

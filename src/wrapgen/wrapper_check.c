@@ -1,6 +1,7 @@
 /* Recognising a sibyl wrapper library before it is preloaded. */
 #include "wrapgen/wrapper_check.h"
 #include "core/fs.h"
+#include "core/log.h"
 
 #include <sibyl/wrap_rt.h>
 
@@ -102,9 +103,10 @@ int wg_check_wrapper(const char *path, bool *wants_regions, char *err, size_t er
 		elf_end(e);
 	close(fd);
 	if (why)
-		snprintf(err, errlen, "%s", why);
-	else if (abi != WG_WRAPPER_ABI)
-		snprintf(err, errlen, "made by another sibyl for wrapper interface %u; this sibyl's "
-			 "runtime speaks %u (rebuild it with this sibyl's wrap)", abi, WG_WRAPPER_ABI);
-	return why || abi != WG_WRAPPER_ABI ? -1 : 0;
+		return sibyl_seterr(err, errlen, "%s", why);
+	if (abi != WG_WRAPPER_ABI)
+		return sibyl_seterr(err, errlen, "made by another sibyl for wrapper interface %u; "
+				    "this sibyl's runtime speaks %u (rebuild it with this sibyl's "
+				    "wrap)", abi, WG_WRAPPER_ABI);
+	return 0;
 }
