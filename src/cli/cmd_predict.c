@@ -150,9 +150,7 @@ static int verify_setup(const char *trace, const struct sibyl_strlist *wraps, lo
 
 		while (n > 1 && trace[n - 1] == '/')
 			n--;
-		verify_out = sibyl_xmalloc(n + sizeof(".accelerated"));
-		snprintf(verify_out, n + sizeof(".accelerated"), "%.*s.accelerated", (int)n, trace);
-		w->run.out = verify_out;
+		w->run.out = verify_out = sibyl_xasprintf("%.*s.accelerated", (int)n, trace);
 	}
 	w->run.sibyl = "/proc/self/exe";
 	w->run.wrappers = wraps->count ? wraps->items : NULL;

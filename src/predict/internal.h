@@ -56,6 +56,11 @@ struct predict_time {
 struct predict_time predict_call_time(const struct sibyl_predict_options *o,
 				      const struct sibyl_profile *p, const struct predict_call *c);
 
+/* predict.c: the accelerated runs' wall time (their median and range)
+ * and the actual speedup it gives, T / T'. */
+void predict_set_actual_total(struct sibyl_prediction *p, unsigned runs, double median_s,
+			      double min_s, double max_s);
+
 /* interval.c: 95% prediction intervals from the profiles' segment fits. */
 struct predict_fits;
 struct predict_fits *predict_fits_new(const struct sibyl_profile *p);

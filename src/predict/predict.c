@@ -285,11 +285,19 @@ int sibyl_predict_compare(const struct sibyl_trace *accelerated,
 		return -1;
 	p->actual_partial_why = partial_why(meta);
 	p->actual_partial = p->actual_partial_why != NULL;
-	p->actual_total_s = meta->wall_ns * 1e-9;
-	p->actual_runs = 1;
-	p->actual_total_min_s = p->actual_total_max_s = p->actual_total_s;
-	p->actual_speedup = p->actual_total_s > 0 ? p->total_s / p->actual_total_s : INFINITY;
+	predict_set_actual_total(p, 1, meta->wall_ns * 1e-9, meta->wall_ns * 1e-9,
+				 meta->wall_ns * 1e-9);
 	return 0;
+}
+
+void predict_set_actual_total(struct sibyl_prediction *p, unsigned runs, double median_s,
+			      double min_s, double max_s)
+{
+	p->actual_runs = runs;
+	p->actual_total_s = median_s;
+	p->actual_total_min_s = min_s;
+	p->actual_total_max_s = max_s;
+	p->actual_speedup = median_s > 0 ? p->total_s / median_s : INFINITY;
 }
 
 void sibyl_prediction_free(struct sibyl_prediction *p)

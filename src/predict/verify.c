@@ -17,7 +17,6 @@
 #include "sibyl/trace.h"
 
 #include <gsl/gsl_statistics_double.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,9 +64,8 @@ static int run_once(const struct sibyl_trace *traced, const struct sibyl_verify 
 				       .nfds = v->show_output ? 0 : 1 };
 	struct sibyl_run_status st;
 	struct sibyl_trace *t;
-	int rc = -1;
-
 	uint64_t started = sibyl_mono_ns();
+	int rc = -1;
 
 	sibyl_run(&spec, &st);
 	free(argv);
@@ -120,11 +118,8 @@ int sibyl_predict_verify(const struct sibyl_trace *traced, const struct sibyl_ve
 	if (rc == 0) {
 		for (size_t i = 0; i < p->nkernels; i++)
 			p->kernels[i].actual_s = gsl_stats_median(kernel + i * runs, 1, runs);
-		p->actual_runs = runs;
-		p->actual_total_min_s = gsl_stats_min(total, 1, runs);
-		p->actual_total_max_s = gsl_stats_max(total, 1, runs);
-		p->actual_total_s = gsl_stats_median(total, 1, runs);
-		p->actual_speedup = p->actual_total_s > 0 ? p->total_s / p->actual_total_s : INFINITY;
+		predict_set_actual_total(p, runs, gsl_stats_median(total, 1, runs),
+					 gsl_stats_min(total, 1, runs), gsl_stats_max(total, 1, runs));
 	}
 	free(kernel);
 	free(total);
