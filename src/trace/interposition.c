@@ -12,6 +12,7 @@
 
 #include "core/clock.h"
 
+#include <gsl/gsl_statistics_double.h>
 #include <linux/perf_event.h>
 #include <math.h>
 #include <stdlib.h>
@@ -89,19 +90,6 @@ static double batch_ns(int wrapped)
 	return (double)(sibyl_mono_ns() - start) / BATCH_CALLS;
 }
 
-static int by_value(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(v[0]), by_value);
-	return v[n / 2];
-}
-
 static double wrapper_ns(void)
 {
 	double added[BATCHES];
@@ -115,7 +103,7 @@ static double wrapper_ns(void)
 
 		added[b] = batch_ns(1) - plain;
 	}
-	return fmax(0, median(added, BATCHES));
+	return fmax(0, gsl_stats_median(added, 1, BATCHES));
 }
 
 static int perf_open(uint64_t config, int group)
@@ -159,7 +147,7 @@ static double counters_ns(void)
 		close(member);
 	if (leader >= 0)
 		close(leader);
-	return member < 0 ? NAN : median(per, BATCHES);
+	return member < 0 ? NAN : gsl_stats_median(per, 1, BATCHES);
 }
 
 #define FAULT_PAGES 64
@@ -183,7 +171,7 @@ static double page_fault_ns(void)
 		per[b] = (double)(sibyl_mono_ns() - start) / FAULT_PAGES;
 		munmap(m, FAULT_PAGES * 4096);
 	}
-	return median(per, BATCHES);
+	return gsl_stats_median(per, 1, BATCHES);
 }
 
 void sibyl_interposition_measure(struct sibyl_interposition_costs *c)
