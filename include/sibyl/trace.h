@@ -60,6 +60,10 @@ struct sibyl_trace_meta {
 	const char *cwd;		/* "" if unknown */
 	const char *const *wrappers;	/* the preloaded wrapper libraries */
 	size_t nwrappers;
+	/* The environment the command ran in, NULL-terminated; NULL when the
+	 * trace did not record it (older traces). */
+	const char *const *environ;
+	size_t nenviron;
 	const char *hostname;		/* "" if unknown */
 	uint32_t root_pid;		/* 0 if unknown */
 	uint64_t start_ns, end_ns;	/* of the whole command, see wall_source */

@@ -22,7 +22,9 @@ static const struct sibyl_command_help help = {
 	"each call's host<->device transfers from a device profile (sibyl device).  --verify "
 	"runs the traced command again, in its directory and in this environment, under "
 	"sibyl trace with the --wrap libraries (a redirect wrapper; default: the traced "
-	"run's), and compares.  Docs: docs/predict.md.",
+	"run's), and compares; before each such run the original runs again as it was "
+	"traced (TRACE.original), so each pair meets the machine alike and their medians "
+	"are compared.  Docs: docs/predict.md.",
 };
 
 struct loaded {
@@ -91,6 +93,7 @@ static int compare(const char *dir, const struct sibyl_predict_options *o,
 struct outputs {
 	const char *actual;	/* --actual TRACE2, or NULL */
 	bool verify;		/* --verify: run the accelerated program */
+	bool accelerated_only;	/* --verify without the original's re-runs */
 	struct sibyl_verify run;
 	const char *plot;	/* --plot FILE, or NULL */
 	bool force, json;
@@ -131,27 +134,35 @@ static int run(const char *dir, const struct outputs *w, const struct sibyl_pred
 	return rc ? 1 : 0;
 }
 
-static char *verify_out;	/* the default --verify-trace, malloc'd */
+static char *verify_out, *original_out;	/* the default trace directories, malloc'd */
+
+/* TRACE.suffix, whatever slashes end TRACE; malloc'd. */
+static char *sibling(const char *trace, const char *suffix)
+{
+	size_t n = strlen(trace);
+
+	while (n > 1 && trace[n - 1] == '/')
+		n--;
+	return sibyl_xasprintf("%.*s%s", (int)n, trace, suffix);
+}
 
 /* --verify's settings; -1 after one line on a usage error. */
 static int verify_setup(const char *trace, const struct sibyl_strlist *wraps, long runs,
 			struct outputs *w)
 {
 	if (!w->verify)
-		return wraps->count || w->run.out || w->run.show_output ?
-		       sibyl_err("predict: --wrap, --verify-trace and --show-output go with --verify") : 0;
+		return wraps->count || w->run.out || w->run.show_output || w->accelerated_only ?
+		       sibyl_err("predict: --wrap, --verify-trace, --show-output and "
+				 "--accelerated-only go with --verify") : 0;
 	if (w->actual)
 		return sibyl_err("predict: --actual compares with a trace, --verify makes one: "
 				 "give one of them");
 	if (runs < 1 || runs > 1000)
 		return sibyl_err("predict: --runs must be between 1 and 1000");
-	if (!w->run.out) {
-		size_t n = strlen(trace);
-
-		while (n > 1 && trace[n - 1] == '/')
-			n--;
-		w->run.out = verify_out = sibyl_xasprintf("%.*s.accelerated", (int)n, trace);
-	}
+	if (!w->run.out)
+		w->run.out = verify_out = sibling(trace, ".accelerated");
+	if (!w->accelerated_only)
+		w->run.original_out = original_out = sibling(trace, ".original");
 	w->run.sibyl = "/proc/self/exe";
 	w->run.wrappers = wraps->count ? wraps->items : NULL;
 	w->run.nwrappers = wraps->count;
@@ -178,6 +189,7 @@ int cmd_predict(int argc, char **argv)
 		{ "verify", 0, SIBYL_OPT_FLAG, &w.verify, NULL, "run the traced command accelerated and compare" },
 		{ "wrap", 'w', SIBYL_OPT_LIST, &wraps, "LIB.so", "--verify: preload this wrapper (repeatable; default: the traced run's)" },
 		{ "runs", 0, SIBYL_OPT_LONG, &runs, "N", "--verify: compare with the median of N runs (default 3)" },
+		{ "accelerated-only", 0, SIBYL_OPT_FLAG, &w.accelerated_only, NULL, "--verify: do not run the original again before each accelerated run" },
 		{ "verify-trace", 0, SIBYL_OPT_STRING, &w.run.out, "DIR", "--verify: trace the accelerated runs here (default: TRACE.accelerated)" },
 		{ "show-output", 0, SIBYL_OPT_FLAG, &w.run.show_output, NULL, "--verify: let the program's standard output through" },
 		{ "plot", 0, SIBYL_OPT_STRING, &w.plot, "FILE", "plot each call's measured and predicted time (.png or .svg)" },
@@ -213,6 +225,7 @@ int cmd_predict(int argc, char **argv)
 	}
 	unload(&l);
 	free(verify_out);
+	free(original_out);
 	sibyl_strlist_free(&specs);
 	sibyl_strlist_free(&wraps);
 	return r;

@@ -39,22 +39,23 @@ static bool named(const char *entry, const char *const *names, bool with_value)
 	return false;
 }
 
-/* Ours less spec->unset and the names spec->set overrides, then
- * spec->set; the strings are borrowed.  Built before fork: the child
- * must not allocate. */
+/* Ours (or spec->base_env) less spec->unset and the names spec->set
+ * overrides, then spec->set; the strings are borrowed.  Built before
+ * fork: the child must not allocate. */
 static char **child_environment(const struct sibyl_run_spec *spec)
 {
+	char *const *base = spec->base_env ? (char *const *)spec->base_env : environ;
 	size_t n = 0, k = 0, nset = 0;
 
-	while (environ[n])
+	while (base[n])
 		n++;
 	while (spec->set && spec->set[nset])
 		nset++;
 	char **env = sibyl_xcalloc(n + nset + 1, sizeof(*env));
 
 	for (size_t i = 0; i < n; i++)
-		if (!named(environ[i], spec->unset, false) && !named(environ[i], spec->set, true))
-			env[k++] = environ[i];
+		if (!named(base[i], spec->unset, false) && !named(base[i], spec->set, true))
+			env[k++] = base[i];
 	for (size_t i = 0; i < nset; i++)
 		env[k++] = (char *)spec->set[i];
 	return env;

@@ -43,6 +43,8 @@ struct sibyl_run_spec {
 	char *const *argv;		/* argv[0] is looked up in PATH unless it has a '/' */
 	const struct sibyl_run_fd *fds;
 	size_t nfds;
+	/* The environment to start from, NULL-terminated; NULL: ours. */
+	const char *const *base_env;
 	const char *const *set;		/* "NAME=VALUE" to add or override; NULL-terminated */
 	const char *const *unset;	/* names to remove; NULL-terminated */
 	const char *dir;		/* working directory, NULL: ours */

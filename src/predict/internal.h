@@ -60,6 +60,10 @@ struct predict_time predict_call_time(const struct sibyl_predict_options *o,
  * and the actual speedup it gives, T / T'. */
 void predict_set_actual_total(struct sibyl_prediction *p, unsigned runs, double median_s,
 			      double min_s, double max_s);
+/* The relative error of this trace's prediction against the median
+ * accelerated run, and of the paired medians (verify.c). */
+double predict_error(const struct sibyl_prediction *p);
+double predict_paired_error(const struct sibyl_prediction *p);
 
 /* interval.c: 95% prediction intervals from the profiles' segment fits. */
 struct predict_fits;

@@ -300,6 +300,16 @@ void predict_set_actual_total(struct sibyl_prediction *p, unsigned runs, double 
 	p->actual_speedup = median_s > 0 ? p->total_s / median_s : INFINITY;
 }
 
+double predict_error(const struct sibyl_prediction *p)
+{
+	return (p->traced_speedup - p->actual_speedup) / p->actual_speedup;
+}
+
+double predict_paired_error(const struct sibyl_prediction *p)
+{
+	return (p->paired.predicted[0] - p->paired.actual[0]) / p->paired.actual[0];
+}
+
 void sibyl_prediction_free(struct sibyl_prediction *p)
 {
 	free(p->kernels);

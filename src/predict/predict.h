@@ -152,6 +152,14 @@ struct sibyl_prediction {
 	 * (and each kernel's actual_s) is their median, these the range. */
 	unsigned actual_runs;
 	double actual_total_min_s, actual_total_max_s;
+	/* sibyl_predict_verify with the original re-run before each
+	 * accelerated run (runs > 0): the speedup predicted from each fresh
+	 * original trace and each pair's actual speedup (original's wall
+	 * time over the accelerated run's), as {median, min, max}. */
+	struct {
+		unsigned runs;
+		double predicted[3], actual[3];
+	} paired;
 	bool actual_partial;
 	const char *actual_partial_why;
 	bool best_of, transfers;
@@ -180,6 +188,9 @@ struct sibyl_verify {
 	size_t nwrappers;
 	unsigned runs;			/* compared with the median of this many */
 	const char *out;		/* trace directory of the accelerated runs */
+	/* Trace directory of the original's re-runs, one before each
+	 * accelerated run; NULL: the accelerated runs alone. */
+	const char *original_out;
 	bool replace;			/* out may hold a trace already */
 	bool show_output;		/* the program's stdout reaches ours */
 };
@@ -187,7 +198,9 @@ struct sibyl_verify {
 /* Run the command of `traced` (in its directory, in our environment)
  * v->runs times under `sibyl trace`, each run ending as the traced run
  * did, and compare the prediction with the median run as
- * sibyl_predict_compare does.  0, or -1 with one line in err. */
+ * sibyl_predict_compare does; with v->original_out, the original (its
+ * recorded environment and wrappers) runs before each and fills
+ * p->paired.  0, or -1 with one line in err. */
 int sibyl_predict_verify(const struct sibyl_trace *traced, const struct sibyl_verify *v,
 			 const struct sibyl_predict_options *o, struct sibyl_prediction *p,
 			 char *err, size_t errlen);

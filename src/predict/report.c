@@ -121,8 +121,19 @@ static void print_actual(FILE *out, const struct sibyl_prediction *p)
 	else
 		fprintf(out, "actual: %.6g s accelerated\n", p->actual_total_s);
 	/* Like with like: the accelerated runs were traced too. */
-	fprintf(out, "predicted speedup %.3f, actual %.3f, error %.1f%%\n", p->traced_speedup,
-		p->actual_speedup, 100 * (p->traced_speedup - p->actual_speedup) / p->actual_speedup);
+	if (!p->paired.runs) {
+		fprintf(out, "predicted speedup %.3f, actual %.3f, error %.1f%%\n",
+			p->traced_speedup, p->actual_speedup, 100 * predict_error(p));
+		return;
+	}
+	fprintf(out, "this trace's prediction against the median accelerated run: speedup "
+		"%.3f, actual %.3f, error %.1f%%\n", p->traced_speedup, p->actual_speedup,
+		100 * predict_error(p));
+	fprintf(out, "paired with the original run again before each: predicted %.3f .. %.3f, "
+		"actual %.3f .. %.3f (%u pairs)\n", p->paired.predicted[1], p->paired.predicted[2],
+		p->paired.actual[1], p->paired.actual[2], p->paired.runs);
+	fprintf(out, "predicted speedup %.3f, actual %.3f, error %.1f%%\n", p->paired.predicted[0],
+		p->paired.actual[0], 100 * predict_paired_error(p));
 }
 
 void sibyl_prediction_print_text(FILE *out, const struct sibyl_trace *t,
@@ -291,9 +302,15 @@ int sibyl_prediction_print_json(FILE *out, const struct sibyl_trace *t,
 		json_object_set_new(j, "actual_runs", json_integer(p->actual_runs));
 		json_object_set_new(j, "actual_total_range_s", json_pack("[ff]",
 			p->actual_total_min_s, p->actual_total_max_s));
-		json_object_set_new(j, "error", num((p->traced_speedup - p->actual_speedup) /
-						   p->actual_speedup));
+		json_object_set_new(j, "error", num(predict_error(p)));
 	}
+	if (p->paired.runs)
+		json_object_set_new(j, "paired", json_pack("{sisos[ff]sos[ff]so}",
+			"runs", (int)p->paired.runs, "predicted_speedup", num(p->paired.predicted[0]),
+			"predicted_range", p->paired.predicted[1], p->paired.predicted[2],
+			"actual_speedup", num(p->paired.actual[0]), "actual_range",
+			p->paired.actual[1], p->paired.actual[2], "error",
+			num(predict_paired_error(p))));
 	for (size_t i = 0; i < p->nkernels; i++)
 		json_array_append_new(kernels, kernel_json(p, &p->kernels[i]));
 	json_object_set_new(j, "kernels", kernels);

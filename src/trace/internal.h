@@ -44,6 +44,7 @@ struct trace_meta_doc {
 	bool has_clock, has_wall;
 	char **argv;			/* owned copies */
 	char **wrappers;		/* owned copies */
+	char **environ;			/* owned copies, NULL if not recorded */
 	char *command, *cwd, *hostname;
 };
 

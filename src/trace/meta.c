@@ -94,7 +94,9 @@ static int parse_command(json_t *root, struct trace_meta_doc *doc, char *err, si
 	struct sibyl_strbuf b = { 0 };
 
 	if (parse_strings(root, "command", &doc->argv, &doc->meta.argc, err, errlen) < 0 ||
-	    parse_strings(root, "wrappers", &doc->wrappers, &doc->meta.nwrappers, err, errlen) < 0)
+	    parse_strings(root, "wrappers", &doc->wrappers, &doc->meta.nwrappers, err, errlen) < 0 ||
+	    parse_strings(root, "environment", &doc->environ, &doc->meta.nenviron, err,
+			  errlen) < 0)
 		return -1;
 	for (size_t i = 0; i < doc->meta.argc; i++)
 		sibyl_strbuf_printf(&b, "%s%s", i ? " " : "", doc->argv[i]);
@@ -237,6 +239,7 @@ static void publish(struct trace_meta_doc *doc)
 		doc->hostname = sibyl_xstrdup("");
 	doc->meta.argv = (const char *const *)doc->argv;
 	doc->meta.wrappers = (const char *const *)doc->wrappers;
+	doc->meta.environ = (const char *const *)doc->environ;
 	doc->meta.command = doc->command;
 	doc->meta.cwd = doc->cwd;
 	doc->meta.hostname = doc->hostname;
@@ -271,16 +274,18 @@ int meta_parse(const char *text, size_t len, struct trace_meta_doc *doc, char *e
 	return ret;
 }
 
+static void free_strings(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
 void meta_free(struct trace_meta_doc *doc)
 {
-	if (doc->argv)
-		for (size_t i = 0; doc->argv[i]; i++)
-			free(doc->argv[i]);
-	free(doc->argv);
-	if (doc->wrappers)
-		for (size_t i = 0; doc->wrappers[i]; i++)
-			free(doc->wrappers[i]);
-	free(doc->wrappers);
+	free_strings(doc->argv);
+	free_strings(doc->wrappers);
+	free_strings(doc->environ);
 	free(doc->command);
 	free(doc->cwd);
 	free(doc->hostname);

@@ -14,6 +14,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+extern char **environ;
+
 static json_t *cpu_model(void)
 {
 	FILE *f = fopen("/proc/cpuinfo", "r");
@@ -79,6 +81,9 @@ static void put_format(json_t *m, const struct sibyl_trace_run *run)
 	json_object_set_new(m, "min_version", json_integer(SIBYL_TRACE_MIN_VERSION));
 	json_object_set_new(m, "sibyl_version", json_string(SIBYL_VERSION));
 	json_object_set_new(m, "command", string_array(run->command, SIZE_MAX));
+	/* The environment it ran in: `predict --verify` runs the original
+	 * again in it (an OPENSSL_ia32cap mask chooses the implementation). */
+	json_object_set_new(m, "environment", string_array(environ, SIZE_MAX));
 	if (getcwd(cwd, sizeof(cwd)))
 		json_object_set_new(m, "cwd", json_string(cwd));
 	json_object_set_new(m, "host", host_object());

@@ -299,9 +299,11 @@ PY
 	fail "the last line of a verified prediction"
 
 # --verify runs the traced command again through the redirect wrapper,
-# three times, and compares with the median run.
-"$SIBYL" predict "$WORK/tr" --model "*dgemm*=$WORK/acc.json" --verify --wrap "$WORK/r.so" \
-	--runs 3 --json >"$WORK/verified.json" 2>"$WORK/verified.err" || fail "--verify"
+# three times, and compares with the median run; before each, the
+# original again, in the environment it was traced in (not predict's).
+SIBYL_TEST_ARM=accelerated "$SIBYL" predict "$WORK/tr" --model "*dgemm*=$WORK/acc.json" \
+	--verify --wrap "$WORK/r.so" --runs 3 --json >"$WORK/verified.json" \
+	2>"$WORK/verified.err" || fail "--verify"
 [ "$(grep -Ec '^alt_blas: [1-9][0-9]* calls, smallest work 8192$' "$WORK/verified.err")" = 3 ] ||
 	{ cat "$WORK/verified.err"; fail "--verify: three runs through the alternative"; }
 "$SIBYL" report --json "$WORK/tr.accelerated" >"$WORK/verified.report.json"
@@ -314,8 +316,32 @@ assert lo <= last['wall_ns'] * 1e-9 <= hi, (lo, hi, last['wall_ns'])
 assert abs(v['actual_speedup'] - t['wall_ns'] * 1e-9 / v['actual_total_s']) < 1e-9 * v['actual_speedup']
 assert sum(k['actual_calls'] for k in v['kernels']) == 20, v['kernels']
 print('ok: --verify, median of 3 runs', v['actual_total_s'], 'in', lo, hi)
+p = v['paired']
+assert p['runs'] == 3, p
+for key in ('predicted', 'actual'):
+    lo, hi = p[key + '_range']
+    assert 0 < lo <= p[key + '_speedup'] <= hi, (key, p)
+assert abs(p['error'] - (p['predicted_speedup'] - p['actual_speedup']) / p['actual_speedup']) < 1e-9
+print('ok: paired with the original: predicted', p['predicted_speedup'], 'actual', p['actual_speedup'])
 PY
 	fail "--verify"
+/usr/bin/python3 - "$WORK/tr" <<'PY' || fail "--verify: each run's environment"
+import json, sys
+env = {a: json.load(open(sys.argv[1] + '.' + a + '/meta.json'))['environment']
+       for a in ('original', 'accelerated')}
+assert json.load(open(sys.argv[1] + '/meta.json'))['environment'] is not None
+assert 'SIBYL_TEST_ARM=accelerated' in env['accelerated'], env['accelerated']
+assert not any(e.startswith('SIBYL_TEST_ARM=') for e in env['original']), env['original']
+print('ok: the original re-ran in its recorded environment, the accelerated in ours')
+PY
+"$SIBYL" predict "$WORK/tr" --model "*dgemm*=$WORK/acc.json" --verify --wrap "$WORK/r.so" \
+	--runs 1 --force --accelerated-only --verify-trace "$WORK/only" >"$WORK/only.txt" 2>&1 ||
+	fail "--verify --accelerated-only"
+[ ! -e "$WORK/tr.original" ] || [ ! "$WORK/tr.original" -nt "$WORK/only" ] ||
+	fail "--accelerated-only ran the original"
+grep -c "paired" "$WORK/only.txt" >/dev/null && fail "--accelerated-only printed pairs"
+tail -1 "$WORK/only.txt" | grep -Ec '^predicted speedup [0-9.]+, actual [0-9.]+, error -?[0-9.]+%$' \
+	>/dev/null || fail "--accelerated-only: the last line"
 bad "verify: existing trace" "exists (--force replaces it" "$WORK/tr" \
 	--model "*dgemm*=$WORK/acc.json" --verify --wrap "$WORK/r.so"
 # A run that ends otherwise than the traced one is not the same program.
@@ -323,7 +349,8 @@ bad "verify: existing trace" "exists (--force replaces it" "$WORK/tr" \
 	sh -c "\"$TARGETS_BIN/matmul\" 64 >/dev/null; exit \${CODE:-0}" >/dev/null
 CODE=3 bad "verify: another exit" "ended otherwise than the traced run" "$WORK/sh" \
 	--model "*dgemm*=$WORK/acc.json" --verify --runs 1
-for args in "--actual $WORK/acc --verify" "--wrap $WORK/r.so" "--verify --runs 0"; do
+for args in "--actual $WORK/acc --verify" "--wrap $WORK/r.so" "--verify --runs 0" \
+	"--accelerated-only"; do
 	rc=0
 	# shellcheck disable=SC2086
 	"$SIBYL" predict "$WORK/tr" --model "*dgemm*=$WORK/acc.json" $args >/dev/null 2>&1 || rc=$?
