@@ -30,6 +30,10 @@
 #define SIBYL_ADAPTER_THREADED (1u << 0)
 /* The implementation runs on an OpenCL device (config.device selects it). */
 #define SIBYL_ADAPTER_OPENCL (1u << 1)
+/* init does only what any program calling the original already did
+ * (the library chooses the implementation inside, as OpenSSL chooses
+ * AES-NI): a prediction adds the first call's extra time, not init's. */
+#define SIBYL_ADAPTER_INIT_SHARED (1u << 2)
 
 /* What the planner hands an adapter once, before any sample. */
 struct sibyl_adapter_config {

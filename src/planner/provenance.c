@@ -68,14 +68,16 @@ json_t *sibyl_speed_guard_json(const struct sibyl_worker *w)
 
 /* What a program pays once for swapping this implementation in: the
  * adapter's init (loading a library, creating a device context, building
- * programs) and the extra time of a fresh process's first call, which
- * `sibyl predict` adds to its prediction (docs/profile-format.md). */
-static json_t *one_time_json(const struct sibyl_worker *w)
+ * programs) unless the adapter says the original pays it too, and the
+ * extra time of a fresh process's first call, which `sibyl predict` adds
+ * to its prediction (docs/profile-format.md). */
+static json_t *one_time_json(const struct sibyl_adapter *a, const struct sibyl_worker *w)
 {
 	struct sibyl_worker_stats s;
 
 	sibyl_worker_stats(w, &s);
-	return json_pack("{sfsIsfsf}", "init_seconds", s.init_seconds,
+	return json_pack("{sfsbsIsfsf}", "init_seconds", s.init_seconds,
+			 "init_shared", (a->flags & SIBYL_ADAPTER_INIT_SHARED) != 0,
 			 "first_call_metric", (json_int_t)s.first_metric,
 			 "first_call_seconds", s.first_run_seconds,
 			 "first_call_sample_seconds", s.first_sample_seconds);
@@ -133,7 +135,7 @@ void sibyl_plan_record(const struct sibyl_plan_request *rq, struct sibyl_plan_re
 		json_object_set_new(p->stats, "stopped", json_string(r->message));
 	if (rq->sampling.guard_wait > 0)
 		json_object_set_new(p->stats, "speed_guard", sibyl_speed_guard_json(w));
-	json_object_set_new(p->stats, "one_time", one_time_json(w));
+	json_object_set_new(p->stats, "one_time", one_time_json(rq->adapter, w));
 	if (rq->sampling.guard_wait > 0)
 		json_object_set_new(p->stats, "typical", typical_json(w));
 }

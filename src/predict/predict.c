@@ -149,8 +149,9 @@ static void predict_kernel(const struct sibyl_predict_options *o, struct sibyl_p
 	free(ch);
 }
 
-/* A profile's one-time cost: init plus what the first call took beyond
- * the same work measured warm; -1 when the profile does not record it. */
+/* A profile's one-time cost: init (unless the original pays it too:
+ * init_shared) plus what the first call took beyond the same work
+ * measured warm; -1 when the profile does not record it. */
 static double one_time_of(const struct sibyl_profile *p)
 {
 	json_t *o = p->stats ? json_object_get(p->stats, "one_time") : NULL;
@@ -160,7 +161,8 @@ static double one_time_of(const struct sibyl_profile *p)
 
 	if (!json_is_number(init) || !json_is_number(first) || !json_is_number(warm))
 		return -1;
-	return fmax(0, json_number_value(init)) +
+	return (json_is_true(json_object_get(o, "init_shared")) ? 0 :
+		fmax(0, json_number_value(init))) +
 	       fmax(0, json_number_value(first) - json_number_value(warm));
 }
 

@@ -121,7 +121,7 @@ for r in rows:
 one = prof.get('stats', {}).get('one_time')
 one_time = 0.0
 if one and accelerated and not no_one_time:
-    one_time = max(0.0, one['init_seconds']) + max(
+    one_time = (0.0 if one.get('init_shared') else max(0.0, one['init_seconds'])) + max(
         0.0, one['first_call_seconds'] - one['first_call_sample_seconds'])
 # Interposition: every recorded call paid it; those inside an accelerated
 # call (same thread, deeper, within its times) go with it.
