@@ -132,6 +132,29 @@ struct sibyl_trace_call {
 	} ws[SIBYL_WS_METHODS];
 };
 
+/* Which number of a call record a profile's work metric is: the declared
+ * `work` (the definition file's `metric` names it), or bytes when the
+ * profile is measured in "input bytes", "output bytes" or
+ * "input+output bytes" (docs/predict.md). */
+enum sibyl_work_source {
+	SIBYL_WORK_DECLARED,	/* `work`, as the definition file's metric declares */
+	SIBYL_WORK_IN_BYTES,	/* profile metric "input bytes" */
+	SIBYL_WORK_OUT_BYTES,	/* "output bytes" */
+	SIBYL_WORK_INOUT_BYTES,	/* "input+output bytes" */
+};
+
+/* The byte metrics by name; false for any other metric. */
+bool sibyl_work_byte_metric(const char *metric, enum sibyl_work_source *source);
+/* Whether the trace recorded f's calls in `metric` (a profile's
+ * work_metric; `what` names the profile in messages): 0 and *source, or
+ * -1 with one line in err.  Nothing is guessed: an undeclared or
+ * different metric is refused. */
+int sibyl_work_source_of(const struct sibyl_trace_function *f, const char *metric,
+			 const char *what, enum sibyl_work_source *source, char *err,
+			 size_t errlen);
+/* A call's work in that metric. */
+double sibyl_call_work(const struct sibyl_trace_call *c, enum sibyl_work_source source);
+
 /* Threads of a trace that could not be recorded and their calls, summed
  * over the .proc files only (cheap: no .events file is read).  0, or -1
  * with errno when the directory cannot be read. */

@@ -20,45 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool predict_byte_metric(const char *metric, enum sibyl_work_source *source)
-{
-	static const struct { const char *name; enum sibyl_work_source source; } bytes[] = {
-		{ "input bytes", SIBYL_WORK_IN_BYTES },
-		{ "output bytes", SIBYL_WORK_OUT_BYTES },
-		{ "input+output bytes", SIBYL_WORK_INOUT_BYTES },
-	};
-
-	for (size_t i = 0; i < sizeof(bytes) / sizeof(bytes[0]); i++)
-		if (!strcmp(metric, bytes[i].name)) {
-			*source = bytes[i].source;
-			return true;
-		}
-	return false;
-}
-
 /* The trace must have recorded what the profile is measured in. */
 static int check_metric(const struct sibyl_trace_function *f, const struct sibyl_predict_model *m,
 			enum sibyl_work_source *source, char *err, size_t errlen)
 {
-	const char *pm = m->profile->work_metric;
-
-	if (!pm || !*pm)
-		return sibyl_seterr(err, errlen, "%s: the profile does not say what its work metric is "
-				    "(\"work_metric\"); refusing to guess", m->path);
-	if (predict_byte_metric(pm, source))
-		return 0;
-	*source = SIBYL_WORK_DECLARED;
-	if (f->work_metric_conflict)
-		return sibyl_seterr(err, errlen, "%s: the trace declares two different work metrics for it",
-				    f->name);
-	if (!f->work_metric)
-		return sibyl_seterr(err, errlen, "%s: %s is measured in '%s', but the trace does not say what "
-				    "%s's work counts (declare it in the definition file: "
-				    "LIB::%s::metric { %s })", f->name, m->path, pm, f->name, f->name, pm);
-	if (strcmp(f->work_metric, pm))
-		return sibyl_seterr(err, errlen, "%s: the trace's work counts '%s' but %s is measured in '%s'",
-				    f->name, f->work_metric, m->path, pm);
-	return 0;
+	return sibyl_work_source_of(f, m->profile->work_metric, m->path, source, err, errlen);
 }
 
 /* A profile measured elsewhere predicts another machine: refuse unless
@@ -91,20 +57,6 @@ static int model_of(const struct sibyl_predict_options *o, const struct sibyl_tr
 		*found = &o->models[i];
 	}
 	return 0;
-}
-
-static double work_of(const struct sibyl_trace_call *c, enum sibyl_work_source s)
-{
-	switch (s) {
-	case SIBYL_WORK_IN_BYTES:
-		return (double)c->in_bytes;
-	case SIBYL_WORK_OUT_BYTES:
-		return (double)c->out_bytes;
-	case SIBYL_WORK_INOUT_BYTES:
-		return (double)c->in_bytes + (double)c->out_bytes;
-	default:
-		return c->work;
-	}
 }
 
 /* The kernel of a called function, created on its first call. */
@@ -231,7 +183,7 @@ int predict_collect(const struct sibyl_trace *t, const struct sibyl_predict_opti
 			continue;
 		push(calls, &(struct predict_call){
 			.start_ns = c.start_ns, .end_ns = c.end_ns, .seconds = c.duration_ns * 1e-9,
-			.work = work_of(&c, out->kernels[k].work_source), .in_bytes = c.in_bytes,
+			.work = sibyl_call_work(&c, out->kernels[k].work_source), .in_bytes = c.in_bytes,
 			.out_bytes = c.out_bytes, .kernel = (size_t)k, .thread = c.thread,
 			.depth = c.depth });
 		count_faults(&calls->v[calls->n - 1], &c, sibyl_trace_meta(t)->page_fault_ns);

@@ -87,7 +87,4 @@ void predict_typical_free(struct predict_typical *t);
  * per call `sibyl trace` measured (p->interposition). */
 void predict_interposition(const struct sibyl_trace *t, struct sibyl_prediction *p);
 
-/* The profile metric names that mean bytes rather than a declared work. */
-bool predict_byte_metric(const char *metric, enum sibyl_work_source *source);
-
 #endif

@@ -19,18 +19,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "sibyl/trace.h"
+
 struct sibyl_trace;
 struct sibyl_profile;
 struct predict_calls;
 struct sibyl_device_profile;
-
-/* Which number of a call record the profile's work metric is. */
-enum sibyl_work_source {
-	SIBYL_WORK_DECLARED,	/* `work`, as the definition file's metric declares */
-	SIBYL_WORK_IN_BYTES,	/* profile metric "input bytes" */
-	SIBYL_WORK_OUT_BYTES,	/* "output bytes" */
-	SIBYL_WORK_INOUT_BYTES,	/* "input+output bytes" */
-};
 
 /* What a call outside the profile's measured range is predicted as. */
 enum sibyl_outside_rule {
