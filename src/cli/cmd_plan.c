@@ -141,7 +141,8 @@ static struct sibyl_option plan_options[] = {
 	  "least squares of each segment: 'relative' residuals (weights 1/time^2; the "
 	  "default) or 'ols', ordinary, as in the paper" },
 	{ "max-samples", 0, SIBYL_OPT_LONG, &plan.set.max_samples, "N",
-	  "safety stop after N samples (2000; 0 = none)" },
+	  "safety stop after N samples (2000; with --from-trace or --metrics, the "
+	  "budget: 400; 0 = none)" },
 	{ "max-seconds", 0, SIBYL_OPT_DOUBLE, &plan.set.max_seconds, "SEC",
 	  "safety stop after SEC seconds of planning (600; 0 = none)" },
 	{ "device", 0, SIBYL_OPT_STRING, &plan.set.device, "NAME", "OpenCL device for OpenCL adapters" },
@@ -158,6 +159,14 @@ static struct sibyl_option plan_options[] = {
 	{ "evaluate-metrics", 0, SIBYL_OPT_FLAG, &plan.job.evaluate_metrics, NULL,
 	  "evaluate at random work metrics even where the adapter can draw random "
 	  "parameters" },
+	{ "from-trace", 0, SIBYL_OPT_STRING, &plan.job.from_trace, "TRACE",
+	  "plan where a traced program calls: sample the work metrics its calls of "
+	  "--function used, by their share of its time, and check the profile against "
+	  "those calls (with --profile: check a stored profile)" },
+	{ "function", 0, SIBYL_OPT_STRING, &plan.job.function, "NAME",
+	  "the traced function --from-trace plans for" },
+	{ "metrics", 0, SIBYL_OPT_STRING, &plan.job.metrics, "FILE",
+	  "plan at the work metrics listed in FILE, one a line: METRIC [WEIGHT]" },
 	{ "output", 'o', SIBYL_OPT_STRING, &plan.job.output, "FILE", "the profile to write" },
 	{ "force", 'f', SIBYL_OPT_FLAG, &plan.job.force, NULL, "replace an existing output" },
 	{ "json", 0, SIBYL_OPT_FLAG, &plan.json, NULL, "print one JSON object" },

@@ -19,6 +19,7 @@ void sibyl_profile_free(struct sibyl_profile *p)
 	free(p->pieces);
 	json_decref(p->provenance);
 	json_decref(p->stats);
+	json_decref(p->coverage);
 	free(p);
 }
 
@@ -56,4 +57,46 @@ long sibyl_profile_piece_at(const struct sibyl_profile *p, double x)
 		if (x >= p->pieces[i].from && x <= p->pieces[i].to)
 			return (long)i;
 	return -1;
+}
+
+bool sibyl_profile_covered(const struct sibyl_profile *p, double *a, double *b)
+{
+	if (!p->npoints)
+		return false;
+	*a = p->points[0].x;
+	*b = p->points[p->npoints - 1].x;
+	return true;
+}
+
+/* Whether x is one of the ascending metrics of a guided plan. */
+static bool sampled(json_t *metrics, double x)
+{
+	size_t lo = 0, hi = json_array_size(metrics);
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		double m = json_number_value(json_array_get(metrics, mid));
+
+		if (m == x)
+			return true;
+		if (m < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+enum sibyl_cover sibyl_profile_cover(const struct sibyl_profile *p, double x)
+{
+	double a, b;
+	json_t *metrics = json_object_get(p->coverage, "metrics");
+
+	if (!sibyl_profile_covered(p, &a, &b) || x < a)
+		return SIBYL_COVER_BELOW;
+	if (x > b)
+		return SIBYL_COVER_ABOVE;
+	if (json_is_array(metrics) && !sampled(metrics, x))
+		return SIBYL_COVER_BETWEEN;
+	return SIBYL_COVER_INSIDE;
 }

@@ -50,6 +50,10 @@ struct sibyl_profile {
 	size_t npieces;
 	struct json_t *provenance;  /* object or NULL: machine, adapter, parameters */
 	struct json_t *stats;       /* object or NULL: planner statistics */
+	/* object or NULL: what a plan guided by a program's calls sampled
+	 * ("metrics", ascending) and what share of the program's time that
+	 * covers (docs/profile-format.md) */
+	struct json_t *coverage;
 };
 
 void sibyl_profile_free(struct sibyl_profile *p);
@@ -58,6 +62,20 @@ void sibyl_profile_free(struct sibyl_profile *p);
  * points, extrapolating the first/last piece outside them.  NaN when the
  * profile has no point. */
 double sibyl_profile_eval(const struct sibyl_profile *p, double x);
+
+/* Where a prediction at x stands: among the work metrics the profile
+ * measured, or interpolated between two metrics a guided plan sampled
+ * (one guided by a program's calls measures those metrics only), or
+ * extrapolated below its first point or above its last. */
+enum sibyl_cover {
+	SIBYL_COVER_INSIDE,
+	SIBYL_COVER_BETWEEN,
+	SIBYL_COVER_BELOW,
+	SIBYL_COVER_ABOVE,
+};
+enum sibyl_cover sibyl_profile_cover(const struct sibyl_profile *p, double x);
+/* The work metrics its points span, [*a, *b]; false without points. */
+bool sibyl_profile_covered(const struct sibyl_profile *p, double *a, double *b);
 
 /* Index of the piece holding x, or -1. */
 long sibyl_profile_piece_at(const struct sibyl_profile *p, double x);

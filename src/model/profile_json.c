@@ -62,6 +62,8 @@ json_t *sibyl_profile_to_json(const struct sibyl_profile *p)
 		json_object_set(j, "provenance", p->provenance);
 	if (p->stats)
 		json_object_set(j, "stats", p->stats);
+	if (p->coverage)
+		json_object_set(j, "coverage", p->coverage);
 	return j;
 }
 
@@ -160,6 +162,29 @@ static int check_sorted(const struct sibyl_point *v, size_t n, char *err, size_t
 	return 0;
 }
 
+/* A guided plan's sampled metrics: ascending numbers, so that a
+ * prediction can tell a sampled metric from one between two. */
+static int read_coverage(json_t *c, struct sibyl_profile *p, char *err, size_t errlen)
+{
+	json_t *metrics = json_object_get(c, "metrics"), *v;
+	double last = -INFINITY;
+	size_t i;
+
+	if (!c)
+		return 0;
+	if (!json_is_object(c) || (metrics && !json_is_array(metrics)))
+		return sibyl_seterr(err, errlen, "\"coverage\" is not an object with a "
+				    "\"metrics\" array");
+	json_array_foreach(metrics, i, v) {
+		if (!json_is_number(v) || !(json_number_value(v) > last))
+			return sibyl_seterr(err, errlen, "\"coverage\".metrics[%zu] is not a number "
+					    "above the one before", i);
+		last = json_number_value(v);
+	}
+	p->coverage = json_incref(c);
+	return 0;
+}
+
 static int read_body(json_t *j, struct sibyl_profile *p, char *err, size_t errlen)
 {
 	const char *format = NULL, *name = "", *metric = "";
@@ -213,7 +238,7 @@ static int read_body(json_t *j, struct sibyl_profile *p, char *err, size_t errle
 	p->provenance = json_is_object(o) ? json_incref(o) : NULL;
 	o = json_object_get(j, "stats");
 	p->stats = json_is_object(o) ? json_incref(o) : NULL;
-	return 0;
+	return read_coverage(json_object_get(j, "coverage"), p, err, errlen);
 }
 
 struct sibyl_profile *sibyl_profile_from_json(json_t *j, char *err, size_t errlen)

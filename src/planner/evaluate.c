@@ -19,6 +19,8 @@ static void add_error(double *sum, double *sq, double pred, double meas)
 
 static struct sibyl_error finish(double sum, double sq, size_t n)
 {
+	if (!n)
+		return (struct sibyl_error){ NAN, NAN };
 	return (struct sibyl_error){ 100 * sum / (double)n, 100 * sqrt(sq / (double)n) };
 }
 
@@ -61,9 +63,9 @@ static int measure_point(sibyl_measure_fn measure, void *ctx, const struct sibyl
  */
 #define EVAL_RETRIES 3
 
-static int measure_all(sibyl_measure_fn measure, void *ctx, const struct sibyl_param_eval *pe,
-		       struct sibyl_eval_point *pts, size_t n, int pass, struct sibyl_eval *e,
-		       char *err, size_t errlen)
+int sibyl_eval_measure_pass(sibyl_measure_fn measure, void *ctx,
+			    const struct sibyl_param_eval *pe, struct sibyl_eval_point *pts,
+			    size_t n, int pass, struct sibyl_eval *e, char *err, size_t errlen)
 {
 	bool *again = calloc(n ? n : 1, sizeof(*again));
 	int rc = -1;
@@ -111,7 +113,7 @@ static int uniform_profile(const struct sibyl_plan_params *p, size_t budget,
 	}
 	for (size_t i = 0; i < n; i++)
 		at[i].x = (double)xs[i];
-	if (measure_all(measure, ctx, NULL, at, n, 0, e, err, errlen))
+	if (sibyl_eval_measure_pass(measure, ctx, NULL, at, n, 0, e, err, errlen))
 		goto out;
 	for (size_t i = 0; i < n; i++)
 		u->points[i] = (struct sibyl_point){ at[i].x, at[i].measured[0] };
@@ -121,6 +123,46 @@ out:
 	free(xs);
 	free(at);
 	return rc;
+}
+
+/*
+ * The predictions and errors.  A point beyond the profile's points (an
+ * incomplete profile, planning stopped early) would be extrapolated from
+ * its last segment: the three are scored over the covered points alone,
+ * and the extrapolated points apart (e->outside), so that stopping early
+ * shows as what it is rather than as a profile's error.
+ */
+static void score(const struct sibyl_profile *prof, struct sibyl_eval *e, bool have_power,
+		  double a, double b, double c)
+{
+	double s[4] = { 0 }, q[4] = { 0 }, diff = 0;
+	size_t inside = 0;
+
+	for (size_t i = 0; i < e->n; i++) {
+		struct sibyl_eval_point *pt = &e->points[i];
+		const double *m = pt->measured;
+		enum sibyl_cover where = sibyl_profile_cover(prof, pt->x);
+
+		pt->planner = sibyl_profile_eval(prof, pt->x);
+		pt->uniform = sibyl_profile_eval(&e->uniform_profile, pt->x);
+		pt->power = have_power ? a * pow(pt->x, b) + c : NAN;
+		pt->outside = where == SIBYL_COVER_BELOW || where == SIBYL_COVER_ABOVE;
+		diff += fabs(m[0] - m[1]) / ((m[0] + m[1]) / 2);
+		if (pt->outside) {
+			add_error(&s[3], &q[3], pt->planner, m[0]);
+			e->outside_n++;
+			continue;
+		}
+		inside++;
+		add_error(&s[0], &q[0], pt->planner, m[0]);
+		add_error(&s[1], &q[1], pt->uniform, m[0]);
+		add_error(&s[2], &q[2], pt->power, m[0]);
+	}
+	e->planner = finish(s[0], q[0], inside);
+	e->uniform = finish(s[1], q[1], inside);
+	e->power = finish(s[2], q[2], inside);
+	e->outside = finish(s[3], q[3], e->outside_n);
+	e->noise_pct = 100 * diff / (double)e->n / sqrt(2);
 }
 
 static int check_input(const struct sibyl_profile *prof, const struct sibyl_plan_params *p,
@@ -145,9 +187,7 @@ int sibyl_plan_evaluate(const struct sibyl_profile *prof, const struct sibyl_pla
 			const struct sibyl_param_eval *pe, struct sibyl_eval *e, char *err,
 			size_t errlen)
 {
-	struct sibyl_profile uni = { 0 };
 	double t0 = (double)sibyl_mono_ns(), a = 0, b = 0, c = 0;
-	double s[3] = { 0 }, q[3] = { 0 }, diff = 0;
 	uint64_t rng = p->seed ^ 0x5eedf00dull;
 
 	memset(e, 0, sizeof(*e));
@@ -160,14 +200,15 @@ int sibyl_plan_evaluate(const struct sibyl_profile *prof, const struct sibyl_pla
 	e->points = pts;
 	e->budget = budget;
 	e->by_params = pe != NULL;
-	if (uniform_profile(p, budget, measure, ctx, &uni, e, err, errlen))
+	if (uniform_profile(p, budget, measure, ctx, &e->uniform_profile, e, err, errlen))
 		goto out;
-	double *ux = sibyl_xmalloc(uni.npoints * sizeof(*ux));
-	double *uy = sibyl_xmalloc(uni.npoints * sizeof(*uy));
+	const struct sibyl_profile *uni = &e->uniform_profile;
+	double *ux = sibyl_xmalloc(uni->npoints * sizeof(*ux));
+	double *uy = sibyl_xmalloc(uni->npoints * sizeof(*uy));
 
-	for (size_t i = 0; i < uni.npoints; i++)
-		ux[i] = uni.points[i].x, uy[i] = uni.points[i].y;
-	bool have_power = sibyl_power_fit(ux, uy, uni.npoints, &a, &b, &c) == 0;
+	for (size_t i = 0; i < uni->npoints; i++)
+		ux[i] = uni->points[i].x, uy[i] = uni->points[i].y;
+	bool have_power = sibyl_power_fit(ux, uy, uni->npoints, &a, &b, &c) == 0;
 
 	free(ux);
 	free(uy);
@@ -179,36 +220,22 @@ int sibyl_plan_evaluate(const struct sibyl_profile *prof, const struct sibyl_pla
 	 * separate planning from evaluation too; back-to-back pairs would
 	 * share them. */
 	for (int pass = 0; pass < 2; pass++)
-		if (measure_all(measure, ctx, pe, pts, n, pass, e, err, errlen))
+		if (sibyl_eval_measure_pass(measure, ctx, pe, pts, n, pass, e, err, errlen))
 			goto out;
-	for (size_t i = 0; i < n; i++) {
-		struct sibyl_eval_point *pt = &pts[i];
-		const double *m = pt->measured;
-
-		pt->planner = sibyl_profile_eval(prof, pt->x);
-		pt->uniform = sibyl_profile_eval(&uni, pt->x);
-		pt->power = have_power ? a * pow(pt->x, b) + c : NAN;
-		diff += fabs(m[0] - m[1]) / ((m[0] + m[1]) / 2);
-		add_error(&s[0], &q[0], pt->planner, m[0]);
-		add_error(&s[1], &q[1], pt->uniform, m[0]);
-		add_error(&s[2], &q[2], pt->power, m[0]);
-	}
-	e->planner = finish(s[0], q[0], n);
-	e->uniform = finish(s[1], q[1], n);
-	e->power = finish(s[2], q[2], n);
+	score(prof, e, have_power, a, b, c);
 	e->power_a = a, e->power_b = b, e->power_c = c;
-	e->noise_pct = 100 * diff / (double)n / sqrt(2);
 	rc = 0;
 out:
 	e->seconds = ((double)sibyl_mono_ns() - t0) * 1e-9;
-	free(uni.points);
 	return rc;
 }
 
 void sibyl_eval_free(struct sibyl_eval *e)
 {
 	free(e->points);
+	free(e->uniform_profile.points);
 	e->points = NULL;
+	e->uniform_profile.points = NULL;
 }
 
 int sibyl_eval_write_csv(const struct sibyl_eval *e, FILE *f)

@@ -43,13 +43,19 @@ struct sibyl_eval_point {
 	double params[SIBYL_MAX_PARAMS];
 	double measured[2];        /* first pass (the errors' reference), second pass */
 	double planner, uniform, power;
+	bool outside;              /* beyond the profile's points: extrapolated */
 };
 
 struct sibyl_eval {
 	size_t n;                  /* evaluation points */
 	struct sibyl_eval_point *points;  /* n of them; sibyl_eval_free */
 	size_t budget;             /* samples each baseline got */
+	/* Over the points the profile covers (all of them for a complete
+	 * profile); the points beyond, extrapolated, apart. */
 	struct sibyl_error planner, uniform, power;
+	size_t outside_n;
+	struct sibyl_error outside;
+	struct sibyl_profile uniform_profile;  /* the uniform baseline's samples */
 	double power_a, power_b, power_c;  /* seconds = a * n^b + c */
 	double noise_pct;          /* the noise floor of one measurement, % */
 	double seconds;            /* time spent measuring for the evaluation */
@@ -86,6 +92,14 @@ void sibyl_eval_free(struct sibyl_eval *e);
  * separated, empty for a drawn metric), measured_s, measured_again_s,
  * planner_s, uniform_s, power_s.  0, or -1 with errno. */
 int sibyl_eval_write_csv(const struct sibyl_eval *e, FILE *f);
+
+/* Measure each point once into measured[pass]; an unguarded measurement
+ * is taken again after the others, up to three times, the fastest kept
+ * (e->remeasured and e->unguarded count them).  0, or -1 with a reason
+ * when a measurement fails. */
+int sibyl_eval_measure_pass(sibyl_measure_fn measure, void *ctx,
+			    const struct sibyl_param_eval *pe, struct sibyl_eval_point *pts,
+			    size_t n, int pass, struct sibyl_eval *e, char *err, size_t errlen);
 
 #define SIBYL_EVAL_MAX_POINTS 1000000
 

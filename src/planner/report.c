@@ -69,9 +69,24 @@ static void add_evaluation_json(json_t *j, const struct sibyl_eval *e)
 		"power", "mean_error_pct", e->power.mean_pct, "rmse_pct", e->power.rmse_pct,
 		"a", e->power_a, "b", e->power_b, "c", e->power_c));
 	json_object_set_new(j, "noise_floor_pct", json_real(e->noise_pct));
+	/* Scored apart: points beyond the profile's, which it extrapolates. */
+	json_object_set_new(j, "outside_points", json_integer((json_int_t)e->outside_n));
+	if (e->outside_n)
+		json_object_set_new(j, "outside", error_json(&e->outside));
 	json_object_set_new(j, "evaluation_seconds", json_real(e->seconds));
 	json_object_set_new(j, "remeasured", json_integer((json_int_t)e->remeasured));
 	json_object_set_new(j, "unguarded_measurements", json_integer((json_int_t)e->unguarded));
+}
+
+static json_t *check_json(const struct sibyl_trace_check *c)
+{
+	return json_pack("{sIsfsfsfsfsfsIsIsI}", "calls", (json_int_t)c->calls,
+			 "traced_s", c->traced_s, "predicted_s", c->predicted_s,
+			 "total_error_pct", c->total_error_pct,
+			 "median_error_pct", c->median_error_pct,
+			 "mean_error_pct", c->mean_error_pct,
+			 "between_sampled", (json_int_t)c->between,
+			 "below_points", (json_int_t)c->below, "above_points", (json_int_t)c->above);
 }
 
 static void result_json(FILE *f, const struct sibyl_plan_session *s, json_t *guard)
@@ -92,6 +107,10 @@ static void result_json(FILE *f, const struct sibyl_plan_session *s, json_t *gua
 		json_object_set_new(j, "speed_guard", guard);
 	if (s->evaluated)
 		add_evaluation_json(j, &s->eval);
+	if (r->profile->coverage)
+		json_object_set(j, "coverage", r->profile->coverage);
+	if (s->checked)
+		json_object_set_new(j, "trace_check", check_json(&s->check));
 	print_json(f, j);
 }
 
@@ -105,12 +124,54 @@ static void evaluation_text(FILE *f, const struct sibyl_eval *e)
 	fprintf(f, "%-34s %11.2f%% %9.2f%%\n", "a*n^b+c fit (StarPU-style)", e->power.mean_pct,
 		e->power.rmse_pct);
 	fprintf(f, "%-34s %11.2f%%\n", "noise floor (measured twice)", e->noise_pct);
+	if (e->outside_n)
+		fprintf(f, "%-34s %11.2f%% %9.2f%%   (%zu of %zu points, scored apart)\n",
+			"beyond the profile: extrapolated", e->outside.mean_pct, e->outside.rmse_pct,
+			e->outside_n, e->n);
 	if (e->remeasured)
 		fprintf(f, "(%zu unguarded measurements taken again, %zu still unguarded)\n",
 			e->remeasured, e->unguarded);
 	fprintf(f, "(%zu random %s; baselines had %zu samples each)\n", e->n,
 		e->by_params ? "invocation parameters, predicted at their work metric" :
 		"work metrics", e->budget);
+}
+
+static double cover_figure(json_t *c, const char *key)
+{
+	return json_number_value(json_object_get(c, key));
+}
+
+/* What a guided plan sampled of the program's calls. */
+static void coverage_text(FILE *f, json_t *c)
+{
+	json_t *loo = json_object_get(c, "interpolation_error_pct");
+	long long left_out = (long long)cover_figure(c, "left_out_calls");
+
+	fprintf(f, "sampled %lld of the %lld work metrics of %lld calls: %.1f%% of their "
+		"time, %.1f%% of the calls",
+		(long long)cover_figure(c, "sampled_metrics"),
+		(long long)cover_figure(c, "distinct_metrics"), (long long)cover_figure(c, "calls"),
+		100 * cover_figure(c, "sampled_share"), 100 * cover_figure(c, "sampled_calls_share"));
+	if (cover_figure(c, "interpolated_share") > 0 && json_is_number(loo))
+		fprintf(f, "; the rest interpolated (a sampled metric lies %.1f%% from the line "
+			"through its neighbours, median)", json_number_value(loo));
+	if (left_out)
+		fprintf(f, "; %lld calls outside --range left out", left_out);
+	fputc('\n', f);
+}
+
+static void check_text(FILE *f, const struct sibyl_plan_session *s)
+{
+	const struct sibyl_trace_check *c = &s->check;
+
+	fprintf(f, "against the %zu traced calls of %s: predicted %.6g s, traced %.6g s "
+		"(%+.2f%%); per call %.2f%% median, %.2f%% mean error\n", c->calls,
+		s->job.function, c->predicted_s, c->traced_s, c->total_error_pct,
+		c->median_error_pct, c->mean_error_pct);
+	if (c->between || c->below || c->above)
+		fprintf(f, "not measured: %zu calls interpolated between sampled work metrics, "
+			"%zu extrapolated below the profile's points, %zu above\n", c->between,
+			c->below, c->above);
 }
 
 static long long guard_figure(json_t *guard, const char *key)
@@ -140,6 +201,10 @@ static void result_text(FILE *f, const struct sibyl_plan_session *s, json_t *gua
 			guard_figure(guard, "unguarded_samples"), guard_figure(guard, "samples"));
 		json_decref(guard);
 	}
+	if (r->profile->coverage)
+		coverage_text(f, r->profile->coverage);
+	if (s->checked)
+		check_text(f, s);
 	if (s->evaluated)
 		evaluation_text(f, &s->eval);
 }

@@ -91,7 +91,7 @@ void sibyl_plan_settings_defaults(struct sibyl_plan_settings *set)
 	sibyl_sampling_defaults(&sp);
 	*set = (struct sibyl_plan_settings){
 		.fit = p.relative_fit ? "relative" : "ols", .threads = 1, .seed = (long)p.seed,
-		.max_samples = (long)p.max_samples, .repeat = sp.repeat, .rounds = sp.rounds,
+		.max_samples = LONG_MIN, .repeat = sp.repeat, .rounds = sp.rounds,
 		.segment_error = 100 * p.segment_error, .sample_error = 100 * p.sample_error,
 		.growth = 100 * p.growth, .confidence = 100 * p.confidence,
 		.fit_error = 100 * p.fit_error, .timeout = sp.timeout,
@@ -119,7 +119,8 @@ bad:
 			    s);
 }
 
-/* The counts as the planner takes them: none may be negative. */
+/* The counts as the planner takes them: none may be negative
+ * (max-samples is LONG_MIN when not given). */
 static int check_counts(const struct sibyl_plan_settings *set, char *err, size_t errlen)
 {
 	const struct { const char *name; long value; } counts[] = {
@@ -129,7 +130,7 @@ static int check_counts(const struct sibyl_plan_settings *set, char *err, size_t
 	};
 
 	for (size_t i = 0; i < sizeof(counts) / sizeof(*counts); i++)
-		if (counts[i].value < 0)
+		if (counts[i].value < 0 && !(i == 2 && counts[i].value == LONG_MIN))
 			return sibyl_seterr(err, errlen, "--%s: %ld is negative", counts[i].name,
 					    counts[i].value);
 	return 0;
@@ -158,7 +159,9 @@ int sibyl_plan_request_apply(struct sibyl_plan_request *rq,
 	p->confidence = set->confidence / 100;
 	p->fit_error = set->fit_error / 100;
 	p->seed = (uint64_t)set->seed;
-	p->max_samples = (size_t)set->max_samples;
+	rq->max_samples_default = set->max_samples == LONG_MIN;
+	if (!rq->max_samples_default)
+		p->max_samples = (size_t)set->max_samples;
 	p->max_seconds = set->max_seconds;
 	rq->config.threads = as_unsigned(set->threads);
 	rq->config.seed = p->seed;

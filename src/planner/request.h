@@ -27,6 +27,11 @@ struct sibyl_plan_request {
 	struct sibyl_plan_params params;
 	struct sibyl_sampling sampling;
 	bool progress;             /* a progress line on stderr (a terminal only) */
+	/* Plan where a program calls (guided.h) instead of over the range,
+	 * or NULL; with max_samples_default, params.max_samples is the
+	 * guided plan's budget. */
+	const struct sibyl_call_mix *mix;
+	bool max_samples_default;  /* --max-samples not given */
 };
 
 /* The defaults (docs/plan.md): the adapter's range, one thread, seed 1,
@@ -45,7 +50,7 @@ struct sibyl_plan_settings {
 	const char *range;          /* "LO:HI"; NULL: the adapter's */
 	const char *fit;            /* "relative" or "ols" */
 	const char *device, *platform;  /* NULL: none */
-	long threads, seed, max_samples, repeat, rounds;
+	long threads, seed, max_samples, repeat, rounds;  /* max_samples LONG_MIN: the default */
 	double segment_error, sample_error, growth, confidence, fit_error;  /* percent */
 	double timeout, max_seconds, speed_guard;                          /* seconds */
 	double sample_ms, guard_tolerance;                                 /* ms, percent */

@@ -1,6 +1,7 @@
 /* One planning session: adapter, plan or stored profile, save, evaluate. */
 #include "planner/session.h"
 #include "planner/adapters/builtin.h"
+#include "planner/guided.h"
 #include "planner/provenance.h"
 #include "core/fs.h"
 #include "core/log.h"
@@ -9,6 +10,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +33,14 @@ static void plan_progress(void *ctx, size_t samples, double end)
 			      samples);
 }
 
+static void guided_progress(void *ctx, size_t done, size_t planned)
+{
+	struct plan_progress *pp = ctx;
+
+	sibyl_progress_update(&pp->line, (double)done, (double)planned,
+			      "%zu of %zu samples at the program's work metrics", done, planned);
+}
+
 int sibyl_plan_adapter(const struct sibyl_plan_request *rq, struct sibyl_plan_result *r,
 		       struct sibyl_worker **keep)
 {
@@ -51,8 +61,10 @@ int sibyl_plan_adapter(const struct sibyl_plan_request *rq, struct sibyl_plan_re
 
 	snprintf(what, sizeof(what), "plan %s", rq->adapter->name);
 	sibyl_progress_start(&pp.line, stderr, what, NULL);
-	int rc = sibyl_plan_run(&rq->params, sibyl_worker_measure_cb, w,
-				rq->progress ? plan_progress : NULL, &pp, r);
+	int rc = rq->mix ? sibyl_plan_guided(&rq->params, rq->mix, sibyl_worker_measure_cb, w,
+					     rq->progress ? guided_progress : NULL, &pp, r)
+			 : sibyl_plan_run(&rq->params, sibyl_worker_measure_cb, w,
+					  rq->progress ? plan_progress : NULL, &pp, r);
 
 	sibyl_progress_done(&pp.line);
 	if (r->profile)
@@ -82,8 +94,11 @@ int sibyl_plan_job_check(const struct sibyl_plan_job *job, char *err, size_t err
 {
 	const char *why = NULL;
 
-	if (job->profile && (job->evaluate <= 0 || job->output))
-		why = "--profile evaluates a stored profile: it needs --evaluate N and takes no -o";
+	bool trace_check = job->profile && job->from_trace;
+
+	if (job->profile && ((job->evaluate <= 0 && !trace_check) || job->output))
+		why = "--profile evaluates a stored profile: it needs --evaluate N (or "
+		      "--from-trace) and takes no -o";
 	else if (!job->output && job->evaluate <= 0)
 		why = "-o PROFILE.json is required (or --evaluate N)";
 	else if (job->evaluate < 0 || job->evaluate > SIBYL_EVAL_MAX_POINTS)
@@ -93,6 +108,17 @@ int sibyl_plan_job_check(const struct sibyl_plan_job *job, char *err, size_t err
 		why = "--evaluate-metrics needs --evaluate N";
 	else if (job->evaluate_csv && job->evaluate <= 0)
 		why = "--evaluate-csv needs --evaluate N";
+	else if (!job->from_trace != !job->function)
+		why = "--from-trace TRACE and --function NAME go together";
+	else if (job->from_trace && job->metrics)
+		why = "--from-trace and --metrics are two ways to say where the program calls: "
+		      "give one";
+	else if (job->metrics && job->profile)
+		why = "--profile with --metrics: a stored profile is checked against a trace's "
+		      "calls (--from-trace), or measured (--evaluate N)";
+	else if ((job->from_trace || job->metrics) && !job->profile && job->evaluate > 0)
+		why = "a plan guided by --from-trace or --metrics is checked against the calls "
+		      "themselves (printed after planning), not with --evaluate or --profile";
 	if (why)
 		sibyl_seterr(err, errlen, "%s", why);
 	return why ? -1 : 0;
@@ -146,10 +172,8 @@ static int adopt_stored(struct sibyl_plan_session *s, struct sibyl_profile *p, c
 	return 0;
 }
 
-/* The stored profile to evaluate, checked against the adapter as it runs
- * now, and a worker to measure with.  An incomplete one is evaluated all
- * the same, as a plan that stopped early is, but that is a failure. */
-static int load_stored(struct sibyl_plan_session *s, char *err, size_t errlen)
+/* The stored profile, checked against the adapter as it runs now. */
+static int load_profile(struct sibyl_plan_session *s, char *err, size_t errlen)
 {
 	const struct sibyl_adapter *a = s->rq.adapter;
 	const char *path = s->job.profile, *unfit;
@@ -166,15 +190,34 @@ static int load_stored(struct sibyl_plan_session *s, char *err, size_t errlen)
 		sibyl_profile_free(p);
 		return -1;
 	}
-	if (adopt_stored(s, p, err, errlen))
+	return adopt_stored(s, p, err, errlen);
+}
+
+/* The stored profile to evaluate and a worker to measure with.  An
+ * incomplete one is evaluated all the same, as a plan that stopped early
+ * is, but that is a failure. */
+static int load_stored(struct sibyl_plan_session *s, char *err, size_t errlen)
+{
+	if (load_profile(s, err, errlen))
 		return -1;
-	s->worker = sibyl_worker_start(a, s->rq.source, &s->rq.config, &s->rq.sampling,
-				       err, errlen);
+	s->worker = sibyl_worker_start(s->rq.adapter, s->rq.source, &s->rq.config,
+				       &s->rq.sampling, err, errlen);
 	if (!s->worker)
 		return -1;
-	if (!p->complete)
+	if (!s->result.profile->complete)
 		return sibyl_seterr(err, errlen, "%s: an incomplete profile (its planning stopped "
-				    "early); it is evaluated over the whole range", path);
+				    "early); its covered part is scored apart from the rest",
+				    s->job.profile);
+	return 0;
+}
+
+/* The profile against the program's traced calls (trace_check.h). */
+static int check_trace(struct sibyl_plan_session *s, char *err, size_t errlen)
+{
+	if (sibyl_trace_check(s->result.profile, s->job.from_trace, s->job.function, &s->check,
+			      err, errlen))
+		return -1;
+	s->checked = true;
 	return 0;
 }
 
@@ -239,6 +282,25 @@ static int save_eval_csv(const struct sibyl_eval *e, const char *path, char *err
 	return rc;
 }
 
+/* The baselines' samples: as many as the profile took, or, over a
+ * --range narrower than a stored profile's, as many as it took there. */
+static size_t budget_share(const struct sibyl_plan_session *s)
+{
+	const struct sibyl_profile *p = s->result.profile;
+	const struct sibyl_plan_params *q = &s->rq.params;
+	size_t within = 0;
+
+	if (!s->job.profile || !s->job.range_given || !p->nsamples)
+		return s->result.samples;
+	for (size_t i = 0; i < p->nsamples; i++)
+		within += p->samples[i].x >= (double)q->lo && p->samples[i].x <= (double)q->hi;
+	/* stats.samples may count more than the samples kept in the file. */
+	double share = (double)within / (double)p->nsamples;
+	size_t budget = (size_t)llround(share * (double)s->result.samples);
+
+	return budget ? budget : 1;
+}
+
 static int evaluate(struct sibyl_plan_session *s, char *err, size_t errlen)
 {
 	const struct sibyl_plan_params *p = &s->rq.params;
@@ -246,7 +308,7 @@ static int evaluate(struct sibyl_plan_session *s, char *err, size_t errlen)
 	struct sibyl_param_eval by_params = { .draw = hooks ? hooks->draw : NULL,
 					      .metric_of = s->rq.adapter->metric_of,
 					      .measure = measure_params_counted };
-	size_t n = (size_t)s->job.evaluate, budget = s->result.samples, uniform;
+	size_t n = (size_t)s->job.evaluate, budget = budget_share(s), uniform;
 	struct eval_progress ep = { .w = s->worker, .show = s->rq.progress };
 	char what[256];
 
@@ -265,6 +327,50 @@ static int evaluate(struct sibyl_plan_session *s, char *err, size_t errlen)
 	if (s->job.evaluate_csv)
 		return save_eval_csv(&s->eval, s->job.evaluate_csv, err, errlen);
 	return 0;
+}
+
+/* Where the program calls, within the range planned: the adapter's, or
+ * --range, which leaves the calls outside it out. */
+static int load_mix(struct sibyl_plan_session *s, char *err, size_t errlen)
+{
+	const struct sibyl_plan_job *job = &s->job;
+	struct sibyl_call_mix *mix = &s->mix;
+	struct sibyl_plan_params *p = &s->rq.params;
+	const char *from = job->from_trace ? job->from_trace : job->metrics;
+
+	if (job->from_trace ? sibyl_call_mix_trace(job->from_trace, job->function,
+						   s->rq.adapter->work_metric, mix, err, errlen)
+			    : sibyl_call_mix_list(job->metrics, mix, err, errlen))
+		return -1;
+	uint64_t first = mix->v[0].metric, last = mix->v[mix->n - 1].metric;
+
+	if (!job->range_given && (first < p->lo || last > p->hi))
+		return sibyl_seterr(err, errlen, "%s: work metrics %llu to %llu, and %s's range is "
+				    "%llu:%llu (--range LO:HI plans only the calls within it)", from,
+				    (unsigned long long)first, (unsigned long long)last,
+				    s->rq.adapter->name, (unsigned long long)p->lo,
+				    (unsigned long long)p->hi);
+	sibyl_call_mix_clip(mix, p->lo, p->hi);
+	if (!mix->n)
+		return sibyl_seterr(err, errlen, "%s: no work metric within --range %llu:%llu", from,
+				    (unsigned long long)p->lo, (unsigned long long)p->hi);
+	s->rq.mix = mix;
+	if (s->rq.max_samples_default)
+		p->max_samples = SIBYL_GUIDED_BUDGET;
+	return 0;
+}
+
+/* Name the program's calls the coverage is of. */
+static void name_coverage(struct sibyl_plan_session *s)
+{
+	json_t *c = s->result.profile ? s->result.profile->coverage : NULL;
+
+	if (!c)
+		return;
+	json_object_set_new(c, "source", json_string(s->job.from_trace ? s->job.from_trace :
+						    s->job.metrics));
+	if (s->job.function)
+		json_object_set_new(c, "function", json_string(s->job.function));
 }
 
 static int failed(sibyl_plan_fail_fn fail, void *ctx, const char *why)
@@ -293,9 +399,16 @@ int sibyl_plan_session_run(struct sibyl_plan_session *s, const struct sibyl_plan
 	s->job = *job;
 	if (sibyl_plan_job_check(job, err, sizeof(err)) ||
 	    sibyl_plan_request_check(&s->rq, err, sizeof(err)) ||
-	    check_outputs(job, err, sizeof(err)))
+	    check_outputs(job, err, sizeof(err)) ||
+	    ((job->metrics || (job->from_trace && !job->profile)) &&
+	     load_mix(s, err, sizeof(err))))
 		return failed(fail, ctx, err);
-	if (job->profile ? load_stored(s, err, sizeof(err)) : plan(s, err, sizeof(err)))
+	if (job->profile && job->from_trace ? load_profile(s, err, sizeof(err)) :
+	    job->profile ? load_stored(s, err, sizeof(err)) : plan(s, err, sizeof(err)))
+		status = failed(fail, ctx, err);
+	name_coverage(s);
+	if (job->from_trace && s->result.profile && s->result.profile->npoints &&
+	    check_trace(s, err, sizeof(err)))
 		status = failed(fail, ctx, err);
 	if (s->result.profile && job->output &&
 	    sibyl_profile_save(s->result.profile, job->output, job->force, err, sizeof(err)))
@@ -336,7 +449,8 @@ bool sibyl_plan_session_has_result(const struct sibyl_plan_session *s)
 {
 	/* Planned without an evaluation, or evaluated: a plan that stopped
 	 * before its first segment has nothing to evaluate and said so. */
-	return s->result.profile && (s->evaluated || (!s->worker && !s->job.profile));
+	return s->result.profile && (s->evaluated || s->checked ||
+				     (!s->worker && !s->job.profile));
 }
 
 void sibyl_plan_session_close(struct sibyl_plan_session *s)
@@ -344,6 +458,7 @@ void sibyl_plan_session_close(struct sibyl_plan_session *s)
 	sibyl_worker_stop(s->worker);
 	sibyl_eval_free(&s->eval);
 	sibyl_plan_result_free(&s->result);
+	sibyl_call_mix_free(&s->mix);
 	sibyl_adapters_close(&s->adapters);
 	memset(s, 0, sizeof(*s));
 }

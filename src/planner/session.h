@@ -7,10 +7,12 @@
 #ifndef SIBYL_PLANNER_SESSION_H
 #define SIBYL_PLANNER_SESSION_H
 
+#include "planner/call_mix.h"
 #include "planner/evaluate.h"
 #include "planner/loader.h"
 #include "planner/planner.h"
 #include "planner/request.h"
+#include "planner/trace_check.h"
 #include "planner/worker.h"
 
 #include <stdbool.h>
@@ -25,6 +27,10 @@ struct sibyl_plan_job {
 	long evaluate;              /* evaluation points; 0: no evaluation */
 	bool evaluate_metrics;      /* random metrics even where parameters can be drawn */
 	const char *evaluate_csv;   /* every evaluation point as CSV, or NULL */
+	/* Plan where a program calls (guided.h): the calls of `function` in
+	 * the trace directory from_trace, or the work metrics listed in
+	 * metrics; NULL: the range. */
+	const char *from_trace, *function, *metrics;
 };
 
 struct sibyl_plan_session {
@@ -36,6 +42,9 @@ struct sibyl_plan_session {
 	struct sibyl_worker *worker;  /* running while there is something to evaluate */
 	struct sibyl_eval eval;
 	bool evaluated;
+	struct sibyl_call_mix mix;    /* where the program calls, for a guided plan */
+	struct sibyl_trace_check check;  /* the profile against the traced calls */
+	bool checked;
 };
 
 /* Find the adapter (sibyl_adapters_resolve) and make the request for it

@@ -5,15 +5,15 @@
 . "$(dirname "$0")/../lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 cc -shared -fPIC -O2 -I"$SIBYL_SOURCE/include" "$HERE/test_adapters.c" -o "$WORK/test.so"
-# One run a sample of the test adapter that reports a synthetic time
-# without spending it: quick, and the same samples on any machine.
+# One run a sample of the test adapter that spends and reports a
+# synthetic time: the same samples on any machine.
 FAST=(--adapter-so "$WORK/test.so:kink" --range 1:2000 --repeat 1 --rounds 1 --sample-time 0
       --speed-guard 0)
 
 "$SIBYL" plan list > "$WORK/list.new"
 "$SIBYL" plan --list-adapters > "$WORK/list.old"
 cmp -s "$WORK/list.new" "$WORK/list.old" || fail "plan list and plan --list-adapters differ"
-expect_eq "plan list --adapter-so" "spin crash hang badinit flicker kink" \
+expect_eq "plan list --adapter-so" "spin crash hang badinit flicker kink staircase bimodal millis" \
 	"$("$SIBYL" plan list --adapter-so "$WORK/test.so" --json | /usr/bin/python3 -c \
 	'import json,sys; print(" ".join(a["name"] for a in json.load(sys.stdin)))')"
 
@@ -44,6 +44,27 @@ expect_eq "plan evaluate, planned now" "7 True" \
 	"$(json "str(j['evaluated']) + ' ' + str(j['output'] == '$WORK/planned.json')" "$WORK/eval2.json")"
 [ -s "$WORK/planned.json" ] || fail "plan evaluate -o wrote no profile"
 
+# An incomplete profile is scored over the part its points cover; the
+# evaluation points beyond them (extrapolated) are scored apart.
+/usr/bin/python3 - "$WORK/run.json" "$WORK/half.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+j['complete'] = False
+j['points'] = [[1, 3e-6], [400, 402e-6]]
+json.dump(j, open(sys.argv[2], 'w'))
+PY
+status=0
+"$SIBYL" plan evaluate "${FAST[@]}" --profile "$WORK/half.json" --range 1:1000 -e 40 --json \
+	--evaluate-csv "$WORK/half.csv" > "$WORK/half.eval" 2> "$WORK/half.err" || status=$?
+expect_eq "incomplete profile: exit status" 1 "$status"
+expect_eq "points beyond the covered part scored apart" \
+	"$(/usr/bin/python3 -c 'import csv,sys; print(sum(float(r["work_metric"]) > 400 for r in csv.DictReader(open(sys.argv[1]))))' "$WORK/half.csv")" \
+	"$(json "j['outside_points']" "$WORK/half.eval")"
+# kink is linear up to 500, so the covered part is predicted exactly and
+# the extrapolation beyond 500 misses (ten times as steep there).
+expect_eq "covered part exact, extrapolation not" "True True" \
+	"$(json "j['mean_error_pct'] < 1, j['outside']['mean_error_pct'] > 20" "$WORK/half.eval" | tr -d '(),')"
+
 # plan show: a text view without -o, the plot with it.
 "$SIBYL" plan show "$WORK/run.json" > "$WORK/show.txt"
 expect_eq "plan show names the profile" "kink: microseconds over 1:2000, complete, planning complete" \
@@ -56,11 +77,11 @@ grep -q '<svg' "$WORK/run.svg" || fail "plan show -o: no svg"
 
 # Progress of an evaluation: on a terminal (script(1) gives it one) a
 # line redrawn in place, counting the measurements; in a pipe nothing.
-script -qec "'$SIBYL' plan evaluate ${FAST[*]} --profile '$WORK/run.json' -e 2000 > /dev/null" \
+script -qec "'$SIBYL' plan evaluate ${FAST[*]} --profile '$WORK/run.json' --range 1:100 -e 2000 > /dev/null" \
 	/dev/null > "$WORK/tty.out" < /dev/null
 grep -q "sibyl: evaluate kink: [0-9]* of [0-9]* measurements" "$WORK/tty.out" ||
 	fail "no progress line on a terminal: $(head -c 300 "$WORK/tty.out" | od -c | head)"
-"$SIBYL" plan evaluate "${FAST[@]}" --profile "$WORK/run.json" -e 2000 > /dev/null 2> "$WORK/pipe.err"
+"$SIBYL" plan evaluate "${FAST[@]}" --profile "$WORK/run.json" --range 1:100 -e 2000 > /dev/null 2> "$WORK/pipe.err"
 [ ! -s "$WORK/pipe.err" ] || fail "progress written to a pipe: $(head -c 200 "$WORK/pipe.err")"
 
 # sibyl help plan names the subcommands.

@@ -6,7 +6,10 @@
  * on the metric, so the fast one is not always a sample's last), "crash"
  * dies with SIGSEGV and "hang" never returns from metric 50 on;
  * "badinit" fails in init; "kink" reports a time with a bend and spends
- * none.  With -DBAD_ABI the object claims a future ABI version.
+ * as much; "staircase" makes prime metrics ten times slower than their
+ * neighbours, "bimodal" takes 40 or 130 us by turns, "millis" reports
+ * milliseconds for seconds.  With -DBAD_ABI the object claims a future
+ * ABI version.
  */
 #include <sibyl/adapter.h>
 
@@ -39,18 +42,60 @@ static int bad_init(void **state, const struct sibyl_adapter_config *c, char *er
 	return -1;
 }
 
-/* Busy for 2 + metric microseconds, but report exactly that nominal time:
- * the planner then sees a synthetic clock, so its samples, profile and
- * errors are the same on a busy machine as on a quiet one. */
-static double spin(void *state, void *sample, uint64_t metric)
+/* Busy for `nominal` seconds, but report exactly that: the planner then
+ * sees a synthetic clock, so its samples, profile and errors are the
+ * same on a busy machine as on a quiet one. */
+static double busy(double nominal)
 {
-	(void)state;
-	(void)sample;
-	double t0 = now(), nominal = 2e-6 + (double)metric * 1e-6;
+	double t0 = now();
 
 	while (now() - t0 < nominal)
 		;
 	return nominal;
+}
+
+/* 2 + metric microseconds. */
+static double spin(void *state, void *sample, uint64_t metric)
+{
+	(void)state;
+	(void)sample;
+	return busy(2e-6 + (double)metric * 1e-6);
+}
+
+static int prime(uint64_t n)
+{
+	if (n < 2)
+		return 0;
+	for (uint64_t d = 2; d * d <= n; d++)
+		if (n % d == 0)
+			return 0;
+	return 1;
+}
+
+/* A staircase like FFTW's: prime metrics ten times slower than their
+ * neighbours; repeats agree exactly. */
+static double staircase(void *state, void *sample, uint64_t metric)
+{
+	(void)state;
+	(void)sample;
+	return busy((2 + (double)metric * (prime(metric) ? 1.0 : 0.1)) * 1e-6);
+}
+
+/* Bimodal like a worker thread's wake-up on PoCL: 40 or 130 us whatever
+ * the metric, alternating with the runs. */
+static double bimodal(void *state, void *sample, uint64_t metric)
+{
+	static unsigned long calls;
+
+	(void)state;
+	(void)sample;
+	return busy((calls++ % 2 ? 130 : 40) * 1e-6 + (double)metric * 1e-9);
+}
+
+/* Reports milliseconds instead of seconds: a unit slip. */
+static double millis(void *state, void *sample, uint64_t metric)
+{
+	return 1e3 * spin(state, sample, metric);
 }
 
 /* A machine slowed on two runs of every three, on the same clock. */
@@ -62,7 +107,7 @@ static double flicker(void *state, void *sample, uint64_t metric)
 }
 
 /* 2 + metric microseconds up to metric 500, ten times as steep beyond,
- * reported without spending them: the golden tests
+ * on the synthetic clock: the golden tests
  * (tests/integration/golden) pin the planner's text, which is then the
  * same on any machine, and a bend gives the profile two segments. */
 static double kink(void *state, void *sample, uint64_t metric)
@@ -71,7 +116,7 @@ static double kink(void *state, void *sample, uint64_t metric)
 
 	(void)state;
 	(void)sample;
-	return 2e-6 + (m <= 500 ? m : 500 + 10 * (m - 500)) * 1e-6;
+	return busy(2e-6 + (m <= 500 ? m : 500 + 10 * (m - 500)) * 1e-6);
 }
 
 static double crash(void *state, void *sample, uint64_t metric)
@@ -95,7 +140,8 @@ static double hang(void *state, void *sample, uint64_t metric)
 static const struct sibyl_adapter adapters[] = {
 	ADAPTER("spin", init, spin), ADAPTER("crash", init, crash), ADAPTER("hang", init, hang),
 	ADAPTER("badinit", bad_init, spin), ADAPTER("flicker", init, flicker),
-	ADAPTER("kink", init, kink),
+	ADAPTER("kink", init, kink), ADAPTER("staircase", init, staircase),
+	ADAPTER("bimodal", init, bimodal), ADAPTER("millis", init, millis),
 };
 #define NADAPTERS (sizeof(adapters) / sizeof(adapters[0]))
 

@@ -76,6 +76,8 @@ def cell(x, y, p, r, c, nodes):
     oor = 0
     for xi, yi in zip(xs, ys):
         oor += not decide(abs(pred(xi) - yi), max(oe * abs(yi), floor), scale)
+    if 2 * oor > len(xs):
+        return False, 0     # a line that misses most of its samples is no segment
     return True, oor
 
 

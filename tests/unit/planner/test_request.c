@@ -139,7 +139,7 @@ static void test_jobs(void **state)
 	expect_job(&(struct sibyl_plan_job){ .profile = "p.json", .evaluate = 5 }, NULL);
 	expect_job(&(struct sibyl_plan_job){ 0 }, "-o PROFILE.json is required (or --evaluate N)");
 	expect_job(&(struct sibyl_plan_job){ .profile = "p.json", .evaluate = 5, .output = "q" },
-		   "--profile evaluates a stored profile: it needs --evaluate N and takes no -o");
+		   "--profile evaluates a stored profile: it needs --evaluate N (or --from-trace) and takes no -o");
 	expect_job(&(struct sibyl_plan_job){ .evaluate = SIBYL_EVAL_MAX_POINTS + 1 },
 		   "--evaluate: 1000001 is not between 1 and 1000000");
 	expect_job(&(struct sibyl_plan_job){ .output = "p.json", .evaluate_csv = "e.csv" },

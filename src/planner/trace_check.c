@@ -1,0 +1,84 @@
+/* A profile against a program's traced calls (trace_check.h). */
+#include "planner/trace_check.h"
+#include "core/alloc.h"
+#include "core/log.h"
+#include "sibyl/trace.h"
+
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void count_cover(struct sibyl_trace_check *c, enum sibyl_cover where)
+{
+	c->between += where == SIBYL_COVER_BETWEEN;
+	c->below += where == SIBYL_COVER_BELOW;
+	c->above += where == SIBYL_COVER_ABOVE;
+}
+
+/* Each call of the function: its relative error into e (grown as needed). */
+static int compare_calls(const struct sibyl_profile *p, const struct sibyl_trace *t,
+			 const char *function, struct sibyl_trace_check *c, double **e,
+			 char *err, size_t errlen)
+{
+	struct sibyl_trace_iter *it = sibyl_trace_iter_new(t);
+	struct sibyl_trace_call call;
+	const struct sibyl_trace_function *checked = NULL;
+	enum sibyl_work_source src = SIBYL_WORK_DECLARED;
+	size_t cap = 0;
+	int rc = 0;
+
+	while (rc == 0 && sibyl_trace_iter_next(it, &call) == 1) {
+		if (strcmp(call.function->name, function))
+			continue;
+		if (call.function != checked &&
+		    (rc = sibyl_work_source_of(call.function, p->work_metric, "the profile", &src,
+					       err, errlen)))
+			break;
+		checked = call.function;
+		double w = sibyl_call_work(&call, src);
+		double traced = fmax(1e-12, call.duration_ns * 1e-9);
+		double predicted = fmax(0, sibyl_profile_eval(p, w));
+
+		count_cover(c, sibyl_profile_cover(p, w));
+		if (c->calls == cap) {
+			cap = cap ? 2 * cap : 1024;
+			*e = sibyl_xreallocarray(*e, cap, sizeof(**e));
+		}
+		(*e)[c->calls++] = 100 * fabs(predicted - traced) / traced;
+		c->traced_s += traced;
+		c->predicted_s += predicted;
+	}
+	sibyl_trace_iter_free(it);
+	return rc;
+}
+
+int sibyl_trace_check(const struct sibyl_profile *p, const char *dir, const char *function,
+		      struct sibyl_trace_check *c, char *err, size_t errlen)
+{
+	char why[1024];
+	struct sibyl_trace *t = sibyl_trace_open(dir, why, sizeof(why));
+	double *e = NULL;
+
+	memset(c, 0, sizeof(*c));
+	if (!t)
+		return sibyl_seterr(err, errlen, "%s", why);
+	if (!p->npoints) {
+		sibyl_trace_close(t);
+		return sibyl_seterr(err, errlen, "the profile has no points to predict with");
+	}
+	int rc = compare_calls(p, t, function, c, &e, err, errlen);
+
+	sibyl_trace_close(t);
+	if (rc == 0 && !c->calls)
+		rc = sibyl_seterr(err, errlen, "%s: no call of %s in the trace", dir, function);
+	if (rc == 0) {
+		gsl_sort(e, 1, c->calls);
+		c->median_error_pct = gsl_stats_median_from_sorted_data(e, 1, c->calls);
+		c->mean_error_pct = gsl_stats_mean(e, 1, c->calls);
+		c->total_error_pct = 100 * (c->predicted_s - c->traced_s) / c->traced_s;
+	}
+	free(e);
+	return rc;
+}
