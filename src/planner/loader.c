@@ -102,6 +102,11 @@ const struct sibyl_adapter *sibyl_adapters_resolve(struct sibyl_adapter_list *l,
 						   char *err, size_t errlen)
 {
 	memset(l, 0, sizeof(*l));
+	/* A path is obviously a shared object: --adapter ./lib.so[:NAME]. */
+	if (builtin && !so_spec && (strchr(builtin, '/') || strstr(builtin, ".so"))) {
+		so_spec = builtin;
+		builtin = NULL;
+	}
 	if (!builtin == !so_spec)
 		return sibyl_seterr(err, errlen, "name a built-in adapter or an adapter object, "
 				    "one of the two"), NULL;

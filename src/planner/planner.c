@@ -1,6 +1,7 @@
 /* The planner loop: interval of interest, sampling, stop rules. */
 #include "planner/planner.h"
 #include "planner/chain.h"
+#include "planner/diagnose.h"
 #include "planner/matrix.h"
 #include "core/alloc.h"
 #include "core/clock.h"
@@ -12,8 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The narrowest interval of interest: a few distinct work metrics. */
+/* The narrowest interval of interest: a few distinct work metrics, and
+ * never below RESOLUTION of the work metric: work metrics one apart at
+ * 8192 (CLBlast, one matrix shape) cannot differ measurably, and a plan
+ * that sampled 8192..8199 for 1100 samples learned nothing. */
 #define IOI_MIN_WIDTH 4.0
+#define RESOLUTION 0.01
 /* Before any chain exists the interval sits at the lower bound and
  * doubles after this many samples without a chain (noisy or flat short
  * runs may need a wider start). */
@@ -96,6 +101,8 @@ struct planner {
 	uint64_t last;             /* the work metric of the last one left out */
 	bool have_chain;
 	size_t crow, ccol;         /* the best chain's last cell */
+	double verify;             /* a work metric to measure again (diagnose.h), or -1 */
+	size_t verified;
 	struct sibyl_point *taken;
 	size_t ntaken, captaken;
 };
@@ -126,6 +133,7 @@ static void interval(struct planner *pl, double *a, double *b)
 		/* ... but never past growth * (hi - lo): the start needs samples
 		 * near the lower bound, not spread over the range. */
 		w = IOI_MIN_WIDTH * ldexp(1, (int)fmin(60, pl->without_chain / PRECHAIN_DOUBLING));
+		w = fmax(w, RESOLUTION * lo);
 		w = fmin(w, fmax(IOI_MIN_WIDTH, p->growth * (hi - lo)));
 		*a = lo;
 		*b = fmin(hi, lo + w);
@@ -138,7 +146,7 @@ static void interval(struct planner *pl, double *a, double *b)
 	double y = sibyl_ols_predict(&f, x), wmax = x - lo + IOI_MIN_WIDTH;
 
 	w = f.b > 0 && y > 0 ? 2 * p->growth * y / f.b : wmax;
-	w = fmin(fmax(w, IOI_MIN_WIDTH), wmax);
+	w = fmin(fmax(w, fmax(IOI_MIN_WIDTH, RESOLUTION * x)), wmax);
 	*a = fmax(lo, x - w / 2);
 	*b = fmin(hi, x + w / 2);
 	/* Keep the next sampled work metric past the chain's end inside: if
@@ -158,6 +166,13 @@ static uint64_t next_metric(struct planner *pl)
 
 	if (pl->skipped_in_row)
 		return pl->last;
+	if (pl->verify >= 0) {
+		uint64_t x = (uint64_t)pl->verify;
+
+		pl->verify = -1;
+		pl->verified++;
+		return x;
+	}
 	if (pl->m.count == 0)
 		return p->lo;
 	interval(pl, &a, &b);
@@ -229,6 +244,29 @@ static bool over_limit(struct planner *pl, double t0, struct sibyl_plan_result *
 	return true;
 }
 
+/* Stop when no line can fit what was measured (diagnose.h), or ask for a
+ * jump between metrics measured once to be verified (at most a quarter
+ * of the samples go to that). */
+static bool diagnosed(struct planner *pl, struct sibyl_plan_result *r)
+{
+	struct sibyl_diagnosis d;
+
+	sibyl_diagnose(&pl->m, pl->p->sample_error, &d);
+	if (d.verdict == SIBYL_VERDICT_NONE) {
+		if (d.verify >= 0 && 4 * pl->verified < pl->m.samples)
+			pl->verify = d.verify;
+		return false;
+	}
+	r->status = SIBYL_PLAN_DIAGNOSED;
+	r->verdict = d.verdict == SIBYL_VERDICT_METRIC ? SIBYL_STOP_METRIC : SIBYL_STOP_SCATTER;
+	sibyl_seterr(r->message, sizeof(r->message), "%s; %s", d.why,
+		 d.verdict == SIBYL_VERDICT_METRIC ?
+		 "plan where the program calls (--from-trace TRACE --function NAME), at listed "
+		 "work metrics (--metrics FILE), or with a metric that orders time "
+		 "(docs/adapter.md)" : "no line can fit them, so planning stopped");
+	return true;
+}
+
 static bool done(const struct planner *pl)
 {
 	return pl->have_chain && pl->m.nodes[pl->ccol].x == (double)pl->p->hi;
@@ -238,7 +276,7 @@ int sibyl_plan_run(const struct sibyl_plan_params *p, sibyl_measure_fn measure,
 		   void *ctx, sibyl_progress_fn progress, void *pctx,
 		   struct sibyl_plan_result *r)
 {
-	struct planner pl = { .p = p, .rng = p->seed };
+	struct planner pl = { .p = p, .rng = p->seed, .verify = -1 };
 	struct sibyl_matrix_params mp = { p->segment_error, p->sample_error, p->confidence,
 					  p->time_floor, p->fit_error, p->relative_fit };
 	double t0 = (double)sibyl_mono_ns();
@@ -277,11 +315,14 @@ int sibyl_plan_run(const struct sibyl_plan_params *p, sibyl_measure_fn measure,
 		if (progress)
 			progress(pctx, pl.m.samples,
 				 pl.have_chain ? pl.m.nodes[pl.ccol].x : (double)p->lo - 1);
+		if (!done(&pl) && diagnosed(&pl, r))
+			break;
 	}
 	r->seconds = ((double)sibyl_mono_ns() - t0) * 1e-9;
 	r->samples = pl.m.samples;
 	r->unique = pl.m.count;
 	r->skipped = pl.skipped;
+	r->verified = pl.verified;
 	r->chain_end = pl.have_chain ? pl.m.nodes[pl.ccol].x : (double)p->lo - 1;
 	/* A stop before the first segment still keeps what was measured: a
 	 * profile with samples and no points. */

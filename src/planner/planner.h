@@ -50,6 +50,7 @@ enum sibyl_plan_status {
 	SIBYL_PLAN_DONE,          /* the chain spans the range */
 	SIBYL_PLAN_LIMIT,         /* a safety stop; the profile covers part */
 	SIBYL_PLAN_FAILED,        /* a sample failed; the profile covers part */
+	SIBYL_PLAN_DIAGNOSED,     /* no line can fit the samples (diagnose.h): stopped */
 };
 
 struct sibyl_plan_result {
@@ -63,6 +64,8 @@ struct sibyl_plan_result {
 	 * found, NULL when nothing was measured.  The caller names it and adds
 	 * provenance. */
 	struct sibyl_profile *profile;
+	enum sibyl_verdict_kind { SIBYL_STOP_NONE, SIBYL_STOP_METRIC, SIBYL_STOP_SCATTER } verdict;
+	size_t verified;          /* samples taken again to verify a jump (diagnose.h) */
 	/* Every sample kept, in the order taken (for plots and tests). */
 	struct sibyl_point *taken;
 };

@@ -57,13 +57,15 @@ json_t *sibyl_speed_guard_json(const struct sibyl_worker *w)
 	struct sibyl_worker_stats s;
 
 	sibyl_worker_stats(w, &s);
-	return json_pack("{sIsIsIsIsfsfsI}", "samples", (json_int_t)s.samples,
+	return json_pack("{sIsIsIsIsfsfsIsIsf}", "samples", (json_int_t)s.samples,
 			 "dropped_runs", (json_int_t)s.dropped_runs,
 			 "dropped_inside_runs", (json_int_t)s.dropped_inside_runs,
 			 "unguarded_samples", (json_int_t)s.unguarded_samples,
 			 "reference_first_ns", s.reference_first * 1e9,
 			 "reference_best_ns", s.reference_best * 1e9,
-			 "best_raised", (json_int_t)s.best_raised);
+			 "best_raised", (json_int_t)s.best_raised,
+			 "preempted", (json_int_t)s.preempted,
+			 "steal_pct", s.cpu_ticks ? 100.0 * (double)s.steal_ticks / (double)s.cpu_ticks : 0);
 }
 
 /* What a program pays once for swapping this implementation in: the
@@ -114,7 +116,8 @@ static const char *status_name(enum sibyl_plan_status s)
 {
 	if (s == SIBYL_PLAN_FAILED && sibyl_worker_interrupted())
 		return "interrupted";   /* a sample failed because the user stopped it */
-	return s == SIBYL_PLAN_DONE ? "complete" : s == SIBYL_PLAN_LIMIT ? "limit" : "failed";
+	return s == SIBYL_PLAN_DONE ? "complete" : s == SIBYL_PLAN_LIMIT ? "limit" :
+	       s == SIBYL_PLAN_DIAGNOSED ? "diagnosed" : "failed";
 }
 
 void sibyl_plan_record(const struct sibyl_plan_request *rq, struct sibyl_plan_result *r,

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 /* The adapter being sampled, in the worker. */
@@ -36,6 +37,10 @@ struct sampler {
 	struct sibyl_speed_guard guard;
 	double *times;             /* SIBYL_MAX_RUNS */
 };
+
+/* How far a run's reported time may exceed the wall time around it. */
+#define WALL_SLACK 2.0
+#define WALL_ALLOWANCE 1e-4
 
 static void sample(const struct sampler *w, const struct sibyl_sample_request *rq,
 		   struct sibyl_sample_reply *r)
@@ -51,10 +56,24 @@ static void sample(const struct sampler *w, const struct sibyl_sample_request *r
 		snprintf(r->msg, sizeof(r->msg), "setup failed%s", sibyl_sample_where(rq, at));
 		return;
 	}
+	double t0 = sibyl_seconds();
+
 	r->seconds = a->run(w->state, s, rq->metric);
+	double wall = sibyl_seconds() - t0;
+
 	if (!(r->seconds >= 0)) {
 		r->status = -1;
-		snprintf(r->msg, sizeof(r->msg), "run failed%s", sibyl_sample_where(rq, at));
+		snprintf(r->msg, sizeof(r->msg), "run failed (returned %g)%s", r->seconds,
+			 sibyl_sample_where(rq, at));
+	} else if (r->seconds > WALL_SLACK * wall + WALL_ALLOWANCE) {
+		/* An adapter may time part of its run, never more than all of
+		 * it: a time beyond the wall time around run() is a unit slip
+		 * (milliseconds for seconds), which would make every profile
+		 * of it wrong by that factor. */
+		r->status = -1;
+		snprintf(r->msg, sizeof(r->msg), "run reported %.3g s but took %.3g s%s: return "
+			 "seconds, timed with config->now", r->seconds, wall,
+			 sibyl_sample_where(rq, at));
 	}
 	if (a->teardown)
 		a->teardown(w->state, s);
@@ -319,6 +338,45 @@ static int start(struct sampler *w, const struct sibyl_worker_setup *s,
 	return r->status;
 }
 
+/* The CPUs' steal and total ticks so far (/proc/stat's first line). */
+static void cpu_ticks(uint64_t *steal, uint64_t *total)
+{
+	unsigned long long v[8] = { 0 };
+	FILE *f = fopen("/proc/stat", "r");
+
+	*steal = *total = 0;
+	if (!f)
+		return;
+	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+		   &v[4], &v[5], &v[6], &v[7]) == 8) {
+		for (int i = 0; i < 8; i++)
+			*total += v[i];
+		*steal = v[7];
+	}
+	fclose(f);
+}
+
+static uint64_t involuntary_switches(void)
+{
+	struct rusage u;
+
+	return getrusage(RUSAGE_THREAD, &u) ? 0 : (uint64_t)u.ru_nivcsw;
+}
+
+/* One sample, and how much the worker was pre-empted meanwhile. */
+static void measure_watched(struct sampler *w, const struct sibyl_sample_request *rq,
+			    struct sibyl_sample_reply *r)
+{
+	uint64_t steal0, total0, steal1, total1, switches = involuntary_switches();
+
+	cpu_ticks(&steal0, &total0);
+	measure(w, rq, r);
+	cpu_ticks(&steal1, &total1);
+	r->preempted = involuntary_switches() - switches;
+	r->steal_ticks = steal1 - steal0;
+	r->cpu_ticks = total1 - total0;
+}
+
 /* Requests until EOF, one reply each. */
 static void serve_samples(struct sampler *w, struct sibyl_msg_reader *in, int out)
 {
@@ -341,7 +399,7 @@ static void serve_samples(struct sampler *w, struct sibyl_msg_reader *in, int ou
 			first_run = r.seconds;
 		}
 		if (!first || r.status == 0)
-			measure(w, &rq, &r);
+			measure_watched(w, &rq, &r);
 		r.first_run_seconds = first_run;	/* measure() starts a fresh reply */
 		if (reply(out, &r))
 			break;

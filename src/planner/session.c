@@ -41,6 +41,25 @@ static void guided_progress(void *ctx, size_t done, size_t planned)
 			      "%zu of %zu samples at the program's work metrics", done, planned);
 }
 
+/* Why samples scattered, when it may be the machine: how often the
+ * worker was pre-empted and how much CPU time other guests took. */
+static void say_preemption(struct sibyl_plan_result *r, const struct sibyl_worker *w)
+{
+	struct sibyl_worker_stats st;
+	size_t len = strlen(r->message);
+
+	sibyl_worker_stats(w, &st);
+	double steal = st.cpu_ticks ? 100.0 * (double)st.steal_ticks / (double)st.cpu_ticks : 0;
+
+	if (st.preempted || steal >= 1)
+		snprintf(r->message + len, sizeof(r->message) - len, "; meanwhile the worker was "
+			 "pre-empted %lu times (involuntary context switches) and other guests took "
+			 "%.0f%% of the CPUs (steal)", st.preempted, steal);
+	else
+		snprintf(r->message + len, sizeof(r->message) - len, "; the worker was never "
+			 "pre-empted: the implementation itself varies");
+}
+
 int sibyl_plan_adapter(const struct sibyl_plan_request *rq, struct sibyl_plan_result *r,
 		       struct sibyl_worker **keep)
 {
@@ -67,6 +86,9 @@ int sibyl_plan_adapter(const struct sibyl_plan_request *rq, struct sibyl_plan_re
 					  rq->progress ? plan_progress : NULL, &pp, r);
 
 	sibyl_progress_done(&pp.line);
+	if (r->status == SIBYL_PLAN_LIMIT ||
+	    (r->status == SIBYL_PLAN_DIAGNOSED && r->verdict == SIBYL_STOP_SCATTER))
+		say_preemption(r, w);
 	if (r->profile)
 		sibyl_plan_record(rq, r, w);
 	if (keep && r->status != SIBYL_PLAN_FAILED && r->profile && r->profile->npoints)

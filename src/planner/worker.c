@@ -225,6 +225,9 @@ static int request(struct sibyl_worker *w, const struct sibyl_sample_request *rq
 	w->stats.dropped_runs += r.dropped;
 	w->stats.dropped_inside_runs += r.dropped_inside;
 	w->stats.unguarded_samples += r.unguarded;
+	w->stats.preempted += r.preempted;
+	w->stats.steal_ticks += r.steal_ticks;
+	w->stats.cpu_ticks += r.cpu_ticks;
 	w->stats.reference_best = r.reference_best;
 	w->stats.best_raised = r.best_raised;
 	if (r.typical_seconds > 0 && r.seconds > 0) {

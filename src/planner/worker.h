@@ -58,6 +58,10 @@ struct sibyl_worker_stats {
 	double reference_first;           /* the reference's best after calibration (s) */
 	double reference_best;            /* its best at the last sample (s) */
 	unsigned long best_raised;        /* times the best was raised (speed_guard.h) */
+	/* Pre-emption while sampling: the worker's involuntary context
+	 * switches, and the CPUs' steal and total ticks (/proc/stat). */
+	unsigned long preempted;
+	unsigned long long steal_ticks, cpu_ticks;
 	/* One-time costs: the adapter's init, and the fresh worker's first
 	 * run at the first sample's work metric beside that sample's time. */
 	double init_seconds;

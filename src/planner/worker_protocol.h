@@ -45,6 +45,10 @@ struct sibyl_sample_reply {
 	 * sample was asked for (how a program meets the machine); else 0. */
 	double typical_seconds;
 	char msg[240];
+	/* While the sample ran: involuntary context switches of the worker
+	 * (another process took its CPU), and the steal and total ticks of
+	 * all CPUs (/proc/stat: time the hypervisor gave to other guests). */
+	uint64_t preempted, steal_ticks, cpu_ticks;
 };
 
 /* The worker's first request.  Strings are borrowed from the JSON. */
