@@ -315,7 +315,7 @@ int sibyl_plan_run(const struct sibyl_plan_params *p, sibyl_measure_fn measure,
 		if (progress)
 			progress(pctx, pl.m.samples,
 				 pl.have_chain ? pl.m.nodes[pl.ccol].x : (double)p->lo - 1);
-		if (!done(&pl) && diagnosed(&pl, r))
+		if (!p->no_diagnosis && !done(&pl) && diagnosed(&pl, r))
 			break;
 	}
 	r->seconds = ((double)sibyl_mono_ns() - t0) * 1e-9;

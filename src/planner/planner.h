@@ -27,6 +27,7 @@ struct sibyl_plan_params {
 	uint64_t seed;
 	size_t max_samples;       /* safety stop, 0 = none */
 	double max_seconds;       /* safety stop, 0 = none */
+	bool no_diagnosis;        /* sample on where no line fits (diagnose.h): tests */
 };
 
 void sibyl_plan_defaults(struct sibyl_plan_params *p);

@@ -198,6 +198,15 @@ static void test_safety_stop(void **state)
 	p.lo = 1;
 	p.hi = 100000;
 	p.max_samples = 50;
+	/* Repeats that disagree by 60% are diagnosed before the limit
+	 * (diagnose.h); without the diagnosis, the safety stop ends it. */
+	assert_int_equal(sibyl_plan_run(&p, measure, &s, NULL, NULL, &r), -1);
+	assert_int_equal(r.status, SIBYL_PLAN_DIAGNOSED);
+	assert_true(r.samples < 50);
+	assert_non_null(strstr(r.message, "repeats at one work metric disagree"));
+	sibyl_plan_result_free(&r);
+	s.calls = 0;
+	p.no_diagnosis = true;
 	assert_int_equal(sibyl_plan_run(&p, measure, &s, NULL, NULL, &r), -1);
 	assert_int_equal(r.status, SIBYL_PLAN_LIMIT);
 	assert_int_equal(r.samples, 50);
@@ -279,6 +288,7 @@ static void test_unguarded_left_out(void **state)
 	/* Left-out samples count toward the safety stop. */
 	sp = (struct slow_phases){ { bx, by, 4, 0.6, 8, 0 }, 2, 0, 0, 0 };
 	p.max_samples = 40;
+	p.no_diagnosis = true;      /* 60% noise is diagnosed otherwise */
 	assert_int_equal(sibyl_plan_run(&p, measure_slow_phases, &sp, NULL, NULL, &r), -1);
 	assert_int_equal(r.status, SIBYL_PLAN_LIMIT);
 	assert_int_equal(r.samples + r.skipped, 40);
