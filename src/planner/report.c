@@ -164,8 +164,11 @@ static void check_text(FILE *f, const struct sibyl_plan_session *s)
 {
 	const struct sibyl_trace_check *c = &s->check;
 
+	/* An error when the adapter runs the traced implementation; when it
+	 * runs another (an accelerator planned where the original calls),
+	 * the change swapping it in makes. */
 	fprintf(f, "against the %zu traced calls of %s: predicted %.6g s, traced %.6g s "
-		"(%+.2f%%); per call %.2f%% median, %.2f%% mean error\n", c->calls,
+		"(%+.2f%%); per call %.2f%% median, %.2f%% mean difference\n", c->calls,
 		s->job.function, c->predicted_s, c->traced_s, c->total_error_pct,
 		c->median_error_pct, c->mean_error_pct);
 	if (c->between || c->below || c->above)
