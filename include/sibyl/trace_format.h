@@ -21,8 +21,10 @@
 #include <stdint.h>
 
 /* Version 2: .proc headers count lost threads and calls (a version 1
- * reader still reads version 2 files, without those counts). */
-#define SIBYL_TRACE_VERSION 2
+ * reader still reads version 2 files, without those counts).
+ * Version 3: call records say which automatic method measured their
+ * sizes and carry its in-out bytes (older readers ignore both). */
+#define SIBYL_TRACE_VERSION 3
 #define SIBYL_TRACE_MIN_VERSION 1
 #define SIBYL_TRACE_ENDIAN_MARK 0x01020304u
 
@@ -92,10 +94,13 @@ struct sibyl_call_record {
 	uint32_t func;		/* id from functions.tsv */
 	uint64_t start_tsc;
 	uint64_t end_tsc;
-	uint64_t in_bytes;
-	uint64_t out_bytes;
+	uint64_t in_bytes;	/* moved to the callee: input and in-out bytes */
+	uint64_t out_bytes;	/* moved back: output and in-out bytes */
 	double work;
-	uint64_t reserved[2];
+	/* Version 3 (garbage in older files: readers look at the version). */
+	uint64_t inout_bytes;	/* of both in_bytes and out_bytes; size_method only */
+	uint8_t size_method;	/* enum sibyl_ws_method that measured the sizes; 0: none or manual */
+	uint8_t reserved[7];
 };
 
 /*
@@ -122,15 +127,18 @@ struct sibyl_counters_record {
 };
 
 /*
- * The automatic work size of one call (docs/worksize.md): it belongs to
- * the call record just before it in the same file with the same func and
- * start_tsc, like a counters record.  The call record's in/out bytes are
- * these same sizes, unless a manual expression (worksize.manual) gave
- * them for this function: then flags has SIBYL_WS_MANUAL, and
- * `sibyl report --worksize-check` compares the two.
+ * Automatic work sizes (docs/worksize.md).  Without a manual expression
+ * for the function they are the call record's own sizes (size_method
+ * says which method).  When a manual expression (worksize.manual) gave
+ * the call record's sizes, each automatic method's go into a worksize
+ * record of their own, just after the call record with the same func
+ * and start_tsc (flags has SIBYL_WS_MANUAL), and `sibyl report
+ * --worksize-check` compares the two.  In both places in_bytes and
+ * out_bytes include the in-out bytes.
  */
 enum sibyl_ws_method {
 	SIBYL_WS_FAST = 1,	/* pointer tracking: region bounds */
+	SIBYL_WS_FULL = 2,	/* buffer inspection: bytes changed */
 	SIBYL_WS_METHODS
 };
 

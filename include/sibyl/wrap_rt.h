@@ -185,10 +185,12 @@ static inline void sibyl_rt_end(struct sibyl_rt_thread *t)
 	t->emitting = 0;
 }
 
-static inline void sibyl_rt_emit_call(struct sibyl_rt_thread *t, uint32_t func,
-				      uint64_t start, uint64_t end,
-				      uint64_t in_bytes, uint64_t out_bytes,
-				      double work)
+/* A call record; `method` (enum sibyl_ws_method) measured in/out/inout,
+ * 0 when they come from a manual expression or nothing. */
+static inline void sibyl_rt_emit_call_sized(struct sibyl_rt_thread *t, uint32_t func,
+					    uint64_t start, uint64_t end,
+					    uint64_t in_bytes, uint64_t out_bytes,
+					    uint64_t inout_bytes, unsigned method, double work)
 {
 	if (!sibyl_rt_begin(t))
 		return;
@@ -202,6 +204,9 @@ static inline void sibyl_rt_emit_call(struct sibyl_rt_thread *t, uint32_t func,
 		r->in_bytes = in_bytes;
 		r->out_bytes = out_bytes;
 		r->work = work;
+		/* Stored even when 0: ring slots are reused. */
+		r->inout_bytes = inout_bytes;
+		r->size_method = (uint8_t)method;
 		/* kind last: a record with kind 0 was torn by a crash. */
 		__atomic_store_n(&r->kind, SIBYL_REC_CALL, __ATOMIC_RELEASE);
 		sibyl_rt_commit(t);
@@ -209,7 +214,16 @@ static inline void sibyl_rt_emit_call(struct sibyl_rt_thread *t, uint32_t func,
 	sibyl_rt_end(t);
 }
 
-/* The worksize record of the call just emitted (same func and start). */
+static inline void sibyl_rt_emit_call(struct sibyl_rt_thread *t, uint32_t func,
+				      uint64_t start, uint64_t end,
+				      uint64_t in_bytes, uint64_t out_bytes,
+				      double work)
+{
+	sibyl_rt_emit_call_sized(t, func, start, end, in_bytes, out_bytes, 0, 0, work);
+}
+
+/* The worksize record of the call just emitted (same func and start):
+ * only when a manual expression gave the call record's sizes. */
 static inline void sibyl_rt_emit_worksize(struct sibyl_rt_thread *t, uint32_t func,
 					  uint64_t start, unsigned method, unsigned flags,
 					  const struct sibyl_rt_ws_sizes *ws)

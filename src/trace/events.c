@@ -69,6 +69,7 @@ int events_header_check(const void *buf, size_t len, struct sibyl_events_info *i
 	cur->rec = (const unsigned char *)buf + h.header_size;
 	cur->n = h.committed;
 	cur->i = 0;
+	cur->version = h.version;
 	return 0;
 }
 
@@ -122,12 +123,35 @@ static bool take_attached(struct events_cursor *cur, const struct sibyl_call_rec
 	return true;
 }
 
+/* Version 3 call records carry the automatic method's sizes themselves:
+ * attached as if from a worksize record.  Before that, the bytes were
+ * reserved and may hold anything. */
+static void sizes_of_call(const struct events_cursor *cur, struct sibyl_call_record *call,
+			  struct events_attached *att)
+{
+	unsigned m = call->size_method;
+
+	if (cur->version < 3) {
+		call->inout_bytes = 0;
+		call->size_method = 0;
+		return;
+	}
+	if (m == 0 || m >= SIBYL_WS_METHODS)
+		return;
+	att->ws[m] = (struct sibyl_worksize_record){
+		.kind = SIBYL_REC_WORKSIZE, .method = (uint8_t)m, .func = call->func,
+		.start_tsc = call->start_tsc, .in_bytes = call->in_bytes,
+		.out_bytes = call->out_bytes, .inout_bytes = call->inout_bytes,
+	};
+}
+
 /* The call at cur->i and the records right after it that are its own
  * (the runtime may also write a counters record before it). */
 static void take_call(struct events_cursor *cur, struct sibyl_call_record *call,
 		      struct events_attached *att, struct sibyl_events_info *info)
 {
 	memcpy(call, cur->rec + cur->i * SIBYL_RECORD_SIZE, sizeof(*call));
+	sizes_of_call(cur, call, att);
 	cur->i++;
 	info->calls++;
 	while (cur->i < cur->n && take_attached(cur, call, att, info))

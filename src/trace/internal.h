@@ -17,6 +17,7 @@
 struct events_cursor {
 	const unsigned char *rec;	/* first record */
 	uint64_t n, i;			/* committed records, next index */
+	uint16_t version;		/* the file's: what its call records hold */
 };
 
 /* Check the header of an events file; fills the header fields of info. */

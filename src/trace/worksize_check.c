@@ -15,6 +15,7 @@
 
 static const char *const method_names[SIBYL_WS_METHODS] = {
 	[SIBYL_WS_FAST] = "fast",
+	[SIBYL_WS_FULL] = "full",
 };
 
 const char *sibyl_ws_method_name(int method)

@@ -31,6 +31,8 @@ static void function(struct wg_inst *inst, const struct wg_unit *u, const struct
 			  "\tstruct sibyl_rt_thread *sibyl_t = sibyl_rt_self();\n"
 			  "\tuint64_t sibyl_t0 = 0, sibyl_t1 = 0;\n"
 			  "\tuint64_t input_size = 0, output_size = 0;\n"
+			  "\tuint64_t sibyl_inout_size = 0;\n"
+			  "\tunsigned sibyl_size_method = 0;\n"
 			  "\tdouble work = 0;\n");
 	/* The runtime's own calls (e.g. a library it uses) are not traced:
 	 * call straight through, skipping every other generator's code. */
@@ -44,8 +46,8 @@ static void function(struct wg_inst *inst, const struct wg_unit *u, const struct
 	/* The record's depth counts the wrapped calls outside this one. */
 	sibyl_strbuf_printf(&out[WG_POSTFIX],
 			    "\tsibyl_t->depth--;\n"
-			    "\tsibyl_rt_emit_call(sibyl_t, %s, sibyl_t0, sibyl_t1,"
-			    " input_size, output_size, work);\n",
+			    "\tsibyl_rt_emit_call_sized(sibyl_t, %s, sibyl_t0, sibyl_t1,"
+			    " input_size, output_size, sibyl_inout_size, sibyl_size_method, work);\n",
 			    fn->fid);
 }
 

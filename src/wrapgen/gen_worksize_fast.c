@@ -5,8 +5,8 @@
  * types (pointee const: input; pointer to pointers: follow the array);
  * arguments passed by value add their sizeof to the input.  The sizes go
  * into the call record, unless a manual expression gives this function's
- * sizes, and always into a worksize record after it (docs/worksize.md),
- * so `sibyl report --worksize-check` can compare the two.
+ * sizes: then into a worksize record after it (docs/worksize.md), so
+ * `sibyl report --worksize-check` can compare the two.
  */
 #include "wrapgen/gen.h"
 
@@ -110,15 +110,19 @@ static void function(struct wg_inst *inst, const struct wg_unit *u, const struct
 		    !(p->ends_in_va_list && i + 1 == p->nparams))
 			sibyl_strbuf_printf(&out[WG_PREFIX], "\tsibyl_ws.in_bytes += sizeof(%s);\n",
 					    p->params[i].name);
+	/* The sizes go into the call record, which trace emits in its
+	 * postfix; beside a manual expression's, into a record of their own
+	 * after it. */
 	if (!fn->manual_sizes)
 		sibyl_strbuf_puts(&out[WG_POSTFIX], "\tif (sibyl_ws_known) {\n"
 				  "\t\tinput_size = sibyl_ws.in_bytes;\n"
-				  "\t\toutput_size = sibyl_ws.out_bytes;\n\t}\n");
-	/* After the call record, which trace emits in its postfix. */
-	sibyl_strbuf_printf(&out[WG_RETURN],
-			    "\tif (sibyl_ws_known)\n\t\tsibyl_rt_emit_worksize(sibyl_t, %s, sibyl_t0, "
-			    "SIBYL_WS_FAST, %s, &sibyl_ws);\n",
-			    fn->fid, fn->manual_sizes ? "SIBYL_WS_MANUAL" : "0");
+				  "\t\toutput_size = sibyl_ws.out_bytes;\n"
+				  "\t\tsibyl_size_method = SIBYL_WS_FAST;\n\t}\n");
+	else
+		sibyl_strbuf_printf(&out[WG_RETURN],
+				    "\tif (sibyl_ws_known)\n\t\tsibyl_rt_emit_worksize(sibyl_t, %s, sibyl_t0, "
+				    "SIBYL_WS_FAST, SIBYL_WS_MANUAL, &sibyl_ws);\n",
+				    fn->fid);
 }
 
 const struct wg_generator wg_gen_worksize_fast = {

@@ -1,0 +1,174 @@
+/* Automatic work sizes in a trace: in the call record itself (version 3)
+ * or in a worksize record beside a manual expression's, and the
+ * comparison `report --worksize-check` makes of the two. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "core/hash.h"
+#include "sibyl/trace.h"
+#include "trace_writer.h"
+
+#define LIB "libfoo.so"
+
+static uint32_t id_of(const char *fn)
+{
+	return sibyl_function_id(LIB, fn);
+}
+
+static union tw_record sized_call(uint32_t func, uint64_t start, uint64_t in, uint64_t out,
+				  uint64_t inout, unsigned method)
+{
+	union tw_record r = tw_call(func, 0, start, start + 100, in, out, 0);
+
+	r.call.inout_bytes = inout;
+	r.call.size_method = (uint8_t)method;
+	return r;
+}
+
+static union tw_record ws_record(uint32_t func, uint64_t start, unsigned method, uint64_t in,
+				 uint64_t out, uint64_t inout)
+{
+	union tw_record r;
+	struct sibyl_worksize_record w = {
+		.kind = SIBYL_REC_WORKSIZE, .method = (uint8_t)method, .flags = SIBYL_WS_MANUAL,
+		.func = func, .start_tsc = start, .in_bytes = in, .out_bytes = out,
+		.inout_bytes = inout,
+	};
+
+	memset(&r, 0, sizeof(r));
+	memcpy(r.bytes, &w, sizeof(w));
+	return r;
+}
+
+static struct sibyl_trace *open_with(struct tw *w, const union tw_record *r, size_t n,
+				     uint16_t version)
+{
+	char buf[128], err[512] = "";
+	struct sibyl_events_header h = tw_events_header(100, 0, 100, n);
+
+	h.version = version;
+	tw_init(w);
+	tw_meta(w, 1000, 1000000000, 2.0, 5000);
+	snprintf(buf, sizeof(buf), "%08x\t" LIB "\tfoo\n%08x\t" LIB "\tbar\n", id_of("foo"),
+		 id_of("bar"));
+	tw_text(w, "functions.tsv", buf);
+	tw_proc(w, 100, 1, 0, 900, 999999950, 12000, 1000005500, "/usr/bin/app");
+	tw_events_raw(w, &h, r, n, 0);
+
+	struct sibyl_trace *t = sibyl_trace_open(w->dir, err, sizeof(err));
+
+	assert_non_null(t);
+	return t;
+}
+
+/* A call record whose sizes an automatic method measured: attached as
+ * that method's, in-out included, and not taken for a manual one. */
+static void call_record_carries_method(void **state)
+{
+	(void)state;
+	struct tw w;
+	struct sibyl_trace_call c;
+	union tw_record r[] = { sized_call(id_of("foo"), 1000, 300, 200, 50, SIBYL_WS_FULL),
+				sized_call(id_of("bar"), 2000, 8, 16, 0, 0) };
+	struct sibyl_trace *t = open_with(&w, r, 2, SIBYL_TRACE_VERSION);
+	struct sibyl_trace_iter *it = sibyl_trace_iter_new(t);
+
+	assert_int_equal(sibyl_trace_iter_next(it, &c), 1);
+	assert_int_equal(c.ws_mask, 1u << SIBYL_WS_FULL);
+	assert_false(c.ws_manual);
+	assert_int_equal(c.ws[SIBYL_WS_FULL].in_bytes, 300);
+	assert_int_equal(c.ws[SIBYL_WS_FULL].out_bytes, 200);
+	assert_int_equal(c.ws[SIBYL_WS_FULL].inout_bytes, 50);
+	assert_int_equal(sibyl_trace_iter_next(it, &c), 1);
+	assert_int_equal(c.ws_mask, 0);
+	assert_int_equal(c.in_bytes, 8);
+	sibyl_trace_iter_free(it);
+
+	/* Counted as automatic, compared with nothing. */
+	struct sibyl_ws_check *k = sibyl_worksize_check(t);
+
+	assert_int_equal(k->nentries, 1);
+	assert_string_equal(sibyl_ws_method_name(k->entries[0].method), "full");
+	assert_int_equal(k->entries[0].automatic, 1);
+	assert_int_equal(k->entries[0].calls, 0);
+	assert_true(isnan(k->entries[0].rmse_bytes));
+	sibyl_worksize_check_free(k);
+	sibyl_trace_close(t);
+	tw_cleanup(&w);
+}
+
+/* Before version 3 those bytes were reserved and never written: a ring
+ * slot reused from another record leaves anything there. */
+static void version_2_bytes_are_ignored(void **state)
+{
+	(void)state;
+	struct tw w;
+	struct sibyl_trace_call c;
+	union tw_record r[] = { sized_call(id_of("foo"), 1000, 300, 200, 777, SIBYL_WS_FAST) };
+	struct sibyl_trace *t = open_with(&w, r, 1, 2);
+	struct sibyl_trace_iter *it = sibyl_trace_iter_new(t);
+
+	assert_int_equal(sibyl_trace_iter_next(it, &c), 1);
+	assert_int_equal(c.ws_mask, 0);
+	assert_int_equal(c.in_bytes, 300);
+	sibyl_trace_iter_free(it);
+	sibyl_trace_close(t);
+	tw_cleanup(&w);
+}
+
+/* Manual sizes in the call record, each method's in a worksize record
+ * after it: both methods compared, RMSE over input and output. */
+static void manual_beside_methods(void **state)
+{
+	(void)state;
+	struct tw w;
+	struct sibyl_trace_call c;
+	union tw_record r[] = {
+		tw_call(id_of("foo"), 0, 1000, 1100, 100, 100, 0),
+		ws_record(id_of("foo"), 1000, SIBYL_WS_FAST, 130, 100, 0),
+		ws_record(id_of("foo"), 1000, SIBYL_WS_FULL, 100, 140, 20),
+		/* A method's unknown number: skipped, not attached. */
+		ws_record(id_of("foo"), 1000, SIBYL_WS_METHODS, 1, 1, 0),
+	};
+	struct sibyl_trace *t = open_with(&w, r, 4, SIBYL_TRACE_VERSION);
+	struct sibyl_trace_iter *it = sibyl_trace_iter_new(t);
+
+	assert_int_equal(sibyl_trace_iter_next(it, &c), 1);
+	assert_true(c.ws_manual);
+	assert_int_equal(c.ws_mask, (1u << SIBYL_WS_FAST) | (1u << SIBYL_WS_FULL));
+	assert_int_equal(c.ws[SIBYL_WS_FULL].inout_bytes, 20);
+	assert_int_equal(sibyl_trace_iter_next(it, &c), 0);
+	sibyl_trace_iter_free(it);
+
+	struct sibyl_ws_check *k = sibyl_worksize_check(t);
+
+	assert_int_equal(k->nentries, 2);
+	assert_int_equal(k->entries[0].method, SIBYL_WS_FAST);
+	assert_int_equal(k->entries[0].calls, 1);
+	assert_true(fabs(k->entries[0].rmse_bytes - sqrt(30.0 * 30 / 2)) < 1e-9);
+	assert_int_equal(k->entries[1].method, SIBYL_WS_FULL);
+	assert_true(fabs(k->entries[1].rmse_bytes - sqrt(40.0 * 40 / 2)) < 1e-9);
+	assert_int_equal(k->npoints, 2);
+	sibyl_worksize_check_free(k);
+	sibyl_trace_close(t);
+	tw_cleanup(&w);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(call_record_carries_method),
+		cmocka_unit_test(version_2_bytes_are_ignored),
+		cmocka_unit_test(manual_beside_methods),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
