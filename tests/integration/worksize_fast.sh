@@ -6,6 +6,18 @@
 # scalars in the caller's stack frame, which the frame bound keeps out).
 . "$(dirname "$0")/lib.sh"
 
+# 0. Pointers moving within their buffers each call (bench/worksize's
+#    loop): the cache answers without the lock, and every call's output
+#    is still its block's end minus the pointer: calloc(1088, 8), +8k.
+"$SIBYL" wrap "$TARGETS_LIB/libsibylbenchws.so" --header "$SIBYL_SOURCE/bench/worksize/ws_target.h" \
+	--gen time,trace,worksize.fast -o "$WORK/ws.so" 2>"$WORK/wrap.err" || { cat "$WORK/wrap.err"; fail "sibyl wrap ws"; }
+"$SIBYL" trace -o "$WORK/ws.trace" --wrap "$WORK/ws.so" -- "$TARGETS_BIN/bench_ws_loop" vary 640 >/dev/null
+"$SIBYL" export "$WORK/ws.trace" --format csv -o "$WORK/ws.csv"
+bad=$(/usr/bin/python3 -c 'import csv,sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+print(len(rows), sum(int(r["out_bytes"]) != 8704 - 8 * (i % 64) for i, r in enumerate(rows)))' "$WORK/ws.csv")
+expect_eq "moving pointers: calls, wrong output bounds" "640 0" "$bad"
+
 check_of() {	# check_of REPORT FUNCTION FIELD
 	json "[e['$3'] for e in j['worksize_check'] if e['function'] == '$2' and e['method'] == 'fast'][0]" "$1"
 }

@@ -12,16 +12,14 @@
 
 #define ENTRIES 8
 
-struct entry {
-	struct region r;	/* {0, 0}: empty, matches no pointer */
-	bool is_block;
-};
-
+/* Starts and ends in arrays of their own: a lookup is a short scan. */
 static __thread struct {
 	uint64_t version;
-	struct entry e[ENTRIES];
+	uintptr_t start[ENTRIES], end[ENTRIES];	/* {0, 0}: empty, matches no pointer */
+	bool is_block[ENTRIES];
 	unsigned next;		/* the entry replaced next */
 	uintptr_t return_address, frame_size;
+	struct region stack;	/* this thread's stack mapping; {0, 0}: not known */
 } cache __attribute__((tls_model("initial-exec")));
 
 bool region_cache_usable(const struct region_state *s)
@@ -30,15 +28,23 @@ bool region_cache_usable(const struct region_state *s)
 	       __atomic_load_n(&s->version, __ATOMIC_ACQUIRE) == cache.version;
 }
 
+static int entry_of(uintptr_t p)
+{
+	for (int i = 0; i < ENTRIES; i++)
+		if (p >= cache.start[i] && p < cache.end[i])
+			return i;
+	return -1;
+}
+
 bool region_cache_find(uintptr_t p, struct region *out, bool *is_block)
 {
-	for (unsigned i = 0; i < ENTRIES; i++)
-		if (p >= cache.e[i].r.start && p < cache.e[i].r.end) {
-			*out = cache.e[i].r;
-			*is_block = cache.e[i].is_block;
-			return true;
-		}
-	return false;
+	int i = entry_of(p);
+
+	if (i < 0)
+		return false;
+	*out = (struct region){ cache.start[i], cache.end[i] };
+	*is_block = cache.is_block[i];
+	return true;
 }
 
 void region_cache_sync(const struct region_state *s)
@@ -46,16 +52,18 @@ void region_cache_sync(const struct region_state *s)
 	if (cache.version == s->version)
 		return;
 	for (unsigned i = 0; i < ENTRIES; i++)
-		cache.e[i] = (struct entry){ { 0, 0 }, false };
+		cache.start[i] = cache.end[i] = 0;
 	cache.version = s->version;
 }
 
 void region_cache_add(const struct region *r, bool is_block)
 {
 	for (unsigned i = 0; i < ENTRIES; i++)
-		if (cache.e[i].r.start == r->start && cache.e[i].r.end == r->end)
+		if (cache.start[i] == r->start && cache.end[i] == r->end)
 			return;
-	cache.e[cache.next] = (struct entry){ *r, is_block };
+	cache.start[cache.next] = r->start;
+	cache.end[cache.next] = r->end;
+	cache.is_block[cache.next] = is_block;
 	cache.next = (cache.next + 1) % ENTRIES;
 }
 
@@ -73,6 +81,11 @@ void region_cache_set_frame(uintptr_t return_address, uintptr_t size)
 {
 	cache.return_address = return_address;
 	cache.frame_size = size;
+}
+
+struct region *region_cache_stack(void)
+{
+	return &cache.stack;
 }
 
 /*
@@ -103,12 +116,12 @@ static bool memo_matches(uintptr_t ret, uintptr_t frame, const struct sibyl_rt_w
 	return true;
 }
 
-bool region_cache_answer(const struct region_state *s, uintptr_t ret, uintptr_t frame,
-			 const struct sibyl_rt_ws_arg *args, unsigned n,
-			 struct sibyl_rt_ws_sizes *out)
+/* The cache is usable (region_cache_usable): the memo holds for the sets
+ * it was filled at. */
+bool region_cache_answer(uintptr_t ret, uintptr_t frame, const struct sibyl_rt_ws_arg *args,
+			 unsigned n, struct sibyl_rt_ws_sizes *out)
 {
-	if (!memo_matches(ret, frame, args, n) || region_log_pending() ||
-	    __atomic_load_n(&s->version, __ATOMIC_ACQUIRE) != memo.version)
+	if (memo.version != cache.version || !memo_matches(ret, frame, args, n))
 		return false;
 	*out = memo.sizes;
 	return true;
@@ -132,4 +145,83 @@ void region_cache_remember(uint64_t version, uintptr_t ret, uintptr_t frame,
 	memo.n = n;
 	memo.sizes = *sizes;
 	memo.return_address = ret;
+}
+
+/* A memo of another call site or of older sets is worth replacing;
+ * one of this site's with other pointers is not (they move each call). */
+bool region_cache_memo_stale(uintptr_t ret)
+{
+	return memo.version != cache.version || memo.return_address != ret;
+}
+
+struct quick_group {
+	uintptr_t start, end, min;
+	bool is_const;
+};
+
+/* The entry the argument at each position was found in last: tried
+ * first, since a loop passes the same buffers in the same positions. */
+static __thread uint8_t hint[MEMO_ARGS] __attribute__((tls_model("initial-exec")));
+
+/* p's region, from the caller's frame, the stack above it or a cached
+ * region; false when it is in none of them. */
+static bool quick_region(uintptr_t p, unsigned pos, uintptr_t frame, uintptr_t frame_end,
+			 uintptr_t *start, uintptr_t *end)
+{
+	if (p >= frame && p < cache.stack.end) {
+		*start = p < frame_end ? frame : frame_end;
+		*end = p < frame_end ? frame_end : cache.stack.end;
+		return true;
+	}
+	int e = hint[pos];
+
+	if (!(p >= cache.start[e] && p < cache.end[e])) {
+		if ((e = entry_of(p)) < 0)
+			return false;
+		hint[pos] = (uint8_t)e;
+	}
+	*start = cache.start[e];
+	*end = cache.end[e];
+	return true;
+}
+
+/*
+ * The common call answered in one pass over the arguments, the cache
+ * being usable: no pointer arrays, a known caller frame, and every
+ * pointer in a region the cache holds.  The same sizes as the general
+ * path (worksize_fast.c), which takes over when this returns false.
+ */
+bool region_cache_measure(const struct sibyl_rt_ws_arg *args, unsigned n, uintptr_t frame,
+			  uintptr_t ret, struct sibyl_rt_ws_sizes *out)
+{
+	struct quick_group g[MEMO_ARGS];
+	unsigned ng = 0;
+
+	if (n > MEMO_ARGS || frame < cache.stack.start || frame >= cache.stack.end ||
+	    cache.return_address != ret || !ret)
+		return false;
+	uintptr_t frame_end = cache.frame_size > sizeof(void *)
+				      ? frame + cache.frame_size - sizeof(void *) : cache.stack.end;
+
+	for (unsigned i = 0; i < n; i++) {
+		uintptr_t p = (uintptr_t)args[i].p, start, end;
+		bool is_const = args[i].flags & SIBYL_WS_CONST;
+		unsigned k = 0;
+
+		if (p < 4096)
+			continue;
+		if ((args[i].flags & SIBYL_WS_ARRAY) || !quick_region(p, i, frame, frame_end, &start, &end))
+			return false;
+		while (k < ng && g[k].start != start)
+			k++;
+		if (k == ng)
+			g[ng++] = (struct quick_group){ start, end, p, is_const };
+		else if (p < g[k].min)
+			g[k].min = p;
+		g[k].is_const |= is_const;
+	}
+	*out = (struct sibyl_rt_ws_sizes){ .regions = ng };
+	for (unsigned k = 0; k < ng; k++)
+		*(g[k].is_const ? &out->in_bytes : &out->out_bytes) += g[k].end - g[k].min;
+	return true;
 }

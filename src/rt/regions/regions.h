@@ -112,15 +112,24 @@ void region_cache_add(const struct region *r, bool is_block);
 bool region_cache_frame(uintptr_t return_address, uintptr_t *size);
 void region_cache_set_frame(uintptr_t return_address, uintptr_t size);
 
-/* The sizes of the last call, if this one is from the same site with
- * the same frame and pointers and the sets are unchanged since. */
-bool region_cache_answer(const struct region_state *s, uintptr_t return_address,
-			 uintptr_t frame, const struct sibyl_rt_ws_arg *args, unsigned n,
+/* This thread's stack mapping ({0, 0} until found). */
+struct region *region_cache_stack(void);
+
+/* With the cache usable: the sizes of the last call, if this one is from
+ * the same site with the same frame and pointers. */
+bool region_cache_answer(uintptr_t return_address, uintptr_t frame,
+			 const struct sibyl_rt_ws_arg *args, unsigned n,
 			 struct sibyl_rt_ws_sizes *out);
 /* Remember a call's sizes, found while the sets were at `version`. */
 void region_cache_remember(uint64_t version, uintptr_t return_address, uintptr_t frame,
 			   const struct sibyl_rt_ws_arg *args, unsigned n,
 			   const struct sibyl_rt_ws_sizes *sizes);
+/* The memo is of another call site or of sets that have changed since. */
+bool region_cache_memo_stale(uintptr_t return_address);
+/* With the cache usable: the sizes in one pass when every pointer is in
+ * the caller's frame, the stack or the cache and none is an array. */
+bool region_cache_measure(const struct sibyl_rt_ws_arg *args, unsigned n, uintptr_t frame,
+			  uintptr_t return_address, struct sibyl_rt_ws_sizes *out);
 
 /* ---- stack_frame.c ---- */
 /* The size of the frame of the function that called a wrapper, from

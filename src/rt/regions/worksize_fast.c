@@ -32,23 +32,22 @@ struct ws_call {
 	uint32_t unknown;
 };
 
-/* This thread's stack mapping, looked up once per thread. */
-static __thread struct region thread_stack __attribute__((tls_model("initial-exec")));
-
+/* This thread's stack mapping is looked up once per thread. */
 static void find_stack(struct ws_call *c, uintptr_t ret)
 {
+	struct region *thread_stack = region_cache_stack();
 	bool is_block;
 	uintptr_t size = 0;
 
-	if (c->frame < thread_stack.start || c->frame >= thread_stack.end) {
+	if (c->frame < thread_stack->start || c->frame >= thread_stack->end) {
 		if (!c->locked) {
 			c->missed = true;
 			return;
 		}
-		if (!region_lookup(c->s, c->frame, &thread_stack, &is_block) || is_block)
-			thread_stack = (struct region){ 0, 0 };
+		if (!region_lookup(c->s, c->frame, thread_stack, &is_block) || is_block)
+			*thread_stack = (struct region){ 0, 0 };
 	}
-	c->stack_hi = thread_stack.end;
+	c->stack_hi = thread_stack->end;
 	if (c->stack_hi && !region_cache_frame(ret, &size)) {
 		if (!c->locked) {
 			c->missed = true;
@@ -162,11 +161,33 @@ static void sum_groups(const struct ws_call *c, struct sibyl_rt_ws_sizes *out)
 	out->unknown = c->unknown;
 }
 
+/* Under the lock, after applying the allocation log; false when the
+ * sets changed meanwhile (the maps were re-read): not to be remembered. */
+static bool measure_locked(struct ws_call *c, const struct sibyl_rt_ws_arg *args, unsigned n,
+			   uintptr_t ret, uint64_t *version)
+{
+	int saved_errno = errno;
+
+	region_lock();
+	c->locked = true;
+	region_log_apply(c->s);
+	region_cache_sync(c->s);
+	*version = c->s->version;
+	measure(c, args, n, ret);
+	region_cache_sync(c->s);	/* the maps may have been re-read */
+	bool same = c->s->version == *version;
+
+	region_unlock();
+	errno = saved_errno;	/* reading the maps or unwinding may set it */
+	return same;
+}
+
 /*
- * The last call's answer if it is the same call (region_cache.c); else
- * from this thread's cache of regions, without the lock; when the sets
- * changed since or a pointer is not in the cache, again under the lock,
- * after applying the allocation log.
+ * With the sets unchanged since this thread's cache was filled: the last
+ * call's answer if it is the same call, else one pass over the cache
+ * (region_cache.c), else the general pass, still without the lock.  When
+ * the sets changed or a pointer is not in the cache: again under the
+ * lock, after applying the allocation log.
  */
 REGIONS_EXPORT int sibyl_regions_worksize(struct sibyl_rt_thread *t, const struct sibyl_rt_ws_arg *args,
 					 unsigned n, const void *frame, const void *ret,
@@ -175,40 +196,34 @@ REGIONS_EXPORT int sibyl_regions_worksize(struct sibyl_rt_thread *t, const struc
 	struct ws_call c;	/* not zero-filled: the groups are 2 KiB */
 	bool remember = true;
 
-	*out = (struct sibyl_rt_ws_sizes){ 0 };
-	if (t->in_runtime)
+	if (t->in_runtime) {
+		*out = (struct sibyl_rt_ws_sizes){ 0 };
 		return 0;
+	}
 	t->in_runtime = 1;
 	c.s = region_state();
-	if (region_cache_answer(c.s, (uintptr_t)ret, (uintptr_t)frame, args, n, out)) {
-		t->in_runtime = 0;
-		return 1;
+	uint64_t version = __atomic_load_n(&c.s->version, __ATOMIC_ACQUIRE);
+	bool cached = region_cache_usable(c.s);
+
+	if (cached && region_cache_answer((uintptr_t)ret, (uintptr_t)frame, args, n, out))
+		goto done;
+	if (cached && region_cache_measure(args, n, (uintptr_t)frame, (uintptr_t)ret, out)) {
+		remember = region_cache_memo_stale((uintptr_t)ret);
+		goto found;
 	}
 	c.frame = (uintptr_t)frame;
 	c.locked = false;
 	c.follow = __atomic_load_n(&regions_lost, __ATOMIC_RELAXED) == 0;
-	uint64_t version = __atomic_load_n(&c.s->version, __ATOMIC_ACQUIRE);
-	bool cached = region_cache_usable(c.s);
-
 	if (cached)
 		measure(&c, args, n, (uintptr_t)ret);
-	if (!cached || c.missed) {
-		int saved_errno = errno;
-
-		region_lock();
-		c.locked = true;
-		region_log_apply(c.s);
-		region_cache_sync(c.s);
-		version = c.s->version;
-		measure(&c, args, n, (uintptr_t)ret);
-		region_cache_sync(c.s);	/* the maps may have been re-read */
-		remember = c.s->version == version;
-		region_unlock();
-		errno = saved_errno;	/* reading the maps or unwinding may set it */
-	}
+	if (!cached || c.missed)
+		remember = measure_locked(&c, args, n, (uintptr_t)ret, &version);
+	*out = (struct sibyl_rt_ws_sizes){ 0 };
 	sum_groups(&c, out);
+found:
 	if (remember)
 		region_cache_remember(version, (uintptr_t)ret, (uintptr_t)frame, args, n, out);
+done:
 	t->in_runtime = 0;
 	return 1;
 }
