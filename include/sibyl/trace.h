@@ -124,7 +124,10 @@ struct sibyl_trace_call {
 	double work;
 	uint16_t counter_mask;		/* bit i: counters[i] valid (enum sibyl_counter) */
 	uint64_t counters[SIBYL_CNT_MAX];
-	/* Automatic work sizes (worksize records, docs/worksize.md). */
+	/* Automatic work sizes (docs/worksize.md): the call record's own
+	 * (size_method) or worksize records'. */
+	uint8_t size_method;		/* method of in/out_bytes (enum sibyl_ws_method); 0: other */
+	uint64_t inout_bytes;		/* of in_bytes and out_bytes, with size_method */
 	uint8_t ws_mask;		/* bit m: ws[m] valid (enum sibyl_ws_method) */
 	bool ws_manual;			/* in/out_bytes come from a manual expression */
 	struct {
@@ -289,6 +292,10 @@ struct sibyl_ws_check {
 };
 
 const char *sibyl_ws_method_name(int method);
+/* Where a call's in/out_bytes come from: "fast" or "full" (that method
+ * measured them), "manual" (an expression, beside automatic sizes), or
+ * NULL (not known: an expression or nothing, no automatic method). */
+const char *sibyl_trace_call_size_source(const struct sibyl_trace_call *c);
 struct sibyl_ws_check *sibyl_worksize_check(const struct sibyl_trace *t);
 void sibyl_worksize_check_free(struct sibyl_ws_check *c);
 void sibyl_worksize_check_print_text(FILE *out, const struct sibyl_ws_check *c);

@@ -121,6 +121,30 @@ int sibyl_regions_worksize(struct sibyl_rt_thread *t, const struct sibyl_rt_ws_a
 			   unsigned n, const void *frame, const void *ret,
 			   struct sibyl_rt_ws_sizes *out);
 
+/*
+ * worksize.full (docs/worksize.md): the bytes the pointer arguments reach
+ * that changed since the library last saw them are input at entry, the
+ * bytes the call changed output at exit; both are in-out.  The wrapper
+ * keeps what entry inspected, for exit, in a sibyl_rt_ws_full on its
+ * stack.  Both in libsibyl-regions.so, referred to weakly; 1 when they
+ * measured, 0 (nothing measured) on a thread already inside sibyl code.
+ */
+#define SIBYL_WS_FULL_RANGES 32
+
+struct sibyl_rt_ws_full {
+	uint64_t in_bytes;
+	uint32_t n, regions, unknown;
+	struct {
+		uintptr_t lo, hi;
+	} r[SIBYL_WS_FULL_RANGES];
+};
+
+int sibyl_regions_full_enter(struct sibyl_rt_thread *t, const struct sibyl_rt_ws_arg *args,
+			     unsigned n, const void *frame, const void *ret,
+			     struct sibyl_rt_ws_full *st);
+int sibyl_regions_full_exit(struct sibyl_rt_thread *t, struct sibyl_rt_ws_full *st,
+			    struct sibyl_rt_ws_sizes *out);
+
 static inline struct sibyl_call_record *
 sibyl_rt_reserve(struct sibyl_rt_thread *t)
 {

@@ -101,6 +101,8 @@ static void fill_call(const struct sibyl_trace_iter *it, const struct sibyl_call
 		out->end_ns = out->start_ns;
 	out->in_bytes = r->in_bytes;
 	out->out_bytes = r->out_bytes;
+	out->size_method = r->size_method;	/* 0 before version 3 (events.c) */
+	out->inout_bytes = r->inout_bytes;
 	out->work = r->work;
 	out->counter_mask = att->cnt.mask & ((1u << SIBYL_CNT_MAX) - 1);
 	for (int i = 0; i < SIBYL_CNT_MAX; i++)

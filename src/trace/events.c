@@ -136,6 +136,8 @@ static void sizes_of_call(const struct events_cursor *cur, struct sibyl_call_rec
 		call->size_method = 0;
 		return;
 	}
+	if (m >= SIBYL_WS_METHODS)
+		call->size_method = 0;
 	if (m == 0 || m >= SIBYL_WS_METHODS)
 		return;
 	att->ws[m] = (struct sibyl_worksize_record){

@@ -34,7 +34,30 @@ static void put_header(FILE *out)
 	      "in_bytes,out_bytes,work", out);
 	for (int i = 0; i < SIBYL_CNT_MAX; i++)
 		fprintf(out, ",%s", counter_columns[i]);
-	fputc('\n', out);
+	fputs(",size_method,inout_bytes,fast_in_bytes,fast_out_bytes,full_in_bytes,full_out_bytes,"
+	      "full_inout_bytes\n", out);
+}
+
+/* Empty fields when unmeasured, as for counters. */
+static void put_sizes(FILE *out, const struct sibyl_trace_call *c)
+{
+	const char *source = sibyl_trace_call_size_source(c);
+	const struct { int method; bool inout; } cols[] = {
+		{ SIBYL_WS_FAST, false }, { SIBYL_WS_FULL, true },
+	};
+
+	fprintf(out, ",%s,", source ? source : "");
+	if (c->size_method == SIBYL_WS_FULL)
+		fprintf(out, "%llu", (unsigned long long)c->inout_bytes);
+	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++) {
+		bool has = c->ws_mask & (1u << cols[i].method);
+		const unsigned long long v[] = { c->ws[cols[i].method].in_bytes,
+						 c->ws[cols[i].method].out_bytes,
+						 c->ws[cols[i].method].inout_bytes };
+
+		for (int k = 0; k < (cols[i].inout ? 3 : 2); k++)
+			has ? fprintf(out, ",%llu", v[k]) : fputc(',', out);
+	}
 }
 
 static void put_row(FILE *out, const struct sibyl_trace *t, const struct sibyl_trace_call *c)
@@ -55,6 +78,7 @@ static void put_row(FILE *out, const struct sibyl_trace *t, const struct sibyl_t
 		if (c->counter_mask & (1u << i))
 			fprintf(out, "%llu", (unsigned long long)c->counters[i]);
 	}
+	put_sizes(out, c);
 	fputc('\n', out);
 }
 

@@ -27,7 +27,9 @@ static const char schema[] =
 	" start_ns INTEGER, end_ns INTEGER, duration_ns INTEGER,"
 	" in_bytes INTEGER, out_bytes INTEGER, work REAL,"
 	" task_clock_ns INTEGER, page_faults INTEGER, context_switches INTEGER,"
-	" cpu_migrations INTEGER, cycles INTEGER, instructions INTEGER);\n";
+	" cpu_migrations INTEGER, cycles INTEGER, instructions INTEGER,"
+	" size_method TEXT, inout_bytes INTEGER, fast_in_bytes INTEGER, fast_out_bytes INTEGER,"
+	" full_in_bytes INTEGER, full_out_bytes INTEGER, full_inout_bytes INTEGER);\n";
 
 static const char indexes[] =
 	"CREATE INDEX calls_function ON calls(function_id);\n"
@@ -190,6 +192,26 @@ static int put_functions(struct db *db, const struct sibyl_trace *t)
 	return r;
 }
 
+/* The automatic sizes from parameter `at` on; NULL when unmeasured. */
+static void put_sizes(sqlite3_stmt *st, int at, const struct sibyl_trace_call *c)
+{
+	const char *source = sibyl_trace_call_size_source(c);
+
+	if (source)
+		sqlite3_bind_text(st, at, source, -1, SQLITE_STATIC);
+	if (c->size_method == SIBYL_WS_FULL)
+		sqlite3_bind_int64(st, at + 1, i64(c->inout_bytes));
+	if (c->ws_mask & (1u << SIBYL_WS_FAST)) {
+		sqlite3_bind_int64(st, at + 2, i64(c->ws[SIBYL_WS_FAST].in_bytes));
+		sqlite3_bind_int64(st, at + 3, i64(c->ws[SIBYL_WS_FAST].out_bytes));
+	}
+	if (c->ws_mask & (1u << SIBYL_WS_FULL)) {
+		sqlite3_bind_int64(st, at + 4, i64(c->ws[SIBYL_WS_FULL].in_bytes));
+		sqlite3_bind_int64(st, at + 5, i64(c->ws[SIBYL_WS_FULL].out_bytes));
+		sqlite3_bind_int64(st, at + 6, i64(c->ws[SIBYL_WS_FULL].inout_bytes));
+	}
+}
+
 static int put_call(struct db *db, sqlite3_stmt *st, const struct sibyl_trace_call *c)
 {
 	int64_t v[] = { (int64_t)c->thread, c->function->id, c->depth, i64(c->start_ns),
@@ -203,6 +225,7 @@ static int put_call(struct db *db, sqlite3_stmt *st, const struct sibyl_trace_ca
 	for (int k = 0; k < SIBYL_CNT_MAX; k++)
 		if (c->counter_mask & (1u << k))
 			sqlite3_bind_int64(st, 10 + k, i64(c->counters[k]));
+	put_sizes(st, 10 + SIBYL_CNT_MAX, c);
 	return step(db, st);
 }
 
@@ -211,8 +234,10 @@ static int put_calls(struct db *db, const struct sibyl_trace *t)
 	sqlite3_stmt *st = prepare(db, "INSERT INTO calls(thread_id, function_id, depth,"
 				   " start_ns, end_ns, duration_ns, in_bytes, out_bytes, work,"
 				   " task_clock_ns, page_faults, context_switches,"
-				   " cpu_migrations, cycles, instructions)"
-				   " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+				   " cpu_migrations, cycles, instructions, size_method, inout_bytes,"
+				   " fast_in_bytes, fast_out_bytes, full_in_bytes, full_out_bytes,"
+				   " full_inout_bytes)"
+				   " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
 	struct sibyl_trace_iter *it;
 	struct sibyl_trace_call c;
 	struct sibyl_progress line;

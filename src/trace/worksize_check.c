@@ -23,6 +23,13 @@ const char *sibyl_ws_method_name(int method)
 	return method > 0 && method < SIBYL_WS_METHODS ? method_names[method] : "?";
 }
 
+const char *sibyl_trace_call_size_source(const struct sibyl_trace_call *c)
+{
+	if (c->size_method)
+		return sibyl_ws_method_name(c->size_method);
+	return c->ws_manual ? "manual" : NULL;
+}
+
 static struct sibyl_ws_check_entry *entry_of(struct sibyl_ws_check *c,
 					     const struct sibyl_trace_function *f, int method)
 {

@@ -99,8 +99,22 @@ void wg_call_expr(const struct wg_fn *fn, struct sibyl_strbuf *b);
 /* "sibyl_result = " or "" for void functions. */
 const char *wg_assign(const struct wg_fn *fn);
 
+/* ---- gen_worksize_args.c: what worksize.fast and worksize.full share ---- */
+/* Export the symbol that makes `sibyl trace` preload the region tracker. */
+void wg_ws_wanted(struct sibyl_strbuf *out);
+/* The data pointers among fn's parameters. */
+unsigned wg_ws_pointer_count(const struct wg_fn *fn);
+/* Declare `sibyl_ws_args`, one struct sibyl_rt_ws_arg per data pointer. */
+void wg_ws_args(const struct wg_fn *fn, struct sibyl_strbuf *b);
+/* Add the sizeof of each argument passed by value to the lvalue `in_bytes`. */
+void wg_ws_by_value(const struct wg_fn *fn, const char *in_bytes, struct sibyl_strbuf *b);
+/* Put the sizes `sizes` (valid when `known`) measured by `method` in the
+ * call record or, beside manual or other sizes, a worksize record. */
+void wg_ws_result(const struct wg_fn *fn, const char *known, const char *sizes,
+		  const char *method, struct sibyl_strbuf *out);
+
 extern const struct wg_generator wg_gen_funcptr, wg_gen_loader, wg_gen_caller,
-	wg_gen_time, wg_gen_trace, wg_gen_worksize_manual, wg_gen_worksize_fast, wg_gen_counters,
-	wg_gen_redirect;
+	wg_gen_time, wg_gen_trace, wg_gen_worksize_manual, wg_gen_worksize_fast,
+	wg_gen_worksize_full, wg_gen_counters, wg_gen_redirect;
 
 #endif

@@ -11,7 +11,7 @@
 
 static const struct wg_generator *const builtins[] = {
 	&wg_gen_funcptr, &wg_gen_loader, &wg_gen_caller, &wg_gen_trace,
-	&wg_gen_time, &wg_gen_worksize_manual, &wg_gen_worksize_fast, &wg_gen_counters, &wg_gen_redirect,
+	&wg_gen_time, &wg_gen_worksize_manual, &wg_gen_worksize_fast, &wg_gen_worksize_full, &wg_gen_counters, &wg_gen_redirect,
 };
 #define NBUILTINS (sizeof(builtins) / sizeof(builtins[0]))
 

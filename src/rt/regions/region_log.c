@@ -100,6 +100,8 @@ static bool apply_one(const struct log_entry *e, struct region_state *s)
 	case REGION_ALLOC:
 	case REGION_MAP:
 		changed(s);
+		if (shadow_in_use)
+			shadow_forget(e->addr, e->addr + e->len);
 		return region_insert(&s->blocks, e->addr, e->addr + e->len);
 	case REGION_FREE:
 		changed(s);
@@ -107,6 +109,7 @@ static bool apply_one(const struct log_entry *e, struct region_state *s)
 		return true;
 	case REGION_UNMAP:
 		changed(s);
+		shadow_forget(e->addr, e->addr + e->len);
 		return region_cut(&s->blocks, e->addr, e->addr + e->len) &&
 		       region_cut(&s->areas, e->addr, e->addr + e->len);
 	}

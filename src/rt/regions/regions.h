@@ -131,6 +131,48 @@ bool region_cache_memo_stale(uintptr_t return_address);
 bool region_cache_measure(const struct sibyl_rt_ws_arg *args, unsigned n, uintptr_t frame,
 			  uintptr_t return_address, struct sibyl_rt_ws_sizes *out);
 
+/* ---- worksize_fast.c ---- */
+/* A group of pointers into one region (paper IV.C.1): it stands for
+ * [min, r.end). */
+struct ws_group {
+	struct region r;
+	uintptr_t min;
+	bool is_const;
+};
+
+#define WS_MAX_GROUPS 64
+
+/* Lock held, log applied: the groups of a call's pointer arguments
+ * (WS_MAX_GROUPS at most); *unknown counts pointers into no region. */
+unsigned ws_groups_locked(const struct sibyl_rt_ws_arg *args, unsigned n, uintptr_t frame,
+			  uintptr_t ret, struct ws_group *out, uint32_t *unknown);
+
+/* ---- shadow.c: what the library last saw (worksize.full) ---- */
+#define SHADOW_PAGE 4096
+#define SHADOW_WORDS (SHADOW_PAGE / 8)
+#define SHADOW_LEVELS 4		/* nesting levels with views of their own */
+
+struct shadow_page {
+	uintptr_t page;		/* address / SHADOW_PAGE * SHADOW_LEVELS + level */
+	unsigned char *copy;
+	int readable;		/* 0: not probed yet, 1: yes, -1: no (PROT_NONE) */
+	uint64_t seen[SHADOW_WORDS / 64];	/* bit w: word w of copy is meaningful */
+	uint64_t changed[SHADOW_WORDS / 64];	/* bit w: the entry of the call in progress found word w changed */
+};
+
+/* worksize.full has been used: allocations forget what was seen. */
+extern bool shadow_in_use;
+/* Lock held: the page's shadow for calls nested `level` deep, made
+ * (nothing seen) if needed; NULL when the shadow memory is exhausted. */
+struct shadow_page *shadow_get(uintptr_t page, unsigned level);
+/* Lock held: the page can be read (probed once, without faulting). */
+bool shadow_readable(struct shadow_page *s);
+/* Lock held: [start, end) was allocated or unmapped; what was seen there
+ * is forgotten. */
+void shadow_forget(uintptr_t start, uintptr_t end);
+/* The shadows' memory (copies, bookkeeping and index). */
+uint64_t shadow_bytes(void);
+
 /* ---- stack_frame.c ---- */
 /* The size of the frame of the function that called a wrapper, from
  * the wrapper's return address (lock held); 0 when it cannot be known. */

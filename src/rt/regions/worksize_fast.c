@@ -11,15 +11,9 @@
 
 #include <errno.h>
 
-#define MAX_GROUPS 64
+#define MAX_GROUPS WS_MAX_GROUPS
 #define MAX_DEPTH 3		/* JSAMPIMAGE is three levels deep */
 #define MAX_ELEMENTS 4096	/* pointers followed per array */
-
-struct group {
-	struct region r;
-	uintptr_t min;
-	bool is_const;
-};
 
 struct ws_call {
 	struct region_state *s;
@@ -27,7 +21,7 @@ struct ws_call {
 	bool follow;		/* the regions are exact: memory may be read */
 	bool locked;		/* the sets may be searched; else the cache only */
 	bool missed;		/* not locked, and the cache could not answer */
-	struct group g[MAX_GROUPS];
+	struct ws_group g[MAX_GROUPS];
 	unsigned ngroups;
 	uint32_t unknown;
 };
@@ -87,7 +81,7 @@ static bool region_of(struct ws_call *c, uintptr_t p, struct region *r, bool *re
 static void add_to_group(struct ws_call *c, const struct region *r, uintptr_t p, bool is_const)
 {
 	for (unsigned i = 0; i < c->ngroups; i++) {
-		struct group *g = &c->g[i];
+		struct ws_group *g = &c->g[i];
 
 		if (g->r.start == r->start) {
 			if (p < g->min)
@@ -97,7 +91,7 @@ static void add_to_group(struct ws_call *c, const struct region *r, uintptr_t p,
 		}
 	}
 	if (c->ngroups < MAX_GROUPS)
-		c->g[c->ngroups++] = (struct group){ *r, p, is_const };
+		c->g[c->ngroups++] = (struct ws_group){ *r, p, is_const };
 }
 
 /* p, found in r: its group, and the pointers it holds if it is an array. */
@@ -159,6 +153,22 @@ static void sum_groups(const struct ws_call *c, struct sibyl_rt_ws_sizes *out)
 	}
 	out->regions = c->ngroups;
 	out->unknown = c->unknown;
+}
+
+unsigned ws_groups_locked(const struct sibyl_rt_ws_arg *args, unsigned n, uintptr_t frame,
+			  uintptr_t ret, struct ws_group *out, uint32_t *unknown)
+{
+	struct ws_call c;
+
+	c.s = region_state();
+	c.frame = frame;
+	c.locked = true;
+	c.follow = __atomic_load_n(&regions_lost, __ATOMIC_RELAXED) == 0;
+	measure(&c, args, n, ret);
+	for (unsigned i = 0; i < c.ngroups; i++)
+		out[i] = c.g[i];
+	*unknown = c.unknown;
+	return c.ngroups;
 }
 
 /* Under the lock, after applying the allocation log; false when the

@@ -1,0 +1,271 @@
+/*
+ * worksize.full, the paper's buffer inspection (IV.C.2), done with
+ * shadows only where the arguments reach.  At entry the ranges the
+ * pointer arguments stand for (worksize.fast's groups: [min(P), end of
+ * the region), the caller's frame for stack pointers, pointer arrays
+ * followed) are compared with what the library saw there last: changed
+ * bytes are input.  At exit the same ranges are compared again: bytes
+ * the call changed are output, and those also input are in-out.
+ *
+ * A word never inspected before has no copy: behind a pointer to const
+ * it is compared with zero (fresh memory: what the program wrote since
+ * is data for the library), behind any other pointer it is taken as
+ * seen (an output buffer's old contents are not input).
+ *
+ * Bytes are counted in runs of changed 8-byte words, trimmed to the
+ * first and last changed byte of the run, so 1.0 written over 0.0 counts
+ * eight bytes, not the two that differ.
+ */
+#include "rt/regions/regions.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* Changed bytes as runs of adjacent changed words. */
+struct runs {
+	uint64_t bytes;
+	uintptr_t next;		/* address of the word after the open run */
+	unsigned tail_trim;	/* unchanged bytes at the end of its last word */
+	bool open;
+};
+
+static void run_close(struct runs *r)
+{
+	if (r->open)
+		r->bytes -= r->tail_trim;
+	r->open = false;
+}
+
+/* The word at addr differs by x (0: it does not). */
+static void run_word(struct runs *r, uintptr_t addr, uint64_t x)
+{
+	if (!x) {
+		run_close(r);
+		return;
+	}
+	if (!r->open || r->next != addr) {
+		run_close(r);
+		r->bytes -= (unsigned)__builtin_ctzll(x) >> 3;
+	}
+	r->bytes += 8;
+	r->tail_trim = (unsigned)__builtin_clzll(x) >> 3;
+	r->next = addr + 8;
+	r->open = true;
+}
+
+/* The bytes of the word at addr that lie in [lo, hi). */
+static uint64_t mask_of(uintptr_t addr, uintptr_t lo, uintptr_t hi)
+{
+	uint64_t m = ~0ull;
+
+	if (lo > addr)
+		m &= ~0ull << 8 * (lo - addr);
+	if (hi < addr + 8)
+		m &= ~0ull >> 8 * (addr + 8 - hi);
+	return m;
+}
+
+struct pass {
+	bool entry, is_const;
+	unsigned level;		/* nesting depth of the call */
+	struct runs changed, inout;
+};
+
+/* One word, in the general case (range edges, words not seen before). */
+static void word(struct pass *ps, struct shadow_page *s, unsigned w, uintptr_t addr,
+		 uint64_t mask)
+{
+	uint64_t cur = *(const uint64_t *)addr, *copy = (uint64_t *)s->copy + w;
+	uint64_t bit = 1ull << (w % 64), *seen = &s->seen[w / 64], *changed = &s->changed[w / 64];
+
+	if (!(*seen & bit)) {
+		*copy = ps->is_const ? 0 : cur;
+		*seen |= bit;
+	}
+	uint64_t x = (cur ^ *copy) & mask;
+
+	*copy ^= x;
+	run_word(&ps->changed, addr, x);
+	if (ps->entry)
+		*changed = x ? *changed | bit : *changed & ~bit;
+	else
+		run_word(&ps->inout, addr, *changed & bit ? x : 0);
+}
+
+/* Runs over the 64 words at base, of which `bits` changed by x[]. */
+static void block_runs(struct runs *r, uintptr_t base, uint64_t bits, const uint64_t *x)
+{
+	if (!bits) {
+		run_close(r);
+		return;
+	}
+	uint64_t starts = bits & ~(bits << 1), ends = bits & ~(bits >> 1);
+
+	if ((bits & 1) && !(r->open && r->next == base)) {
+		run_close(r);
+	} else if (bits & 1) {
+		starts &= ~1ull;	/* the open run goes on */
+	} else {
+		run_close(r);
+	}
+	r->bytes += 8 * (uint64_t)__builtin_popcountll(bits);
+	for (; starts; starts &= starts - 1)
+		r->bytes -= (unsigned)__builtin_ctzll(x[__builtin_ctzll(starts)]) >> 3;
+	r->open = false;
+	for (; ends; ends &= ends - 1) {
+		unsigned k = (unsigned)__builtin_ctzll(ends);
+
+		if (k == 63) {
+			r->open = true;
+			r->tail_trim = (unsigned)__builtin_clzll(x[63]) >> 3;
+			r->next = base + 512;
+		} else {
+			r->bytes -= (unsigned)__builtin_clzll(x[k]) >> 3;
+		}
+	}
+}
+
+/* 64 whole words, all seen before: compared in one sweep. */
+static void block(struct pass *ps, struct shadow_page *s, unsigned b, uintptr_t base)
+{
+	const uint64_t *cur = (const uint64_t *)base;
+	uint64_t *copy = (uint64_t *)s->copy + 64 * b;
+
+	if (!memcmp(cur, copy, 512)) {
+		run_close(&ps->changed);
+		run_close(&ps->inout);
+		if (ps->entry)
+			s->changed[b] = 0;
+		return;
+	}
+	uint64_t x[64], bits = 0;
+
+	for (unsigned k = 0; k < 64; k++) {
+		x[k] = cur[k] ^ copy[k];
+		bits |= (uint64_t)(x[k] != 0) << k;
+	}
+	memcpy(copy, cur, 512);
+	block_runs(&ps->changed, base, bits, x);
+	if (ps->entry)
+		s->changed[b] = bits;
+	else
+		block_runs(&ps->inout, base, bits & s->changed[b], x);
+}
+
+/* [lo, hi) within one page. */
+static void page_part(struct pass *ps, struct shadow_page *s, uintptr_t lo, uintptr_t hi)
+{
+	uintptr_t page_base = s->page / SHADOW_LEVELS * SHADOW_PAGE;
+
+	for (uintptr_t a = lo & ~(uintptr_t)7; a < hi;) {
+		unsigned w = (unsigned)((a - page_base) / 8);
+
+		if (w % 64 == 0 && a >= lo && a + 512 <= hi && s->seen[w / 64] == ~0ull) {
+			block(ps, s, w / 64, a);
+			a += 512;
+			continue;
+		}
+		word(ps, s, w, a, mask_of(a, lo, hi));
+		a += 8;
+	}
+}
+
+/* The changed bytes of [lo, hi); a page without a shadow (memory
+ * exhausted) counts whole, one that cannot be read not at all. */
+static void inspect(struct pass *ps, uintptr_t lo, uintptr_t hi)
+{
+	while (lo < hi) {
+		uintptr_t page_end = (lo / SHADOW_PAGE + 1) * SHADOW_PAGE;
+		uintptr_t end = hi < page_end ? hi : page_end;
+		struct shadow_page *s = shadow_get(lo / SHADOW_PAGE, ps->level);
+
+		if (s && shadow_readable(s)) {
+			page_part(ps, s, lo, end);
+		} else if (!s) {
+			run_close(&ps->changed);
+			ps->changed.bytes += end - lo;
+		}
+		lo = end;
+	}
+	run_close(&ps->changed);
+	run_close(&ps->inout);
+}
+
+static void lock_applied(void)
+{
+	region_lock();
+	region_log_apply(region_state());
+}
+
+/* Lock held: the part of [lo, hi) still in the region it was in at
+ * entry (the call may have freed or shrunk a block: unmapped memory
+ * must not be read). */
+static uintptr_t still_there(uintptr_t lo, uintptr_t hi)
+{
+	struct region r;
+	bool is_block;
+
+	if (!region_lookup(region_state(), lo, &r, &is_block))
+		return lo;
+	return r.end < hi ? r.end : hi;
+}
+
+REGIONS_EXPORT int sibyl_regions_full_enter(struct sibyl_rt_thread *t,
+					   const struct sibyl_rt_ws_arg *args, unsigned n,
+					   const void *frame, const void *ret,
+					   struct sibyl_rt_ws_full *st)
+{
+	struct ws_group g[WS_MAX_GROUPS];
+	int saved_errno = errno;
+
+	st->n = 0;
+	st->in_bytes = 0;
+	/* Lost allocation events: a block believed live may be unmapped. */
+	if (t->in_runtime || __atomic_load_n(&regions_lost, __ATOMIC_RELAXED))
+		return 0;
+	t->in_runtime = 1;
+	shadow_in_use = true;
+	lock_applied();
+	region_cache_sync(region_state());
+	unsigned ng = ws_groups_locked(args, n, (uintptr_t)frame, (uintptr_t)ret, g, &st->unknown);
+
+	st->regions = ng;
+	for (unsigned i = 0; i < ng && st->n < SIBYL_WS_FULL_RANGES; i++) {
+		struct pass ps = { .entry = true, .is_const = g[i].is_const, .level = t->depth - 1 };
+
+		inspect(&ps, g[i].min, g[i].r.end);
+		st->in_bytes += ps.changed.bytes;
+		st->r[st->n].lo = g[i].min;
+		st->r[st->n++].hi = g[i].r.end;
+	}
+	st->unknown += ng - st->n;	/* beyond the ranges kept: not measured */
+	region_unlock();
+	t->in_runtime = 0;
+	errno = saved_errno;
+	return 1;
+}
+
+REGIONS_EXPORT int sibyl_regions_full_exit(struct sibyl_rt_thread *t, struct sibyl_rt_ws_full *st,
+					  struct sibyl_rt_ws_sizes *out)
+{
+	int saved_errno = errno;
+
+	*out = (struct sibyl_rt_ws_sizes){ .in_bytes = st->in_bytes, .regions = st->regions,
+					    .unknown = st->unknown };
+	if (t->in_runtime)
+		return 0;
+	t->in_runtime = 1;
+	lock_applied();
+	for (unsigned i = 0; i < st->n; i++) {
+		struct pass ps = { .entry = false, .level = t->depth - 1 };
+		uintptr_t hi = still_there(st->r[i].lo, st->r[i].hi);
+
+		inspect(&ps, st->r[i].lo, hi);
+		out->out_bytes += ps.changed.bytes;
+		out->inout_bytes += ps.inout.bytes;
+	}
+	region_unlock();
+	t->in_runtime = 0;
+	errno = saved_errno;
+	return 1;
+}
