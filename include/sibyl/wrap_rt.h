@@ -103,6 +103,7 @@ enum {
 struct sibyl_rt_ws_arg {
 	const void *p;
 	unsigned flags;		/* SIBYL_WS_* */
+	uint32_t size;		/* points to one struct of this size; 0: unknown */
 };
 
 struct sibyl_rt_ws_sizes {

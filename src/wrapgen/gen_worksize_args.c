@@ -71,9 +71,11 @@ void wg_ws_args(const struct wg_fn *fn, struct sibyl_strbuf *b)
 	for (size_t i = 0; i < p->nparams; i++) {
 		int flags = pointer_flags(p->params[i].canon);
 
+		/* A struct is one object, not an array: its size bounds it. */
 		if (flags >= 0)
-			sibyl_strbuf_printf(b, "\t\t\t{ (const void *)%s, %d },\n", p->params[i].name,
-					    flags);
+			sibyl_strbuf_printf(b, "\t\t\t{ (const void *)%s, %d, %lld },\n",
+					    p->params[i].name, flags,
+					    p->params[i].record_size < (1ll << 31) ? p->params[i].record_size : 0);
 	}
 	sibyl_strbuf_puts(b, "\t\t};\n");
 }

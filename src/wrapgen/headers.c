@@ -85,6 +85,10 @@ static void fill_params(CXCursor c, struct wg_proto *p)
 		}
 		q->type = take_string(clang_getTypeSpelling(t));
 		q->canon = take_string(clang_getTypeSpelling(clang_getCanonicalType(t)));
+		CXType pointee = clang_getPointeeType(clang_getCanonicalType(t));
+
+		if (pointee.kind == CXType_Record && clang_Type_getSizeOf(pointee) > 0)
+			q->record_size = clang_Type_getSizeOf(pointee);
 		if (i == n - 1)
 			p->ends_in_va_list = is_va_list(t);
 	}

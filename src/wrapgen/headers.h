@@ -15,6 +15,8 @@ struct wg_param {
 	char *name;	/* header name, or argN when unnamed */
 	char *type;	/* spelling as written, e.g. "const int *" */
 	char *canon;	/* canonical spelling, for comparing types */
+	/* A pointer to one complete struct or union: its size (0 otherwise). */
+	long long record_size;
 };
 
 struct wg_proto {

@@ -28,9 +28,11 @@ posix_memalign
 pthread_create
 realloc
 reallocarray
+sibyl_regions_full_enter
+sibyl_regions_full_exit
 sibyl_regions_worksize
 valloc
 SYMS
 exports "$TARGETS_LIB/libsibyl-regions.so" >"$WORK/regions.txt"
 diff "$WORK/regions.expected" "$WORK/regions.txt" || fail "libsibyl-regions.so exports other symbols"
-echo "ok: libsibyl-regions.so exports the allocation functions and sibyl_regions_worksize"
+echo "ok: libsibyl-regions.so exports the allocation functions and sibyl_regions_*"

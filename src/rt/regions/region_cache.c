@@ -212,12 +212,18 @@ bool region_cache_measure(const struct sibyl_rt_ws_arg *args, unsigned n, uintpt
 			continue;
 		if ((args[i].flags & SIBYL_WS_ARRAY) || !quick_region(p, i, frame, frame_end, &start, &end))
 			return false;
+		if (args[i].size && args[i].size < end - p)
+			end = p + args[i].size;	/* one struct (worksize_fast.c) */
 		while (k < ng && g[k].start != start)
 			k++;
-		if (k == ng)
+		if (k == ng) {
 			g[ng++] = (struct quick_group){ start, end, p, is_const };
-		else if (p < g[k].min)
+			continue;
+		}
+		if (p < g[k].min)
 			g[k].min = p;
+		if (end > g[k].end)
+			g[k].end = end;
 		g[k].is_const |= is_const;
 	}
 	*out = (struct sibyl_rt_ws_sizes){ .regions = ng };

@@ -133,10 +133,11 @@ bool region_cache_measure(const struct sibyl_rt_ws_arg *args, unsigned n, uintpt
 
 /* ---- worksize_fast.c ---- */
 /* A group of pointers into one region (paper IV.C.1): it stands for
- * [min, r.end). */
+ * [min, end), end being the region's unless every pointer of the group
+ * points to a struct of known size (then the end of the last struct). */
 struct ws_group {
 	struct region r;
-	uintptr_t min;
+	uintptr_t min, end;	/* end: of the region, or of the structs pointed to */
 	bool is_const;
 };
 

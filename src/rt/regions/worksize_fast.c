@@ -78,44 +78,75 @@ static bool region_of(struct ws_call *c, uintptr_t p, struct region *r, bool *re
 	return true;
 }
 
-static void add_to_group(struct ws_call *c, const struct region *r, uintptr_t p, bool is_const)
+/* A struct of `size` bytes at p, in r: up to its end; else r's end. */
+static uintptr_t end_of(const struct region *r, uintptr_t p, uint32_t size)
 {
+	return size && size < r->end - p ? p + size : r->end;
+}
+
+static void add_to_group(struct ws_call *c, const struct region *r, uintptr_t p, bool is_const,
+			 uint32_t size)
+{
+	uintptr_t end = end_of(r, p, size);
+
 	for (unsigned i = 0; i < c->ngroups; i++) {
 		struct ws_group *g = &c->g[i];
 
 		if (g->r.start == r->start) {
 			if (p < g->min)
 				g->min = p;
+			if (end > g->end)
+				g->end = end;
 			g->is_const |= is_const;
 			return;
 		}
 	}
 	if (c->ngroups < MAX_GROUPS)
-		c->g[c->ngroups++] = (struct ws_group){ *r, p, is_const };
+		c->g[c->ngroups++] = (struct ws_group){ *r, p, end, is_const };
+}
+
+/* The elements of one array of pointers look alike: after the first,
+ * an element goes on only into the first one's region (rows of one
+ * image) or into a region of the same size (rows allocated one by one).
+ * Else a stack array of one row pointer (`&row`, as ImageMagick passes
+ * libjpeg's scanlines) would run on through the caller's other locals,
+ * into its image and pixel caches. */
+static bool alike(const struct region *first, const struct region *r)
+{
+	return r->start == first->start || r->end - r->start == first->end - first->start;
 }
 
 /* p, found in r: its group, and the pointers it holds if it is an array. */
 static void add_found(struct ws_call *c, uintptr_t p, const struct region *r, bool readable,
-		      unsigned flags, unsigned depth)
+		      unsigned flags, uint32_t size, unsigned depth)
 {
-	add_to_group(c, r, p, flags & SIBYL_WS_CONST);
-	if (!(flags & SIBYL_WS_ARRAY) || !readable || depth >= MAX_DEPTH)
+	if (!(flags & SIBYL_WS_ARRAY) || !readable || depth >= MAX_DEPTH) {
+		add_to_group(c, r, p, flags & SIBYL_WS_CONST, size);
 		return;
+	}
 	/* An array of pointers ends at the first element that points into
-	 * no known region (or at its region's end). */
+	 * no known region (or at its region's end), or unlike the first. */
 	const uintptr_t *elem = (const uintptr_t *)p;
+	struct region first = { 0, 0 };
+	unsigned i;
 
-	for (unsigned i = 0; i < MAX_ELEMENTS && (uintptr_t)(elem + i + 1) <= r->end; i++) {
+	for (i = 0; i < MAX_ELEMENTS && (uintptr_t)(elem + i + 1) <= r->end; i++) {
 		struct region er;
 		bool er_readable;
 
-		if (elem[i] < 4096 || !region_of(c, elem[i], &er, &er_readable))
+		if (elem[i] < 4096 || !region_of(c, elem[i], &er, &er_readable) ||
+		    (i && !alike(&first, &er)))
 			break;
-		add_found(c, elem[i], &er, er_readable, flags, depth + 1);
+		if (!i)
+			first = er;
+		add_found(c, elem[i], &er, er_readable, flags, 0, depth + 1);
 	}
+	/* The array is as long as the elements followed: `&row` on the
+	 * stack is one pointer, not the rest of the caller's frame. */
+	add_to_group(c, r, p, flags & SIBYL_WS_CONST, i ? i * (uint32_t)sizeof(*elem) : size);
 }
 
-static void add_pointer(struct ws_call *c, uintptr_t p, unsigned flags)
+static void add_pointer(struct ws_call *c, uintptr_t p, unsigned flags, uint32_t size)
 {
 	struct region r;
 	bool readable;
@@ -123,7 +154,7 @@ static void add_pointer(struct ws_call *c, uintptr_t p, unsigned flags)
 	if (p < 4096)
 		return;		/* NULL, or a small integer passed as a pointer */
 	if (region_of(c, p, &r, &readable))
-		add_found(c, p, &r, readable, flags, 0);
+		add_found(c, p, &r, readable, flags, size, 0);
 	else
 		c->unknown++;
 }
@@ -138,13 +169,13 @@ static void measure(struct ws_call *c, const struct sibyl_rt_ws_arg *args, unsig
 	c->missed = false;
 	find_stack(c, ret);
 	for (unsigned i = 0; i < n && !c->missed; i++)
-		add_pointer(c, (uintptr_t)args[i].p, args[i].flags);
+		add_pointer(c, (uintptr_t)args[i].p, args[i].flags, args[i].size);
 }
 
 static void sum_groups(const struct ws_call *c, struct sibyl_rt_ws_sizes *out)
 {
 	for (unsigned i = 0; i < c->ngroups; i++) {
-		uint64_t l = c->g[i].r.end - c->g[i].min;
+		uint64_t l = c->g[i].end - c->g[i].min;
 
 		if (c->g[i].is_const)
 			out->in_bytes += l;

@@ -233,10 +233,10 @@ REGIONS_EXPORT int sibyl_regions_full_enter(struct sibyl_rt_thread *t,
 	for (unsigned i = 0; i < ng && st->n < SIBYL_WS_FULL_RANGES; i++) {
 		struct pass ps = { .entry = true, .is_const = g[i].is_const, .level = t->depth - 1 };
 
-		inspect(&ps, g[i].min, g[i].r.end);
+		inspect(&ps, g[i].min, g[i].end);
 		st->in_bytes += ps.changed.bytes;
 		st->r[st->n].lo = g[i].min;
-		st->r[st->n++].hi = g[i].r.end;
+		st->r[st->n++].hi = g[i].end;
 	}
 	st->unknown += ng - st->n;	/* beyond the ranges kept: not measured */
 	region_unlock();

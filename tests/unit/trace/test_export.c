@@ -14,7 +14,8 @@
 #include "sibyl/trace.h"
 #include "trace_writer.h"
 
-/* rate 2 ticks/ns from ref (0, 1000); the second call has counters. */
+/* rate 2 ticks/ns from ref (0, 1000); the second call has counters;
+ * worksize.full measured the first one's sizes. */
 static struct sibyl_trace *open_fixture(struct tw *w)
 {
 	union tw_record r[] = {
@@ -22,6 +23,9 @@ static struct sibyl_trace *open_fixture(struct tw *w)
 		tw_counters(0xb, 4000, 1u << SIBYL_CNT_TASK_CLOCK_NS, 900, 0),
 		tw_call(0xb, 0, 4000, 6000, 7, 8, 9),
 	};
+
+	r[0].call.inout_bytes = 2;
+	r[0].call.size_method = SIBYL_WS_FULL;
 	char err[512] = "";
 
 	tw_init(w);
@@ -50,9 +54,10 @@ static void csv_has_header_and_rows(void **state)
 	assert_string_equal(buf,
 		"pid,gen,tid,function_id,library,function,depth,start_ns,end_ns,duration_ns,"
 		"in_bytes,out_bytes,work,task_clock_ns,page_faults,context_switches,"
-		"cpu_migrations,cycles,instructions\n"
-		"3,0,4,0000000a,\"lib,1.so\",A,0,1000,2000,1000,5,6,0.5,,,,,,\n"
-		"3,0,4,0000000b,\"lib\"\"2\",B,0,3000,4000,1000,7,8,9,900,,,,,\n");
+		"cpu_migrations,cycles,instructions,size_method,inout_bytes,fast_in_bytes,"
+		"fast_out_bytes,full_in_bytes,full_out_bytes,full_inout_bytes\n"
+		"3,0,4,0000000a,\"lib,1.so\",A,0,1000,2000,1000,5,6,0.5,,,,,,,full,2,,,5,6,2\n"
+		"3,0,4,0000000b,\"lib\"\"2\",B,0,3000,4000,1000,7,8,9,900,,,,,,,,,,,,\n");
 	free(buf);
 	sibyl_trace_close(t);
 	tw_cleanup(&w);
@@ -90,6 +95,10 @@ static void sqlite_is_queryable(void **state)
 			 900);
 	assert_int_equal(query_int(db, "SELECT cycles FROM calls WHERE function_id = 11"), -2);
 	assert_int_equal(query_int(db, "SELECT value FROM meta WHERE key = 'wall_ns'"), 5000);
+	assert_int_equal(query_int(db, "SELECT full_inout_bytes FROM calls WHERE function_id = 10"
+				       " AND size_method = 'full' AND inout_bytes = 2"), 2);
+	assert_int_equal(query_int(db, "SELECT fast_in_bytes FROM calls WHERE function_id = 10"), -2);
+	assert_int_equal(query_int(db, "SELECT size_method FROM calls WHERE function_id = 11"), -2);
 	assert_int_equal(query_int(db, "SELECT t.tid FROM threads t JOIN processes p"
 				       " ON p.id = t.process_id WHERE p.pid = 3"), 4);
 	assert_int_equal(query_int(db, "SELECT calls FROM function_summary WHERE name = 'A'"), 1);
