@@ -4,8 +4,11 @@
  * same with pointers that move within the buffers from call to call (so
  * the tracker cannot reuse the last call's answer); `ws_loop alloc N`
  * times N malloc/free pairs with 10,000 other blocks live, so the
- * tracker's ordered set is not trivially small.  Prints ns per call or
- * per allocation, measured around the loop only.
+ * tracker's ordered set is not trivially small; `ws_loop inspect KIB N
+ * [dirty]` times N calls on three buffers of KIB KiB each (dirty: the
+ * first is rewritten before each call, outside the wrapped call, so
+ * worksize.full finds it changed).  Prints ns per call or per
+ * allocation, measured around the loop only.
  */
 #include "ws_target.h"
 
@@ -67,11 +70,40 @@ static double allocations(long n)
 	return t;
 }
 
+static double inspected(long kib, long n, int dirty)
+{
+	size_t words = (size_t)kib * 128;
+	double *a = calloc(words, sizeof(double)), *b = calloc(words, sizeof(double));
+	double *c = calloc(words, sizeof(double));
+	int len = (int)words;
+	double t0 = now_ns();
+
+	for (long i = 0; i < n; i++) {
+		for (size_t j = 0; dirty && j < words; j++)
+			a[j] = (double)(i + (long)j);
+		bench_ws(a, b, c, &len);
+	}
+	double t = now_ns() - t0;
+
+	free(a);
+	free(b);
+	free(c);
+	return t;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 4 || argc == 5) {
+		if (strcmp(argv[1], "inspect"))
+			return fprintf(stderr, "usage: ws_loop inspect KIB N [dirty]\n"), 2;
+		long n = atol(argv[3]);
+
+		printf("ns_per_op %.2f\n", inspected(atol(argv[2]), n, argc == 5) / (double)n);
+		return 0;
+	}
 	if (argc != 3 || (strcmp(argv[1], "call") && strcmp(argv[1], "vary") &&
 			  strcmp(argv[1], "alloc")))
-		return fprintf(stderr, "usage: ws_loop call|vary|alloc N\n"), 2;
+		return fprintf(stderr, "usage: ws_loop call|vary|alloc N | inspect KIB N [dirty]\n"), 2;
 	long n = atol(argv[2]);
 	double t = !strcmp(argv[1], "alloc") ? allocations(n) : calls(n, !strcmp(argv[1], "vary"));
 

@@ -125,19 +125,11 @@ static void block_runs(struct runs *r, uintptr_t base, uint64_t bits, const uint
 	}
 }
 
-/* 64 whole words, all seen before: compared in one sweep. */
+/* 64 whole words, all seen before, some changed: one sweep. */
 static void block(struct pass *ps, struct shadow_page *s, unsigned b, uintptr_t base)
 {
 	const uint64_t *cur = (const uint64_t *)base;
 	uint64_t *copy = (uint64_t *)s->copy + 64 * b;
-
-	if (!memcmp(cur, copy, 512)) {
-		run_close(&ps->changed);
-		run_close(&ps->inout);
-		if (ps->entry)
-			s->changed[b] = 0;
-		return;
-	}
 	uint64_t x[64], bits = 0;
 
 	for (unsigned k = 0; k < 64; k++) {
@@ -152,21 +144,39 @@ static void block(struct pass *ps, struct shadow_page *s, unsigned b, uintptr_t 
 		block_runs(&ps->inout, base, bits & s->changed[b], x);
 }
 
-/* [lo, hi) within one page. */
+/* Bits w0 to w1 - 1 of a 64-bit block map. */
+static uint64_t bits_of(unsigned w0, unsigned w1)
+{
+	uint64_t hi = w1 >= 64 ? ~0ull : (1ull << w1) - 1;
+
+	return hi & ~((1ull << w0) - 1);
+}
+
+/* [lo, hi) within one page, 512 bytes at a time: a part seen before and
+ * unchanged costs one memcmp; other parts are compared word by word. */
 static void page_part(struct pass *ps, struct shadow_page *s, uintptr_t lo, uintptr_t hi)
 {
 	uintptr_t page_base = s->page / SHADOW_LEVELS * SHADOW_PAGE;
 
-	for (uintptr_t a = lo & ~(uintptr_t)7; a < hi;) {
-		unsigned w = (unsigned)((a - page_base) / 8);
+	for (uintptr_t chunk = lo & ~(uintptr_t)511; chunk < hi; chunk += 512) {
+		uintptr_t a = lo > chunk ? lo : chunk, e = hi < chunk + 512 ? hi : chunk + 512;
+		unsigned b = (unsigned)((chunk - page_base) / 512);
+		uint64_t bits = bits_of((unsigned)(a - chunk) / 8, (unsigned)(e - chunk + 7) / 8);
 
-		if (w % 64 == 0 && a >= lo && a + 512 <= hi && s->seen[w / 64] == ~0ull) {
-			block(ps, s, w / 64, a);
-			a += 512;
+		if ((s->seen[b] & bits) == bits &&
+		    !memcmp((const void *)a, s->copy + (a - page_base), e - a)) {
+			run_close(&ps->changed);
+			run_close(&ps->inout);
+			if (ps->entry)
+				s->changed[b] &= ~bits;
 			continue;
 		}
-		word(ps, s, w, a, mask_of(a, lo, hi));
-		a += 8;
+		if (a == chunk && e == chunk + 512 && s->seen[b] == ~0ull) {
+			block(ps, s, b, chunk);
+			continue;
+		}
+		for (uintptr_t w = a & ~(uintptr_t)7; w < e; w += 8)
+			word(ps, s, (unsigned)((w - page_base) / 8), w, mask_of(w, lo, hi));
 	}
 }
 
