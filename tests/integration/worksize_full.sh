@@ -146,4 +146,35 @@ expect_eq "jpeg_read_scanlines calls compared" 240 "$(check_of "$WORK/im.json" j
 expect_eq "jpeg_write_scanlines calls compared" 360 "$(check_of "$WORK/im.json" jpeg_write_scanlines calls)"
 rmse_at_most "$WORK/im.json" jpeg_read_scanlines 64
 rmse_at_most "$WORK/im.json" jpeg_write_scanlines 64
+
+
+# 4. predict takes automatic sizes where it takes manual ones: the same
+#    what-if AES profile ("input bytes") over the manual trace and over a
+#    trace sized by worksize.full alone predicts nearly the same time.
+"$SIBYL" wrap libcrypto.so.3 --header openssl/evp.h --functions 'EVP_EncryptUpdate' \
+	--gen time,trace,worksize.full -o "$WORK/libwrap-crypto-full.so" 2>"$WORK/wrap.err" ||
+	{ cat "$WORK/wrap.err"; fail "sibyl wrap crypto (full only)"; }
+D=$WORK SIZES="20000 100000" BS="-bufsize 4096" O=auto "$SIBYL" trace -f -o "$WORK/auto.trace" \
+	--wrap "$WORK/libwrap-crypto-full.so" -- bash "$WORK/enc.sh"
+cat >"$WORK/aes.json" <<JSON
+{"format": "sibyl-profile", "version": 1, "min_version": 1, "name": "what-if-aes",
+ "work_metric": "input bytes", "range": [1, 1048576], "complete": true,
+ "points": [[1, 1e-06], [1048576, 1e-02]]}
+JSON
+"$SIBYL" predict "$WORK/auto.trace" --model "EVP_EncryptUpdate=$WORK/aes.json" --json >"$WORK/auto.json" ||
+	fail "predict over worksize.full sizes"
+expect_eq "size method of the calls predicted" "full" \
+	"$("$SIBYL" export "$WORK/auto.trace" --format csv -o - | /usr/bin/python3 -c 'import csv,sys
+print(*sorted({r["size_method"] for r in csv.DictReader(sys.stdin) if r["function"] == "EVP_EncryptUpdate"}))')"
+/usr/bin/python3 - "$WORK/auto.json" <<'PY' || fail "predict did not use the automatic input sizes"
+import json, sys
+p = json.load(open(sys.argv[1]))
+k = [k for k in p['kernels'] if k['name'] == 'EVP_EncryptUpdate'][0]
+assert 4096 <= k['work_max'] <= 4096 + 64, k['work_max']	# inl, and a few bytes of context
+# 120000 bytes in 4 KiB updates: 1e-6 s + 1e-8 s per byte each, roughly.
+want = sum(1e-06 + (n - 1) * (1e-02 - 1e-06) / (1048576 - 1) for n in
+           [4096] * (20000 // 4096) + [20000 % 4096] + [4096] * (100000 // 4096) + [100000 % 4096])
+print('ok: predicted %.6g s for EVP_EncryptUpdate from automatic sizes (expected %.6g s)' % (k['predicted_s'], want))
+assert abs(k['predicted_s'] - want) <= 0.05 * want, (k, want)
+PY
 echo "worksize.full checks passed"
