@@ -119,7 +119,12 @@ struct sibyl_trace_call {
 	size_t thread;			/* index for sibyl_trace_thread() */
 	const struct sibyl_trace_function *function;	/* never NULL */
 	uint16_t depth;			/* 0: not inside another wrapped call */
+	uint64_t id;			/* 1, 2, ...: the call's place in iteration order */
+	/* The id of the recorded call enclosing this one on its thread, 0 if
+	 * none; only from an iterator asked for it (sibyl_trace_iter_parents). */
+	uint64_t parent;
 	uint64_t start_ns, end_ns, duration_ns;
+	uint64_t self_ns;		/* duration less the calls it encloses */
 	uint64_t in_bytes, out_bytes;
 	double work;
 	uint16_t counter_mask;		/* bit i: counters[i] valid (enum sibyl_counter) */
@@ -189,6 +194,11 @@ uint64_t sibyl_trace_tsc_to_ns(const struct sibyl_trace *t, uint64_t tsc);
  */
 struct sibyl_trace_iter;
 struct sibyl_trace_iter *sibyl_trace_iter_new(const struct sibyl_trace *t);
+/* Fill sibyl_trace_call.parent too (derived from depths and times: a call
+ * is written when it returns, after the calls it made).  Each thread's
+ * file is then read twice, and 8 bytes per call of the thread being read
+ * are held.  Call before the first next(). */
+void sibyl_trace_iter_parents(struct sibyl_trace_iter *it);
 int sibyl_trace_iter_next(struct sibyl_trace_iter *it, struct sibyl_trace_call *out);
 void sibyl_trace_iter_free(struct sibyl_trace_iter *it);
 
@@ -206,16 +216,57 @@ struct sibyl_events_info {
 int sibyl_events_parse(const void *buf, size_t len, struct sibyl_events_info *info,
 		       char *err, size_t errlen);
 
+/* ---- Selecting calls (report's filters, docs/report.md) --------------- */
+
+struct sibyl_call_filter {
+	/* FUNC[@LIB] fnmatch globs: a call is kept when its function matches
+	 * one of `keep` (or keep is empty) and none of `hide`. */
+	const char *const *keep;
+	size_t nkeep;
+	const char *const *hide;
+	size_t nhide;
+	const uint32_t *pids, *tids;	/* empty: any */
+	size_t npids, ntids;
+	uint64_t from_ns, to_ns;	/* the call lies within [from, to]; to 0: no end */
+	uint64_t min_ns;		/* duration at least this */
+};
+
+/* "START~END" (either may be empty): a time with a unit (ns, us, ms, s,
+ * 1.5ms) is elapsed since the trace's start, a bare number is a
+ * CLOCK_MONOTONIC time in ns as exports print them.  0, or -1 with a message. */
+int sibyl_time_range_parse(const struct sibyl_trace *t, const char *text, uint64_t *from_ns,
+			   uint64_t *to_ns, char *err, size_t errlen);
+/* A duration with a unit ("10us"; a bare number is ns).  0 or -1. */
+int sibyl_duration_parse(const char *text, uint64_t *ns, char *err, size_t errlen);
+/* A bad glob ("a@" with no library) or an empty one: -1 with a message. */
+int sibyl_call_filter_check(const struct sibyl_call_filter *f, char *err, size_t errlen);
+/* Whether the function passes keep/hide. */
+bool sibyl_call_filter_function(const struct sibyl_call_filter *f,
+				const struct sibyl_trace_function *fn);
+/* Everything but the function (processes, threads, times). */
+bool sibyl_call_filter_call(const struct sibyl_call_filter *f, const struct sibyl_trace *t,
+			    const struct sibyl_trace_call *c);
+bool sibyl_call_filter_match(const struct sibyl_call_filter *f, const struct sibyl_trace *t,
+			     const struct sibyl_trace_call *c);
+
 /* ---- Summaries (what `sibyl report` prints) ---------------------------- */
 
 struct sibyl_func_stats {
 	const struct sibyl_trace_function *function;
 	uint64_t calls;
 	uint64_t total_ns, min_ns, max_ns;
+	uint64_t self_ns;		/* total less the wrapped calls made inside */
 	double mean_ns;
+	double median_ns, p90_ns, p99_ns;	/* of the call durations */
+	double stddev_ns;		/* sample standard deviation (0 for one call) */
 	double share_pct;		/* total_ns / wall_ns * 100 (eq. 2's P) */
 	uint64_t in_bytes, out_bytes;
 	double work;
+	double bytes_per_s, work_per_s;	/* (in + out) and work over total time; NAN if 0 ns */
+	/* Counters (the counters generator): the calls that measured counter
+	 * i and the sum over them; counter_calls[i] == 0: not measured. */
+	uint64_t counter_calls[SIBYL_CNT_MAX];
+	uint64_t counters[SIBYL_CNT_MAX];
 };
 
 struct sibyl_thread_stats {
@@ -241,19 +292,70 @@ struct sibyl_trace_summary {
 	double toplevel_share_pct;	/* toplevel_ns / wall_ns * 100 */
 	struct sibyl_func_stats *functions;	/* only functions that were called */
 	size_t nfunctions;
+	size_t nfunctions_all;		/* before --top cut the list */
 	struct sibyl_thread_stats *threads;
 	size_t nthreads;
 	struct sibyl_process_stats *processes;
 	size_t nprocesses;
 	uint64_t lost_threads, lost_calls;	/* over all processes */
+	bool filtered;			/* a filter selected the calls */
+	uint16_t counters_seen;		/* bit i: some call measured counter i */
+	uint64_t counter_records;	/* calls with any counter */
 };
 
-enum sibyl_sort_key { SIBYL_SORT_TOTAL, SIBYL_SORT_CALLS, SIBYL_SORT_MEAN, SIBYL_SORT_NAME };
+/* The columns of the function table, and the keys it sorts by. */
+enum sibyl_sort_key {
+	SIBYL_SORT_TOTAL, SIBYL_SORT_CALLS, SIBYL_SORT_MEAN, SIBYL_SORT_NAME,
+	SIBYL_SORT_SELF, SIBYL_SORT_MEDIAN, SIBYL_SORT_P90, SIBYL_SORT_P99,
+	SIBYL_SORT_STDDEV, SIBYL_SORT_MIN, SIBYL_SORT_MAX, SIBYL_SORT_SHARE,
+	SIBYL_SORT_IN, SIBYL_SORT_OUT, SIBYL_SORT_WORK, SIBYL_SORT_BYTES_RATE,
+	SIBYL_SORT_WORK_RATE, SIBYL_SORT_LIBRARY,
+	SIBYL_SORT_COUNTER,		/* + enum sibyl_counter: a counter's mean per call */
+	SIBYL_SORT_KEYS = SIBYL_SORT_COUNTER + SIBYL_CNT_MAX
+};
+
+/* "p99" -> SIBYL_SORT_P99; -1 if unknown.  sibyl_sort_key_name() back. */
+int sibyl_sort_key_parse(const char *name);
+const char *sibyl_sort_key_name(int key);
+/* The counter's column name ("cycles"). */
+const char *sibyl_counter_name(int counter);
+
+struct sibyl_summary_opts {
+	const struct sibyl_call_filter *filter;	/* NULL: every call */
+	int sort[4];			/* keys, the first deciding first; -1 ends */
+	size_t top;			/* 0: every function */
+};
 
 /* Aggregate every call; functions sorted by `key` (largest first). */
 struct sibyl_trace_summary *sibyl_trace_summarize(const struct sibyl_trace *t,
 						  enum sibyl_sort_key key);
+/* The same with filters, several sort keys and a top-N cut. */
+struct sibyl_trace_summary *sibyl_trace_summarize_opts(const struct sibyl_trace *t,
+						       const struct sibyl_summary_opts *o);
 void sibyl_trace_summary_free(struct sibyl_trace_summary *s);
+
+/* `sibyl report`'s selection options as typed (NULL/0: not given). */
+struct sibyl_report_query {
+	const char *const *keep, *const *hide;	/* -F, -N globs */
+	size_t nkeep, nhide;
+	const char *const *pids, *const *tids;	/* decimal ids */
+	size_t npids, ntids;
+	const char *time_range, *min_duration, *sort;
+	long top;
+};
+
+/* The query made a filter and summary options (owned). */
+struct sibyl_report_selection {
+	struct sibyl_call_filter filter;
+	uint32_t *pids, *tids;
+	struct sibyl_summary_opts opts;	/* opts.filter NULL when nothing filters */
+};
+
+/* t NULL checks the syntax only (a time range is then resolved against
+ * time 0).  0, or -1 with a message. */
+int sibyl_report_selection_init(struct sibyl_report_selection *sel, const struct sibyl_trace *t,
+				const struct sibyl_report_query *q, char *err, size_t errlen);
+void sibyl_report_selection_free(struct sibyl_report_selection *sel);
 
 /* Output of `sibyl report` (docs/report.md). */
 enum sibyl_report_sections {
@@ -261,11 +363,31 @@ enum sibyl_report_sections {
 	SIBYL_REPORT_THREADS = 2,
 	SIBYL_REPORT_PROCESSES = 4,
 };
+/* The function table's columns: sort keys (name and library excepted),
+ * NULL for the default set (with the counters some call measured). */
+struct sibyl_report_columns {
+	int key[SIBYL_SORT_KEYS];
+	size_t n;
+};
+/* A comma list of key names, or "all".  0, or -1 with a message. */
+int sibyl_report_columns_parse(const char *list, struct sibyl_report_columns *c, char *err,
+			       size_t errlen);
 void sibyl_report_print_text(FILE *out, const struct sibyl_trace *t,
-			     const struct sibyl_trace_summary *s, unsigned sections);
+			     const struct sibyl_trace_summary *s, unsigned sections,
+			     const struct sibyl_report_columns *columns);
 /* One JSON object; returns 0 or -1. */
 int sibyl_report_print_json(FILE *out, const struct sibyl_trace *t,
 			    const struct sibyl_trace_summary *s);
+
+/* `report --diff A B`: per function (by library and name) the calls and
+ * total time in each and B's time over A's, largest change first. */
+void sibyl_report_diff_print_text(FILE *out, const struct sibyl_trace_summary *a,
+				  const struct sibyl_trace_summary *b, const char *name_a,
+				  const char *name_b);
+/* {"a": {calls, wall_ns}, "b": {...}, "functions": [{name, library,
+ * calls_a, calls_b, total_ns_a, total_ns_b, ratio}]}; 0 or -1. */
+int sibyl_report_diff_print_json(FILE *out, const struct sibyl_trace_summary *a,
+				 const struct sibyl_trace_summary *b);
 
 /* ---- report --worksize-check (docs/worksize.md) ----------------------- */
 

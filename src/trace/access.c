@@ -57,6 +57,11 @@ struct sibyl_trace_iter {
 	bool started;
 	struct events_cursor cur;
 	struct sibyl_events_info info;
+	uint64_t next_id;		/* ids given so far */
+	struct calltree tree;		/* self times of the current thread */
+	bool parents;			/* sibyl_trace_iter_parents() */
+	uint64_t *parent_of;		/* of the current thread's calls, by id - base */
+	uint64_t base;			/* id of its first call */
 };
 
 struct sibyl_trace_iter *sibyl_trace_iter_new(const struct sibyl_trace *t)
@@ -65,6 +70,11 @@ struct sibyl_trace_iter *sibyl_trace_iter_new(const struct sibyl_trace *t)
 
 	it->t = t;
 	return it;
+}
+
+void sibyl_trace_iter_parents(struct sibyl_trace_iter *it)
+{
+	it->parents = true;
 }
 
 static void fill_worksize(const struct events_attached *att, struct sibyl_trace_call *out)
@@ -111,6 +121,28 @@ static void fill_call(const struct sibyl_trace_iter *it, const struct sibyl_call
 	fill_worksize(att, out);
 }
 
+/* Parents of the thread about to be read: one pass over its records
+ * (a parent is written after the calls it made). */
+static void find_parents(struct sibyl_trace_iter *it, const struct trace_thread_file *th)
+{
+	struct events_cursor cur = th->records;
+	struct sibyl_events_info info = { 0 };
+	struct sibyl_call_record call;
+	struct events_attached att;
+	struct sibyl_trace_call c;
+	uint64_t id = it->base;
+
+	free(it->parent_of);
+	it->parent_of = sibyl_xcalloc(th->info.calls ? th->info.calls : 1, sizeof(uint64_t));
+	calltree_reset(&it->tree);
+	while (events_next(&cur, &call, &att, &info) && id - it->base < th->info.calls) {
+		fill_call(it, &call, &att, &c);
+		calltree_feed(&it->tree, &c, id, it->parent_of, it->base);
+		id++;
+	}
+	calltree_reset(&it->tree);
+}
+
 int sibyl_trace_iter_next(struct sibyl_trace_iter *it, struct sibyl_trace_call *out)
 {
 	struct sibyl_call_record call;
@@ -119,11 +151,20 @@ int sibyl_trace_iter_next(struct sibyl_trace_iter *it, struct sibyl_trace_call *
 	while (it->thread < it->t->nthreads) {
 		const struct trace_thread_file *th = &it->t->threads[it->thread];
 
-		if (!it->started)
+		if (!it->started) {
 			it->cur = th->records;
+			it->base = it->next_id + 1;
+			calltree_reset(&it->tree);
+			if (it->parents)
+				find_parents(it, th);
+		}
 		it->started = true;
 		if (events_next(&it->cur, &call, &att, &it->info)) {
 			fill_call(it, &call, &att, out);
+			out->id = ++it->next_id;
+			out->self_ns = calltree_feed(&it->tree, out, out->id, NULL, 0);
+			if (it->parents && out->id - it->base < th->info.calls)
+				out->parent = it->parent_of[out->id - it->base];
 			return 1;
 		}
 		it->thread++;
@@ -134,5 +175,9 @@ int sibyl_trace_iter_next(struct sibyl_trace_iter *it, struct sibyl_trace_call *
 
 void sibyl_trace_iter_free(struct sibyl_trace_iter *it)
 {
+	if (!it)
+		return;
+	calltree_free(&it->tree);
+	free(it->parent_of);
 	free(it);
 }

@@ -35,7 +35,8 @@ static void put_header(FILE *out)
 	for (int i = 0; i < SIBYL_CNT_MAX; i++)
 		fprintf(out, ",%s", counter_columns[i]);
 	fputs(",size_method,inout_bytes,fast_in_bytes,fast_out_bytes,full_in_bytes,full_out_bytes,"
-	      "full_inout_bytes\n", out);
+	      "full_inout_bytes", out);
+	fputs(",call_id,parent_id,self_ns\n", out);
 }
 
 /* Empty fields when unmeasured, as for counters. */
@@ -79,13 +80,19 @@ static void put_row(FILE *out, const struct sibyl_trace *t, const struct sibyl_t
 			fprintf(out, "%llu", (unsigned long long)c->counters[i]);
 	}
 	put_sizes(out, c);
-	fputc('\n', out);
+	/* No enclosing call: an empty parent_id, as for a counter. */
+	fprintf(out, ",%llu,", (unsigned long long)c->id);
+	if (c->parent)
+		fprintf(out, "%llu", (unsigned long long)c->parent);
+	fprintf(out, ",%llu\n", (unsigned long long)c->self_ns);
 }
 
 int sibyl_export_csv(const struct sibyl_trace *t, FILE *out, char *err, size_t errlen)
 {
 	struct sibyl_trace_iter *it = sibyl_trace_iter_new(t);
 	struct sibyl_trace_call c;
+
+	sibyl_trace_iter_parents(it);
 	struct sibyl_progress line;
 	uint64_t done = 0, total = sibyl_trace_call_count(t);
 

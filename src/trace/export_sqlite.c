@@ -29,14 +29,16 @@ static const char schema[] =
 	" task_clock_ns INTEGER, page_faults INTEGER, context_switches INTEGER,"
 	" cpu_migrations INTEGER, cycles INTEGER, instructions INTEGER,"
 	" size_method TEXT, inout_bytes INTEGER, fast_in_bytes INTEGER, fast_out_bytes INTEGER,"
-	" full_in_bytes INTEGER, full_out_bytes INTEGER, full_inout_bytes INTEGER);\n";
+	" full_in_bytes INTEGER, full_out_bytes INTEGER, full_inout_bytes INTEGER,"
+	" parent_id INTEGER REFERENCES calls(id), self_ns INTEGER);\n";
 
 static const char indexes[] =
 	"CREATE INDEX calls_function ON calls(function_id);\n"
 	"CREATE INDEX calls_thread_start ON calls(thread_id, start_ns);\n"
+	"CREATE INDEX calls_parent ON calls(parent_id);\n"
 	"CREATE INDEX threads_process ON threads(process_id);\n"
 	"CREATE VIEW function_summary AS SELECT f.id AS function_id, f.library, f.name,"
-	" count(c.id) AS calls, sum(c.duration_ns) AS total_ns,"
+	" count(c.id) AS calls, sum(c.duration_ns) AS total_ns, sum(c.self_ns) AS self_ns,"
 	" avg(c.duration_ns) AS mean_ns, min(c.duration_ns) AS min_ns,"
 	" max(c.duration_ns) AS max_ns, sum(c.in_bytes) AS in_bytes,"
 	" sum(c.out_bytes) AS out_bytes, sum(c.work) AS work"
@@ -107,7 +109,7 @@ static int put_meta(struct db *db, const struct sibyl_trace *t)
 	snprintf(n[4], 40, "%u", m->root_pid);
 	snprintf(n[5], 40, "%.9g", m->clock.tsc_per_ns);
 	snprintf(n[6], 40, "%d", m->exit_code);
-	r |= put_meta_kv(db, st, "schema_version", "1");
+	r |= put_meta_kv(db, st, "schema_version", "2");
 	r |= put_meta_kv(db, st, "trace_version", n[0]);
 	r |= put_meta_kv(db, st, "command", m->command);
 	r |= put_meta_kv(db, st, "cwd", m->cwd);
@@ -214,30 +216,34 @@ static void put_sizes(sqlite3_stmt *st, int at, const struct sibyl_trace_call *c
 
 static int put_call(struct db *db, sqlite3_stmt *st, const struct sibyl_trace_call *c)
 {
-	int64_t v[] = { (int64_t)c->thread, c->function->id, c->depth, i64(c->start_ns),
-			i64(c->end_ns), i64(c->duration_ns), i64(c->in_bytes),
-			i64(c->out_bytes) };
+	int64_t v[] = { i64(c->id), (int64_t)c->thread, c->function->id, c->depth,
+			i64(c->start_ns), i64(c->end_ns), i64(c->duration_ns),
+			i64(c->in_bytes), i64(c->out_bytes) };
 
-	for (int k = 0; k < 8; k++)
+	for (int k = 0; k < 9; k++)
 		sqlite3_bind_int64(st, k + 1, v[k]);
-	sqlite3_bind_double(st, 9, c->work);
-	/* Unbound parameters are NULL: a counter that was not measured. */
+	sqlite3_bind_double(st, 10, c->work);
+	/* Unbound parameters are NULL: a counter that was not measured, a
+	 * call enclosed by no recorded call. */
 	for (int k = 0; k < SIBYL_CNT_MAX; k++)
 		if (c->counter_mask & (1u << k))
-			sqlite3_bind_int64(st, 10 + k, i64(c->counters[k]));
-	put_sizes(st, 10 + SIBYL_CNT_MAX, c);
+			sqlite3_bind_int64(st, 11 + k, i64(c->counters[k]));
+	put_sizes(st, 11 + SIBYL_CNT_MAX, c);
+	if (c->parent)
+		sqlite3_bind_int64(st, 18 + SIBYL_CNT_MAX, i64(c->parent));
+	sqlite3_bind_int64(st, 19 + SIBYL_CNT_MAX, i64(c->self_ns));
 	return step(db, st);
 }
 
 static int put_calls(struct db *db, const struct sibyl_trace *t)
 {
-	sqlite3_stmt *st = prepare(db, "INSERT INTO calls(thread_id, function_id, depth,"
+	sqlite3_stmt *st = prepare(db, "INSERT INTO calls(id, thread_id, function_id, depth,"
 				   " start_ns, end_ns, duration_ns, in_bytes, out_bytes, work,"
 				   " task_clock_ns, page_faults, context_switches,"
 				   " cpu_migrations, cycles, instructions, size_method, inout_bytes,"
 				   " fast_in_bytes, fast_out_bytes, full_in_bytes, full_out_bytes,"
-				   " full_inout_bytes)"
-				   " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+				   " full_inout_bytes, parent_id, self_ns)"
+				   " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
 	struct sibyl_trace_iter *it;
 	struct sibyl_trace_call c;
 	struct sibyl_progress line;
@@ -247,6 +253,7 @@ static int put_calls(struct db *db, const struct sibyl_trace *t)
 	if (!st)
 		return -1;
 	it = sibyl_trace_iter_new(t);
+	sibyl_trace_iter_parents(it);
 	sibyl_progress_start(&line, stderr, "export", "calls");
 	while (!r && sibyl_trace_iter_next(it, &c)) {
 		r = put_call(db, st, &c);

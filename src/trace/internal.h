@@ -35,7 +35,44 @@ struct events_attached {
 int events_next(struct events_cursor *cur, struct sibyl_call_record *call,
 		struct events_attached *att, struct sibyl_events_info *info);
 
+/* ---- calltree.c ---- */
+struct calltree_pending {
+	uint64_t id, start_ns, end_ns, duration_ns;
+	uint16_t depth;
+};
+
+struct calltree {
+	struct calltree_pending *v;
+	size_t n, cap;
+};
+
+/* Feed one thread's calls in file order.  Returns c's self time; when
+ * parent_of is not NULL, parent_of[child id - parent_base] = id for each
+ * waiting call that c encloses. */
+uint64_t calltree_feed(struct calltree *ct, const struct sibyl_trace_call *c, uint64_t id,
+		       uint64_t *parent_of, uint64_t parent_base);
+void calltree_reset(struct calltree *ct);
+void calltree_free(struct calltree *ct);
+
+/* ---- stat_keys.c ---- */
+enum trace_key_kind { KEY_COUNT, KEY_TIME, KEY_PCT, KEY_BYTES, KEY_NUMBER, KEY_BYTE_RATE,
+		      KEY_RATE, KEY_TEXT };
+
+struct trace_key {
+	const char *name;		/* for --sort and --columns */
+	const char *header;		/* in the text table */
+	enum trace_key_kind kind;
+};
+
+/* NULL for an unknown key. */
+const struct trace_key *trace_key(int key);
+/* A function's figure for a key (not name or library); *present false
+ * when it has none (a rate over no time, a counter never measured). */
+double trace_key_value(const struct sibyl_func_stats *f, int key, bool *present);
+
 /* ---- report.c ---- */
+/* "12.345 ms": three decimals in the largest unit that keeps >= 1. */
+const char *trace_human_ns(char *buf, size_t len, double ns);
 /* A JSON string of any bytes (invalid UTF-8 becomes '?'). */
 struct json_t *trace_jstr(const char *s);
 

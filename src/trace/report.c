@@ -5,14 +5,16 @@
  */
 #include "trace/internal.h"
 #include "core/alloc.h"
+#include "core/log.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* "12.345 ms": three decimals in the largest unit that keeps >= 1. */
-static const char *human_ns(char *buf, size_t len, double ns)
+const char *trace_human_ns(char *buf, size_t len, double ns)
 {
 	static const char *unit[] = { "ns", "us", "ms", "s" };
 	int u = 0;
@@ -63,6 +65,33 @@ static void print_incomplete(FILE *out, const struct sibyl_trace_meta *m,
 			"record (it said why when it ran)\n");
 }
 
+/* What the filters kept, and which counters the figures include. */
+static void print_selection(FILE *out, const struct sibyl_trace *t,
+			    const struct sibyl_trace_summary *s)
+{
+	if (s->filtered)
+		fprintf(out, "# filter:  %llu of %llu calls selected\n",
+			(unsigned long long)s->calls,
+			(unsigned long long)sibyl_trace_call_count(t));
+	if (s->nfunctions < s->nfunctions_all)
+		fprintf(out, "# top:     %zu of %zu functions shown\n", s->nfunctions,
+			s->nfunctions_all);
+	if (!s->counter_records)
+		return;
+	fprintf(out, "# counters: mean per call over %llu calls; measured:",
+		(unsigned long long)s->counter_records);
+	for (int i = 0; i < SIBYL_CNT_MAX; i++)
+		if (s->counters_seen & (1u << i))
+			fprintf(out, " %s", sibyl_counter_name(i));
+	if (s->counters_seen != (1u << SIBYL_CNT_MAX) - 1) {
+		fputs("; not measured:", out);
+		for (int i = 0; i < SIBYL_CNT_MAX; i++)
+			if (!(s->counters_seen & (1u << i)))
+				fprintf(out, " %s", sibyl_counter_name(i));
+	}
+	fputc('\n', out);
+}
+
 static void print_header(FILE *out, const struct sibyl_trace *t,
 			 const struct sibyl_trace_summary *s)
 {
@@ -75,10 +104,10 @@ static void print_header(FILE *out, const struct sibyl_trace *t,
 		fprintf(out, "# exit:    status %d\n", m->exit_code);
 	else if (m->exit_kind == SIBYL_EXIT_SIGNAL)
 		fprintf(out, "# exit:    signal %d\n", m->exit_code);
-	fprintf(out, "# wall:    %s (from %s)\n", human_ns(wall, sizeof(wall), (double)s->wall_ns),
+	fprintf(out, "# wall:    %s (from %s)\n", trace_human_ns(wall, sizeof(wall), (double)s->wall_ns),
 		wall_src[m->wall_source]);
 	fprintf(out, "# calls:   %llu, top-level busy %s = %.2f%% of wall\n",
-		(unsigned long long)s->calls, human_ns(busy, sizeof(busy), (double)s->toplevel_ns),
+		(unsigned long long)s->calls, trace_human_ns(busy, sizeof(busy), (double)s->toplevel_ns),
 		s->toplevel_share_pct);
 	uint64_t dropped = 0, torn = 0;
 
@@ -91,25 +120,109 @@ static void print_header(FILE *out, const struct sibyl_trace *t,
 		fprintf(out, "# warning: %llu records dropped by the runtime, %llu torn by a crash\n",
 			(unsigned long long)dropped, (unsigned long long)torn);
 	print_incomplete(out, m, s);
+	print_selection(out, t, s);
 }
 
-static void print_functions(FILE *out, const struct sibyl_trace_summary *s)
+static const int default_columns[] = {
+	SIBYL_SORT_CALLS, SIBYL_SORT_TOTAL, SIBYL_SORT_SELF, SIBYL_SORT_MEAN,
+	SIBYL_SORT_MEDIAN, SIBYL_SORT_P99, SIBYL_SORT_MAX, SIBYL_SORT_SHARE, SIBYL_SORT_IN,
+	SIBYL_SORT_OUT, SIBYL_SORT_WORK,
+};
+
+int sibyl_report_columns_parse(const char *list, struct sibyl_report_columns *c, char *err,
+			       size_t errlen)
 {
-	fprintf(out, "\n%10s %11s %11s %11s %11s %7s %10s %10s %10s  %s\n", "Calls", "Total",
-		"Mean", "Min", "Max", "Share%", "In", "Out", "Work", "Function [library]");
-	fprintf(out, "%.*s\n", 120,
-		"==========================================================================="
-		"===============================================================");
+	char name[64];
+
+	c->n = 0;
+	if (!strcmp(list, "all")) {
+		for (int k = 0; k < SIBYL_SORT_KEYS; k++)
+			if (trace_key(k)->kind != KEY_TEXT)
+				c->key[c->n++] = k;
+		return 0;
+	}
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, ",");
+		int k;
+
+		snprintf(name, sizeof(name), "%.*s", (int)(n < 63 ? n : 63), p);
+		k = n < 63 ? sibyl_sort_key_parse(name) : -1;
+		if (k < 0 || trace_key(k)->kind == KEY_TEXT || c->n == SIBYL_SORT_KEYS)
+			return sibyl_seterr(err, errlen, "'%s' is not a column (see --help: "
+					    "calls, total, self, ..., or all)", name);
+		c->key[c->n++] = k;
+		p += n + (p[n] == ',');
+	}
+	return c->n ? 0 : sibyl_seterr(err, errlen, "no columns given");
+}
+
+/* The default columns, then the counters some call measured. */
+static void default_layout(const struct sibyl_trace_summary *s, struct sibyl_report_columns *c)
+{
+	c->n = 0;
+	for (size_t i = 0; i < sizeof(default_columns) / sizeof(default_columns[0]); i++)
+		c->key[c->n++] = default_columns[i];
+	for (int i = 0; i < SIBYL_CNT_MAX; i++)
+		if (s->counters_seen & (1u << i))
+			c->key[c->n++] = SIBYL_SORT_COUNTER + i;
+}
+
+static int key_width(const struct trace_key *k)
+{
+	static const int width[] = { [KEY_COUNT] = 10, [KEY_TIME] = 11, [KEY_PCT] = 7,
+				     [KEY_BYTES] = 10, [KEY_NUMBER] = 10, [KEY_BYTE_RATE] = 12,
+				     [KEY_RATE] = 10, [KEY_TEXT] = 0 };
+
+	return width[k->kind];
+}
+
+static const char *cell(char *buf, size_t len, const struct sibyl_func_stats *f, int key)
+{
+	bool present;
+	double v = trace_key_value(f, key, &present);
+
+	if (!present)
+		return "n/a";
+	switch (trace_key(key)->kind) {
+	case KEY_COUNT: snprintf(buf, len, "%.0f", v); return buf;
+	case KEY_TIME: return trace_human_ns(buf, len, v);
+	case KEY_PCT: snprintf(buf, len, "%.2f", v); return buf;
+	case KEY_BYTES: return human_bytes(buf, len, (uint64_t)v);
+	case KEY_BYTE_RATE:
+		human_bytes(buf, len - 2, (uint64_t)(v + 0.5));
+		strcat(buf, "/s");
+		return buf;
+	default: snprintf(buf, len, "%.4g", v); return buf;
+	}
+}
+
+static void print_functions(FILE *out, const struct sibyl_trace_summary *s,
+			    const struct sibyl_report_columns *cols)
+{
+	struct sibyl_report_columns def;
+	int line = 0;
+	char buf[48];
+
+	if (!cols)
+		default_layout(s, &def);
+	cols = cols ? cols : &def;
+	fputc('\n', out);
+	for (size_t i = 0; i < cols->n; i++) {
+		const struct trace_key *k = trace_key(cols->key[i]);
+
+		line += fprintf(out, "%s%*s", i ? " " : "", key_width(k), k->header);
+	}
+	line += fprintf(out, "  %s\n", "Function [library]") - 1;
+	for (int i = 0; i < line; i++)
+		fputc('=', out);
+	fputc('\n', out);
 	for (size_t i = 0; i < s->nfunctions; i++) {
 		const struct sibyl_func_stats *f = &s->functions[i];
-		char tot[32], mean[32], min[32], max[32], in[32], outb[32];
 
-		fprintf(out, "%10llu %11s %11s %11s %11s %7.2f %10s %10s %10.4g  %s [%s]\n",
-			(unsigned long long)f->calls, human_ns(tot, 32, (double)f->total_ns),
-			human_ns(mean, 32, f->mean_ns), human_ns(min, 32, (double)f->min_ns),
-			human_ns(max, 32, (double)f->max_ns), f->share_pct,
-			human_bytes(in, 32, f->in_bytes), human_bytes(outb, 32, f->out_bytes),
-			f->work, f->function->name, f->function->library);
+		for (size_t j = 0; j < cols->n; j++)
+			fprintf(out, "%s%*s", j ? " " : "", key_width(trace_key(cols->key[j])),
+				cell(buf, sizeof(buf), f, cols->key[j]));
+		fprintf(out, "  %s [%s]\n", f->function->name, f->function->library);
 	}
 }
 
@@ -125,7 +238,7 @@ static void print_threads(FILE *out, const struct sibyl_trace_summary *s)
 
 		fprintf(out, "%8u %4u %8u %10llu %11s %7.2f %9llu %6llu %8llu\n", th->thread->pid,
 			th->thread->gen, th->thread->tid, (unsigned long long)th->calls,
-			human_ns(busy, 32, (double)th->toplevel_ns), th->share_pct,
+			trace_human_ns(busy, 32, (double)th->toplevel_ns), th->share_pct,
 			(unsigned long long)th->thread->dropped,
 			(unsigned long long)th->thread->torn,
 			(unsigned long long)th->thread->skipped);
@@ -145,18 +258,19 @@ static void print_processes(FILE *out, const struct sibyl_trace_summary *s)
 
 		fprintf(out, "%8u %8u %4u %7zu %10llu %11s %11s %7.2f  %s%s\n", p->process->pid,
 			p->process->ppid, p->process->gen, p->threads,
-			(unsigned long long)p->calls, human_ns(busy, 32, (double)p->toplevel_ns),
-			human_ns(life, 32, (double)p->lifetime_ns), p->share_pct, p->process->exe,
+			(unsigned long long)p->calls, trace_human_ns(busy, 32, (double)p->toplevel_ns),
+			trace_human_ns(life, 32, (double)p->lifetime_ns), p->share_pct, p->process->exe,
 			p->process->exited ? "" : " (did not exit)");
 	}
 }
 
 void sibyl_report_print_text(FILE *out, const struct sibyl_trace *t,
-			     const struct sibyl_trace_summary *s, unsigned sections)
+			     const struct sibyl_trace_summary *s, unsigned sections,
+			     const struct sibyl_report_columns *columns)
 {
 	print_header(out, t, s);
 	if (sections & SIBYL_REPORT_FUNCTIONS)
-		print_functions(out, s);
+		print_functions(out, s, columns);
 	if (sections & SIBYL_REPORT_THREADS)
 		print_threads(out, s);
 	if (sections & SIBYL_REPORT_PROCESSES)
@@ -185,6 +299,34 @@ json_t *trace_jstr(const char *s)
 	return v;
 }
 
+static json_t *real_or_null(double v)
+{
+	return isnan(v) ? json_null() : json_real(v);
+}
+
+/* The figures added after the first release of the format: self time,
+ * spread, rates and counters (null: not measured). */
+static void json_spread(json_t *o, const struct sibyl_func_stats *f)
+{
+	json_t *cnt = json_object();
+
+	json_object_set_new(o, "self_ns", u64(f->self_ns));
+	json_object_set_new(o, "median_ns", json_real(f->median_ns));
+	json_object_set_new(o, "p90_ns", json_real(f->p90_ns));
+	json_object_set_new(o, "p99_ns", json_real(f->p99_ns));
+	json_object_set_new(o, "stddev_ns", json_real(f->stddev_ns));
+	json_object_set_new(o, "bytes_per_s", real_or_null(f->bytes_per_s));
+	json_object_set_new(o, "work_per_s", real_or_null(f->work_per_s));
+	for (int i = 0; i < SIBYL_CNT_MAX; i++)
+		json_object_set_new(cnt, sibyl_counter_name(i),
+				    f->counter_calls[i]
+					    ? json_pack("{s:o, s:o}", "calls",
+							u64(f->counter_calls[i]), "total",
+							u64(f->counters[i]))
+					    : json_null());
+	json_object_set_new(o, "counters", cnt);
+}
+
 static json_t *json_functions(const struct sibyl_trace_summary *s)
 {
 	json_t *a = json_array();
@@ -200,6 +342,7 @@ static json_t *json_functions(const struct sibyl_trace_summary *s)
 			"min_ns", u64(f->min_ns), "max_ns", u64(f->max_ns),
 			"share_pct", f->share_pct, "in_bytes", u64(f->in_bytes),
 			"out_bytes", u64(f->out_bytes), "work", f->work));
+		json_spread(json_array_get(a, json_array_size(a) - 1), f);
 	}
 	return a;
 }
@@ -271,6 +414,8 @@ int sibyl_report_print_json(FILE *out, const struct sibyl_trace *t,
 			 "processes", json_processes(s));
 	if (!root)
 		return -1;
+	json_object_set_new(root, "filtered", json_boolean(s->filtered));
+	json_object_set_new(root, "functions_total", json_integer((json_int_t)s->nfunctions_all));
 	ret = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	fputc('\n', out);
 	json_decref(root);

@@ -24,9 +24,9 @@ import io
 import re
 import sys
 
-TABLE_MASK = {'Total', 'Mean', 'Min', 'Max', 'Share%', 'Busy', 'Lifetime',
-              'PID', 'PPID', 'TID'}
-CSV_MASK = {'pid', 'tid', 'start_ns', 'end_ns', 'duration_ns'}
+TABLE_MASK = {'Total', 'Self', 'Mean', 'Median', 'P90', 'P99', 'Stddev', 'Min',
+              'Max', 'Share%', 'Busy', 'Lifetime', 'PID', 'PPID', 'TID'}
+CSV_MASK = {'pid', 'tid', 'start_ns', 'end_ns', 'duration_ns', 'self_ns'}
 DURATION = re.compile(r'\b\d+(?:\.\d+)? (?:ns|us|ms|s)\b')
 PERCENT = re.compile(r'\b\d+(?:\.\d+)?%')
 # A heading: words joined by single spaces ("Function [library]").

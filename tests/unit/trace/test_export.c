@@ -55,9 +55,10 @@ static void csv_has_header_and_rows(void **state)
 		"pid,gen,tid,function_id,library,function,depth,start_ns,end_ns,duration_ns,"
 		"in_bytes,out_bytes,work,task_clock_ns,page_faults,context_switches,"
 		"cpu_migrations,cycles,instructions,size_method,inout_bytes,fast_in_bytes,"
-		"fast_out_bytes,full_in_bytes,full_out_bytes,full_inout_bytes\n"
-		"3,0,4,0000000a,\"lib,1.so\",A,0,1000,2000,1000,5,6,0.5,,,,,,,full,2,,,5,6,2\n"
-		"3,0,4,0000000b,\"lib\"\"2\",B,0,3000,4000,1000,7,8,9,900,,,,,,,,,,,,\n");
+		"fast_out_bytes,full_in_bytes,full_out_bytes,full_inout_bytes,call_id,parent_id,"
+		"self_ns\n"
+		"3,0,4,0000000a,\"lib,1.so\",A,0,1000,2000,1000,5,6,0.5,,,,,,,full,2,,,5,6,2,1,,1000\n"
+		"3,0,4,0000000b,\"lib\"\"2\",B,0,3000,4000,1000,7,8,9,900,,,,,,,,,,,,,2,,1000\n");
 	free(buf);
 	sibyl_trace_close(t);
 	tw_cleanup(&w);
@@ -103,7 +104,9 @@ static void sqlite_is_queryable(void **state)
 				       " ON p.id = t.process_id WHERE p.pid = 3"), 4);
 	assert_int_equal(query_int(db, "SELECT calls FROM function_summary WHERE name = 'A'"), 1);
 	assert_int_equal(query_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'index'"
-				       " AND tbl_name = 'calls'"), 2);
+				       " AND tbl_name = 'calls'"), 3);
+	assert_int_equal(query_int(db, "SELECT count(*) FROM calls WHERE parent_id IS NULL"), 2);
+	assert_int_equal(query_int(db, "SELECT self_ns FROM calls WHERE id = 2"), 1000);
 	sqlite3_close(db);
 	/* Never writes into an existing database. */
 	assert_int_equal(sibyl_export_sqlite(t, path, err, sizeof(err)), -1);

@@ -174,7 +174,7 @@ static void text_report_lists_everything(void **state)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	sibyl_report_print_text(f, t, s, ~0u);
+	sibyl_report_print_text(f, t, s, ~0u, NULL);
 	fclose(f);
 	assert_non_null(strstr(buf, "A [liba.so]"));
 	assert_non_null(strstr(buf, "5.000 us"));
