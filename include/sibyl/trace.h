@@ -432,6 +432,11 @@ int sibyl_worksize_check_plot(const struct sibyl_ws_check *c, const char *path, 
 
 /* One header row then one row per call.  Returns 0, or -1 with a message. */
 int sibyl_export_csv(const struct sibyl_trace *t, FILE *out, char *err, size_t errlen);
+/* Chrome's Trace Event JSON (Perfetto UI, chrome://tracing): one complete
+ * event per call on its process and thread.  0, or -1 with a message. */
+int sibyl_export_chrome(const struct sibyl_trace *t, FILE *out, char *err, size_t errlen);
+/* Folded stacks ("prog;f;g 1234", self ns) for flamegraph.pl and inferno. */
+int sibyl_export_folded(const struct sibyl_trace *t, FILE *out, char *err, size_t errlen);
 /* Create a new SQLite database at `path` (which must not exist or be empty). */
 int sibyl_export_sqlite(const struct sibyl_trace *t, const char *path, char *err,
 			size_t errlen);

@@ -1,5 +1,6 @@
 /*
- * sibyl export: a trace as CSV (one row per call) or SQLite.  The output
+ * sibyl export: a trace as CSV (one row per call), SQLite, a Chrome trace
+ * or folded stacks.  The output
  * is written to a temporary next to OUT and renamed over it only when
  * complete, so a failure never leaves a half-written or clobbered OUT.
  */
@@ -17,13 +18,28 @@
 #include <unistd.h>
 
 static const struct sibyl_command_help help = {
-	"export", "DIR --format csv|sqlite -o OUT [--force]",
-	"Convert a trace directory to CSV (one row per call) or to an SQLite database "
-	"(tables meta, processes, threads, functions, calls; docs/formats.md).  OUT is "
-	"never overwritten without --force; '-o -' writes CSV to standard output.",
+	"export", "DIR --format csv|sqlite|chrome|folded -o OUT [--force]",
+	"Convert a trace directory to CSV (one row per call, with its parent and self "
+	"time), an SQLite database (tables meta, processes, threads, functions, calls; "
+	"docs/formats.md), a Chrome trace (JSON timeline for Perfetto UI and "
+	"chrome://tracing) or folded stacks (flamegraph.pl, inferno).  OUT is never "
+	"overwritten without --force; '-o -' writes a text format to standard output.",
 };
 
-static int write_csv(const struct sibyl_trace *t, int fd, char *err, size_t errlen)
+typedef int stream_writer(const struct sibyl_trace *, FILE *, char *, size_t);
+
+static const struct {
+	const char *name;
+	stream_writer *write;		/* NULL: SQLite, a file only */
+} formats[] = {
+	{ "csv", sibyl_export_csv },
+	{ "sqlite", NULL },
+	{ "chrome", sibyl_export_chrome },
+	{ "folded", sibyl_export_folded },
+};
+
+static int write_stream(const struct sibyl_trace *t, stream_writer *write, int fd, char *err,
+			size_t errlen)
 {
 	FILE *f = fdopen(fd, "w");
 	int r;
@@ -33,7 +49,7 @@ static int write_csv(const struct sibyl_trace *t, int fd, char *err, size_t errl
 		close(fd);
 		return -1;
 	}
-	r = sibyl_export_csv(t, f, err, errlen);
+	r = write(t, f, err, errlen);
 	if (fclose(f) && !r) {
 		sibyl_seterr(err, errlen, "%s", strerror(errno));
 		r = -1;
@@ -42,7 +58,7 @@ static int write_csv(const struct sibyl_trace *t, int fd, char *err, size_t errl
 }
 
 /* Export into a fresh temporary beside `out`, then rename it into place. */
-static int export_to(const struct sibyl_trace *t, bool sqlite, const char *out)
+static int export_to(const struct sibyl_trace *t, stream_writer *write, const char *out)
 {
 	struct sibyl_output o;
 	char err[1024] = "";
@@ -50,12 +66,12 @@ static int export_to(const struct sibyl_trace *t, bool sqlite, const char *out)
 
 	if (sibyl_output_open(&o, out, 0666) < 0)
 		return sibyl_err_errno("export: %s: cannot create a temporary file", out);
-	if (sqlite) {
+	if (!write) {
 		close(o.fd);
 		o.fd = -1;
 		r = sibyl_export_sqlite(t, o.tmp, err, sizeof(err));
 	} else {
-		r = write_csv(t, o.fd, err, sizeof(err));
+		r = write_stream(t, write, o.fd, err, sizeof(err));
 		o.fd = -1;	/* closed with its stream */
 	}
 	if (r)
@@ -72,8 +88,8 @@ int cmd_export(int argc, char **argv)
 	const char *format = NULL, *out = NULL;
 	bool force = false;
 	struct sibyl_option opts[] = {
-		{ "format", 0, SIBYL_OPT_STRING, &format, "FMT", "csv or sqlite" },
-		{ "output", 'o', SIBYL_OPT_STRING, &out, "OUT", "output file ('-': CSV to stdout)" },
+		{ "format", 0, SIBYL_OPT_STRING, &format, "FMT", "csv, sqlite, chrome or folded" },
+		{ "output", 'o', SIBYL_OPT_STRING, &out, "OUT", "output file ('-': standard output, not for sqlite)" },
 		{ "force", 'f', SIBYL_OPT_FLAG, &force, NULL, "replace an existing OUT" },
 		SIBYL_OPT_END,
 	};
@@ -85,13 +101,18 @@ int cmd_export(int argc, char **argv)
 		return r > 0 ? 0 : 2;
 	if (operands != 1)
 		return sibyl_err("export: expected one trace directory (see --help)"), 2;
-	if (!format || (strcmp(format, "csv") && strcmp(format, "sqlite")))
-		return sibyl_err("export: --format csv or --format sqlite is required"), 2;
+	size_t fi = 0;
+
+	while (format && fi < sizeof(formats) / sizeof(formats[0]) && strcmp(format, formats[fi].name))
+		fi++;
+	if (!format || fi == sizeof(formats) / sizeof(formats[0]))
+		return sibyl_err("export: --format csv, sqlite, chrome or folded is required"), 2;
 	if (!out)
 		return sibyl_err("export: -o OUT is required"), 2;
-	bool sqlite = !strcmp(format, "sqlite"), to_stdout = !strcmp(out, "-");
+	stream_writer *write = formats[fi].write;
+	bool to_stdout = !strcmp(out, "-");
 
-	if (to_stdout && sqlite)
+	if (to_stdout && !write)
 		return sibyl_err("export: sqlite needs a file for -o, not '-'"), 2;
 	const char *inputs[] = { argv[1], NULL };
 
@@ -102,11 +123,11 @@ int cmd_export(int argc, char **argv)
 	if (!t)
 		return sibyl_err("export: %s", err), 1;
 	if (to_stdout) {
-		r = sibyl_export_csv(t, stdout, err, sizeof(err));
+		r = write(t, stdout, err, sizeof(err));
 		if (r)
 			sibyl_err("export: standard output: %s", err);
 	} else {
-		r = export_to(t, sqlite, out);
+		r = export_to(t, write, out);
 	}
 	sibyl_trace_close(t);
 	return r ? 1 : 0;
