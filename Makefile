@@ -3,7 +3,9 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps build demo check bench clean
+PREFIX ?= /usr/local
+
+.PHONY: all deps build demo check bench install clean
 
 all: build
 
@@ -23,6 +25,10 @@ check: build
 	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DSIBYL_SANITIZE=ON >/dev/null
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
 	@cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS) -L unit
+
+# A relocatable tree under PREFIX (docs/install.md).
+install: build
+	@cmake --install $(BUILD) --prefix $(PREFIX)
 
 bench: build
 	@bench/run-all $(BUILD)

@@ -379,16 +379,24 @@ const char *sibyl_run_describe(const struct sibyl_run_status *st, char *buf, siz
 	return buf;
 }
 
+/* The helpers sit beside sibyl in a build tree and in
+ * PREFIX/libexec/sibyl once installed (bin/ keeps only sibyl). */
 char *sibyl_run_helper_path(const char *program, const char *env_var)
 {
 	const char *env = env_var ? getenv(env_var) : NULL;
-	char *dir, *path;
+	char *dir, *path, *libexec;
 
 	if (env && *env)
 		return sibyl_xstrdup(env);
 	if (!(dir = sibyl_self_dir()))
 		return sibyl_xstrdup(program);
 	path = sibyl_path_join(dir, program);
+	if (access(path, X_OK) != 0) {
+		libexec = sibyl_path_join(dir, "../libexec/sibyl");
+		free(path);
+		path = sibyl_path_join(libexec, program);
+		free(libexec);
+	}
 	free(dir);
 	return path;
 }

@@ -101,8 +101,9 @@ void sibyl_run_capture(const struct sibyl_run_spec *spec, int child_fd, size_t m
 const char *sibyl_run_describe(const struct sibyl_run_status *st, char *buf, size_t len);
 
 /* A helper program: $env_var when set, else `program` next to the
- * running executable (both in the build tree's bin/ and where sibyl is
- * installed), else `program` alone (looked up in PATH).  malloc'd. */
+ * running executable (the build tree's bin/), else in ../libexec/sibyl
+ * from it (an installed sibyl, docs/install.md), else `program` alone
+ * (looked up in PATH).  malloc'd. */
 char *sibyl_run_helper_path(const char *program, const char *env_var);
 
 #endif
