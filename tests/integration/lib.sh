@@ -3,6 +3,16 @@
 set -euo pipefail
 
 : "${SIBYL:?run through ctest}"
+# A test that mounts (a tmpfs) sets SIBYL_NEEDS_MOUNT_NS=WHY before
+# sourcing this file: it then runs again as root in a private mount
+# namespace, or is skipped (status 77, the test's SKIP_RETURN_CODE).
+if [ -n "${SIBYL_NEEDS_MOUNT_NS:-}" ] && [ "${SIBYL_IN_MOUNT_NS:-}" != 1 ]; then
+	if [ "$(id -u)" != 0 ] || ! unshare -m true 2>/dev/null; then
+		echo "SKIP: needs root and unshare -m $SIBYL_NEEDS_MOUNT_NS"
+		exit 77
+	fi
+	SIBYL_IN_MOUNT_NS=1 exec unshare -m "$0" "$@"
+fi
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/sibyl-test.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 TARGETS_LIB="$SIBYL_BUILD/lib"
