@@ -380,14 +380,16 @@ int sibyl_report_print_json(FILE *out, const struct sibyl_trace *t,
 			    const struct sibyl_trace_summary *s);
 
 /* `report --diff A B`: per function (by library and name) the calls and
- * total time in each and B's time over A's, largest change first. */
+ * total time in each and B's time over A's, largest change first; the
+ * first `top` functions (0: all).  The summaries should not be cut by
+ * their own top. */
 void sibyl_report_diff_print_text(FILE *out, const struct sibyl_trace_summary *a,
 				  const struct sibyl_trace_summary *b, const char *name_a,
-				  const char *name_b);
+				  const char *name_b, size_t top);
 /* {"a": {calls, wall_ns}, "b": {...}, "functions": [{name, library,
  * calls_a, calls_b, total_ns_a, total_ns_b, ratio}]}; 0 or -1. */
 int sibyl_report_diff_print_json(FILE *out, const struct sibyl_trace_summary *a,
-				 const struct sibyl_trace_summary *b);
+				 const struct sibyl_trace_summary *b, size_t top);
 
 /* ---- report --worksize-check (docs/worksize.md) ----------------------- */
 

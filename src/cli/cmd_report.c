@@ -64,6 +64,8 @@ static struct sibyl_trace_summary *summarize(const char *dir, const struct repor
 		sibyl_trace_close(*t);
 		return NULL;
 	}
+	if (a->diff)
+		sel.opts.top = 0;	/* it cuts the compared list instead */
 	s = sibyl_trace_summarize_opts(*t, &sel.opts);
 	sibyl_report_selection_free(&sel);
 	return s;
@@ -84,9 +86,10 @@ static int report(char **dirs, const struct report_args *a,
 			    (a->processes ? SIBYL_REPORT_PROCESSES : 0);
 
 	if (!r && a->diff && a->json)
-		r = sibyl_report_diff_print_json(stdout, s[0], s[1]);
+		r = sibyl_report_diff_print_json(stdout, s[0], s[1], (size_t)a->q.top);
 	else if (!r && a->diff)
-		sibyl_report_diff_print_text(stdout, s[0], s[1], dirs[0], dirs[1]);
+		sibyl_report_diff_print_text(stdout, s[0], s[1], dirs[0], dirs[1],
+					     (size_t)a->q.top);
 	else if (!r && a->json)
 		r = sibyl_report_print_json(stdout, t[0], s[0]);
 	else if (!r)

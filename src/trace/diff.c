@@ -49,9 +49,10 @@ static bool same(const struct sibyl_trace_function *x, const struct sibyl_trace_
 	return !strcmp(x->name, y->name) && !strcmp(x->library, y->library);
 }
 
-/* Every function called in A or B, once. */
+/* Every function called in A or B, once, largest change first; the
+ * first `top` of them (0: all). */
 static struct diff_row *rows(const struct sibyl_trace_summary *a,
-			     const struct sibyl_trace_summary *b, size_t *n)
+			     const struct sibyl_trace_summary *b, size_t top, size_t *n)
 {
 	struct diff_row *v = sibyl_xcalloc(a->nfunctions + b->nfunctions + 1, sizeof(*v));
 
@@ -68,6 +69,8 @@ static struct diff_row *rows(const struct sibyl_trace_summary *a,
 		v[i].b = &b->functions[j];
 	}
 	qsort(v, *n, sizeof(*v), cmp_row);
+	if (top && top < *n)
+		*n = top;
 	return v;
 }
 
@@ -85,10 +88,10 @@ static const char *ratio_text(char *buf, size_t len, const struct diff_row *r)
 
 void sibyl_report_diff_print_text(FILE *out, const struct sibyl_trace_summary *a,
 				  const struct sibyl_trace_summary *b, const char *name_a,
-				  const char *name_b)
+				  const char *name_b, size_t top)
 {
 	size_t n;
-	struct diff_row *v = rows(a, b, &n);
+	struct diff_row *v = rows(a, b, top, &n);
 	char t1[32], t2[32], q[32];
 
 	fprintf(out, "# A: %s: %llu calls, wall %s\n", name_a, (unsigned long long)a->calls,
@@ -109,10 +112,10 @@ void sibyl_report_diff_print_text(FILE *out, const struct sibyl_trace_summary *a
 }
 
 int sibyl_report_diff_print_json(FILE *out, const struct sibyl_trace_summary *a,
-				 const struct sibyl_trace_summary *b)
+				 const struct sibyl_trace_summary *b, size_t top)
 {
 	size_t n;
-	struct diff_row *v = rows(a, b, &n);
+	struct diff_row *v = rows(a, b, top, &n);
 	json_t *fns = json_array(), *root;
 	int r;
 

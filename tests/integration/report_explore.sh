@@ -68,6 +68,8 @@ R --json "$WORK/b.trace" >"$WORK/b.json"
 /usr/bin/python3 "$SIBYL_SOURCE/tests/integration/report_explore_check.py" diff \
 	"$WORK/diff.json" "$WORK/all.json" "$WORK/b.json"
 grep -q 'EVP_EncryptUpdate \[libcrypto.so.3\]' "$WORK/diff.txt" || fail "diff text: $(cat "$WORK/diff.txt")"
+expect_eq "--diff --top 2: functions compared" 2 \
+	"$(R --diff --top 2 "$WORK/a.trace" "$WORK/b.trace" | grep -c '\[libcrypto')"
 
 # Usage errors: one line, exit 2, nothing read.
 for bad in "--sort speed" "--min-duration 3weeks" "--time-range 5ms" "-F f@" "--pid x" \

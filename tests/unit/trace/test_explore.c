@@ -209,10 +209,16 @@ static void diff_of_a_trace_with_itself(void **state)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	sibyl_report_diff_print_text(f, s, s, "a", "b");
+	sibyl_report_diff_print_text(f, s, s, "a", "b", 0);
 	fclose(f);
 	assert_non_null(strstr(buf, "1.000x  A [liba.so]"));
 	assert_non_null(strstr(buf, "1.000x  C [libc.so]"));
+	free(buf);
+	f = open_memstream(&buf, &len);
+	sibyl_report_diff_print_text(f, s, s, "a", "b", 1);	/* ties: by name */
+	fclose(f);
+	assert_non_null(strstr(buf, "A [liba.so]"));
+	assert_null(strstr(buf, "C [libc.so]"));
 	free(buf);
 	sibyl_trace_summary_free(s);
 	sibyl_trace_close(t);
