@@ -74,9 +74,13 @@ sibyl report --json mm.trace >mm.json || fail "installed sibyl report"
 calls=$(json "sum(f['calls'] for f in j['functions'] if f['name'] == 'cblas_dgemm')" mm.json)
 [ "$calls" -ge 1 ] || fail "no cblas_dgemm call recorded"
 echo "ok: wrap, trace, report from the moved prefix ($calls cblas_dgemm calls)"
-# A short plan, kept partial on a busy machine as the demo does.
+# A short plan.  What is tested is that the installed sibyl plans (the
+# worker helper found), not the profile's quality: errors are loose and
+# the speed guard off, so that a loaded machine (load 9 here, where the
+# demo's settings gave no segment in 40 s) still gives segments.
 sibyl plan --adapter-so "$P/lib/sibyl/adapters/libsibyl-accel-blas.so:openblas-dgemm" \
-	--range "$((2 * 16 * 16 * 16)):$((2 * N * N * N))" --max-seconds 40 -o openblas.json \
+	--range "$((2 * 16 * 16 * 16)):$((2 * N * N * N))" --speed-guard 0 --segment-error 50 \
+	--sample-error 50 --fit-error 0 --max-seconds 60 -o openblas.json \
 	2>plan.err || [ -s openblas.json ] || { cat plan.err; fail "installed sibyl plan"; }
 sibyl predict mm.trace --model "*dgemm*=openblas.json" >predict.out 2>predict.err ||
 	{ cat predict.err; fail "installed sibyl predict"; }
