@@ -73,6 +73,8 @@ double trace_key_value(const struct sibyl_func_stats *f, int key, bool *present)
 /* ---- report.c ---- */
 /* "12.345 ms": three decimals in the largest unit that keeps >= 1. */
 const char *trace_human_ns(char *buf, size_t len, double ns);
+
+/* ---- report_json.c ---- */
 /* A JSON string of any bytes (invalid UTF-8 becomes '?'). */
 struct json_t *trace_jstr(const char *s);
 
