@@ -89,6 +89,17 @@ void sibyl_rt_counters_emit(struct sibyl_rt_thread *t, uint32_t func,
 			    uint64_t start_tsc, const uint64_t *before);
 
 /*
+ * What a wrapper library exports besides its wrapped functions: the mark
+ * `sibyl trace` recognises it by (an unsigned holding the wrapper
+ * interface version), and the path of the library it wraps (a string),
+ * which the audit module (src/rt/audit) reads from the file.  The runtime
+ * looks the mark up with dlsym once it has loaded a wrapper, which tells
+ * the audit module that the wrapper is ready.
+ */
+#define SIBYL_WRAPPER_MARK_SYMBOL "sibyl_wrapper_abi"
+#define SIBYL_WRAPPED_LIBRARY_SYMBOL "sibyl_wrapped_library"
+
+/*
  * worksize.fast (docs/worksize.md): a wrapper library that exports this
  * symbol wants the region tracker, libsibyl-regions.so, which `sibyl
  * trace` then preloads beside the runtime.

@@ -29,9 +29,11 @@
 
 static const struct sibyl_command_help help = {
 	"trace",
-	"[--wrap LIB.so]... [-o DIR] [--force] [--shared] -- CMD [ARGS...]",
-	"Run CMD with the sibyl runtime and the wrapper libraries preloaded and\n"
-	"record every intercepted call into DIR (default: sibyl.data).  Forked\n"
+	"[--wrap LIB.so]... [-o DIR] [--force] [--shared] [--interpose MODE] -- CMD [ARGS...]",
+	"Run CMD with the sibyl runtime and the wrapper libraries interposed and\n"
+	"record every intercepted call into DIR (default: sibyl.data).  Only the\n"
+	"program's bindings to the wrapped libraries change (the dynamic linker's\n"
+	"audit interface), calls through dlsym included.  Forked\n"
 	"children, exec'd programs and all threads are traced too.  Exits with\n"
 	"the command's own status.",
 };
@@ -64,17 +66,24 @@ static char *find_runtime(void)
 
 /* Start the command with the runtime preloaded; a command that cannot
  * start is reported as a shell would (127: not found, 126: not runnable). */
-static int start_command(char **cmd, const char *dir, const char *preload,
+static int start_command(char **cmd, const char *dir, const struct trace_preload *pre,
 			 struct sibyl_child *child, struct sibyl_run_status *st)
 {
-	char *dir_var = sibyl_xasprintf("SIBYL_TRACE_DIR=%s", dir);
-	char *preload_var = sibyl_xasprintf("LD_PRELOAD=%s", preload);
-	const char *set[] = { dir_var, preload_var, NULL };
-	struct sibyl_run_spec spec = { .argv = cmd, .set = set };
+	char *vars[] = {
+		sibyl_xasprintf("SIBYL_TRACE_DIR=%s", dir),
+		sibyl_xasprintf("LD_PRELOAD=%s", pre->value),
+		pre->audit ? sibyl_xasprintf("LD_AUDIT=%s", pre->audit) : NULL,
+		pre->audit ? sibyl_xasprintf("SIBYL_WRAPPERS=%s", pre->wrapper_list) : NULL,
+		NULL,
+	};
+	/* Preload mode: the program's own SIBYL_WRAPPERS would load them twice. */
+	const char *unset[] = { "SIBYL_WRAPPERS", NULL };
+	struct sibyl_run_spec spec = { .argv = cmd, .set = (const char *const *)vars,
+				       .unset = pre->audit ? NULL : unset };
 	int r = sibyl_run_start(&spec, child, st);
 
-	free(dir_var);
-	free(preload_var);
+	for (size_t i = 0; vars[i]; i++)
+		free(vars[i]);
 	if (r < 0 && !strcmp(st->step, "fork"))
 		return sibyl_err("trace: cannot start '%s': %s", cmd[0], strerror(st->code));
 	if (r < 0) {
@@ -179,10 +188,12 @@ static int record(char **command, const char *dir, const struct trace_preload *p
 	if (sibyl_trace_meta_write(dir, &run) < 0)
 		return -sibyl_err_errno("trace: cannot write %s/meta.json", dir);
 	sibyl_info("tracing into %s with LD_PRELOAD=%s", dir, pre->value);
+	if (pre->audit)
+		sibyl_info("and LD_AUDIT=%s SIBYL_WRAPPERS=%s", pre->audit, pre->wrapper_list);
 	if (drained && !(drain = sibyl_drain_create(dir, (uint64_t)ring_kb * 1024)))
 		return 2;
 	run.start_ns = sibyl_mono_ns();	/* the command's time: from here to its end */
-	if (start_command(command, dir, pre->value, &child, &run.status) < 0) {
+	if (start_command(command, dir, pre, &child, &run.status) < 0) {
 		sibyl_drain_finish(drain);
 		return 2;
 	}
@@ -206,13 +217,14 @@ static int record(char **command, const char *dir, const struct trace_preload *p
 
 int cmd_trace(int argc, char **argv)
 {
-	const char *out = "sibyl.data";
+	const char *out = "sibyl.data", *interpose = "audit";
 	bool force = false, verbose = false, no_drain = false, shared = false;
 	long ring_kb = 4096;
 	struct sibyl_strlist wraps = { 0 };
 	struct trace_preload pre;
 	struct sibyl_option opts[] = {
 		{ "wrap", 'w', SIBYL_OPT_LIST, &wraps, "LIB.so", "preload this wrapper library (repeatable)" },
+		{ "interpose", 0, SIBYL_OPT_STRING, &interpose, "MODE", "audit (default: only bindings to the wrapped libraries change) or preload (LD_PRELOAD the wrappers)" },
 		{ "output", 'o', SIBYL_OPT_STRING, &out, "DIR", "trace directory (default: sibyl.data)" },
 		{ "force", 'f', SIBYL_OPT_FLAG, &force, NULL, "replace an existing trace directory" },
 		{ "shared", 0, SIBYL_OPT_FLAG, &shared, NULL, "let others read the trace (0755/0644 less the umask; default 0700/0600)" },
@@ -228,6 +240,8 @@ int cmd_trace(int argc, char **argv)
 	sibyl_set_verbose(verbose);
 	if (ring_kb < 4 || ring_kb > (1L << 30))
 		return sibyl_err("trace: --ring-kb must be between 4 and 1073741824"), 2;
+	if (strcmp(interpose, "audit") && strcmp(interpose, "preload"))
+		return sibyl_err("trace: --interpose must be 'audit' or 'preload', not '%s'", interpose), 2;
 	if (ncmd < 1)
 		return sibyl_err("trace: no command given (usage: sibyl trace [options] -- CMD "
 				 "ARGS...)"), 2;
@@ -239,7 +253,7 @@ int cmd_trace(int argc, char **argv)
 
 	if (check_dir_length(out) < 0)
 		return 2;
-	if (trace_preload_make(&pre, runtime, &wraps) < 0 ||
+	if (trace_preload_make(&pre, runtime, &wraps, !strcmp(interpose, "audit")) < 0 ||
 	    (lock = trace_dir_prepare(out, force, shared)) < 0)
 		return trace_preload_done(&pre), 2;
 

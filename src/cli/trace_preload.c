@@ -1,4 +1,8 @@
 /*
+ * By default (audit mode, docs/trace.md) the runtime and the region
+ * tracker are preloaded, the audit module goes in LD_AUDIT, and the
+ * wrappers are named in SIBYL_WRAPPERS for the runtime to load
+ * RTLD_LOCAL; in preload mode the wrappers are preloaded too.
  * ld.so splits LD_PRELOAD at spaces and colons, so a library whose path
  * holds one would be cut into names that do not exist and the trace would
  * be silently empty.  Such a library is preloaded through a symbolic link
@@ -49,12 +53,18 @@ static int preload_name(struct trace_preload *p, const char *lib, struct sibyl_s
 	return r;
 }
 
-/* The region tracker, next to the runtime (docs/worksize.md). */
-static char *regions_library(const char *runtime, const char *wanted_by)
+/* A library installed next to the runtime: the region tracker
+ * (docs/worksize.md), the audit module. */
+static char *sibling_library(const char *runtime, const char *name)
 {
 	const char *slash = strrchr(runtime, '/');
-	char *lib = sibyl_xasprintf("%.*slibsibyl-regions.so",
-				    slash ? (int)(slash - runtime + 1) : 0, runtime);
+
+	return sibyl_xasprintf("%.*s%s", slash ? (int)(slash - runtime + 1) : 0, runtime, name);
+}
+
+static char *regions_library(const char *runtime, const char *wanted_by)
+{
+	char *lib = sibling_library(runtime, "libsibyl-regions.so");
 
 	if (access(lib, R_OK) == 0)
 		return lib;
@@ -63,15 +73,33 @@ static char *regions_library(const char *runtime, const char *wanted_by)
 	return NULL;
 }
 
-int trace_preload_make(struct trace_preload *p, const char *runtime,
-		       const struct sibyl_strlist *wraps)
+/* LD_AUDIT: the audit module first, then the caller's auditors. */
+static int audit_list(struct trace_preload *p, const char *runtime)
 {
-	const char *old = getenv("LD_PRELOAD");
-	const char *wants_regions = NULL;
+	const char *old = getenv("LD_AUDIT");
+	char *lib = sibling_library(runtime, "libsibyl-audit.so");
 	struct sibyl_strbuf list = { 0 };
+	int r = access(lib, R_OK);
+
+	if (r < 0)
+		sibyl_err_errno("trace: the audit module %s (use --interpose preload without it)", lib);
+	else
+		r = preload_name(p, lib, &list);
+	free(lib);
+	if (r < 0)
+		return sibyl_strbuf_free(&list), -1;
+	if (old && *old)
+		sibyl_strbuf_printf(&list, ":%s", old);
+	p->audit = sibyl_strbuf_take(&list);
+	return 0;
+}
+
+/* Every --wrap, checked; *wants_regions: the first that wants them. */
+static int check_wrappers(struct trace_preload *p, const struct sibyl_strlist *wraps,
+			  const char **wants_regions)
+{
 	char err[256];
 
-	memset(p, 0, sizeof(*p));
 	for (size_t i = 0; i < wraps->count; i++) {
 		char *abs = realpath(wraps->items[i], NULL);
 		bool wants = false;
@@ -81,9 +109,22 @@ int trace_preload_make(struct trace_preload *p, const char *runtime,
 		sibyl_strlist_take(&p->wrappers, abs);
 		if (wg_check_wrapper(abs, &wants, err, sizeof(err)) < 0)
 			return sibyl_err("trace: --wrap %s: %s", wraps->items[i], err);
-		if (wants && !wants_regions)
-			wants_regions = wraps->items[i];
+		if (wants && !*wants_regions)
+			*wants_regions = wraps->items[i];
 	}
+	return 0;
+}
+
+int trace_preload_make(struct trace_preload *p, const char *runtime,
+		       const struct sibyl_strlist *wraps, bool audit)
+{
+	const char *old = getenv("LD_PRELOAD");
+	const char *wants_regions = NULL;
+	struct sibyl_strbuf list = { 0 }, wrappers = { 0 };
+
+	memset(p, 0, sizeof(*p));
+	if (check_wrappers(p, wraps, &wants_regions) < 0 || (audit && audit_list(p, runtime) < 0))
+		return -1;
 	/* Only then: it replaces the program's allocator entry points. */
 	if (wants_regions && !(p->regions = regions_library(runtime, wants_regions)))
 		return -1;
@@ -91,11 +132,13 @@ int trace_preload_make(struct trace_preload *p, const char *runtime,
 	    (p->regions && preload_name(p, p->regions, &list) < 0))
 		return sibyl_strbuf_free(&list), -1;
 	for (size_t i = 0; i < p->wrappers.count; i++)
-		if (preload_name(p, p->wrappers.items[i], &list) < 0)
-			return sibyl_strbuf_free(&list), -1;
+		if (preload_name(p, p->wrappers.items[i], audit ? &wrappers : &list) < 0)
+			return sibyl_strbuf_free(&list), sibyl_strbuf_free(&wrappers), -1;
 	if (old && *old)
 		sibyl_strbuf_printf(&list, ":%s", old);
 	p->value = sibyl_strbuf_take(&list);
+	if (audit)
+		p->wrapper_list = sibyl_strbuf_take(&wrappers);
 	return 0;
 }
 
@@ -106,5 +149,7 @@ void trace_preload_done(struct trace_preload *p)
 	free(p->links);
 	free(p->regions);
 	free(p->value);
+	free(p->audit);
+	free(p->wrapper_list);
 	sibyl_strlist_free(&p->wrappers);
 }

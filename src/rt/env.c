@@ -13,6 +13,7 @@ static const char *const known[] = {
 	"SIBYL_TRACE_DIR",	/* absolute trace directory; unset = pass-through */
 	"SIBYL_BUFFER_KB",	/* largest per-thread buffer window (default 8192) */
 	"SIBYL_DEBUG",		/* nonzero: runtime diagnostics on stderr */
+	"SIBYL_WRAPPERS",	/* wrappers to load RTLD_LOCAL (audit mode), ':'-separated */
 };
 
 const char *rt_getenv(const char *name)

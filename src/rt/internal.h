@@ -67,6 +67,9 @@ int rt_ring_open(struct sibyl_rt_thread *t);
 struct sibyl_call_record *rt_ring_refill(struct sibyl_rt_thread *t, bool count_drop);
 void rt_ring_close(struct sibyl_rt_thread *t);
 
+/* wrappers.c: load SIBYL_WRAPPERS RTLD_LOCAL (audit mode). */
+void rt_load_wrappers(void);
+
 /* counters.c: close this thread's perf events (after fork). */
 void rt_counters_forget(void);
 

@@ -182,6 +182,8 @@ __attribute__((constructor(101))) static void rt_init(void)
 			 "tracing disabled");
 	}
 	t->in_runtime = 0;
+	/* Their constructors register their functions: not as the runtime. */
+	rt_load_wrappers();
 	errno = saved_errno;
 }
 

@@ -130,6 +130,9 @@ static void preamble(const struct wg_emit_opts *o, const struct fn_storage *st,
 	/* What tells `sibyl trace` this is a wrapper (wrapper_check.h). */
 	sibyl_strbuf_printf(src, "\n__attribute__((visibility(\"default\"))) const unsigned %s = %d;\n",
 			    WG_WRAPPER_MARK, WG_WRAPPER_ABI);
+	/* Which library's bindings the audit module redirects here. */
+	sibyl_strbuf_printf(src, "__attribute__((visibility(\"default\"))) const char %s[] = \"%s\";\n",
+			    SIBYL_WRAPPED_LIBRARY_SYMBOL, o->unit->library_path);
 }
 
 char *wg_emit_source(const struct wg_emit_opts *o, struct wg_plan *plan,

@@ -9,8 +9,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define WG_WRAPPER_MARK "sibyl_wrapper_abi"
-#define WG_WRAPPER_ABI 1
+#include <sibyl/wrap_rt.h>
+
+#define WG_WRAPPER_MARK SIBYL_WRAPPER_MARK_SYMBOL
+/* 2: exports SIBYL_WRAPPED_LIBRARY_SYMBOL, which the audit module needs. */
+#define WG_WRAPPER_ABI 2
 
 /* 0 when `path` is a regular file holding an ELF shared object that
  * exports WG_WRAPPER_MARK; else -1 with the reason in err.  On success,
