@@ -98,6 +98,9 @@ void sibyl_rt_counters_emit(struct sibyl_rt_thread *t, uint32_t func,
  */
 #define SIBYL_WRAPPER_MARK_SYMBOL "sibyl_wrapper_abi"
 #define SIBYL_WRAPPED_LIBRARY_SYMBOL "sibyl_wrapped_library"
+/* A redirect wrapper also exports the alternative library's path or
+ * soname: the audit module lets it call the original library. */
+#define SIBYL_REDIRECT_LIBRARY_SYMBOL "sibyl_redirect_library"
 
 /*
  * worksize.fast (docs/worksize.md): a wrapper library that exports this

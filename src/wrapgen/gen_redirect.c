@@ -14,6 +14,8 @@
 #include "core/log.h"
 #include "wrapgen/defs.h"
 
+#include <sibyl/wrap_rt.h>
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -71,8 +73,11 @@ static void unit(struct wg_inst *inst, const struct wg_unit *u, const struct wg_
 	(void)u;
 	(void)fns;
 	(void)nfns;
-	sibyl_strbuf_printf(&out[WG_HEADER], "static const char sibyl_alt_library[] = \"%s\";\n",
-			    r->library);
+	/* Exported: the audit module lets this library call the original
+	 * (its calls there are the alternative's own, not the program's). */
+	sibyl_strbuf_printf(&out[WG_HEADER],
+			    "__attribute__((visibility(\"default\"))) const char %s[] = \"%s\";\n",
+			    SIBYL_REDIRECT_LIBRARY_SYMBOL, r->library);
 }
 
 static void function(struct wg_inst *inst, const struct wg_unit *u, const struct wg_fn *fn,
@@ -89,7 +94,7 @@ static void function(struct wg_inst *inst, const struct wg_unit *u, const struct
 	sibyl_strbuf_printf(&out[WG_PREFIX],
 			    "\tif (__builtin_expect(!sibyl_alt_state, 0)) {\n"
 			    "\t\tsibyl_alt = (__typeof__(sibyl_alt))"
-			    "sibyl_rt_resolve(\"%s\", sibyl_alt_library, 0);\n"
+			    "sibyl_rt_resolve(\"%s\", " SIBYL_REDIRECT_LIBRARY_SYMBOL ", 0);\n"
 			    "\t\tsibyl_alt_state = sibyl_alt ? 1 : -1;\n\t}\n",
 			    fn->target->name);
 	if (isnan(r->threshold))

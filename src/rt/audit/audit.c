@@ -2,7 +2,8 @@
  * The audit entry points (rtld-audit(7)); see audit.h for the design.
  *
  * la_objopen tells the objects apart: sibyl's own (the runtime, the
- * region tracker, the wrappers) bind where they would anyway, so that a
+ * region tracker, the wrappers, a redirect wrapper's alternative
+ * library) bind where they would anyway, so that a
  * wrapper's own call reaches the real function; a wrapped library gets
  * LA_FLG_BINDTO, every other object of the main namespace
  * LA_FLG_BINDFROM.  la_symbind64 then sees each binding to a wrapped
@@ -119,6 +120,17 @@ static void add_caller(struct link_map *map)
 	callers[ncallers++] = map;
 }
 
+static bool is_alternative(const struct au_wrapper *w, const char *path, const struct stat *st)
+{
+	const char *base = strrchr(path, '/');
+
+	if (!w->alt_name)
+		return false;
+	if (w->alt_ino)
+		return st->st_dev == w->alt_dev && st->st_ino == w->alt_ino;
+	return !strcmp(base ? base + 1 : path, w->alt_name);
+}
+
 /* Which cookie `st` deserves, and its flags. */
 static unsigned classify(struct link_map *map, const struct stat *st, uintptr_t *cookie)
 {
@@ -130,6 +142,9 @@ static unsigned classify(struct link_map *map, const struct stat *st, uintptr_t 
 			w->base = map->l_addr;
 			return *cookie = (uintptr_t)&w->self, LA_FLG_BINDTO;
 		}
+	for (struct au_wrapper *w = wrappers; w; w = w->next)
+		if (is_alternative(w, map->l_name, st))
+			return *cookie = (uintptr_t)&own, 0;
 	unsigned flags = LA_FLG_BINDFROM;
 
 	*cookie = (uintptr_t)map | 1;	/* a program object: tagged */

@@ -57,6 +57,11 @@ struct au_wrapper {
 	dev_t dev, lib_dev;	/* the wrapper and the library it wraps */
 	ino_t ino, lib_ino;
 	const char *lib_path;
+	/* A redirect wrapper's alternative library: it is sibyl's, so its
+	 * calls to the wrapped library reach the original (no recursion). */
+	const char *alt_name;	/* path or soname, NULL: none */
+	dev_t alt_dev;		/* alt_ino 0: match alt_name by file name */
+	ino_t alt_ino;
 	struct au_fn *fns;	/* sorted by name */
 	size_t nfns;
 	struct au_thunks thunks;	/* code NULL: none could be made */

@@ -1,8 +1,9 @@
 /*
  * A wrapper's table, read from its file before it is loaded: every
  * defined, default-visibility function of .dynsym is a wrapped function
- * (sibyl_* and the _init/_fini stubs excepted), and the exported string
- * SIBYL_WRAPPED_LIBRARY_SYMBOL names the library it wraps.  The file
+ * (sibyl_* and the _init/_fini stubs excepted), the exported string
+ * SIBYL_WRAPPED_LIBRARY_SYMBOL names the library it wraps, and a redirect
+ * wrapper's SIBYL_REDIRECT_LIBRARY_SYMBOL its alternative library.  The file
  * stays mapped for the life of the process image: the names point into it.
  */
 #include "rt/audit/audit.h"
@@ -67,13 +68,14 @@ static int by_name(const void *a, const void *b)
 	return strcmp(((const struct au_fn *)a)->name, ((const struct au_fn *)b)->name);
 }
 
-/* The wrapped library's path: the string the symbol holds. */
-static void library_path(const struct image *im, const Elf64_Sym *s, struct au_wrapper *w)
+/* The string an exported symbol holds, or NULL. */
+static const char *string_value(const struct image *im, const Elf64_Sym *s)
 {
 	const Elf64_Shdr *sec = section(im, s->st_shndx);
 
 	if (sec && s->st_value >= sec->sh_addr && sec->sh_type != SHT_NOBITS)
-		w->lib_path = string_at(im, sec, s->st_value - sec->sh_addr);
+		return string_at(im, sec, s->st_value - sec->sh_addr);
+	return NULL;
 }
 
 static bool read_symbols(const struct image *im, const Elf64_Shdr *dynsym, struct au_wrapper *w)
@@ -94,7 +96,9 @@ static bool read_symbols(const struct image *im, const Elf64_Shdr *dynsym, struc
 		if (!name || !exported(&syms[i]))
 			continue;
 		if (!strcmp(name, SIBYL_WRAPPED_LIBRARY_SYMBOL))
-			library_path(im, &syms[i], w);
+			w->lib_path = string_value(im, &syms[i]);
+		else if (!strcmp(name, SIBYL_REDIRECT_LIBRARY_SYMBOL))
+			w->alt_name = string_value(im, &syms[i]);
 		else if (wrapped_function(&syms[i], name))
 			w->fns[w->nfns++] = (struct au_fn){ .name = name, .offset = syms[i].st_value };
 	}
@@ -138,6 +142,9 @@ struct au_wrapper *au_wrapper_read(const char *path)
 	w->ino = st.st_ino;
 	w->lib_dev = lib.st_dev;
 	w->lib_ino = lib.st_ino;
+	/* A path is the file; a bare soname is matched by name. */
+	if (w->alt_name && strchr(w->alt_name, '/') && stat(w->alt_name, &lib) == 0)
+		w->alt_dev = lib.st_dev, w->alt_ino = lib.st_ino;
 	w->self = (struct au_cookie){ AU_WRAPPER, w };
 	w->lib = (struct au_cookie){ AU_LIBRARY, w };
 	return w;
