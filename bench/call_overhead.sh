@@ -5,7 +5,11 @@
 #   baseline      no interposition
 #   passthrough   sibyl wrapper with funcptr,loader,caller only
 #   time+trace    sibyl wrapper with the default generators, traced
-#                 (rings drained by sibyl trace: the default)
+#                 (rings drained by sibyl trace, audit interposition:
+#                 the defaults)
+#   preload       the same, --interpose preload (wrapper in LD_PRELOAD)
+#   bind-now      the same as time+trace under LD_BIND_NOW=1: bound at
+#                 start-up, before the wrapper is loaded, through a thunk
 #   direct        the same, --no-drain: each thread writes its file itself
 #   uftrace       uftrace record (PLT hooking of library calls)
 #   ltrace        ltrace -e bench_work (10^4 calls: it is ~10^4x slower)
@@ -32,6 +36,10 @@ for i in $(seq "$R"); do
 	LD_PRELOAD="$W/pass.so" "$LOOP" "$N" | field ns_per_call >>"$W/passthrough"
 	"$SIBYL" trace -f -o "$W/t" --wrap "$W/trace.so" -- "$LOOP" "$N" >"$W/out"
 	field ns_per_call <"$W/out" >>"$W/timetrace"
+	"$SIBYL" trace --interpose preload -f -o "$W/tp" --wrap "$W/trace.so" -- "$LOOP" "$N" |
+		field ns_per_call >>"$W/preload"
+	LD_BIND_NOW=1 "$SIBYL" trace -f -o "$W/tn" --wrap "$W/trace.so" -- "$LOOP" "$N" |
+		field ns_per_call >>"$W/bindnow"
 	"$SIBYL" trace --no-drain -f -o "$W/td" --wrap "$W/trace.so" -- "$LOOP" "$N" | field ns_per_call >>"$W/direct"
 	field maxrss_kb <"$W/out" >>"$W/rss_traced"
 	"$LOOP" "$N" | field maxrss_kb >>"$W/rss_plain"
@@ -59,6 +67,8 @@ printf '%-28s %12s   %s\n' "configuration" "ns/call" "anchor"
 printf '%-28s %12.1f   %s\n' "baseline (direct call)" "$base" "-"
 printf '%-28s %12.1f   %s\n' "sibyl pass-through wrapper" "$(added passthrough)" "-"
 printf '%-28s %12.1f   %s\n' "sibyl time+trace" "$(added timetrace)" "target <= 30 ns; paper 8200 ns"
+printf '%-28s %12.1f   %s\n' "  same, --interpose preload" "$(added preload)" "-"
+printf '%-28s %12.1f   %s\n' "  same, LD_BIND_NOW (thunk)" "$(added bindnow)" "-"
 printf '%-28s %12.1f   %s\n' "  same, --no-drain (direct)" "$(added direct)" "-"
 [ -s "$W/uftrace" ] && printf '%-28s %12.1f   %s\n' "uftrace record (libcall)" "$(added uftrace)" "~90 ns"
 [ -s "$W/ltrace" ] && printf '%-28s %12.1f   %s\n' "ltrace" "$(added ltrace)" "~100000 ns"

@@ -15,9 +15,9 @@ import numpy as np
 
 SHIM = sys.argv[1]
 rng = np.random.default_rng(7)
-# dlsym(RTLD_DEFAULT): the first definition in the process, the preloaded
-# wrapper's, as a C program's call would find it.
-blas = ctypes.CDLL(None)
+# dlopen + dlsym of the library numpy links, as a plugin would call it:
+# sibyl trace binds these lookups to the wrapper too (docs/trace.md).
+blas = ctypes.CDLL("libblas.so.3")
 blas.cblas_dgemm.restype = None
 blas.dgemm_.restype = None
 I = ctypes.c_int

@@ -16,10 +16,11 @@ maps_of() {	# maps_of WRAPPER: the sibyl libraries mapped in the traced program
 	"$SIBYL" trace -f -o "$WORK/maps.trace" --wrap "$1" -- cat /proc/self/maps |
 		grep -o 'libsibyl-[a-z]*\.so' | sort -u | tr '\n' ' '
 }
-expect_eq "mapped with a plain wrapper" "libsibyl-rt.so " "$(maps_of "$WORK/plain.so")"
-expect_eq "mapped with a worksize.fast wrapper" "libsibyl-regions.so libsibyl-rt.so " \
+# (The audit module is in every traced program: sibyl trace's default.)
+expect_eq "mapped with a plain wrapper" "libsibyl-audit.so libsibyl-rt.so " "$(maps_of "$WORK/plain.so")"
+expect_eq "mapped with a worksize.fast wrapper" "libsibyl-audit.so libsibyl-regions.so libsibyl-rt.so " \
 	"$(maps_of "$WORK/fast.so")"
-expect_eq "mapped with both wrappers" "libsibyl-regions.so libsibyl-rt.so " \
+expect_eq "mapped with both wrappers" "libsibyl-audit.so libsibyl-regions.so libsibyl-rt.so " \
 	"$("$SIBYL" trace -f -o "$WORK/maps.trace" --wrap "$WORK/plain.so" --wrap "$WORK/fast.so" -- \
 		cat /proc/self/maps | grep -o 'libsibyl-[a-z]*\.so' | sort -u | tr '\n' ' ')"
 

@@ -2,7 +2,8 @@
 # What the preloaded libraries export (docs/runtime.md, docs/worksize.md):
 # libsibyl-rt.so, preloaded into every traced program, only sibyl_
 # symbols; libsibyl-regions.so, preloaded only for worksize.fast, the
-# allocation functions it must interpose and its one sibyl_ entry point.
+# allocation functions it must interpose and its one sibyl_ entry point;
+# libsibyl-audit.so, in LD_AUDIT, only the rtld-audit(7) entry points.
 . "$(dirname "$0")/lib.sh"
 
 exports() { nm -D --defined-only "$1" | awk '{print $3}' | sort -u; }
@@ -36,3 +37,8 @@ SYMS
 exports "$TARGETS_LIB/libsibyl-regions.so" >"$WORK/regions.txt"
 diff "$WORK/regions.expected" "$WORK/regions.txt" || fail "libsibyl-regions.so exports other symbols"
 echo "ok: libsibyl-regions.so exports the allocation functions and sibyl_regions_*"
+
+printf 'la_objclose\nla_objopen\nla_symbind64\nla_version\n' >"$WORK/audit.expected"
+exports "$TARGETS_LIB/libsibyl-audit.so" >"$WORK/audit.txt"
+diff "$WORK/audit.expected" "$WORK/audit.txt" || fail "libsibyl-audit.so exports other symbols"
+echo "ok: libsibyl-audit.so exports only its la_* entry points"

@@ -89,7 +89,7 @@ rc=0
 "$SIBYL" trace -o bad --wrap libwrap-other.so -- touch ran 2>err || rc=$?
 expect_eq "--wrap from another sibyl: exit status" 2 "$rc"
 one_line_error err
-grep -q "another sibyl for wrapper interface 999; this sibyl's runtime speaks 1" err ||
+grep -q "another sibyl for wrapper interface 999; this sibyl's runtime speaks [0-9]" err ||
 	fail "--wrap from another sibyl: $(cat err)"
 [ ! -e ran ] && [ ! -e bad ] || fail "--wrap from another sibyl: the command ran"
 # A wrapper whose path holds a space and a colon is preloaded whole.
