@@ -223,7 +223,7 @@ int cmd_trace(int argc, char **argv)
 	struct sibyl_strlist wraps = { 0 };
 	struct trace_preload pre;
 	struct sibyl_option opts[] = {
-		{ "wrap", 'w', SIBYL_OPT_LIST, &wraps, "LIB.so", "preload this wrapper library (repeatable)" },
+		{ "wrap", 'w', SIBYL_OPT_LIST, &wraps, "LIB.so", "interpose this wrapper library (repeatable)" },
 		{ "interpose", 0, SIBYL_OPT_STRING, &interpose, "MODE", "audit (default: only bindings to the wrapped libraries change) or preload (LD_PRELOAD the wrappers)" },
 		{ "output", 'o', SIBYL_OPT_STRING, &out, "DIR", "trace directory (default: sibyl.data)" },
 		{ "force", 'f', SIBYL_OPT_FLAG, &force, NULL, "replace an existing trace directory" },
