@@ -4,6 +4,8 @@
 # repetitions of every configuration in one run; medians reported.
 #   baseline      no interposition
 #   passthrough   sibyl wrapper with funcptr,loader,caller only
+#                 (preloaded; and through the audit module, bound lazily
+#                 and at start-up through a thunk: the mechanism alone)
 #   time+trace    sibyl wrapper with the default generators, traced
 #                 (rings drained by sibyl trace, audit interposition:
 #                 the defaults)
@@ -34,6 +36,10 @@ median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+
 for i in $(seq "$R"); do
 	"$LOOP" "$N" | field ns_per_call >>"$W/baseline"
 	LD_PRELOAD="$W/pass.so" "$LOOP" "$N" | field ns_per_call >>"$W/passthrough"
+	audit() { LD_AUDIT="$BUILD/lib/libsibyl-audit.so" SIBYL_WRAPPERS="$W/pass.so" \
+		LD_PRELOAD="$BUILD/lib/libsibyl-rt.so" "$@"; }
+	audit "$LOOP" "$N" | field ns_per_call >>"$W/pass_audit"
+	LD_BIND_NOW=1 audit "$LOOP" "$N" | field ns_per_call >>"$W/pass_thunk"
 	"$SIBYL" trace -f -o "$W/t" --wrap "$W/trace.so" -- "$LOOP" "$N" >"$W/out"
 	field ns_per_call <"$W/out" >>"$W/timetrace"
 	"$SIBYL" trace --interpose preload -f -o "$W/tp" --wrap "$W/trace.so" -- "$LOOP" "$N" |
@@ -66,6 +72,8 @@ printf '\nadded cost per intercepted call, median of %d runs, %d calls each (ltr
 printf '%-28s %12s   %s\n' "configuration" "ns/call" "anchor"
 printf '%-28s %12.1f   %s\n' "baseline (direct call)" "$base" "-"
 printf '%-28s %12.1f   %s\n' "sibyl pass-through wrapper" "$(added passthrough)" "-"
+printf '%-28s %12.1f   %s\n' "  same, audit module" "$(added pass_audit)" "-"
+printf '%-28s %12.1f   %s\n' "  same, audit, bind-now" "$(added pass_thunk)" "-"
 printf '%-28s %12.1f   %s\n' "sibyl time+trace" "$(added timetrace)" "target <= 30 ns; paper 8200 ns"
 printf '%-28s %12.1f   %s\n' "  same, --interpose preload" "$(added preload)" "-"
 printf '%-28s %12.1f   %s\n' "  same, LD_BIND_NOW (thunk)" "$(added bindnow)" "-"
