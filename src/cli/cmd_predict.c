@@ -187,7 +187,7 @@ int cmd_predict(int argc, char **argv)
 		{ "other-machine", 0, SIBYL_OPT_FLAG, &other_machine, NULL, "accept profiles measured on another host (a what-if)" },
 		{ "actual", 0, SIBYL_OPT_STRING, &w.actual, "TRACE2", "compare with this trace of the accelerated run" },
 		{ "verify", 0, SIBYL_OPT_FLAG, &w.verify, NULL, "run the traced command accelerated and compare" },
-		{ "wrap", 'w', SIBYL_OPT_LIST, &wraps, "LIB.so", "--verify: preload this wrapper (repeatable; default: the traced run's)" },
+		{ "wrap", 'w', SIBYL_OPT_LIST, &wraps, "LIB.so", "--verify: interpose this wrapper (repeatable; default: the traced run's)" },
 		{ "runs", 0, SIBYL_OPT_LONG, &runs, "N", "--verify: compare with the median of N runs (default 3)" },
 		{ "accelerated-only", 0, SIBYL_OPT_FLAG, &w.accelerated_only, NULL, "--verify: do not run the original again before each accelerated run" },
 		{ "verify-trace", 0, SIBYL_OPT_STRING, &w.run.out, "DIR", "--verify: trace the accelerated runs here (default: TRACE.accelerated)" },
