@@ -3,7 +3,8 @@
 # bindings to the wrapped library: a program that does not link it sees
 # what it sees untraced (weak reference, dlsym(RTLD_DEFAULT), ctypes'
 # CDLL(None)), calls made through dlopen + dlsym are recorded, and so are
-# calls from -z now, LD_BIND_NOW and -fno-plt binaries.  Preload mode
+# calls from -z now, LD_BIND_NOW and -fno-plt binaries and through
+# function pointers stored in data.  Preload mode
 # shows the difference the audit mode removes.
 . "$(dirname "$0")/lib.sh"
 
@@ -63,6 +64,11 @@ for prog in fixed_calls_now fixed_calls_noplt; do
 	traced "$prog" audit "$TARGETS_BIN/$prog"
 	expect_eq "$prog: calls recorded" 19 "$(calls "$WORK/$prog.json")"
 done
+# Through a function pointer the dynamic linker stored in data (R_X86_64_64).
+readelf -r "$TARGETS_BIN/table_calls" | grep -q 'R_X86_64_64 .*testlib_work' ||
+	fail "table_calls has no R_X86_64_64 relocation for testlib_work"
+traced table audit "$TARGETS_BIN/table_calls" 100
+expect_eq "table: calls recorded" 100 "$(calls_of "$WORK/table.json" testlib_work)"
 LD_BIND_NOW=1 traced bindnow audit "$TARGETS_BIN/fixed_calls"
 expect_eq "LD_BIND_NOW: calls recorded" 19 "$(calls "$WORK/bindnow.json")"
 

@@ -84,8 +84,8 @@ uintptr_t au_bind(struct au_wrapper *w, struct au_fn *fn, uintptr_t real);
 void au_thunks_retarget(struct au_wrapper *w);
 
 /* got.c: GOT slots filled without a PLT (-fno-plt, R_X86_64_GLOB_DAT)
- * in `map`, pointing at a function of w's library, now point at the
- * wrapper's function. */
+ * and function addresses in data (R_X86_64_64) in `map`, pointing at a
+ * function of w's library, now point at the wrapper's function. */
 void au_got_redirect(struct link_map *map, struct au_wrapper *w);
 
 /* audit.c */

@@ -1,12 +1,13 @@
 /*
  * Code compiled with -fno-plt calls a library through a GOT slot filled
- * by an R_X86_64_GLOB_DAT relocation at load time, and glibc reports only
- * PLT (JUMP_SLOT) relocations to la_symbind.  So when a wrapper becomes
- * ready, the GLOB_DAT slots of the objects already loaded that hold one
- * of the wrapped library's functions are rewritten to the wrapper's
- * function, as preloading it would have bound them.  RELRO pages are
- * made writable for the store and read-only again.  Objects loaded later
- * keep their GLOB_DAT slots (docs/trace.md says so).
+ * by an R_X86_64_GLOB_DAT relocation at load time, a table of callbacks
+ * holds function addresses filled by R_X86_64_64 relocations, and glibc
+ * reports only PLT (JUMP_SLOT) relocations to la_symbind.  So when a
+ * wrapper becomes ready, such slots of the objects already loaded that
+ * hold one of the wrapped library's functions are rewritten to the
+ * wrapper's function, as preloading it would have bound them.  RELRO
+ * pages are made writable for the store and read-only again.  Objects
+ * loaded later keep theirs (docs/trace.md says so).
  */
 #define _GNU_SOURCE
 #include "rt/audit/audit.h"
@@ -125,7 +126,10 @@ void au_got_redirect(struct link_map *map, struct au_wrapper *w)
 	if (!read_dynamic(map, &d))
 		return;
 	for (size_t i = 0; i < d.nrela && searched >= 0; i++) {
-		if (ELF64_R_TYPE(d.rela[i].r_info) != R_X86_64_GLOB_DAT)
+		unsigned type = ELF64_R_TYPE(d.rela[i].r_info);
+
+		/* A function's address in data (a table of callbacks) too. */
+		if (type != R_X86_64_GLOB_DAT && (type != R_X86_64_64 || d.rela[i].r_addend))
 			continue;
 		const Elf64_Sym *sym = &d.symtab[ELF64_R_SYM(d.rela[i].r_info)];
 		struct au_fn *fn = au_wrapper_find(w, d.strtab + sym->st_name);
