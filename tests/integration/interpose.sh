@@ -73,9 +73,12 @@ LD_BIND_NOW=1 traced bindnow audit "$TARGETS_BIN/fixed_calls"
 expect_eq "LD_BIND_NOW: calls recorded" 19 "$(calls "$WORK/bindnow.json")"
 
 # The audit module by hand, with wrappers it cannot use (not ELF, missing,
-# not a wrapper): it interposes nothing and the program runs as ever.
+# not a wrapper, truncated, not a regular file): it interposes nothing and
+# the program runs as ever.
 "$TARGETS_BIN/fixed_calls" >"$WORK/bad-wrappers.plain"
-LD_AUDIT="$SIBYL_BUILD/lib/libsibyl-audit.so" SIBYL_WRAPPERS="/etc/passwd:$WORK/missing.so:$LIB" \
+head -c 3000 "$WORK/libwrap-test.so" >"$WORK/truncated.so"
+LD_AUDIT="$SIBYL_BUILD/lib/libsibyl-audit.so" \
+	SIBYL_WRAPPERS="/etc/passwd:$WORK/missing.so:$LIB:$WORK/truncated.so:/dev/null" \
 	"$TARGETS_BIN/fixed_calls" >"$WORK/bad-wrappers.out" || fail "bad SIBYL_WRAPPERS: the program failed"
 cmp -s "$WORK/bad-wrappers.plain" "$WORK/bad-wrappers.out" || fail "bad SIBYL_WRAPPERS: output differs"
 echo "ok: unusable SIBYL_WRAPPERS change nothing"

@@ -78,11 +78,14 @@ static void find_own_files(void)
 	}
 }
 
-/* SIBYL_WRAPPERS: the wrappers' paths, separated by ':'. */
+/* SIBYL_WRAPPERS: the wrappers' paths, separated by ':'.  Kept in that
+ * order: of two wrappers of one function, the first is bound, as the
+ * first of two preloaded ones would be. */
 static void init(void)
 {
 	const char *list = env("SIBYL_WRAPPERS");
 	const char *dbg = env("SIBYL_DEBUG");
+	struct au_wrapper **tail = &wrappers;
 
 	initialised = true;
 	debug = dbg && *dbg && strcmp(dbg, "0");
@@ -98,8 +101,8 @@ static void init(void)
 
 			if (w) {
 				au_thunks_make(w);
-				w->next = wrappers;
-				wrappers = w;
+				*tail = w;
+				tail = &w->next;
 			}
 		}
 		p += n + (p[n] == ':');
