@@ -5,7 +5,8 @@
 #   bin/sibyl
 #   libexec/sibyl/      the helper processes (plan worker, kernel and device runners)
 #   lib/                libsibyl-rt.so and libsibyl-regions.so (preloaded by
-#                       `sibyl trace`, linked by `sibyl wrap`), libsibyl-trace.so
+#                       `sibyl trace`, linked by `sibyl wrap`), libsibyl-audit.so
+#                       (its LD_AUDIT module, next to the runtime), libsibyl-trace.so
 #   lib/sibyl/adapters/ the accelerated implementations and their planner adapters
 #   lib/pkgconfig/sibyl.pc
 #   include/sibyl/      trace.h, trace_format.h (the reader), adapter.h, wrap_rt.h
@@ -19,7 +20,7 @@ set(SIBYL_INSTALL_LIB lib)
 install(TARGETS sibyl RUNTIME DESTINATION bin)
 install(TARGETS sibyl-plan-worker sibyl-kernel-run sibyl-device-run
   RUNTIME DESTINATION libexec/sibyl)
-install(TARGETS sibyl-rt sibyl-regions LIBRARY DESTINATION ${SIBYL_INSTALL_LIB})
+install(TARGETS sibyl-rt sibyl-regions sibyl-audit LIBRARY DESTINATION ${SIBYL_INSTALL_LIB})
 install(TARGETS sibyl-trace-shared LIBRARY DESTINATION ${SIBYL_INSTALL_LIB})
 install(TARGETS sibyl-accel-blas sibyl-accel-clblast sibyl-accel-aes
   LIBRARY DESTINATION ${SIBYL_INSTALL_LIB}/sibyl/adapters)
