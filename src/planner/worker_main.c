@@ -5,6 +5,7 @@
  * no LLVM: OpenCL runtimes such as PoCL bring their own.
  */
 #include "planner/sampler.h"
+#include "planner/adapters/opencl.h"
 #include "core/log.h"
 #include "core/run.h"
 
@@ -23,6 +24,7 @@ int main(int argc, char **argv)
 	signal(SIGINT, SIG_IGN);    /* the planner's to act on (worker.h) */
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
+	sibyl_adapters_opencl_enable();
 	int status = sibyl_sampler_serve(SIBYL_RUN_REQUEST_FD, SIBYL_RUN_REPORT_FD);
 
 	/* No exit handlers: an OpenCL runtime's may hang after fini. */

@@ -13,6 +13,7 @@
  */
 #include "planner/adapters/adapters.h"
 #include "planner/adapters/matmul.h"
+#include "planner/adapters/opencl.h"
 
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_multifit.h>
@@ -459,6 +460,7 @@ static void ratio(const char *name, int count)
 
 int main(int argc, char **argv)
 {
+	sibyl_adapters_opencl_enable();
 	if (argc == 4 && !strcmp(argv[1], "ratio")) {
 		ratio(argv[2], atoi(argv[3]));
 		return 0;

@@ -9,6 +9,7 @@
 
 #include "planner/adapters/adapters.h"
 #include "planner/adapters/builtin.h"
+#include "planner/adapters/opencl.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -287,9 +288,24 @@ static void test_pool(void **unused)
 	}
 }
 
+/* Until its device code is enabled (sibyl-plan-worker does it), the
+ * OpenCL adapter says where it runs instead of calling OpenCL: sibyl lists
+ * it without linking libOpenCL.  Then it runs here like the others. */
+static void test_opencl_enable(void **unused)
+{
+	(void)unused;
+	struct sibyl_adapter_config config = { .threads = 1, .seed = 1 };
+	char err[256] = "";
+	void *state = NULL;
+	assert_int_equal(adapter_inner_product_ocl.init(&state, &config, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "sibyl-plan-worker"));
+	sibyl_adapters_opencl_enable();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_opencl_enable),
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_metric_of_rejects),
 		cmocka_unit_test(test_seeded_inputs),
