@@ -1,5 +1,6 @@
 /* sibyl device: profile an OpenCL device's latencies and bandwidth. */
 #include "cli/commands.h"
+#include "core/alloc.h"
 #include "core/fs.h"
 #include "core/log.h"
 #include "core/options.h"
@@ -116,28 +117,29 @@ int cmd_device(int argc, char **argv)
 	};
 	struct sibyl_device_run run;
 	struct sibyl_device_profile *p;
+	char err[1024];
 	int operands, r;
 
-	r = sibyl_options_parse(&help, opts, argc, argv, false, &operands);
+	r = sibyl_cli_options(&help, opts, argc, argv, false, &operands);
 	if (r)
 		return r > 0 ? 0 : 2;
 	if (operands)
 		return sibyl_err("device: unexpected argument '%s' (see --help)", argv[1]), 2;
 	if (a.list)
-		return sibyl_device_list_child(a.json) ? 1 : 0;
+		return sibyl_device_list_child(a.json, err, sizeof(err)) ? -sibyl_err("%s", err) : 0;
 	if (!a.show && check_args(&a, &run))
 		return 2;
-	p = malloc(sizeof(*p));	/* ~15 KB: keep it off the stack */
-	if (!p)
-		return sibyl_err_errno("device"), 1;
+	p = sibyl_xmalloc(sizeof(*p));	/* ~15 KB: keep it off the stack */
 	if (a.show)
-		r = sibyl_device_profile_load(a.show, p);
+		r = sibyl_device_profile_load(a.show, p, err, sizeof(err));
 	else
-		r = sibyl_device_measure_child(&run, p);
+		r = sibyl_device_measure_child(&run, p, err, sizeof(err));
+	if (r)
+		sibyl_err("%s", err);
 	if (!r)
 		r = print_profile(&a, p);
-	if (!r && a.out && !a.show)
-		r = sibyl_device_profile_save(a.out, p);
+	if (!r && a.out && !a.show && (r = sibyl_device_profile_save(a.out, p, err, sizeof(err))))
+		sibyl_err("%s", err);
 	free(p);
 	return r ? 1 : 0;
 }

@@ -96,7 +96,7 @@ int cmd_export(int argc, char **argv)
 	int operands, r;
 	char err[1024];
 
-	r = sibyl_options_parse(&help, opts, argc, argv, false, &operands);
+	r = sibyl_cli_options(&help, opts, argc, argv, false, &operands);
 	if (r)
 		return r > 0 ? 0 : 2;
 	if (operands != 1)

@@ -86,7 +86,7 @@ int cmd_gen_docs(int argc, char **argv)
 	};
 	struct catalog cat = { 0 };
 	char err[1024];
-	int operands, r = sibyl_options_parse(&help, opts, argc, argv, false, &operands);
+	int operands, r = sibyl_cli_options(&help, opts, argc, argv, false, &operands);
 
 	if (r)
 		return r > 0 ? 0 : 2;

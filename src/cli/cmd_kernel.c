@@ -98,9 +98,10 @@ static int list_kernels(const struct opts *o, const struct sibyl_kernels *ks)
 static int static_counts(const struct opts *o, const void *bc, size_t size, const char *kernel)
 {
 	struct sibyl_instcounts c;
+	char err[1024];
 
-	if (sibyl_static_counts(bc, size, kernel, &c) < 0)
-		return 1;
+	if (sibyl_static_counts(bc, size, kernel, &c, err, sizeof(err)) < 0)
+		return sibyl_err("%s", err), 1;
 	if (o->coarse)
 		sibyl_instcounts_coarsen(&c);
 	if (o->json)
@@ -185,8 +186,11 @@ static int run_once(const struct opts *o, struct sibyl_run_cfg *cfg)
 	struct collect c = { json_array(), NULL };
 	struct sibyl_guard g = { o->timeout, false, on_device, on_sample, &c };
 	struct sibyl_instcounts mean = { 0 };
-	int n = sibyl_run_guarded(cfg, &g);
+	char err[1024];
+	int n = sibyl_run_guarded(cfg, &g, err, sizeof(err));
 
+	if (n < 0)
+		sibyl_err("%s", err);
 	if (n == 0 && json_array_size(c.samples)) {
 		if (o->inst) {
 			sibyl_instcounts_mean(c.samples, &mean);
@@ -241,6 +245,7 @@ static int run(struct opts *o, const struct sibyl_kernel *k, void *bc, size_t si
 {
 	const struct sibyl_karg *bad = sibyl_kernel_unsupported(k);
 	struct sibyl_range r;
+	char err[1024];
 
 	if (bad)
 		return sibyl_err("kernel: %s: argument '%s' (%s) is unsupported: images and "
@@ -249,8 +254,8 @@ static int run(struct opts *o, const struct sibyl_kernel *k, void *bc, size_t si
 		return static_counts(o, bc, size, k->name);
 	if (!o->gsize)
 		return sibyl_err("kernel: -g GSIZE is required to run %s (see --help)", k->name), 2;
-	if (sibyl_range_parse(o->gsize, &r) < 0)
-		return 2;
+	if (sibyl_range_parse(o->gsize, &r, err, sizeof(err)) < 0)
+		return sibyl_err("%s", err), 2;
 	if (check_numbers(o, &r) < 0)
 		return 2;
 	struct sibyl_args_cfg largest = { r.to, (uint64_t)o->elements, 0, 0 };
@@ -258,8 +263,8 @@ static int run(struct opts *o, const struct sibyl_kernel *k, void *bc, size_t si
 	if (o->lsize && (r.from % (uint64_t)o->lsize || (r.from != r.to && r.step % (uint64_t)o->lsize)))
 		return sibyl_err("kernel: every global size must be a multiple of the local size %ld "
 				 "(OpenCL 1.2)", o->lsize), 2;
-	if (sibyl_args_check(k, &largest) < 0)
-		return 2;
+	if (sibyl_args_check(k, &largest, err, sizeof(err)) < 0)
+		return sibyl_err("%s", err), 2;
 	char *build = sibyl_build_options(&o->c);
 	struct sibyl_run_cfg cfg = {
 		.platform = o->platform, .device = o->device, .kernel = k, .file = o->c.file,
@@ -271,8 +276,9 @@ static int run(struct opts *o, const struct sibyl_kernel *k, void *bc, size_t si
 	struct sibyl_counting counting = { 0 };
 	int ret;
 
-	if (o->inst ? sibyl_counting_prepare(&counting, bc, size, &cfg) < 0
-		    : o->spir && sibyl_counting_plain(&counting, bc, size, &cfg) < 0) {
+	if (o->inst ? sibyl_counting_prepare(&counting, bc, size, &cfg, err, sizeof(err)) < 0
+		    : o->spir && sibyl_counting_plain(&counting, bc, size, &cfg, err, sizeof(err)) < 0) {
+		sibyl_err("%s", err);
 		sibyl_counting_done(&counting);
 		free(build);
 		return 1;
@@ -280,8 +286,8 @@ static int run(struct opts *o, const struct sibyl_kernel *k, void *bc, size_t si
 	if (r.from != r.to || o->out) {
 		struct sibyl_sweep_opts so = { o->out, o->force, o->coarse, o->timeout };
 
-		ret = sibyl_sweep(&cfg, &r, &so);
-		ret = ret < 0 ? 1 : ret;
+		ret = sibyl_sweep(&cfg, &r, &so, err, sizeof(err));
+		ret = ret < 0 ? -sibyl_err("%s", err) : ret;
 	} else {
 		ret = run_once(o, &cfg);
 	}
@@ -363,7 +369,7 @@ static int parse_options(int argc, char **argv, struct opts *o)
 		SIBYL_OPT_END,
 	};
 	int operands, first_unused = 1;
-	int r = sibyl_options_parse(&help, opts, argc, argv, false, &operands);
+	int r = sibyl_cli_options(&help, opts, argc, argv, false, &operands);
 
 	if (r)
 		return r;
@@ -383,13 +389,17 @@ int cmd_kernel(int argc, char **argv)
 	size_t size = 0;
 	struct sibyl_kernels ks = { 0 };
 	const struct sibyl_kernel *k = NULL;
+	char err[1024];
 	int r = parse_options(argc, argv, &o);
 
 	if (r)
 		return r > 0 ? 0 : 2;
 	r = 1;
-	if (sibyl_compile_spir(&o.c, &bc, &size) < 0 || sibyl_kernels_read(bc, size, &ks) < 0)
+	if (sibyl_compile_spir(&o.c, &bc, &size, err, sizeof(err)) < 0 ||
+	    sibyl_kernels_read(bc, size, &ks, err, sizeof(err)) < 0) {
+		sibyl_err("%s", err);
 		goto out;
+	}
 	if (!ks.n) {
 		sibyl_err("kernel: %s defines no kernel", o.c.file);
 		goto out;

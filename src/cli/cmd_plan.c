@@ -96,100 +96,104 @@ static int list_adapters(const char *adapter_so, bool json)
 	return 0;
 }
 
+/* The planner settings' options (planner/request.h checks the values). */
+#define SETTINGS_OPTIONS(set) \
+	{ "threads", 't', SIBYL_OPT_LONG, &(set).threads, "N", \
+	  "threads for a threaded adapter (1)" }, \
+	{ "range", 'r', SIBYL_OPT_STRING, &(set).range, "LO:HI", \
+	  "work metric range (the adapter's by default)" }, \
+	{ "seed", 0, SIBYL_OPT_LONG, &(set).seed, "S", "random seed (1): same seed, same samples" }, \
+	{ "segment-error", 0, SIBYL_OPT_DOUBLE, &(set).segment_error, "P", \
+	  "max confidence-interval width of a segment, % of its time (10)" }, \
+	{ "sample-error", 0, SIBYL_OPT_DOUBLE, &(set).sample_error, "P", \
+	  "error beyond which a sample is out of range, % (10)" }, \
+	{ "growth", 0, SIBYL_OPT_DOUBLE, &(set).growth, "P", "interval growth factor, % (10)" }, \
+	{ "confidence", 0, SIBYL_OPT_DOUBLE, &(set).confidence, "P", "confidence level, % (95)" }, \
+	{ "timeout", 0, SIBYL_OPT_DOUBLE, &(set).timeout, "SEC", \
+	  "time limit of one run of a sample (10)" }, \
+	{ "repeat", 0, SIBYL_OPT_LONG, &(set).repeat, "K", \
+	  "runs per sample at least, spread over the rounds (3; the paper: 1)" }, \
+	{ "rounds", 0, SIBYL_OPT_LONG, &(set).rounds, "N", \
+	  "a sample is N rounds of its runs, 2 ms apart, and takes the fastest round's " \
+	  "time (3; 1 = one round, as in the paper)" }, \
+	{ "sample-time", 0, SIBYL_OPT_DOUBLE, &(set).sample_ms, "MS", \
+	  "more runs per round until they add up to MS (1; 0 = just --repeat)" }, \
+	{ "speed-guard", 0, SIBYL_OPT_DOUBLE, &(set).speed_guard, "SEC", \
+	  "drop runs timed while the CPU is slower than its best (a VM sharing its core) " \
+	  "and run them again, spending at most SEC per sample on waiting and dropped " \
+	  "runs (2; 0 = off, as in the paper)" }, \
+	{ "speed-guard-tolerance", 0, SIBYL_OPT_DOUBLE, &(set).guard_tolerance, "P", \
+	  "the speed guard's reference counts as calm up to P% above its best (10)" }, \
+	{ "fit-error", 0, SIBYL_OPT_DOUBLE, &(set).fit_error, "P", \
+	  "a segment's line must pass this close to the mean of each third of its " \
+	  "samples, % (2; 0 = off, as in the paper)" }, \
+	{ "fit", 0, SIBYL_OPT_STRING, &(set).fit, "KIND", \
+	  "least squares of each segment: 'relative' residuals (weights 1/time^2; the " \
+	  "default) or 'ols', ordinary, as in the paper" }, \
+	{ "max-samples", 0, SIBYL_OPT_LONG, &(set).max_samples, "N", \
+	  "safety stop after N samples (2000; with --from-trace or --metrics, the " \
+	  "budget: 400; 0 = none)" }, \
+	{ "max-seconds", 0, SIBYL_OPT_DOUBLE, &(set).max_seconds, "SEC", \
+	  "safety stop after SEC seconds of planning (600; 0 = none)" }, \
+	{ "device", 0, SIBYL_OPT_STRING, &(set).device, "NAME", \
+	  "OpenCL device for OpenCL adapters" }, \
+	{ "platform", 0, SIBYL_OPT_STRING, &(set).platform, "NAME", "OpenCL platform" }
+
+/* What to do with the profile (planner/session.h). */
+#define JOB_OPTIONS(job) \
+	{ "evaluate", 'e', SIBYL_OPT_LONG, &(job).evaluate, "N", \
+	  "after planning, measure N random work metrics (or parameters) against the " \
+	  "profile" }, \
+	{ "evaluate-csv", 0, SIBYL_OPT_STRING, &(job).evaluate_csv, "FILE", \
+	  "write every evaluation point (its two measurements and the three predictions) " \
+	  "as CSV" }, \
+	{ "profile", 0, SIBYL_OPT_STRING, &(job).profile, "FILE", \
+	  "evaluate this profile, planned before for the same adapter, instead of " \
+	  "planning (its range, unless --range)" }, \
+	{ "evaluate-metrics", 0, SIBYL_OPT_FLAG, &(job).evaluate_metrics, NULL, \
+	  "evaluate at random work metrics even where the adapter can draw random " \
+	  "parameters" }, \
+	{ "from-trace", 0, SIBYL_OPT_STRING, &(job).from_trace, "TRACE", \
+	  "plan where a traced program calls: sample the work metrics its calls of " \
+	  "--function used, by their share of its time, and check the profile against " \
+	  "those calls (with --profile: check a stored profile)" }, \
+	{ "function", 0, SIBYL_OPT_STRING, &(job).function, "NAME", \
+	  "the traced function --from-trace plans for" }, \
+	{ "metrics", 0, SIBYL_OPT_STRING, &(job).metrics, "FILE", \
+	  "plan at the work metrics listed in FILE, one a line: METRIC [WEIGHT]" }, \
+	{ "output", 'o', SIBYL_OPT_STRING, &(job).output, "FILE", "the profile to write" }, \
+	{ "force", 'f', SIBYL_OPT_FLAG, &(job).force, NULL, "replace an existing output" }
+
 /*
  * Today's spellings (`sibyl plan -a NAME ...`, --list-adapters), plan run
  * and plan evaluate share one table; only the first takes --list-adapters.
  * evaluate is the default for -e.
  */
-/* One command per process: the options fill this (perf's static tables). */
-static struct plan_opts plan;
-
-static struct sibyl_option plan_options[] = {
-	{ "list-adapters", 0, SIBYL_OPT_FLAG, &plan.list, NULL, "list the adapters and exit" },
-	{ "adapter", 'a', SIBYL_OPT_STRING, &plan.adapter, "NAME", "a built-in adapter" },
-	{ "adapter-so", 0, SIBYL_OPT_STRING, &plan.adapter_so, "FILE.so[:NAME]",
-	  "an adapter exported by a shared object (include/sibyl/adapter.h)" },
-	{ "threads", 't', SIBYL_OPT_LONG, &plan.set.threads, "N", "threads for a threaded adapter (1)" },
-	{ "range", 'r', SIBYL_OPT_STRING, &plan.set.range, "LO:HI",
-	  "work metric range (the adapter's by default)" },
-	{ "seed", 0, SIBYL_OPT_LONG, &plan.set.seed, "S", "random seed (1): same seed, same samples" },
-	{ "segment-error", 0, SIBYL_OPT_DOUBLE, &plan.set.segment_error, "P",
-	  "max confidence-interval width of a segment, % of its time (10)" },
-	{ "sample-error", 0, SIBYL_OPT_DOUBLE, &plan.set.sample_error, "P",
-	  "error beyond which a sample is out of range, % (10)" },
-	{ "growth", 0, SIBYL_OPT_DOUBLE, &plan.set.growth, "P", "interval growth factor, % (10)" },
-	{ "confidence", 0, SIBYL_OPT_DOUBLE, &plan.set.confidence, "P", "confidence level, % (95)" },
-	{ "timeout", 0, SIBYL_OPT_DOUBLE, &plan.set.timeout, "SEC",
-	  "time limit of one run of a sample (10)" },
-	{ "repeat", 0, SIBYL_OPT_LONG, &plan.set.repeat, "K",
-	  "runs per sample at least, spread over the rounds (3; the paper: 1)" },
-	{ "rounds", 0, SIBYL_OPT_LONG, &plan.set.rounds, "N",
-	  "a sample is N rounds of its runs, 2 ms apart, and takes the fastest round's "
-	  "time (3; 1 = one round, as in the paper)" },
-	{ "sample-time", 0, SIBYL_OPT_DOUBLE, &plan.set.sample_ms, "MS",
-	  "more runs per round until they add up to MS (1; 0 = just --repeat)" },
-	{ "speed-guard", 0, SIBYL_OPT_DOUBLE, &plan.set.speed_guard, "SEC",
-	  "drop runs timed while the CPU is slower than its best (a VM sharing its core) "
-	  "and run them again, spending at most SEC per sample on waiting and dropped "
-	  "runs (2; 0 = off, as in the paper)" },
-	{ "speed-guard-tolerance", 0, SIBYL_OPT_DOUBLE, &plan.set.guard_tolerance, "P",
-	  "the speed guard's reference counts as calm up to P% above its best (10)" },
-	{ "fit-error", 0, SIBYL_OPT_DOUBLE, &plan.set.fit_error, "P",
-	  "a segment's line must pass this close to the mean of each third of its "
-	  "samples, % (2; 0 = off, as in the paper)" },
-	{ "fit", 0, SIBYL_OPT_STRING, &plan.set.fit, "KIND",
-	  "least squares of each segment: 'relative' residuals (weights 1/time^2; the "
-	  "default) or 'ols', ordinary, as in the paper" },
-	{ "max-samples", 0, SIBYL_OPT_LONG, &plan.set.max_samples, "N",
-	  "safety stop after N samples (2000; with --from-trace or --metrics, the "
-	  "budget: 400; 0 = none)" },
-	{ "max-seconds", 0, SIBYL_OPT_DOUBLE, &plan.set.max_seconds, "SEC",
-	  "safety stop after SEC seconds of planning (600; 0 = none)" },
-	{ "device", 0, SIBYL_OPT_STRING, &plan.set.device, "NAME", "OpenCL device for OpenCL adapters" },
-	{ "platform", 0, SIBYL_OPT_STRING, &plan.set.platform, "NAME", "OpenCL platform" },
-	{ "evaluate", 'e', SIBYL_OPT_LONG, &plan.job.evaluate, "N",
-	  "after planning, measure N random work metrics (or parameters) against the "
-	  "profile" },
-	{ "evaluate-csv", 0, SIBYL_OPT_STRING, &plan.job.evaluate_csv, "FILE",
-	  "write every evaluation point (its two measurements and the three predictions) "
-	  "as CSV" },
-	{ "profile", 0, SIBYL_OPT_STRING, &plan.job.profile, "FILE",
-	  "evaluate this profile, planned before for the same adapter, instead of "
-	  "planning (its range, unless --range)" },
-	{ "evaluate-metrics", 0, SIBYL_OPT_FLAG, &plan.job.evaluate_metrics, NULL,
-	  "evaluate at random work metrics even where the adapter can draw random "
-	  "parameters" },
-	{ "from-trace", 0, SIBYL_OPT_STRING, &plan.job.from_trace, "TRACE",
-	  "plan where a traced program calls: sample the work metrics its calls of "
-	  "--function used, by their share of its time, and check the profile against "
-	  "those calls (with --profile: check a stored profile)" },
-	{ "function", 0, SIBYL_OPT_STRING, &plan.job.function, "NAME",
-	  "the traced function --from-trace plans for" },
-	{ "metrics", 0, SIBYL_OPT_STRING, &plan.job.metrics, "FILE",
-	  "plan at the work metrics listed in FILE, one a line: METRIC [WEIGHT]" },
-	{ "output", 'o', SIBYL_OPT_STRING, &plan.job.output, "FILE", "the profile to write" },
-	{ "force", 'f', SIBYL_OPT_FLAG, &plan.job.force, NULL, "replace an existing output" },
-	{ "json", 0, SIBYL_OPT_FLAG, &plan.json, NULL, "print one JSON object" },
-	SIBYL_OPT_END,
-};
-
 static int plan_with(const struct sibyl_command_help *h, int argc, char **argv, long evaluate)
 {
 	bool legacy = h == &help;	/* only `sibyl plan` still takes --list-adapters */
+	struct plan_opts o = { .job.evaluate = evaluate };
+	const struct sibyl_option opts[] = {
+		{ "list-adapters", 0, SIBYL_OPT_FLAG, &o.list, NULL, "list the adapters and exit" },
+		{ "adapter", 'a', SIBYL_OPT_STRING, &o.adapter, "NAME", "a built-in adapter" },
+		{ "adapter-so", 0, SIBYL_OPT_STRING, &o.adapter_so, "FILE.so[:NAME]",
+		  "an adapter exported by a shared object (include/sibyl/adapter.h)" },
+		SETTINGS_OPTIONS(o.set),
+		JOB_OPTIONS(o.job),
+		{ "json", 0, SIBYL_OPT_FLAG, &o.json, NULL, "print one JSON object" },
+		SIBYL_OPT_END,
+	};
 	int operands, r;
 
-	memset(&plan, 0, sizeof(plan));
-	sibyl_plan_settings_defaults(&plan.set);
-	plan.job.evaluate = evaluate;
-	r = sibyl_options_parse(h, legacy ? plan_options : plan_options + 1, argc, argv, false,
-				&operands);
+	sibyl_plan_settings_defaults(&o.set);
+	r = sibyl_cli_options(h, legacy ? opts : opts + 1, argc, argv, false, &operands);
 	if (r)
 		return r > 0 ? 0 : 2;
 	if (operands)
 		return sibyl_err("%s: unexpected operand '%s' (see --help)", h->name, argv[1]), 2;
-	if (plan.list)
-		return list_adapters(plan.adapter_so, plan.json);
-	return plan_profile(&plan);
+	if (o.list)
+		return list_adapters(o.adapter_so, o.json);
+	return plan_profile(&o);
 }
 
 static int plan_main(int argc, char **argv)
@@ -223,7 +227,7 @@ static int plan_list(int argc, char **argv)
 		{ "json", 0, SIBYL_OPT_FLAG, &json, NULL, "print a JSON array" },
 		SIBYL_OPT_END,
 	};
-	int n, r = sibyl_options_parse(&list_help, opts, argc, argv, false, &n);
+	int n, r = sibyl_cli_options(&list_help, opts, argc, argv, false, &n);
 
 	if (r)
 		return r > 0 ? 0 : 2;
@@ -249,7 +253,7 @@ static int plan_envelope(int argc, char **argv)
 		{ "json", 0, SIBYL_OPT_FLAG, &json, NULL, "print the pieces as JSON" },
 		SIBYL_OPT_END,
 	};
-	int n, r = sibyl_options_parse(&envelope_help, opts, argc, argv, false, &n);
+	int n, r = sibyl_cli_options(&envelope_help, opts, argc, argv, false, &n);
 	char err[1024];
 
 	if (r)
@@ -283,7 +287,7 @@ static int plan_show(int argc, char **argv)
 		{ "force", 'f', SIBYL_OPT_FLAG, &force, NULL, "replace an existing output" },
 		SIBYL_OPT_END,
 	};
-	int n, r = sibyl_options_parse(&show_help, opts, argc, argv, false, &n);
+	int n, r = sibyl_cli_options(&show_help, opts, argc, argv, false, &n);
 	char err[1024];
 
 	if (r)

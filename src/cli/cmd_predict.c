@@ -178,6 +178,7 @@ int cmd_predict(int argc, char **argv)
 	const char *transfer = NULL, *outside = "extrapolate";
 	struct outputs w = { 0 };
 	bool best_of = false, other_machine = false, no_one_time = false;
+	char err[1024];
 	struct sibyl_option opts[] = {
 		{ "model", 'm', SIBYL_OPT_LIST, &specs, "FUNC=PROFILE", "predict FUNC's calls with this profile (repeatable; FUNC is a glob)" },
 		{ "transfer", 0, SIBYL_OPT_STRING, &transfer, "DEVICE.json", "add host<->device transfers from this device profile" },
@@ -199,7 +200,7 @@ int cmd_predict(int argc, char **argv)
 	};
 	struct sibyl_predict_options o = { .best_of = false };
 	struct loaded l = { 0 };
-	int operands, r = sibyl_options_parse(&help, opts, argc, argv, false, &operands);
+	int operands, r = sibyl_cli_options(&help, opts, argc, argv, false, &operands);
 
 	if (r)
 		return r > 0 ? 0 : 2;
@@ -212,8 +213,8 @@ int cmd_predict(int argc, char **argv)
 	    2 : 0;
 	if (!r && load_models(&specs, &l) < 0)
 		r = 1;
-	if (!r && transfer && sibyl_device_profile_load(transfer, &l.device) < 0)
-		r = 1;
+	if (!r && transfer && sibyl_device_profile_load(transfer, &l.device, err, sizeof(err)) < 0)
+		r = -sibyl_err("%s", err);
 	if (!r) {
 		o.models = l.models;
 		o.nmodels = l.n;

@@ -177,7 +177,7 @@ int cmd_report(int argc, char **argv)
 	int operands, r;
 	char err[1024];
 
-	r = sibyl_options_parse(&help, opts, argc, argv, false, &operands);
+	r = sibyl_cli_options(&help, opts, argc, argv, false, &operands);
 	query_lists(&a);
 	if (!r && check_usage(operands, &a, ws_check, plot, &cols))
 		r = -1;

@@ -181,6 +181,7 @@ static int record(char **command, const char *dir, const struct trace_preload *p
 	struct sibyl_trace_run run = { .command = command, .wrappers = &pre->wrappers };
 	struct sibyl_drain *drain = NULL;
 	struct sibyl_child child;
+	char err[1024];
 
 	sibyl_clock_pair(&run.clock.ref_tsc, &run.clock.ref_ns);
 	run.clock.tsc_per_ns = 1;	/* refined when the command ends */
@@ -190,8 +191,9 @@ static int record(char **command, const char *dir, const struct trace_preload *p
 	sibyl_info("tracing into %s with LD_PRELOAD=%s", dir, pre->value);
 	if (pre->audit)
 		sibyl_info("and LD_AUDIT=%s SIBYL_WRAPPERS=%s", pre->audit, pre->wrapper_list);
-	if (drained && !(drain = sibyl_drain_create(dir, (uint64_t)ring_kb * 1024)))
-		return 2;
+	if (drained && !(drain = sibyl_drain_create(dir, (uint64_t)ring_kb * 1024, err,
+						     sizeof(err))))
+		return sibyl_err("trace: %s", err), 2;
 	run.start_ns = sibyl_mono_ns();	/* the command's time: from here to its end */
 	if (start_command(command, dir, pre, &child, &run.status) < 0) {
 		sibyl_drain_finish(drain);
@@ -199,8 +201,10 @@ static int record(char **command, const char *dir, const struct trace_preload *p
 	}
 	run.root_pid = child.pid > 0 ? child.pid : 0;	/* 0: it did not start */
 	raise_fd_limit();	/* the drainer keeps a file open per live thread */
-	if (drain && sibyl_drain_start(drain) < 0)
+	if (drain && sibyl_drain_start(drain, err, sizeof(err)) < 0) {
+		sibyl_err("trace: %s", err);
 		sibyl_warn("trace: records will be drained when the command ends");
+	}
 	wait_command(&child, &run.status);
 	/* Draining what it left is sibyl's time, not the command's. */
 	run.end_ns = sibyl_mono_ns();
@@ -233,7 +237,7 @@ int cmd_trace(int argc, char **argv)
 		{ "verbose", 'v', SIBYL_OPT_FLAG, &verbose, NULL, "say what is being done" },
 		SIBYL_OPT_END,
 	};
-	int ncmd, r = sibyl_options_parse(&help, opts, argc, argv, true, &ncmd);
+	int ncmd, r = sibyl_cli_options(&help, opts, argc, argv, true, &ncmd);
 
 	if (r)
 		return r > 0 ? 0 : 2;

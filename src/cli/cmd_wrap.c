@@ -53,7 +53,7 @@ int cmd_wrap(int argc, char **argv)
 		SIBYL_OPT_END,
 	};
 
-	rc = sibyl_options_parse(&help, opts, argc, argv, false, &operands);
+	rc = sibyl_cli_options(&help, opts, argc, argv, false, &operands);
 	if (rc)
 		status = rc > 0 ? 0 : 2;
 	else if (list)

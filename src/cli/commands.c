@@ -1,4 +1,5 @@
 #include "cli/commands.h"
+#include "core/log.h"
 
 #include <string.h>
 
@@ -31,4 +32,14 @@ const struct sibyl_command *sibyl_command_find(const char *name)
 		if (!strchr(c->name, ' ') && !strcmp(c->name, name))
 			return c;
 	return NULL;
+}
+
+int sibyl_cli_options(const struct sibyl_command_help *cmd, const struct sibyl_option *opts,
+		      int argc, char **argv, bool stop_at_operand, int *operands)
+{
+	char err[1024];
+	int r = sibyl_options_parse(cmd, opts, argc, argv, stop_at_operand, operands, err,
+				    sizeof(err));
+
+	return r < 0 ? sibyl_err("%s", err) : r;
 }

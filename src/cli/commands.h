@@ -2,6 +2,8 @@
 #ifndef SIBYL_CLI_COMMANDS_H
 #define SIBYL_CLI_COMMANDS_H
 
+#include "core/options.h"
+
 #include <stdbool.h>
 
 /* argv[0] is the command name; return the process exit status: 0, 1 when
@@ -30,6 +32,11 @@ struct sibyl_command {
 };
 
 extern const struct sibyl_command sibyl_commands[];
+
+/* sibyl_options_parse (core/options.h) for a command: 0; 1 after --help
+ * or --version; -1 after printing the usage error. */
+int sibyl_cli_options(const struct sibyl_command_help *cmd, const struct sibyl_option *opts,
+		      int argc, char **argv, bool stop_at_operand, int *operands);
 
 /* The command (not a subcommand) called `name`, or NULL. */
 const struct sibyl_command *sibyl_command_find(const char *name);

@@ -53,6 +53,8 @@ static int help(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	/* What library code says and carries on past, printed here. */
+	sibyl_set_notice_handler(sibyl_notice_print, NULL);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

@@ -6,10 +6,17 @@
 #include <string.h>
 
 static bool verbose;
+static sibyl_notice_fn *notice_fn;
+static void *notice_ctx;
 
 void sibyl_set_verbose(bool on)
 {
 	verbose = on;
+}
+
+bool sibyl_verbose(void)
+{
+	return verbose;
 }
 
 static void vprint(const char *prefix, const char *fmt, va_list ap, const char *suffix)
@@ -42,12 +49,45 @@ int sibyl_err_errno(const char *fmt, ...)
 	return -1;
 }
 
+void sibyl_notice_print(enum sibyl_notice kind, const char *text, void *ctx)
+{
+	(void)ctx;
+	if (kind == SIBYL_NOTICE_INFO && !verbose)
+		return;
+	fprintf(stderr, "sibyl: %s%s\n", kind == SIBYL_NOTICE_WARNING ? "warning: " : "", text);
+}
+
+void sibyl_set_notice_handler(sibyl_notice_fn *fn, void *ctx)
+{
+	notice_fn = fn;
+	notice_ctx = ctx;
+}
+
+static void vnotice(enum sibyl_notice kind, const char *fmt, va_list ap)
+{
+	char text[2048];
+
+	if (!notice_fn)
+		return;
+	vsnprintf(text, sizeof(text), fmt, ap);
+	notice_fn(kind, text, notice_ctx);
+}
+
+void sibyl_notice(enum sibyl_notice kind, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vnotice(kind, fmt, ap);
+	va_end(ap);
+}
+
 void sibyl_warn(const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vprint("sibyl: warning: ", fmt, ap, NULL);
+	vnotice(SIBYL_NOTICE_WARNING, fmt, ap);
 	va_end(ap);
 }
 
@@ -55,10 +95,8 @@ void sibyl_info(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!verbose)
-		return;
 	va_start(ap, fmt);
-	vprint("sibyl: ", fmt, ap, NULL);
+	vnotice(SIBYL_NOTICE_INFO, fmt, ap);
 	va_end(ap);
 }
 
@@ -76,5 +114,19 @@ int sibyl_seterr(char *err, size_t errlen, const char *fmt, ...)
 	va_start(ap, fmt);
 	sibyl_vseterr(err, errlen, fmt, ap);
 	va_end(ap);
+	return -1;
+}
+
+int sibyl_seterr_errno(char *err, size_t errlen, const char *fmt, ...)
+{
+	const char *why = strerror(errno);
+	va_list ap;
+	size_t n;
+
+	va_start(ap, fmt);
+	sibyl_vseterr(err, errlen, fmt, ap);
+	va_end(ap);
+	if (err && errlen && (n = strlen(err)) < errlen)
+		snprintf(err + n, errlen - n, ": %s", why);
 	return -1;
 }

@@ -122,7 +122,7 @@ void sibyl_options_set_describer(sibyl_options_describer *fn, void *ctx)
 }
 
 static int store(const struct sibyl_command_help *cmd, const struct sibyl_option *o,
-		 const char *arg)
+		 const char *arg, char *err, size_t errlen)
 {
 	char *end;
 
@@ -143,13 +143,15 @@ static int store(const struct sibyl_command_help *cmd, const struct sibyl_option
 		errno = 0;
 		*(long *)o->value = strtol(arg, &end, 0);
 		if (errno || end == arg || *end)
-			return sibyl_err("%s: --%s: not an integer: '%s'", cmd->name, o->name, arg);
+			return sibyl_seterr(err, errlen, "%s: --%s: not an integer: '%s'", cmd->name,
+					    o->name, arg);
 		return 0;
 	case SIBYL_OPT_DOUBLE:
 		errno = 0;
 		*(double *)o->value = strtod(arg, &end);
 		if (errno || end == arg || *end)
-			return sibyl_err("%s: --%s: not a number: '%s'", cmd->name, o->name, arg);
+			return sibyl_seterr(err, errlen, "%s: --%s: not a number: '%s'", cmd->name,
+					    o->name, arg);
 		return 0;
 	}
 	return -1;
@@ -167,7 +169,7 @@ static int store(const struct sibyl_command_help *cmd, const struct sibyl_option
  * when the option's argument came as its own word.
  */
 static bool abbreviated(const struct sibyl_command_help *cmd, const struct option *o, int argc,
-			char **argv)
+			char **argv, char *err, size_t errlen)
 {
 	int at = optind - 1;
 
@@ -180,8 +182,8 @@ static bool abbreviated(const struct sibyl_command_help *cmd, const struct optio
 
 	if (len == strlen(o->name) && !strncmp(name, o->name, len))
 		return false;
-	sibyl_err("%s: unknown option '--%.*s' (did you mean --%s?)", cmd->name, (int)len, name,
-		  o->name);
+	sibyl_seterr(err, errlen, "%s: unknown option '--%.*s' (did you mean --%s?)", cmd->name,
+		     (int)len, name, o->name);
 	return true;
 }
 
@@ -224,7 +226,7 @@ static bool listed(const struct sibyl_option *opts, const struct option *o)
 /* An unknown option, or one without its argument: one line, naming the
  * options a prefix could have meant (getopt calls it ambiguous). */
 static int bad_option(const struct sibyl_command_help *cmd, const struct sibyl_option *opts,
-		      const struct option *longs, int c, const char *word)
+		      const struct option *longs, int c, const char *word, char *err, size_t errlen)
 {
 	const char *what = c == ':' ? "missing argument for" : "unknown option";
 	size_t len = strncmp(word, "--", 2) ? 0 : strcspn(word + 2, "=");
@@ -232,7 +234,8 @@ static int bad_option(const struct sibyl_command_help *cmd, const struct sibyl_o
 	size_t used = 0;
 
 	if (optopt && optopt < 256)
-		return sibyl_err("%s: %s '-%c' (see --help)", cmd->name, what, optopt);
+		return sibyl_seterr(err, errlen, "%s: %s '-%c' (see --help)", cmd->name, what,
+				    optopt);
 	for (const struct option *o = longs; c == '?' && len && o->name; o++) {
 		if (strncmp(o->name, word + 2, len) || !listed(opts, o) ||
 		    used + strlen(o->name) + 8 >= sizeof(maybe))
@@ -241,8 +244,9 @@ static int bad_option(const struct sibyl_command_help *cmd, const struct sibyl_o
 					 used ? " or " : "", o->name);
 	}
 	if (used)
-		return sibyl_err("%s: %s '%s' (did you mean %s?)", cmd->name, what, word, maybe);
-	return sibyl_err("%s: %s '%s' (see --help)", cmd->name, what, word);
+		return sibyl_seterr(err, errlen, "%s: %s '%s' (did you mean %s?)", cmd->name, what,
+				    word, maybe);
+	return sibyl_seterr(err, errlen, "%s: %s '%s' (see --help)", cmd->name, what, word);
 }
 
 /* The table entry getopt_long's code `c` stands for. */
@@ -258,7 +262,7 @@ static const struct sibyl_option *option_of(const struct sibyl_option *opts, siz
 
 int sibyl_options_parse(const struct sibyl_command_help *cmd,
 			const struct sibyl_option *opts, int argc, char **argv,
-			bool stop_at_operand, int *noperands)
+			bool stop_at_operand, int *noperands, char *err, size_t errlen)
 {
 	if (describer) {
 		describer(describer_ctx, cmd, opts);
@@ -277,7 +281,7 @@ int sibyl_options_parse(const struct sibyl_command_help *cmd,
 
 		if (c == -1)
 			break;
-		if (index >= 0 && abbreviated(cmd, &longs[index], argc, argv)) {
+		if (index >= 0 && abbreviated(cmd, &longs[index], argc, argv, err, errlen)) {
 			ret = -1;
 		} else if (c == VERSION_CODE) {
 			printf("sibyl %s\n", SIBYL_VERSION);
@@ -286,10 +290,10 @@ int sibyl_options_parse(const struct sibyl_command_help *cmd,
 			sibyl_options_usage(cmd, opts);
 			ret = 1;
 		} else if (c == '?' || c == ':') {
-			ret = bad_option(cmd, opts, longs, c, argv[optind - 1]);
+			ret = bad_option(cmd, opts, longs, c, argv[optind - 1], err, errlen);
 		} else if (c == 1) {
 			argv[operands++] = optarg;
-		} else if (!(o = option_of(opts, n, c)) || store(cmd, o, optarg) < 0) {
+		} else if (!(o = option_of(opts, n, c)) || store(cmd, o, optarg, err, errlen) < 0) {
 			ret = -1;
 		}
 		if (ret)

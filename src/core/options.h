@@ -54,12 +54,12 @@ struct sibyl_command_help {
  * at the first operand when stop_at_operand is set (for `trace -- CMD`).
  * Operands are moved to argv[1..*operands] in order.  Long options are
  * taken by their whole name only.  Returns 0; 1 when --help or --version
- * was printed (exit 0); or -1 after printing a one-line error (a usage
- * error: exit 2).
+ * was printed (exit 0); or -1 with the usage error in err, "<command>:
+ * <why>" (exit 2).
  */
 int sibyl_options_parse(const struct sibyl_command_help *cmd,
 			const struct sibyl_option *opts, int argc, char **argv,
-			bool stop_at_operand, int *operands);
+			bool stop_at_operand, int *operands, char *err, size_t errlen);
 /* --help: the synopsis, the summary and the options, filled to the
  * width of standard output (core/textfill.h). */
 void sibyl_options_usage(const struct sibyl_command_help *cmd,

@@ -28,6 +28,7 @@
 #include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,6 +86,26 @@ static void choose_ring_dir(struct sibyl_drain *d)
 	}
 }
 
+/* A ring that cannot be drained: the others go on, and the trace is
+ * reported incomplete at the end, so this is a notice, not a return; it
+ * ends with strerror(errno) unless errno is 0. */
+__attribute__((format(printf, 1, 2)))
+static int ring_error(const char *fmt, ...)
+{
+	int e = errno;
+	char what[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (e)
+		sibyl_notice(SIBYL_NOTICE_ERROR, "%s: %s", what, strerror(e));
+	else
+		sibyl_notice(SIBYL_NOTICE_ERROR, "%s", what);
+	return -1;
+}
+
 static void free_drain(struct sibyl_drain *d)
 {
 	if (d->inotify_fd >= 0)
@@ -100,7 +121,8 @@ static void free_drain(struct sibyl_drain *d)
 	free(d);
 }
 
-struct sibyl_drain *sibyl_drain_create(const char *dir, uint64_t ring_bytes)
+struct sibyl_drain *sibyl_drain_create(const char *dir, uint64_t ring_bytes, char *err,
+				       size_t errlen)
 {
 	struct sibyl_drain *d = sibyl_xcalloc(1, sizeof(*d));
 	struct sibyl_drain_control c = { .version = SIBYL_TRACE_VERSION };
@@ -118,7 +140,7 @@ struct sibyl_drain *sibyl_drain_create(const char *dir, uint64_t ring_bytes)
 		d->inotify_fd = -1;
 	}
 	if (strlen(d->ring_dir) >= sizeof(c.ring_dir)) {
-		sibyl_err("trace: %s: path too long for the ring directory", d->ring_dir);
+		sibyl_seterr(err, errlen, "%s: path too long for the ring directory", d->ring_dir);
 		free_drain(d);
 		return NULL;
 	}
@@ -126,14 +148,14 @@ struct sibyl_drain *sibyl_drain_create(const char *dir, uint64_t ring_bytes)
 	int fd = open(d->ctl_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, d->file_mode);
 
 	if (fd < 0 || write(fd, &c, sizeof(c)) != (ssize_t)sizeof(c)) {
-		sibyl_err_errno("trace: cannot create %s", d->ctl_path);
+		sibyl_seterr_errno(err, errlen, "cannot create %s", d->ctl_path);
 		goto fail;
 	}
 	d->ctl = mmap(NULL, sizeof(c), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
 	fd = -1;
 	if (d->ctl == MAP_FAILED) {
-		sibyl_err_errno("trace: cannot map %s", d->ctl_path);
+		sibyl_seterr_errno(err, errlen, "cannot map %s", d->ctl_path);
 		goto fail;
 	}
 	return d;
@@ -195,9 +217,9 @@ static int create_events(struct sibyl_drain *d, const char *name,
 
 	first.committed = 0;
 	if (fd < 0) {
-		sibyl_err_errno("trace: cannot create %s", events);
+		ring_error("trace: cannot create %s", events);
 	} else if (write_all(fd, &first, sizeof(first), 0) != 0) {
-		sibyl_err_errno("trace: cannot write %s", events);
+		ring_error("trace: cannot write %s", events);
 		close(fd);
 		unlink(events);
 		fd = -1;
@@ -226,7 +248,7 @@ static int open_ring(struct sibyl_drain *d, char *path, const char *name)
 	int fd = open(path, O_RDWR | O_CLOEXEC);
 
 	if (fd < 0)
-		return errno == ENOENT ? 2 : sibyl_err_errno("trace: cannot open %s", path);
+		return errno == ENOENT ? 2 : ring_error("trace: cannot open %s", path);
 	if (fstat(fd, &st) != 0 || st.st_size < SIBYL_RING_DATA_OFFSET ||
 	    pread(fd, magic, sizeof(magic), offsetof(struct sibyl_ring_header, magic)) !=
 		    (ssize_t)sizeof(magic) || memcmp(magic, SIBYL_RING_MAGIC, sizeof(magic))) {
@@ -237,7 +259,7 @@ static int open_ring(struct sibyl_drain *d, char *path, const char *name)
 					   MAP_SHARED, fd, 0);
 	close(fd);
 	if (h == MAP_FAILED)
-		return sibyl_err_errno("trace: cannot map %s", path);
+		return ring_error("trace: cannot map %s", path);
 	uint64_t capacity = h->capacity;
 
 	if (capacity == 0 ||
@@ -337,7 +359,8 @@ static int drain_ring(struct ring *r)
 	const char *data = (const char *)h + SIBYL_RING_DATA_OFFSET;
 
 	if (head < tail || head - tail > cap)
-		return sibyl_err("trace: %s: ring counters are inconsistent; records lost", r->path);
+		return errno = 0, ring_error("trace: %s: ring counters are inconsistent; records lost",
+					    r->path);
 	while (tail < head) {
 		uint64_t slot = tail % cap, n = head - tail;
 
@@ -345,7 +368,7 @@ static int drain_ring(struct ring *r)
 			n = cap - slot;
 		if (write_all(r->events_fd, data + slot * SIBYL_RECORD_SIZE, n * SIBYL_RECORD_SIZE,
 			      (off_t)(sizeof(h->events) + tail * SIBYL_RECORD_SIZE)) != 0)
-			return sibyl_err_errno("trace: cannot write the records of %s", r->path);
+			return ring_error("trace: cannot write the records of %s", r->path);
 		tail += n;
 	}
 	r->tail = tail;
@@ -355,7 +378,7 @@ static int drain_ring(struct ring *r)
 
 		copy.committed = tail;
 		if (write_all(r->events_fd, &copy, sizeof(copy), 0) != 0)
-			return sibyl_err_errno("trace: cannot write the header for %s", r->path);
+			return ring_error("trace: cannot write the header for %s", r->path);
 		r->header_written = tail;
 	}
 	if (closed)
@@ -430,10 +453,10 @@ static void *drain_thread(void *arg)
 	return NULL;
 }
 
-int sibyl_drain_start(struct sibyl_drain *d)
+int sibyl_drain_start(struct sibyl_drain *d, char *err, size_t errlen)
 {
 	if (pthread_create(&d->thread, NULL, drain_thread, d) != 0)
-		return sibyl_err("trace: cannot start the drain thread");
+		return sibyl_seterr(err, errlen, "cannot start the drain thread");
 	d->running = true;
 	return 0;
 }

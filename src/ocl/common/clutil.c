@@ -133,11 +133,12 @@ static void free_names(char **names, cl_uint n)
 }
 
 int sibyl_cl_pick_device(const char *platform, const char *device,
-			 cl_platform_id *platform_out, cl_device_id *device_out)
+			 cl_platform_id *platform_out, cl_device_id *device_out, char *err,
+			 size_t errlen)
 {
 	cl_uint np = 0;
 	if (clGetPlatformIDs(0, NULL, &np) != CL_SUCCESS || np == 0)
-		return sibyl_err("no OpenCL platform found (is an ICD such as pocl-opencl-icd installed?)");
+		return sibyl_seterr(err, errlen, "no OpenCL platform found (is an ICD such as pocl-opencl-icd installed?)");
 	cl_platform_id *platforms = sibyl_xcalloc(np, sizeof(*platforms));
 	char **pnames = sibyl_xcalloc(np, sizeof(*pnames));
 	clGetPlatformIDs(np, platforms, NULL);
@@ -147,12 +148,12 @@ int sibyl_cl_pick_device(const char *platform, const char *device,
 	int p = choose(platform, pnames, np);
 	if (p < 0) {
 		list_names(list, sizeof(list), pnames, np);
-		sibyl_err("no OpenCL platform matches '%s' (have %s)", platform, list);
+		sibyl_seterr(err, errlen, "no OpenCL platform matches '%s' (have %s)", platform, list);
 		goto fail_platforms;
 	}
 	cl_uint nd = 0;
 	if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd) != CL_SUCCESS || nd == 0) {
-		sibyl_err("OpenCL platform '%s' has no device", pnames[p]);
+		sibyl_seterr(err, errlen, "OpenCL platform '%s' has no device", pnames[p]);
 		goto fail_platforms;
 	}
 	cl_device_id *devices = sibyl_xcalloc(nd, sizeof(*devices));
@@ -163,7 +164,7 @@ int sibyl_cl_pick_device(const char *platform, const char *device,
 	int d = choose(device, dnames, nd);
 	if (d < 0) {
 		list_names(list, sizeof(list), dnames, nd);
-		sibyl_err("no OpenCL device of '%s' matches '%s' (have %s)", pnames[p], device, list);
+		sibyl_seterr(err, errlen, "no OpenCL device of '%s' matches '%s' (have %s)", pnames[p], device, list);
 	} else {
 		*platform_out = platforms[p];
 		*device_out = devices[d];

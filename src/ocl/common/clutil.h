@@ -12,10 +12,11 @@ const char *sibyl_cl_error_name(cl_int err);
 /*
  * Pick a device. `platform` and `device` are each NULL (the first one),
  * a decimal index, or a case-insensitive substring of the name. Returns
- * 0, or -1 after printing one error line that lists what exists.
+ * 0, or -1 with one error line in err that lists what exists.
  */
 int sibyl_cl_pick_device(const char *platform, const char *device,
-			 cl_platform_id *platform_out, cl_device_id *device_out);
+			 cl_platform_id *platform_out, cl_device_id *device_out, char *err,
+			 size_t errlen);
 
 /* malloc'd CL_PLATFORM_NAME / CL_DEVICE_NAME ("?" when unavailable). */
 char *sibyl_cl_platform_name(cl_platform_id platform);

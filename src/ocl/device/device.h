@@ -21,19 +21,19 @@ struct sibyl_device_run {
 	const char *sibyl_version;
 };
 
-/* Measure into *p (fitted, ready to save).  0, or -1 after one error line.
- * In this process: only for sibyl-device-run (see device_spawn.c). */
-int sibyl_device_measure(const struct sibyl_device_run *run, struct sibyl_device_profile *p);
-/* Print every platform and device with its index (JSON: one object). */
-int sibyl_device_list(FILE *out, bool json);
+/* Measure into *p (fitted, ready to save).  0, or -1 with the error line
+ * in err.  In this process: only for sibyl-device-run (device_spawn.c). */
+int sibyl_device_measure(const struct sibyl_device_run *run, struct sibyl_device_profile *p,
+			 char *err, size_t errlen);
+/* Print every platform and device with its index (JSON: one object);
+ * 0, or -1 with the error line in err. */
+int sibyl_device_list(FILE *out, bool json, char *err, size_t errlen);
 
-/* sibyl-device-run's exit status after printing its one-line error. */
-#define SIBYL_DEVICE_RUN_FAILED 3
-
-/* The same two through the sibyl-device-run child: what sibyl uses. */
+/* The same two through the sibyl-device-run child (core/helper.h): what
+ * sibyl uses.  The list goes to the child's stdout, which is ours. */
 int sibyl_device_measure_child(const struct sibyl_device_run *run,
-			       struct sibyl_device_profile *p);
-int sibyl_device_list_child(bool json);
+			       struct sibyl_device_profile *p, char *err, size_t errlen);
+int sibyl_device_list_child(bool json, char *err, size_t errlen);
 
 /* "64", "64K", "64M", "1G" (binary units, optional "B"/"iB"); 0 or -1. */
 int sibyl_parse_bytes(const char *s, uint64_t *out);

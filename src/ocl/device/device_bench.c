@@ -77,7 +77,7 @@ int sibyl_bench_time(struct sibyl_cl_bench *b, cl_command_queue q, sibyl_enqueue
 	cl_int err;
 
 	if (!host)
-		return sibyl_err_errno("device: %s", what);
+		return sibyl_seterr_errno(b->err, b->errlen, "device: %s", what);
 	/* The warm-up pays for first-touch allocation and lazy setup. */
 	err = run_once(b, q, fn, arg, from, &host[0], &span[0], &ex[0], &profiled);
 	for (unsigned i = 0; i < reps && err == CL_SUCCESS; i++) {
@@ -86,7 +86,7 @@ int sibyl_bench_time(struct sibyl_cl_bench *b, cl_command_queue q, sibyl_enqueue
 	}
 	if (err != CL_SUCCESS) {
 		free(host);
-		return sibyl_err("device: %s: %s", what, sibyl_cl_error_name(err));
+		return sibyl_seterr(b->err, b->errlen, "device: %s: %s", what, sibyl_cl_error_name(err));
 	}
 	out->host = sibyl_stat_of(host, reps);
 	if (exec)

@@ -20,6 +20,8 @@ struct sibyl_cl_bench {
 	bool tsc;			/* TSC usable (invariant) */
 	struct sibyl_clock_cal cal;
 	struct sibyl_progress *line;	/* the phase under way (sibyl_bench_progress) */
+	char *err;			/* the caller's, for the one error line */
+	size_t errlen;
 };
 
 /* Enqueue one command on q, returning its event. */

@@ -121,19 +121,20 @@ char *sibyl_device_profile_dump(const struct sibyl_device_profile *p)
 	return text;
 }
 
-int sibyl_device_profile_save(const char *path, const struct sibyl_device_profile *p)
+int sibyl_device_profile_save(const char *path, const struct sibyl_device_profile *p,
+			      char *err, size_t errlen)
 {
 	char *text = sibyl_device_profile_dump(p);
 	int r;
 
 	if (!text)
-		return sibyl_err("%s: cannot encode the device profile", path);
+		return sibyl_seterr(err, errlen, "%s: cannot encode the device profile", path);
 	size_t len = strlen(text);
 
 	text[len] = '\n';	/* json_dumps leaves room for its NUL only: rewrite */
 	r = sibyl_output_write(path, text, len + 1, 0666);
 	free(text);
-	return r ? sibyl_err_errno("%s: writing the device profile", path) : 0;
+	return r ? sibyl_seterr_errno(err, errlen, "%s: writing the device profile", path) : 0;
 }
 
 /* ---- reading ---- */
@@ -398,17 +399,18 @@ int sibyl_device_profile_parse(const char *text, size_t len,
 	return r.failed ? -1 : 0;
 }
 
-int sibyl_device_profile_load(const char *path, struct sibyl_device_profile *p)
+int sibyl_device_profile_load(const char *path, struct sibyl_device_profile *p, char *err,
+			      size_t errlen)
 {
-	char err[512];
+	char why[512];
 	size_t len;
-	char *text = sibyl_read_file(path, SIBYL_DEVICE_PROFILE_MAX_BYTES, &len, err, sizeof(err));
+	char *text = sibyl_read_file(path, SIBYL_DEVICE_PROFILE_MAX_BYTES, &len, why, sizeof(why));
 
 	memset(p, 0, sizeof(*p));
 	if (!text)
-		return sibyl_err("%s: %s", path, err);
-	int r = sibyl_device_profile_parse(text, len, p, err, sizeof(err));
+		return sibyl_seterr(err, errlen, "%s: %s", path, why);
+	int r = sibyl_device_profile_parse(text, len, p, why, sizeof(why));
 
 	free(text);
-	return r ? sibyl_err("%s: %s", path, err) : 0;
+	return r ? sibyl_seterr(err, errlen, "%s: %s", path, why) : 0;
 }

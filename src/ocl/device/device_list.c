@@ -1,6 +1,7 @@
 /* `sibyl device --list` (run in sibyl-device-run). */
 #include "ocl/device/device.h"
 #include "ocl/common/clutil.h"
+#include "core/alloc.h"
 #include "core/log.h"
 
 #include <jansson.h>
@@ -57,18 +58,18 @@ static void print_platform(FILE *out, json_t *p)
 		fprintf(out, "  (no device)\n");
 }
 
-int sibyl_device_list(FILE *out, bool json)
+int sibyl_device_list(FILE *out, bool json, char *err, size_t errlen)
 {
 	cl_uint np = 0;
 	cl_platform_id *plats = NULL;
 
 	if (clGetPlatformIDs(0, NULL, &np) != CL_SUCCESS || np == 0)
-		return sibyl_err("no OpenCL platform found (is an ICD such as pocl-opencl-icd "
-				 "installed?)");
-	plats = calloc(np, sizeof(*plats));
-	if (!plats || clGetPlatformIDs(np, plats, NULL) != CL_SUCCESS) {
+		return sibyl_seterr(err, errlen, "no OpenCL platform found (is an ICD such as "
+				    "pocl-opencl-icd installed?)");
+	plats = sibyl_xcalloc(np, sizeof(*plats));
+	if (clGetPlatformIDs(np, plats, NULL) != CL_SUCCESS) {
 		free(plats);
-		return sibyl_err("device: --list: cannot enumerate OpenCL platforms");
+		return sibyl_seterr(err, errlen, "device: --list: cannot enumerate OpenCL platforms");
 	}
 	json_t *all = json_array();
 

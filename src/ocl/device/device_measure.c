@@ -63,7 +63,7 @@ static int measure_latencies(struct sibyl_cl_bench *b, struct sibyl_device_profi
 		return -1;
 	err = sibyl_transfer_alloc(b, &t, 1);
 	if (err != CL_SUCCESS)
-		r = sibyl_err("device: creating 1-byte buffers: %s", sibyl_cl_error_name(err));
+		r = sibyl_seterr(b->err, b->errlen, "device: creating 1-byte buffers: %s", sibyl_cl_error_name(err));
 	for (int d = 0; d < SIBYL_DIR_COUNT && !r; d++) {
 		sibyl_bench_progress(b, "%s", what[d]);
 		t.dir = d;
@@ -113,7 +113,7 @@ static int measure_launch(struct sibyl_cl_bench *b, struct sibyl_device_profile 
 	double *h_with = calloc(2 * (size_t)reps, sizeof(double)), *h_without = h_with + reps;
 
 	if (!h_with)
-		return sibyl_err_errno("device: profiling overhead");
+		return sibyl_seterr_errno(b->err, b->errlen, "device: profiling overhead");
 	for (unsigned i = 0; i < reps; i++) {
 		if (sibyl_bench_time(b, b->q_plain, enqueue_empty, b->empty, 1,
 				     CL_PROFILING_COMMAND_QUEUED, "empty kernel launch", &without,
@@ -186,15 +186,17 @@ static void provenance(struct sibyl_cl_bench *b, cl_platform_id plat,
 }
 
 static int open_bench(struct sibyl_cl_bench *b, const struct sibyl_device_run *run,
-		      cl_platform_id *plat)
+		      cl_platform_id *plat, char *why, size_t whylen)
 {
 	uint64_t tsc0, ns0;
 	cl_int err;
 
 	memset(b, 0, sizeof(*b));
 	b->run = run;
+	b->err = why;
+	b->errlen = whylen;
 	sibyl_clock_pair(&tsc0, &ns0);
-	if (sibyl_cl_pick_device(run->platform, run->device, plat, &b->dev))
+	if (sibyl_cl_pick_device(run->platform, run->device, plat, &b->dev, why, whylen))
 		return -1;
 	b->ctx = clCreateContext(NULL, 1, &b->dev, NULL, NULL, &err);
 	if (err == CL_SUCCESS)
@@ -202,7 +204,7 @@ static int open_bench(struct sibyl_cl_bench *b, const struct sibyl_device_run *r
 	if (err == CL_SUCCESS)
 		b->q_plain = clCreateCommandQueue(b->ctx, b->dev, 0, &err);
 	if (err != CL_SUCCESS)
-		return sibyl_err("device: creating a context and queues: %s",
+		return sibyl_seterr(b->err, b->errlen, "device: creating a context and queues: %s",
 				 sibyl_cl_error_name(err));
 	b->empty = build_empty(b);
 	b->tsc = sibyl_tsc_invariant();
@@ -223,7 +225,8 @@ static void close_bench(struct sibyl_cl_bench *b)
 		clReleaseContext(b->ctx);
 }
 
-int sibyl_device_measure(const struct sibyl_device_run *run, struct sibyl_device_profile *p)
+int sibyl_device_measure(const struct sibyl_device_run *run, struct sibyl_device_profile *p,
+			 char *err, size_t errlen)
 {
 	struct sibyl_cl_bench b;
 	struct sibyl_progress line;
@@ -232,7 +235,7 @@ int sibyl_device_measure(const struct sibyl_device_run *run, struct sibyl_device
 	int r;
 
 	memset(p, 0, sizeof(*p));
-	r = open_bench(&b, run, &plat);
+	r = open_bench(&b, run, &plat, err, errlen);
 	/* The parent asked for it: stderr is its terminal. */
 	sibyl_progress_start(&line, stderr, "device", NULL);
 	line.on &= run->progress;

@@ -100,19 +100,22 @@ struct sibyl_device_profile {
 };
 
 /*
- * Load a profile file.  Returns 0, or -1 after printing one line
- * "sibyl: PATH: <why>" (unreadable, not JSON, other format, unknown
- * version, missing or mistyped field).
+ * Load a profile file.  Returns 0, or -1 with one line "PATH: <why>" in
+ * err (unreadable, not JSON, other format, unknown version, missing or
+ * mistyped field).
  */
-int sibyl_device_profile_load(const char *path, struct sibyl_device_profile *p);
+int sibyl_device_profile_load(const char *path, struct sibyl_device_profile *p, char *err,
+			      size_t errlen);
 /* The same on text in memory; the reason goes to err (no printing). */
 int sibyl_device_profile_parse(const char *text, size_t len,
 			       struct sibyl_device_profile *p, char *err, size_t errlen);
 
 /* The JSON text of a profile (malloc'd, NUL-terminated), NULL on failure. */
 char *sibyl_device_profile_dump(const struct sibyl_device_profile *p);
-/* Write it atomically (temp file + rename); 0 or -1 after one error line. */
-int sibyl_device_profile_save(const char *path, const struct sibyl_device_profile *p);
+/* Write it atomically (temp file + rename); 0, or -1 with the error line
+ * in err. */
+int sibyl_device_profile_save(const char *path, const struct sibyl_device_profile *p,
+			      char *err, size_t errlen);
 
 /*
  * Predicted seconds to move `bytes` in direction `dir`, from the fitted

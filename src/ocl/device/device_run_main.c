@@ -4,23 +4,27 @@
  * a process (device_spawn.c).  Internal interface, called by sibyl only:
  *
  *   sibyl-device-run measure PLATFORM DEVICE REPEAT MAX_BYTES QUICK PROGRESS VERSION
- *       sends the device profile, one JSON line on SIBYL_RUN_REPORT_FD
- *       (core/run.h; "" = first platform/device)
+ *       sends the device profile, {"event":"profile","profile":{...}}, on
+ *       SIBYL_RUN_REPORT_FD ("" = first platform/device)
  *   sibyl-device-run list text|json
+ *       prints the list on its stdout
  *
- * Errors are one line on stderr and exit status SIBYL_DEVICE_RUN_FAILED,
- * which tells sibyl that the reason was already printed.
+ * Errors and warnings go to sibyl on the same descriptor (core/helper.h),
+ * which prints them; the exit status is then 1.
  */
 #include "ocl/device/device.h"
+#include "core/helper.h"
+#include "core/alloc.h"
 #include "core/log.h"
 #include "core/message.h"
 #include "core/run.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int measure(char **argv)
+static int measure(char **argv, char *err, size_t errlen)
 {
 	struct sibyl_device_run run = {
 		.platform = *argv[0] ? argv[0] : NULL,
@@ -31,19 +35,21 @@ static int measure(char **argv)
 		.progress = !strcmp(argv[5], "1"),
 		.sibyl_version = argv[6],
 	};
-	struct sibyl_device_profile *p = malloc(sizeof(*p));
+	struct sibyl_device_profile *p = sibyl_xmalloc(sizeof(*p));
 	char *text = NULL;
 	json_t *msg = NULL;
+	int r = 0;
 
-	if (!p || run.repeat == 0 || run.max_bytes < SIBYL_BW_MIN_BYTES)
-		return sibyl_err("device: sibyl-device-run: bad arguments");
-	int r = sibyl_device_measure(&run, p);
-
+	if (run.repeat == 0 || run.max_bytes < SIBYL_BW_MIN_BYTES)
+		r = sibyl_seterr(err, errlen, "device: sibyl-device-run: bad arguments");
+	if (!r)
+		r = sibyl_device_measure(&run, p, err, errlen);
 	if (!r && !(text = sibyl_device_profile_dump(p)))
-		r = sibyl_err("device: cannot encode the device profile");
-	if (!r && (!(msg = json_loads(text, 0, NULL)) ||
+		r = sibyl_seterr(err, errlen, "device: cannot encode the device profile");
+	if (!r && (!(msg = json_pack("{s:s, s:o}", "event", "profile", "profile",
+				       json_loads(text, 0, NULL))) ||
 		   sibyl_msg_send(SIBYL_RUN_REPORT_FD, msg) < 0))
-		r = sibyl_err_errno("device: sending the profile to sibyl");
+		r = sibyl_seterr_errno(err, errlen, "device: sending the profile to sibyl");
 	json_decref(msg);
 	free(text);
 	free(p);
@@ -52,10 +58,18 @@ static int measure(char **argv)
 
 int main(int argc, char **argv)
 {
-	if (argc == 9 && !strcmp(argv[1], "measure"))
-		return measure(argv + 2) ? SIBYL_DEVICE_RUN_FAILED : 0;
-	if (argc == 3 && !strcmp(argv[1], "list"))
-		return sibyl_device_list(stdout, !strcmp(argv[2], "json")) ? SIBYL_DEVICE_RUN_FAILED : 0;
-	fprintf(stderr, "sibyl-device-run: internal helper of `sibyl device`\n");
-	return 2;
+	char err[1024] = "";
+	int r;
+
+	if (fcntl(SIBYL_RUN_REPORT_FD, F_GETFD) < 0 ||
+	    !((argc == 9 && !strcmp(argv[1], "measure")) || (argc == 3 && !strcmp(argv[1], "list"))))
+		return sibyl_err("sibyl-device-run: internal helper of `sibyl device`"), 2;
+	sibyl_helper_report_to(SIBYL_RUN_REPORT_FD);
+	if (argc == 9)
+		r = measure(argv + 2, err, sizeof(err));
+	else
+		r = sibyl_device_list(stdout, !strcmp(argv[2], "json"), err, sizeof(err));
+	if (r)
+		sibyl_helper_error(SIBYL_RUN_REPORT_FD, err);
+	return r ? 1 : 0;
 }

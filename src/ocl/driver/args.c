@@ -138,7 +138,8 @@ static uint64_t arg_count(const struct sibyl_karg *arg, const struct sibyl_args_
 	return cfg->elements ? cfg->elements : cfg->gsize ? cfg->gsize : 1;
 }
 
-int sibyl_args_check(const struct sibyl_kernel *k, const struct sibyl_args_cfg *cfg)
+int sibyl_args_check(const struct sibyl_kernel *k, const struct sibyl_args_cfg *cfg, char *err,
+		     size_t errlen)
 {
 	for (size_t i = 0; i < k->nargs; i++) {
 		const struct sibyl_karg *arg = &k->args[i];
@@ -147,7 +148,7 @@ int sibyl_args_check(const struct sibyl_kernel *k, const struct sibyl_args_cfg *
 
 		/* count * elem wrapping made a tiny buffer for a huge count. */
 		if (count > SIZE_MAX || __builtin_mul_overflow((size_t)count, elem_size(arg), &bytes))
-			return sibyl_err("kernel: argument '%s': %llu elements of %zu bytes do not fit "
+			return sibyl_seterr(err, errlen, "kernel: argument '%s': %llu elements of %zu bytes do not fit "
 					 "in memory (see -g, --elements)", arg->name,
 					 (unsigned long long)count, elem_size(arg));
 	}
@@ -155,12 +156,12 @@ int sibyl_args_check(const struct sibyl_kernel *k, const struct sibyl_args_cfg *
 }
 
 int sibyl_args_generate(const struct sibyl_kernel *k, const struct sibyl_args_cfg *cfg,
-			struct sibyl_args *out)
+			struct sibyl_args *out, char *err, size_t errlen)
 {
 	uint64_t s = cfg->seed, g = cfg->gsize ? cfg->gsize : 1;
 
 	memset(out, 0, sizeof(*out));
-	if (sibyl_args_check(k, cfg) < 0)
+	if (sibyl_args_check(k, cfg, err, errlen) < 0)
 		return -1;
 	out->n = k->nargs;
 	out->a = sibyl_xcalloc(k->nargs + 1, sizeof(*out->a));
@@ -174,7 +175,7 @@ int sibyl_args_generate(const struct sibyl_kernel *k, const struct sibyl_args_cf
 		if (arg->kind == SIBYL_KARG_LOCAL || arg->kind == SIBYL_KARG_UNSUPPORTED)
 			continue;
 		if (!(b->data = calloc(1, b->size ? b->size : 1))) {
-			sibyl_err("kernel: argument '%s': cannot allocate %zu bytes", arg->name,
+			sibyl_seterr(err, errlen, "kernel: argument '%s': cannot allocate %zu bytes", arg->name,
 				  b->size);
 			sibyl_args_free(out);
 			return -1;

@@ -34,11 +34,12 @@ struct sibyl_args_cfg {
 
 /* Whether every buffer of `k` under cfg has a size (elements * element
  * size) that size_t holds: 0, or -1 after one line naming the argument. */
-int sibyl_args_check(const struct sibyl_kernel *k, const struct sibyl_args_cfg *cfg);
+int sibyl_args_check(const struct sibyl_kernel *k, const struct sibyl_args_cfg *cfg, char *err,
+		     size_t errlen);
 /* Generate every argument of `k` (none may be unsupported): 0, or -1
  * after one line (a size sibyl_args_check refuses, out of memory). */
 int sibyl_args_generate(const struct sibyl_kernel *k, const struct sibyl_args_cfg *cfg,
-			struct sibyl_args *out);
+			struct sibyl_args *out, char *err, size_t errlen);
 void sibyl_args_free(struct sibyl_args *a);
 
 /* One value decoded back to JSON: numbers, arrays for vectors, arrays

@@ -145,28 +145,29 @@ char *sibyl_first_error_line(const char *text)
 	return sibyl_xstrndup(start, strcspn(start, "\n"));
 }
 
-int sibyl_compile_spir(const struct sibyl_compile_opts *o, void **bc, size_t *size)
+int sibyl_compile_spir(const struct sibyl_compile_opts *o, void **bc, size_t *size, char *err,
+		       size_t errlen)
 {
 	struct sibyl_strlist l = { 0 };
-	char *err = NULL, *dir, *tmp, why[128];
+	char *said = NULL, *dir, *tmp, why[128];
 	struct stat st;
 	int fd, r = -1;
 
 	/* clang would block on a FIFO: hand it regular files only. */
 	if ((fd = sibyl_open_regular(o->file, SIBYL_KERNEL_FILE_MAX, &st, why, sizeof(why))) < 0)
-		return sibyl_err("kernel: %s: %s", o->file, why);
+		return sibyl_seterr(err, errlen, "kernel: %s: %s", o->file, why);
 	close(fd);
 	if (!(dir = sibyl_private_tmpdir("sibyl-spir")))
-		return sibyl_err_errno("kernel: temporary directory");
+		return sibyl_seterr_errno(err, errlen, "kernel: temporary directory");
 	tmp = sibyl_path_join(dir, "kernel.bc");
 	clang_argv(&l, o, tmp);
-	if (run_capture(&l, &err) < 0) {
-		char *line = sibyl_first_error_line(err && *err ? err : "clang-14 failed");
+	if (run_capture(&l, &said) < 0) {
+		char *line = sibyl_first_error_line(said && *said ? said : "clang-14 failed");
 
-		sibyl_err("kernel: compiling %s: %s", o->file, line);
+		sibyl_seterr(err, errlen, "kernel: compiling %s: %s", o->file, line);
 		free(line);
 	} else if (!(*bc = sibyl_read_file(tmp, SIBYL_KERNEL_FILE_MAX, size, why, sizeof(why)))) {
-		sibyl_err("kernel: reading the bitcode of %s: %s", o->file, why);
+		sibyl_seterr(err, errlen, "kernel: reading the bitcode of %s: %s", o->file, why);
 	} else {
 		r = 0;
 	}
@@ -174,7 +175,7 @@ int sibyl_compile_spir(const struct sibyl_compile_opts *o, void **bc, size_t *si
 	rmdir(dir);
 	free(tmp);
 	free(dir);
-	free(err);
+	free(said);
 	sibyl_strlist_free(&l);
 	return r;
 }

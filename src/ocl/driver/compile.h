@@ -26,7 +26,8 @@ struct sibyl_compile_opts {
 /* Compile to SPIR bitcode (spir64, OpenCL C 1.2) with clang-14. On a
  * compile error prints one line with clang's first error. *bc is
  * malloc'd. Returns 0 or -1. */
-int sibyl_compile_spir(const struct sibyl_compile_opts *o, void **bc, size_t *size);
+int sibyl_compile_spir(const struct sibyl_compile_opts *o, void **bc, size_t *size, char *err,
+		       size_t errlen);
 
 /* The front-end options of that compile (target, language, -D, -I, the
  * user's), for libclang. */

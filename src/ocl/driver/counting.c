@@ -7,38 +7,38 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int make_dir(struct sibyl_counting *c)
+static int make_dir(struct sibyl_counting *c, char *err, size_t errlen)
 {
 	memset(c, 0, sizeof(*c));
 	if (!(c->dir = sibyl_private_tmpdir("sibyl-kernel")))
-		return sibyl_err_errno("kernel: temporary directory");
+		return sibyl_seterr_errno(err, errlen, "kernel: temporary directory");
 	return 0;
 }
 
 int sibyl_counting_plain(struct sibyl_counting *c, const void *bc, size_t size,
-			 struct sibyl_run_cfg *cfg)
+			 struct sibyl_run_cfg *cfg, char *err, size_t errlen)
 {
-	if (make_dir(c) < 0)
+	if (make_dir(c, err, errlen) < 0)
 		return -1;
 	c->spir = sibyl_path_join(c->dir, "plain.bc");
 	if (sibyl_output_write(c->spir, bc, size, 0666) < 0)
-		return sibyl_err_errno("kernel: %s", c->spir);
+		return sibyl_seterr_errno(err, errlen, "kernel: %s", c->spir);
 	cfg->spir_path = c->spir;
 	cfg->spir_plain = true;
 	return 0;
 }
 
 int sibyl_counting_prepare(struct sibyl_counting *c, const void *bc, size_t size,
-			   struct sibyl_run_cfg *cfg)
+			   struct sibyl_run_cfg *cfg, char *err, size_t errlen)
 {
-	if (make_dir(c) < 0)
+	if (make_dir(c, err, errlen) < 0)
 		return -1;
-	if (sibyl_instrument_kernel(bc, size, cfg->kernel->name, &c->inst) < 0)
+	if (sibyl_instrument_kernel(bc, size, cfg->kernel->name, &c->inst, err, errlen) < 0)
 		return -1;
 	c->spir = sibyl_path_join(c->dir, "instrumented.bc");
 	c->counters = sibyl_path_join(c->dir, "counters");
 	if (sibyl_output_write(c->spir, c->inst.bitcode, c->inst.size, 0666) < 0)
-		return sibyl_err_errno("kernel: %s", c->spir);
+		return sibyl_seterr_errno(err, errlen, "kernel: %s", c->spir);
 	cfg->inst = &c->inst;
 	cfg->spir_path = c->spir;
 	cfg->counter_arg = c->inst.counter_arg;

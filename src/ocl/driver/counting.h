@@ -18,14 +18,14 @@ struct sibyl_counting {
 };
 
 /* Instrument `kernel` of `bc` and point cfg at the files. Returns 0 or
- * -1 after one error line; call sibyl_counting_done either way. */
+ * -1 with the error line in err; call sibyl_counting_done either way. */
 int sibyl_counting_prepare(struct sibyl_counting *c, const void *bc, size_t size,
-			   struct sibyl_run_cfg *cfg);
+			   struct sibyl_run_cfg *cfg, char *err, size_t errlen);
 /* --spir: the plain bitcode (the very IR -i instruments) goes to the
  * directory for the runner, which loads it as a binary without a
  * counters argument. Same contract as sibyl_counting_prepare. */
 int sibyl_counting_plain(struct sibyl_counting *c, const void *bc, size_t size,
-			 struct sibyl_run_cfg *cfg);
+			 struct sibyl_run_cfg *cfg, char *err, size_t errlen);
 void sibyl_counting_done(struct sibyl_counting *c);
 
 #endif

@@ -1,11 +1,11 @@
 /* A child per run (a whole sweep), restarted after a crashed or hung sample. */
 #define _GNU_SOURCE
 #include "ocl/driver/guard.h"
-#include "ocl/driver/child.h"
 #include "ocl/driver/summary.h"
 #include "ocl/driver/compile.h"
 #include "core/alloc.h"
 #include "core/fs.h"
+#include "core/helper.h"
 #include "core/log.h"
 #include "core/output.h"
 
@@ -17,6 +17,8 @@
 /* Positions count samples through the sweep: size index * samples + sample. */
 struct watch {
 	const struct sibyl_guard *g;
+	char *err;		/* the caller's */
+	size_t errlen;
 	const struct sibyl_run_cfg *cfg;
 	uint64_t from, step;	/* the sweep's first global size and step */
 	long samples;
@@ -47,17 +49,18 @@ static int decode_counters(struct watch *w, json_t *msg)
 	if (!path)
 		return 0;
 	if (!(buf = sibyl_read_file(path, SIBYL_KERNEL_FILE_MAX, &size, why, sizeof(why))))
-		return sibyl_err("kernel: %s: %s", path, why);
+		return sibyl_seterr(w->err, w->errlen, "kernel: %s: %s", path, why);
 	unlink(path);
-	int r = sibyl_instrumented_decode(w->cfg->inst, buf, size, &c);
+	int r = sibyl_instrumented_decode(w->cfg->inst, buf, size, &c, w->err, w->errlen);
 
 	free(buf);
 	if (r < 0)
 		return -1;
 	if (!c.n) {	/* every work-item runs at least a ret */
 		sibyl_instcounts_free(&c);
-		return sibyl_err("kernel: the counters stayed zero: the device did not run the "
-				 "instrumented code (Oclgrind, for one, lacks 64-bit atomics)");
+		return sibyl_seterr(w->err, w->errlen, "kernel: the counters stayed zero: the device "
+				    "did not run the instrumented code (Oclgrind, for one, lacks "
+				    "64-bit atomics)");
 	}
 	json_t *list = json_array();
 
@@ -98,17 +101,17 @@ static bool on_line(void *ctx, json_t *msg)
 
 /* The configuration file the runner reads, in a private directory of its
  * own: a name another user can guess could be planted in advance. */
-static char *write_config(const struct sibyl_run_cfg *cfg)
+static char *write_config(const struct sibyl_run_cfg *cfg, char *err, size_t errlen)
 {
 	json_t *j = sibyl_run_cfg_to_json(cfg);
 	char *dir = sibyl_private_tmpdir("sibyl-run"), *path = NULL, *text = json_dumps(j, JSON_COMPACT);
 
 	json_decref(j);
 	if (!dir) {
-		sibyl_err_errno("kernel: temporary directory");
+		sibyl_seterr_errno(err, errlen, "kernel: temporary directory");
 	} else if (sibyl_output_write((path = sibyl_path_join(dir, "run.json")), text,
 					   strlen(text), 0666) < 0) {
-		sibyl_err_errno("kernel: %s", path);
+		sibyl_seterr_errno(err, errlen, "kernel: %s", path);
 		rmdir(dir);
 		free(path);
 		path = NULL;
@@ -127,7 +130,7 @@ static void remove_config(char *path)
 }
 
 /* -i: the counters' bytes at each global size of the run. */
-static int counters_sizes(struct sibyl_run_cfg *cfg, size_t n)
+static int counters_sizes(struct sibyl_run_cfg *cfg, size_t n, char *err, size_t errlen)
 {
 	cfg->counters_sizes = sibyl_xcalloc(n, sizeof(*cfg->counters_sizes));
 	for (size_t k = 0; k < n; k++) {
@@ -135,8 +138,8 @@ static int counters_sizes(struct sibyl_run_cfg *cfg, size_t n)
 
 		cfg->counters_sizes[k] = sibyl_instrumented_buffer_size(cfg->inst, g, cfg->lsize);
 		if (cfg->counters_sizes[k] == SIZE_MAX)
-			return sibyl_err("kernel: the counters of gsize %llu do not fit in memory",
-					 (unsigned long long)g);
+			return sibyl_seterr(err, errlen, "kernel: the counters of gsize %llu do not "
+					    "fit in memory", (unsigned long long)g);
 	}
 	return 0;
 }
@@ -148,11 +151,15 @@ static int start(struct sibyl_run_cfg *cfg, struct watch *w, struct sibyl_run_st
 	int r = -1;
 
 	cfg->counters_sizes = NULL;
-	if ((!cfg->inst || !counters_sizes(cfg, sibyl_run_cfg_sizes(cfg))) &&
-	    (config = write_config(cfg))) {
+	if ((!cfg->inst || !counters_sizes(cfg, sibyl_run_cfg_sizes(cfg), w->err, w->errlen)) &&
+	    (config = write_config(cfg, w->err, w->errlen))) {
 		char *argv[] = { runner, config, NULL };
+		/* Until its first line the child builds the program: a hang
+		 * there (a compiler loop) gets a generous limit of its own. */
+		struct sibyl_helper h = { argv, on_line, w, w->g->timeout_s,
+					  SIBYL_GUARD_SETUP_FACTOR * w->g->timeout_s };
 
-		r = sibyl_child_run(argv, on_line, w, w->g->timeout_s, res);
+		r = sibyl_helper_run(&h, res, w->err, w->errlen);
 		remove_config(config);
 	}
 	free(cfg->counters_sizes);
@@ -162,9 +169,10 @@ static int start(struct sibyl_run_cfg *cfg, struct watch *w, struct sibyl_run_st
 	return r;
 }
 
-int sibyl_run_guarded(struct sibyl_run_cfg *cfg, const struct sibyl_guard *g)
+int sibyl_run_guarded(struct sibyl_run_cfg *cfg, const struct sibyl_guard *g, char *err,
+		      size_t errlen)
 {
-	struct watch w = { .g = g, .cfg = cfg, .from = cfg->gsize, .step = cfg->gsize_step,
+	struct watch w = { .g = g, .err = err, .errlen = errlen, .cfg = cfg, .from = cfg->gsize, .step = cfg->gsize_step,
 			   .samples = cfg->samples, .current = -1, .next = cfg->first_sample };
 	const char *k = cfg->kernel->name;
 	long total = (long)sibyl_run_cfg_sizes(cfg) * cfg->samples;
@@ -183,24 +191,23 @@ int sibyl_run_guarded(struct sibyl_run_cfg *cfg, const struct sibyl_guard *g)
 			break;
 		if (res.outcome == SIBYL_RUN_FAILED) {	/* where it stopped */
 			cfg->gsize = w.from + (uint64_t)(w.next / w.samples) * w.step;
-			return -1;
+			return sibyl_helper_failed("kernel: sibyl-kernel-run", &res, err, errlen);
 		}
-		if (!w.started && res.outcome == SIBYL_RUN_TIMED_OUT) {
-			sibyl_err("kernel: building %s took longer than %g s", k,
-				  SIBYL_CHILD_SETUP_FACTOR * g->timeout_s);
-			return -1;
-		}
-		if (!w.started) {	/* died building or setting up */
-			sibyl_err("kernel: the OpenCL runtime crashed (signal %d) while preparing %s",
-				  res.code, k);
-			return -1;
-		}
+		if (!w.started && res.outcome == SIBYL_RUN_TIMED_OUT)
+			return sibyl_seterr(err, errlen, "kernel: building %s took longer than %g s",
+					    k, SIBYL_GUARD_SETUP_FACTOR * g->timeout_s);
+		if (!w.started)	/* died building or setting up */
+			return sibyl_seterr(err, errlen, "kernel: the OpenCL runtime crashed (signal "
+					    "%d) while preparing %s", res.code, k);
+		/* One sample failed; with keep_going the others go on. */
 		if (res.outcome == SIBYL_RUN_TIMED_OUT)
-			sibyl_err("kernel %s timed out after %g s with seed %lld (gsize %llu)", k,
-				  g->timeout_s, (long long)w.seed, (unsigned long long)w.gsize);
+			sibyl_notice(SIBYL_NOTICE_ERROR, "kernel %s timed out after %g s with seed "
+				     "%lld (gsize %llu)", k, g->timeout_s, (long long)w.seed,
+				     (unsigned long long)w.gsize);
 		else
-			sibyl_err("kernel %s crashed (signal %d) with seed %lld (gsize %llu)", k,
-				  res.code, (long long)w.seed, (unsigned long long)w.gsize);
+			sibyl_notice(SIBYL_NOTICE_ERROR, "kernel %s crashed (signal %d) with seed "
+				     "%lld (gsize %llu)", k, res.code, (long long)w.seed,
+				     (unsigned long long)w.gsize);
 		failures++;
 		if (!g->keep_going)
 			break;

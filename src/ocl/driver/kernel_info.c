@@ -186,7 +186,8 @@ static void read_kernel(LLVMTargetDataRef td, LLVMValueRef fn, struct sibyl_kern
 	free(md.name);
 }
 
-int sibyl_kernels_read(const void *bc, size_t size, struct sibyl_kernels *out)
+int sibyl_kernels_read(const void *bc, size_t size, struct sibyl_kernels *out, char *err,
+		       size_t errlen)
 {
 	LLVMContextRef ctx = LLVMContextCreate();
 	LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(bc, size, "kernel");
@@ -196,7 +197,7 @@ int sibyl_kernels_read(const void *bc, size_t size, struct sibyl_kernels *out)
 	if (LLVMParseBitcodeInContext2(ctx, buf, &mod)) {
 		LLVMDisposeMemoryBuffer(buf);
 		LLVMContextDispose(ctx);
-		return sibyl_err("kernel: cannot read the SPIR bitcode clang-14 produced");
+		return sibyl_seterr(err, errlen, "kernel: cannot read the SPIR bitcode clang-14 produced");
 	}
 	LLVMDisposeMemoryBuffer(buf);
 	LLVMTargetDataRef td = LLVMCreateTargetData(LLVMGetDataLayoutStr(mod));

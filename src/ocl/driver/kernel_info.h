@@ -64,7 +64,8 @@ struct sibyl_kernels {
 
 /* Read every kernel of SPIR bitcode (kernel_info.c, the only part that
  * needs LLVM). Returns 0, or -1 after one error line. */
-int sibyl_kernels_read(const void *bc, size_t size, struct sibyl_kernels *out);
+int sibyl_kernels_read(const void *bc, size_t size, struct sibyl_kernels *out, char *err,
+		       size_t errlen);
 
 /* Signedness and bool of struct members, from the source through
  * libclang (kernel_types.c); `args` are clang's front-end options. */

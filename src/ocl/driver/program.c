@@ -17,7 +17,8 @@
 #endif
 
 /* The first error line of the build log, for a one-line message. */
-static int build_failed(cl_program prog, cl_device_id dev, cl_int e, const char *what)
+static int build_failed(cl_program prog, cl_device_id dev, cl_int e, const char *what, char *err,
+			size_t errlen)
 {
 	size_t len = 0;
 	char *log = NULL;
@@ -28,17 +29,17 @@ static int build_failed(cl_program prog, cl_device_id dev, cl_int e, const char 
 	if (log && *log) {
 		char *line = sibyl_first_error_line(log);
 
-		sibyl_err("kernel: building %s: %s: %s", what, sibyl_cl_error_name(e), line);
+		sibyl_seterr(err, errlen, "kernel: building %s: %s: %s", what, sibyl_cl_error_name(e), line);
 		free(line);
 	} else {
-		sibyl_err("kernel: building %s: %s", what, sibyl_cl_error_name(e));
+		sibyl_seterr(err, errlen, "kernel: building %s: %s", what, sibyl_cl_error_name(e));
 	}
 	free(log);
 	return -1;
 }
 
 static int build_source(const struct sibyl_run_cfg *cfg, cl_context ctx, cl_device_id dev,
-			cl_program *out)
+			cl_program *out, char *err, size_t errlen)
 {
 	size_t len;
 	char why[128];
@@ -46,19 +47,20 @@ static int build_source(const struct sibyl_run_cfg *cfg, cl_context ctx, cl_devi
 	cl_int e;
 
 	if (!src)
-		return sibyl_err("kernel: %s: %s", cfg->file, why);
+		return sibyl_seterr(err, errlen, "kernel: %s: %s", cfg->file, why);
 	const char *s = src;
 	*out = clCreateProgramWithSource(ctx, 1, &s, &len, &e);
 	free(src);
 	if (e != CL_SUCCESS)
-		return sibyl_err("kernel: clCreateProgramWithSource: %s", sibyl_cl_error_name(e));
+		return sibyl_seterr(err, errlen, "kernel: clCreateProgramWithSource: %s", sibyl_cl_error_name(e));
 	e = clBuildProgram(*out, 1, &dev, cfg->build_options, NULL, NULL);
-	return e == CL_SUCCESS ? 0 : build_failed(*out, dev, e, cfg->file);
+	return e == CL_SUCCESS ? 0 : build_failed(*out, dev, e, cfg->file, err, errlen);
 }
 
 /* what names the binary in the error line; NULL fails quietly (cache). */
 static int from_binary(cl_context ctx, cl_device_id dev, const void *bin, size_t size,
-		       const char *options, const char *what, cl_program *out)
+		       const char *options, const char *what, cl_program *out, char *err,
+		       size_t errlen)
 {
 	const unsigned char *b = bin;
 	cl_int e, status;
@@ -69,7 +71,7 @@ static int from_binary(cl_context ctx, cl_device_id dev, const void *bin, size_t
 	e = clBuildProgram(*out, 1, &dev, options, NULL, NULL);
 	if (e == CL_SUCCESS)
 		return 0;
-	return !what ? -1 : build_failed(*out, dev, e, what);
+	return !what ? -1 : build_failed(*out, dev, e, what, err, errlen);
 }
 
 /* The device binary a build produced, to cache. */
@@ -89,7 +91,7 @@ static void store_binary(cl_program prog, const char *dir, const struct sibyl_ca
 /* -i's instrumented bitcode or --spir's plain one; "plain" in the key
  * keeps the two apart should their bitcode ever be equal. */
 static int build_spir(const struct sibyl_run_cfg *cfg, cl_context ctx, cl_device_id dev,
-		      struct sibyl_program *p)
+		      struct sibyl_program *p, char *err, size_t errlen)
 {
 	char *options, *dname, *dir;
 	struct sibyl_cache_key key;
@@ -100,7 +102,7 @@ static int build_spir(const struct sibyl_run_cfg *cfg, cl_context ctx, cl_device
 	int r;
 
 	if (!bc)
-		return sibyl_err("kernel: %s: %s", cfg->spir_path, why);
+		return sibyl_seterr(err, errlen, "kernel: %s: %s", cfg->spir_path, why);
 	dname = sibyl_cl_device_name(dev);
 	options = sibyl_xasprintf("-x spir -spir-std=1.2 -cl-kernel-arg-info %s",
 				  cfg->user_options ? cfg->user_options : "");
@@ -115,7 +117,7 @@ static int build_spir(const struct sibyl_run_cfg *cfg, cl_context ctx, cl_device
 	dir = sibyl_cache_dir();
 	p->cache = dir ? "miss" : "off";
 	if (dir && !sibyl_cache_load(dir, &key, &bin, &size)) {
-		r = from_binary(ctx, dev, bin, size, options, NULL, &p->program);
+		r = from_binary(ctx, dev, bin, size, options, NULL, &p->program, err, errlen);
 		free(bin);
 		if (!r) {
 			p->cache = "hit";
@@ -127,9 +129,10 @@ static int build_spir(const struct sibyl_run_cfg *cfg, cl_context ctx, cl_device
 		p->program = NULL;
 	}
 	r = from_binary(ctx, dev, bc, bc_size, options,
-			cfg->spir_plain ? "the SPIR binary" : "the instrumented binary", &p->program);
+			cfg->spir_plain ? "the SPIR binary" : "the instrumented binary", &p->program,
+			err, errlen);
 	if (r && !p->program)
-		r = sibyl_err("kernel: the device does not accept SPIR bitcode (cl_khr_spir)");
+		r = sibyl_seterr(err, errlen, "kernel: the device does not accept SPIR bitcode (cl_khr_spir)");
 	if (!r && dir)
 		store_binary(p->program, dir, &key);
 out:
@@ -140,19 +143,19 @@ out:
 }
 
 int sibyl_program_build(const struct sibyl_run_cfg *cfg, cl_context ctx, cl_device_id dev,
-			struct sibyl_program *out)
+			struct sibyl_program *out, char *err, size_t errlen)
 {
 	cl_int e;
 	int r;
 
 	memset(out, 0, sizeof(*out));
-	r = cfg->spir_path ? build_spir(cfg, ctx, dev, out)
-			   : build_source(cfg, ctx, dev, &out->program);
+	r = cfg->spir_path ? build_spir(cfg, ctx, dev, out, err, errlen)
+			   : build_source(cfg, ctx, dev, &out->program, err, errlen);
 	if (r)
 		return -1;
 	out->kernel = clCreateKernel(out->program, cfg->kernel->name, &e);
 	if (e != CL_SUCCESS)
-		return sibyl_err("kernel: clCreateKernel %s: %s", cfg->kernel->name,
+		return sibyl_seterr(err, errlen, "kernel: clCreateKernel %s: %s", cfg->kernel->name,
 				 sibyl_cl_error_name(e));
 	return 0;
 }

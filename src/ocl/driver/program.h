@@ -18,7 +18,8 @@ struct sibyl_program {
 	const char *cache;		/* "hit", "miss" or NULL */
 };
 
+/* Build cfg's program and kernel: 0, or -1 with the error line in err. */
 int sibyl_program_build(const struct sibyl_run_cfg *cfg, cl_context ctx, cl_device_id dev,
-			struct sibyl_program *out);
+			struct sibyl_program *out, char *err, size_t errlen);
 
 #endif

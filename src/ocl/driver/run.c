@@ -26,6 +26,8 @@ struct dev_state {
 	size_t counters_size;
 	double transfer_ns;	/* of the current sample */
 	uint64_t local_elements;	/* items of each __local argument */
+	char *err;		/* the caller's, for the one error line */
+	size_t errlen;
 };
 
 void sibyl_emit(int fd, json_t *msg)
@@ -34,11 +36,11 @@ void sibyl_emit(int fd, json_t *msg)
 	json_decref(msg);
 }
 
-static int cl_check(cl_int e, const char *what)
+static int cl_check(const struct dev_state *s, cl_int e, const char *what)
 {
 	if (e == CL_SUCCESS)
 		return 0;
-	return sibyl_err("kernel: %s: %s", what, sibyl_cl_error_name(e));
+	return sibyl_seterr(s->err, s->errlen, "kernel: %s: %s", what, sibyl_cl_error_name(e));
 }
 
 static double event_span(cl_event ev, cl_profiling_info from, cl_profiling_info to)
@@ -81,10 +83,10 @@ static int check_local(const struct sibyl_run_cfg *cfg, struct dev_state *s,
 		if (cfg->kernel->args[i].kind == SIBYL_KARG_LOCAL)
 			over |= __builtin_add_overflow(need, a->a[i].size, &need);
 	if (over)
-		return sibyl_err("kernel: the __local arguments need more bytes than a size_t holds "
+		return sibyl_seterr(s->err, s->errlen, "kernel: the __local arguments need more bytes than a size_t holds "
 				 "(see --elements)");
 	if (have && need > have)
-		return sibyl_err("kernel: the __local arguments need %zu bytes, the device has %llu "
+		return sibyl_seterr(s->err, s->errlen, "kernel: the __local arguments need %zu bytes, the device has %llu "
 				 "(see --elements)", need, (unsigned long long)have);
 	return 0;
 }
@@ -94,15 +96,15 @@ static int setup(const struct sibyl_run_cfg *cfg, struct dev_state *s, int fd)
 	cl_platform_id plat;
 	cl_int e;
 
-	if (sibyl_cl_pick_device(cfg->platform, cfg->device, &plat, &s->dev) < 0)
+	if (sibyl_cl_pick_device(cfg->platform, cfg->device, &plat, &s->dev, s->err, s->errlen) < 0)
 		return -1;
 	s->ctx = clCreateContext(NULL, 1, &s->dev, NULL, NULL, &e);
-	if (cl_check(e, "clCreateContext"))
+	if (cl_check(s, e, "clCreateContext"))
 		return -1;
 	s->q = clCreateCommandQueue(s->ctx, s->dev, CL_QUEUE_PROFILING_ENABLE, &e);
-	if (cl_check(e, "clCreateCommandQueue"))
+	if (cl_check(s, e, "clCreateCommandQueue"))
 		return -1;
-	if (sibyl_program_build(cfg, s->ctx, s->dev, &s->prog) < 0)
+	if (sibyl_program_build(cfg, s->ctx, s->dev, &s->prog, s->err, s->errlen) < 0)
 		return -1;
 	char *pn = sibyl_cl_platform_name(plat), *dn = sibyl_cl_device_name(s->dev);
 	json_t *msg = json_pack("{s:s, s:s, s:s}", "event", "device", "platform", pn, "device", dn);
@@ -141,18 +143,18 @@ static int create_buffers(const struct sibyl_run_cfg *cfg, struct dev_state *s,
 
 		if (cfg->fence) {
 			if (!(host = sibyl_fenced_alloc(a->a[i].size, fence_align(s->dev))))
-				return sibyl_err_errno("kernel: --fence: %s", k->args[i].name);
+				return sibyl_seterr_errno(s->err, s->errlen, "kernel: --fence: %s", k->args[i].name);
 			f |= CL_MEM_USE_HOST_PTR;
 		}
 		s->mems[i] = clCreateBuffer(s->ctx, f, a->a[i].size, host, &e);
-		if (cl_check(e, k->args[i].name))
+		if (cl_check(s, e, k->args[i].name))
 			return -1;
 	}
 	if (!sibyl_run_cfg_counts(cfg))
 		return 0;
 	s->counters = clCreateBuffer(s->ctx, CL_MEM_READ_WRITE,
 				     s->counters_size ? s->counters_size : 1, NULL, &e);
-	return cl_check(e, "the counters buffer");
+	return cl_check(s, e, "the counters buffer");
 }
 
 /* Set every argument and write the buffers' contents. */
@@ -184,7 +186,7 @@ static int set_args(const struct sibyl_run_cfg *cfg, struct dev_state *s,
 			}
 		}
 		if (e != CL_SUCCESS)
-			return sibyl_err("kernel: argument %u (%s): %s", i, k->args[i].name,
+			return sibyl_seterr(s->err, s->errlen, "kernel: argument %u (%s): %s", i, k->args[i].name,
 					 sibyl_cl_error_name(e));
 	}
 	if (!sibyl_run_cfg_counts(cfg))
@@ -197,7 +199,7 @@ static int set_args(const struct sibyl_run_cfg *cfg, struct dev_state *s,
 		transfer_done(s, ev);
 		e = clSetKernelArg(kn, cfg->counter_arg, sizeof(cl_mem), &s->counters);
 	}
-	return cl_check(e, "the counters argument");
+	return cl_check(s, e, "the counters argument");
 }
 
 static int read_back(const struct sibyl_run_cfg *cfg, struct dev_state *s, struct sibyl_args *a,
@@ -220,7 +222,7 @@ static int read_back(const struct sibyl_run_cfg *cfg, struct dev_state *s, struc
 		if (e == CL_SUCCESS)
 			transfer_done(s, ev);
 	}
-	return cl_check(e, "reading the results back");
+	return cl_check(s, e, "reading the results back");
 }
 
 /* The raw counters go to a file; sibyl decodes them (it holds the layout). */
@@ -234,7 +236,7 @@ static int save_counters(const struct sibyl_run_cfg *cfg, const struct dev_state
 	int r = sibyl_output_write(path, counters, s->counters_size, 0666);
 
 	if (r < 0)
-		sibyl_err_errno("kernel: %s", path);
+		sibyl_seterr_errno(s->err, s->errlen, "kernel: %s", path);
 	else
 		json_object_set_new(msg, "counters", json_string(path));
 	free(path);
@@ -251,7 +253,7 @@ static int launch(const struct sibyl_run_cfg *cfg, struct dev_state *s, json_t *
 	if (e == CL_SUCCESS)
 		e = clWaitForEvents(1, &ev);
 	if (e != CL_SUCCESS)
-		return sibyl_err("kernel: running %s (gsize %zu, lsize %zu): %s", cfg->kernel->name,
+		return sibyl_seterr(s->err, s->errlen, "kernel: running %s (gsize %zu, lsize %zu): %s", cfg->kernel->name,
 				 g, l, sibyl_cl_error_name(e));
 	json_object_set_new(msg, "device_ns", json_real(event_span(ev, CL_PROFILING_COMMAND_START,
 								    CL_PROFILING_COMMAND_END)));
@@ -273,7 +275,7 @@ static int run_sample(const struct sibyl_run_cfg *cfg, struct dev_state *s, long
 	void *counters = NULL;
 	int r = -1;
 
-	if (sibyl_args_generate(cfg->kernel, &acfg, &a) < 0)
+	if (sibyl_args_generate(cfg->kernel, &acfg, &a, s->err, s->errlen) < 0)
 		return -1;
 	if (!s->mems && (create_buffers(cfg, s, &a) < 0 || check_local(cfg, s, &a) < 0))
 		goto out;
@@ -331,9 +333,9 @@ static void drop_buffers(const struct sibyl_run_cfg *cfg, struct dev_state *s)
 	s->counters = NULL;
 }
 
-int sibyl_run_samples(const struct sibyl_run_cfg *cfg, int fd)
+int sibyl_run_samples(const struct sibyl_run_cfg *cfg, int fd, char *err, size_t errlen)
 {
-	struct dev_state s = { 0 };
+	struct dev_state s = { .err = err, .errlen = errlen };
 	int r = setup(cfg, &s, fd);
 	size_t n = sibyl_run_cfg_sizes(cfg);
 

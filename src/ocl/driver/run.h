@@ -57,8 +57,9 @@ static inline bool sibyl_run_cfg_counts(const struct sibyl_run_cfg *cfg)
 /* The number of global sizes cfg covers. */
 size_t sibyl_run_cfg_sizes(const struct sibyl_run_cfg *cfg);
 
-/* Build and run; returns the child's exit status (0 or 1). */
-int sibyl_run_samples(const struct sibyl_run_cfg *cfg, int fd);
+/* Build and run; returns the child's exit status: 0, or 1 with the
+ * error line in err. */
+int sibyl_run_samples(const struct sibyl_run_cfg *cfg, int fd, char *err, size_t errlen);
 
 /* Write one JSON object and a newline to fd (steals msg). */
 void sibyl_emit(int fd, json_t *msg);

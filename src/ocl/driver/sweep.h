@@ -18,8 +18,9 @@ struct sibyl_range {
 	uint64_t from, to, step;
 };
 
-/* "N" or "FROM:TO[:STEP]" (STEP defaults to FROM). Returns 0 or -1. */
-int sibyl_range_parse(const char *s, struct sibyl_range *r);
+/* "N" or "FROM:TO[:STEP]" (STEP defaults to FROM). Returns 0, or -1
+ * with the error line in err. */
+int sibyl_range_parse(const char *s, struct sibyl_range *r, char *err, size_t errlen);
 
 struct sibyl_sweep_opts {
 	const char *out;	/* jsonl path; NULL: stdout */
@@ -27,8 +28,9 @@ struct sibyl_sweep_opts {
 	double timeout_s;
 };
 
-/* Returns 0 when every sample ran, 1 when some failed, -1 on error. */
+/* Returns 0 when every sample ran, 1 when some failed (each an error
+ * notice, core/log.h), -1 with the error line in err. */
 int sibyl_sweep(struct sibyl_run_cfg *cfg, const struct sibyl_range *r,
-		const struct sibyl_sweep_opts *o);
+		const struct sibyl_sweep_opts *o, char *err, size_t errlen);
 
 #endif

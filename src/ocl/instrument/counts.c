@@ -7,6 +7,7 @@
  */
 #include "ocl/instrument/instrument_internal.h"
 
+#include "core/alloc.h"
 #include "core/log.h"
 
 #include <llvm-c/BitReader.h>
@@ -137,120 +138,93 @@ static const char *space_name(unsigned as)
 	return as < 4 ? names[as] : "(unknown)";
 }
 
-static int find_slot(struct ic_layout *l, const char *name, enum ic_slot_kind kind,
-		     unsigned as, size_t *out)
+static size_t find_slot(struct ic_layout *l, const char *name, enum ic_slot_kind kind,
+			unsigned as)
 {
 	for (size_t i = 0; i < l->n; i++)
 		if (l->slots[i].kind == kind && l->slots[i].addrspace == as &&
-		    !strcmp(l->slots[i].name, name)) {
-			*out = i;
-			return 0;
-		}
+		    !strcmp(l->slots[i].name, name))
+			return i;
 	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 32;
-		struct ic_slot *s = realloc(l->slots, cap * sizeof(*s));
-		if (!s)
-			return -1;
-		l->slots = s;
-		l->cap = cap;
+		l->cap = l->cap ? 2 * l->cap : 32;
+		l->slots = sibyl_xreallocarray(l->slots, l->cap, sizeof(*l->slots));
 	}
-	struct ic_slot *s = &l->slots[l->n];
-	*s = (struct ic_slot){ .name = strdup(name), .kind = kind, .addrspace = as };
-	if (!s->name)
-		return -1;
-	*out = l->n++;
-	return 0;
+	l->slots[l->n] = (struct ic_slot){ .name = sibyl_xstrdup(name), .kind = kind,
+					   .addrspace = as };
+	return l->n++;
 }
 
-static int hist_add(struct ic_hist *h, size_t slot, uint64_t add)
+static void hist_add(struct ic_hist *h, size_t slot, uint64_t add)
 {
 	for (size_t i = 0; i < h->n; i++)
 		if (h->slot[i] == slot) {
 			h->add[i] += add;
-			return 0;
+			return;
 		}
 	if (h->n == h->cap) {
-		size_t cap = h->cap ? 2 * h->cap : 8;
-		size_t *s = realloc(h->slot, cap * sizeof(*s));
-		if (!s)
-			return -1;
-		h->slot = s;
-		uint64_t *a = realloc(h->add, cap * sizeof(*a));
-		if (!a)
-			return -1;
-		h->add = a;
-		h->cap = cap;
+		h->cap = h->cap ? 2 * h->cap : 8;
+		h->slot = sibyl_xreallocarray(h->slot, h->cap, sizeof(*h->slot));
+		h->add = sibyl_xreallocarray(h->add, h->cap, sizeof(*h->add));
 	}
 	h->slot[h->n] = slot;
 	h->add[h->n++] = add;
-	return 0;
 }
 
-static int count_memop(struct ic_layout *l, struct ic_hist *h, bool load, LLVMValueRef ptr)
+static void count_memop(struct ic_layout *l, struct ic_hist *h, bool load, LLVMValueRef ptr)
 {
 	LLVMTypeRef pty = LLVMTypeOf(ptr);
 	unsigned as = LLVMGetPointerAddressSpace(pty);
 	char name[64];
-	size_t slot, bytes_slot;
 
 	snprintf(name, sizeof(name), "%s %s", load ? "load" : "store", space_name(as));
-	if (find_slot(l, name, IC_MEMOP, as, &slot) ||
-	    find_slot(l, name, IC_BYTES, as, &bytes_slot))
-		return -1;
+	size_t slot = find_slot(l, name, IC_MEMOP, as), bytes_slot = find_slot(l, name, IC_BYTES, as);
+
 	l->slots[slot].bytes_slot = bytes_slot;
-	if (hist_add(h, slot, 1))
-		return -1;
-	return hist_add(h, bytes_slot, ic_type_bytes(LLVMGetElementType(pty)));
+	hist_add(h, slot, 1);
+	hist_add(h, bytes_slot, ic_type_bytes(LLVMGetElementType(pty)));
 }
 
 /* "call NAME()" for a direct call; Oclgrind drops llvm.dbg.* from its
  * listing, so they get no slot (*slot stays SIZE_MAX). */
-static int call_slot(struct ic_layout *l, LLVMValueRef call, size_t *slot)
+static size_t call_slot(struct ic_layout *l, LLVMValueRef call)
 {
 	LLVMValueRef callee = LLVMGetCalledValue(call);
 	size_t len;
 	const char *fn;
 
-	*slot = SIZE_MAX;
 	if (!LLVMIsAFunction(callee))
-		return find_slot(l, "call", IC_PLAIN, 0, slot);
+		return find_slot(l, "call", IC_PLAIN, 0);
 	fn = LLVMGetValueName2(callee, &len);
 	if (len >= 9 && !strncmp(fn, "llvm.dbg.", 9))
-		return 0;
-	char *name = malloc(len + 8);
-	if (!name)
-		return -1;
-	snprintf(name, len + 8, "call %.*s()", (int)len, fn);
-	int rc = find_slot(l, name, IC_PLAIN, 0, slot);
+		return SIZE_MAX;
+	char *name = sibyl_xasprintf("call %.*s()", (int)len, fn);
+	size_t slot = find_slot(l, name, IC_PLAIN, 0);
+
 	free(name);
-	return rc;
+	return slot;
 }
 
-int ic_block_hist(struct ic_layout *l, LLVMBasicBlockRef block, struct ic_hist *h)
+void ic_block_hist(struct ic_layout *l, LLVMBasicBlockRef block, struct ic_hist *h)
 {
 	for (LLVMValueRef i = LLVMGetFirstInstruction(block); i; i = LLVMGetNextInstruction(i)) {
 		LLVMOpcode op = LLVMGetInstructionOpcode(i);
 		size_t slot;
 
 		if (op == LLVMLoad || op == LLVMStore) {
-			if (count_memop(l, h, op == LLVMLoad, LLVMGetOperand(i, op == LLVMLoad ? 0 : 1)))
-				return -1;
+			count_memop(l, h, op == LLVMLoad, LLVMGetOperand(i, op == LLVMLoad ? 0 : 1));
 			continue;
 		}
 		if (op == LLVMCall) {
-			if (call_slot(l, i, &slot))
-				return -1;
+			slot = call_slot(l, i);
 			if (slot == SIZE_MAX)
 				continue;
 		} else {
 			const char *name = ic_opcode_name(op);
-			if (find_slot(l, name ? name : "<invalid>", IC_PLAIN, 0, &slot))
-				return -1;
+
+			slot = find_slot(l, name ? name : "<invalid>", IC_PLAIN, 0);
 		}
-		if (hist_add(h, slot, 1))
-			return -1;
+		hist_add(h, slot, 1);
 	}
-	return 0;
 }
 
 void ic_layout_free(struct ic_layout *l)
@@ -277,7 +251,8 @@ static bool contains(LLVMValueRef *set, int n, LLVMValueRef f)
 }
 
 /* Collect the defined functions `f` calls that are not yet in `set`. */
-static int add_callees(LLVMValueRef f, LLVMValueRef **set, int *n, int *cap)
+static int add_callees(const struct ic_module *m, LLVMValueRef f, LLVMValueRef **set, int *n,
+		       int *cap)
 {
 	for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
 		for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) {
@@ -287,36 +262,33 @@ static int add_callees(LLVMValueRef f, LLVMValueRef **set, int *n, int *cap)
 			if (!LLVMIsAFunction(callee)) {
 				if (LLVMIsAInlineAsm(callee))
 					continue;
-				return sibyl_err("instrument: an indirect or cast call in '%s' is not supported",
-						 LLVMGetValueName(f));
+				return sibyl_seterr(m->err, m->errlen, "instrument: an indirect or "
+						    "cast call in '%s' is not supported",
+						    LLVMGetValueName(f));
 			}
 			if (LLVMIsDeclaration(callee) || contains(*set, *n, callee))
 				continue;
 			if (LLVMGetFunctionCallConv(callee) == LLVMSPIRKERNELCallConv)
-				return sibyl_err("instrument: '%s' calls kernel '%s' as a function: not supported",
-						 LLVMGetValueName(f), LLVMGetValueName(callee));
+				return sibyl_seterr(m->err, m->errlen, "instrument: '%s' calls kernel "
+						    "'%s' as a function: not supported",
+						    LLVMGetValueName(f), LLVMGetValueName(callee));
 			if (*n == *cap) {
 				*cap *= 2;
-				LLVMValueRef *s = realloc(*set, *cap * sizeof(*s));
-				if (!s)
-					return sibyl_err("instrument: out of memory");
-				*set = s;
+				*set = sibyl_xreallocarray(*set, (size_t)*cap, sizeof(**set));
 			}
 			(*set)[(*n)++] = callee;
 		}
 	return 0;
 }
 
-int ic_reachable(LLVMValueRef kernel, LLVMValueRef **out)
+int ic_reachable(const struct ic_module *m, LLVMValueRef **out)
 {
 	int n = 1, cap = 16;
-	LLVMValueRef *set = malloc(cap * sizeof(*set));
+	LLVMValueRef *set = sibyl_xcalloc((size_t)cap, sizeof(*set));
 
-	if (!set)
-		return sibyl_err("instrument: out of memory");
-	set[0] = kernel;
+	set[0] = m->kernel;
 	for (int i = 0; i < n; i++)
-		if (add_callees(set[i], &set, &n, &cap)) {
+		if (add_callees(m, set[i], &set, &n, &cap)) {
 			free(set);
 			return -1;
 		}
@@ -324,7 +296,7 @@ int ic_reachable(LLVMValueRef kernel, LLVMValueRef **out)
 	return n;
 }
 
-int ic_analyze(LLVMValueRef *fns, int nf, struct ic_layout *layout, struct ic_blocks *out)
+void ic_analyze(LLVMValueRef *fns, int nf, struct ic_layout *layout, struct ic_blocks *out)
 {
 	size_t cap = 0;
 
@@ -334,21 +306,13 @@ int ic_analyze(LLVMValueRef *fns, int nf, struct ic_layout *layout, struct ic_bl
 		     b = LLVMGetNextBasicBlock(b)) {
 			if (out->n == cap) {
 				cap = cap ? 2 * cap : 64;
-				LLVMBasicBlockRef *bb = realloc(out->block, cap * sizeof(*bb));
-				if (bb)
-					out->block = bb;
-				struct ic_hist *hh = realloc(out->hist, cap * sizeof(*hh));
-				if (hh)
-					out->hist = hh;
-				if (!bb || !hh)
-					return sibyl_err("instrument: out of memory");
+				out->block = sibyl_xreallocarray(out->block, cap, sizeof(*out->block));
+				out->hist = sibyl_xreallocarray(out->hist, cap, sizeof(*out->hist));
 			}
 			out->block[out->n] = b;
 			out->hist[out->n] = (struct ic_hist){ 0 };
-			if (ic_block_hist(layout, b, &out->hist[out->n++]))
-				return sibyl_err("instrument: out of memory");
+			ic_block_hist(layout, b, &out->hist[out->n++]);
 		}
-	return 0;
 }
 
 void ic_blocks_free(struct ic_blocks *blocks)
@@ -361,7 +325,7 @@ void ic_blocks_free(struct ic_blocks *blocks)
 }
 
 int sibyl_static_counts(const void *bc, size_t size, const char *kernel,
-			struct sibyl_instcounts *out)
+			struct sibyl_instcounts *out, char *err, size_t errlen)
 {
 	struct ic_module m;
 	struct ic_layout layout = { 0 };
@@ -371,20 +335,18 @@ int sibyl_static_counts(const void *bc, size_t size, const char *kernel,
 	int nf, rc = -1;
 
 	*out = (struct sibyl_instcounts){ 0 };
-	if (ic_module_open(&m, bc, size, kernel))
+	if (ic_module_open(&m, bc, size, kernel, err, errlen))
 		return -1;
-	nf = ic_reachable(m.kernel, &fns);
-	if (nf < 0 || ic_analyze(fns, nf, &layout, &blocks))
+	nf = ic_reachable(&m, &fns);
+	if (nf < 0)
 		goto out;
-	sums = calloc(layout.n + 1, sizeof(*sums));
-	if (!sums) {
-		sibyl_err("instrument: out of memory");
-		goto out;
-	}
+	ic_analyze(fns, nf, &layout, &blocks);
+	sums = sibyl_xcalloc(layout.n + 1, sizeof(*sums));
 	for (size_t b = 0; b < blocks.n; b++)
 		for (size_t i = 0; i < blocks.hist[b].n; i++)
 			sums[blocks.hist[b].slot[i]] += blocks.hist[b].add[i];
-	rc = ic_listing_from_sums(&layout, sums, out);
+	ic_listing_from_sums(&layout, sums, out);
+	rc = 0;
 out:
 	free(sums);
 	free(fns);

@@ -9,6 +9,7 @@
  */
 #include "ocl/instrument/instrument_internal.h"
 
+#include "core/alloc.h"
 #include "core/log.h"
 
 #include <llvm-c/Analysis.h>
@@ -30,16 +31,18 @@ static void on_diagnostic(LLVMDiagnosticInfoRef info, void *arg)
 	*first = LLVMGetDiagInfoDescription(info);
 }
 
-int ic_module_open(struct ic_module *m, const void *bc, size_t size, const char *kernel)
+int ic_module_open(struct ic_module *m, const void *bc, size_t size, const char *kernel,
+		   char *err, size_t errlen)
 {
 	char *diag = NULL;
 	LLVMMemoryBufferRef buf;
 
-	*m = (struct ic_module){ LLVMContextCreate(), NULL, NULL };
+	*m = (struct ic_module){ LLVMContextCreate(), NULL, NULL, err, errlen };
 	LLVMContextSetDiagnosticHandler(m->ctx, on_diagnostic, &diag);
 	buf = LLVMCreateMemoryBufferWithMemoryRange(bc, size, "spir", 0);
 	if (LLVMParseBitcodeInContext2(m->ctx, buf, &m->mod)) {
-		sibyl_err("instrument: not LLVM bitcode: %s", diag ? diag : "parse error");
+		sibyl_seterr(err, errlen, "instrument: not LLVM bitcode: %s",
+			     diag ? diag : "parse error");
 		LLVMDisposeMessage(diag);
 		LLVMDisposeMemoryBuffer(buf);
 		LLVMContextDispose(m->ctx);
@@ -51,7 +54,7 @@ int ic_module_open(struct ic_module *m, const void *bc, size_t size, const char 
 	m->kernel = LLVMGetNamedFunction(m->mod, kernel);
 	if (!m->kernel || LLVMIsDeclaration(m->kernel) ||
 	    LLVMGetFunctionCallConv(m->kernel) != LLVMSPIRKERNELCallConv) {
-		sibyl_err("instrument: no kernel '%s' in the bitcode", kernel);
+		sibyl_seterr(err, errlen, "instrument: no kernel '%s' in the bitcode", kernel);
 		ic_module_close(m);
 		return -1;
 	}
@@ -70,74 +73,73 @@ void ic_module_close(struct ic_module *m)
 /* Inline the helpers (marked alwaysinline by ic_add_param) here rather
  * than trusting the device compiler to: a helper left out of line keeps
  * the counters in memory, behind a pointer. */
-static int inline_helpers(LLVMModuleRef mod)
+static int inline_helpers(const struct ic_module *m)
 {
 	LLVMPassBuilderOptionsRef opt = LLVMCreatePassBuilderOptions();
-	LLVMErrorRef err = LLVMRunPasses(mod, "always-inline", NULL, opt);
+	LLVMErrorRef err = LLVMRunPasses(m->mod, "always-inline", NULL, opt);
 
 	LLVMDisposePassBuilderOptions(opt);
 	if (!err)
 		return 0;
 	char *msg = LLVMGetErrorMessage(err);
-	sibyl_err("instrument: inlining the helpers: %s", msg);
+	sibyl_seterr(m->err, m->errlen, "instrument: inlining the helpers: %s", msg);
 	LLVMDisposeErrorMessage(msg);
 	return -1;
 }
 
-static int write_bitcode(LLVMModuleRef mod, struct sibyl_instrumented *out)
+static int write_bitcode(const struct ic_module *m, struct sibyl_instrumented *out)
 {
 	char *msg = NULL;
 
-	if (LLVMVerifyModule(mod, LLVMReturnStatusAction, &msg)) {
+	if (LLVMVerifyModule(m->mod, LLVMReturnStatusAction, &msg)) {
 		/* the first line says what broke; the rest is IR */
 		char *nl = msg ? strchr(msg, '\n') : NULL;
 		if (nl)
 			*nl = '\0';
-		sibyl_err("instrument: the instrumented IR is invalid: %s", msg ? msg : "?");
+		sibyl_seterr(m->err, m->errlen, "instrument: the instrumented IR is invalid: %s",
+			     msg ? msg : "?");
 		LLVMDisposeMessage(msg);
 		return -1;
 	}
 	LLVMDisposeMessage(msg);
-	if (inline_helpers(mod))
+	if (inline_helpers(m))
 		return -1;
-	LLVMMemoryBufferRef buf = LLVMWriteBitcodeToMemoryBuffer(mod);
+	LLVMMemoryBufferRef buf = LLVMWriteBitcodeToMemoryBuffer(m->mod);
 	out->size = LLVMGetBufferSize(buf);
-	out->bitcode = malloc(out->size);
-	if (out->bitcode)
-		memcpy(out->bitcode, LLVMGetBufferStart(buf), out->size);
+	out->bitcode = sibyl_xmalloc(out->size);
+	memcpy(out->bitcode, LLVMGetBufferStart(buf), out->size);
 	LLVMDisposeMemoryBuffer(buf);
-	return out->bitcode ? 0 : sibyl_err("instrument: out of memory");
+	return 0;
 }
 
 int sibyl_instrument_kernel(const void *bc, size_t size, const char *kernel,
-			    struct sibyl_instrumented *out)
+			    struct sibyl_instrumented *out, char *err, size_t errlen)
 {
-	return sibyl_instrument_kernel_ex(bc, size, kernel, NULL, out);
+	return sibyl_instrument_kernel_ex(bc, size, kernel, NULL, out, err, errlen);
 }
 
 int sibyl_instrument_kernel_ex(const void *bc, size_t size, const char *kernel,
 			       const struct sibyl_instrument_options *opt,
-			       struct sibyl_instrumented *out)
+			       struct sibyl_instrumented *out, char *err, size_t errlen)
 {
 	struct ic_module m;
-	struct ic_layout *layout = calloc(1, sizeof(*layout));
+	struct ic_layout *layout = sibyl_xcalloc(1, sizeof(*layout));
 	struct ic_blocks blocks = { 0 };
 	LLVMValueRef *fns = NULL;
 	int nf, rc = -1;
 
 	*out = (struct sibyl_instrumented){ 0 };
-	if (!layout)
-		return sibyl_err("instrument: out of memory");
 	layout->per_item = opt && opt->per_item_rows;
-	if (ic_module_open(&m, bc, size, kernel)) {
+	if (ic_module_open(&m, bc, size, kernel, err, errlen)) {
 		free(layout);
 		return -1;
 	}
 	out->counter_arg = LLVMCountParams(m.kernel);
-	nf = ic_reachable(m.kernel, &fns);
-	if (nf >= 0 && !ic_analyze(fns, nf, layout, &blocks) &&
-	    !ic_rewrite(&m, fns, nf, layout, &blocks))
-		rc = write_bitcode(m.mod, out);
+	nf = ic_reachable(&m, &fns);
+	if (nf >= 0)
+		ic_analyze(fns, nf, layout, &blocks);
+	if (nf >= 0 && !ic_rewrite(&m, fns, nf, layout, &blocks))
+		rc = write_bitcode(&m, out);
 	free(fns);
 	ic_blocks_free(&blocks);
 	ic_module_close(&m);
@@ -168,30 +170,27 @@ size_t sibyl_instrumented_buffer_size(const struct sibyl_instrumented *in,
 }
 
 int sibyl_instrumented_decode(const struct sibyl_instrumented *in, const void *buffer,
-			      size_t size, struct sibyl_instcounts *out)
+			      size_t size, struct sibyl_instcounts *out, char *err, size_t errlen)
 {
 	const struct ic_layout *layout = in->layout;
 	size_t row = layout->n * sizeof(uint64_t);
 	size_t rows = !row ? 0 : layout->per_item ? size / row : 1;
 	uint64_t *sums, v;
-	int rc;
 
 	*out = (struct sibyl_instcounts){ 0 };
 	if (size < row || (layout->per_item && size % row))
-		return sibyl_err("instrument: counters buffer of %zu bytes does not hold rows of %zu",
-				 size, row);
-	sums = calloc(layout->n + 1, sizeof(*sums));
-	if (!sums)
-		return sibyl_err("instrument: out of memory");
+		return sibyl_seterr(err, errlen, "instrument: counters buffer of %zu bytes does not "
+				    "hold rows of %zu", size, row);
+	sums = sibyl_xcalloc(layout->n + 1, sizeof(*sums));
 	for (size_t r = 0; r < rows; r++)
 		for (size_t i = 0; i < layout->n; i++) {
 			/* memcpy: the caller's buffer need not be aligned for uint64_t */
 			memcpy(&v, (const char *)buffer + r * row + i * sizeof(v), sizeof(v));
 			sums[i] += v;
 		}
-	rc = ic_listing_from_sums(layout, sums, out);
+	ic_listing_from_sums(layout, sums, out);
 	free(sums);
-	return rc;
+	return 0;
 }
 
 void sibyl_instrumented_free(struct sibyl_instrumented *in)

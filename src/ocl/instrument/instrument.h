@@ -55,11 +55,11 @@ struct sibyl_instrumented {
 	void *layout;              /* private: which counter means what */
 };
 
-/* Instrument `kernel` of SPIR bitcode `bc`. Returns 0, or -1 after
- * printing one error line. The counters are flushed with 64-bit atomics
+/* Instrument `kernel` of SPIR bitcode `bc`. Returns 0, or -1 with the
+ * error line in err ("instrument: <why>"). The counters are flushed with 64-bit atomics
  * (the device needs cl_khr_int64_base_atomics). */
 int sibyl_instrument_kernel(const void *bc, size_t size, const char *kernel,
-			    struct sibyl_instrumented *out);
+			    struct sibyl_instrumented *out, char *err, size_t errlen);
 
 struct sibyl_instrument_options {
 	/* No 64-bit atomics on the device: every work-item stores its
@@ -71,7 +71,7 @@ struct sibyl_instrument_options {
 /* sibyl_instrument_kernel with options (NULL: the defaults). */
 int sibyl_instrument_kernel_ex(const void *bc, size_t size, const char *kernel,
 			       const struct sibyl_instrument_options *opt,
-			       struct sibyl_instrumented *out);
+			       struct sibyl_instrumented *out, char *err, size_t errlen);
 
 /* Bytes the counters buffer needs for an NDRange of `global_items`
  * work-items in groups of `local_items` (0: implementation chooses).
@@ -81,17 +81,17 @@ size_t sibyl_instrumented_buffer_size(const struct sibyl_instrumented *in,
 				      size_t global_items, size_t local_items);
 
 /* Turn the counters read back after the run into a listing in
- * Oclgrind's order. Returns 0 or -1. */
+ * Oclgrind's order. Returns 0, or -1 with the error line in err. */
 int sibyl_instrumented_decode(const struct sibyl_instrumented *in,
 			      const void *buffer, size_t size,
-			      struct sibyl_instcounts *out);
+			      struct sibyl_instcounts *out, char *err, size_t errlen);
 
 void sibyl_instrumented_free(struct sibyl_instrumented *in);
 
 /* Static per-opcode counts of the kernel's IR (and the functions it
- * calls), `--static`. */
+ * calls), `--static`; -1 with the error line in err. */
 int sibyl_static_counts(const void *bc, size_t size, const char *kernel,
-			struct sibyl_instcounts *out);
+			struct sibyl_instcounts *out, char *err, size_t errlen);
 
 /* The thesis' coarser view: merge "load global (N bytes)" into
  * "load global", every "call X" into "call". */

@@ -49,8 +49,8 @@ void ic_layout_free(struct ic_layout *layout);
 void ic_hist_free(struct ic_hist *hist);
 
 /* Append the histogram of `block` to `hist` (which starts empty),
- * creating slots in `layout` as needed. Returns 0 or -1 (out of memory). */
-int ic_block_hist(struct ic_layout *layout, LLVMBasicBlockRef block, struct ic_hist *hist);
+ * creating slots in `layout` as needed. */
+void ic_block_hist(struct ic_layout *layout, LLVMBasicBlockRef block, struct ic_hist *hist);
 
 /* Oclgrind's byte size of a loaded or stored type (its own rules, not
  * the data layout's: 3-element vectors count as 4, pointers as 8). */
@@ -59,9 +59,11 @@ uint64_t ic_type_bytes(LLVMTypeRef type);
 /* LLVM's textual opcode name ("getelementptr"), NULL if unknown. */
 const char *ic_opcode_name(LLVMOpcode op);
 
-/* The defined functions `kernel` can reach through direct calls, the
- * kernel first. Returns the count, or -1 after an error line. */
-int ic_reachable(LLVMValueRef kernel, LLVMValueRef **out);
+struct ic_module;
+
+/* The defined functions m's kernel can reach through direct calls, the
+ * kernel first. Returns the count, or -1 with the error in m->err. */
+int ic_reachable(const struct ic_module *m, LLVMValueRef **out);
 
 /* Every block of the functions `fns` and its histogram. */
 struct ic_blocks {
@@ -70,7 +72,7 @@ struct ic_blocks {
 	size_t n;
 };
 
-int ic_analyze(LLVMValueRef *fns, int nf, struct ic_layout *layout, struct ic_blocks *out);
+void ic_analyze(LLVMValueRef *fns, int nf, struct ic_layout *layout, struct ic_blocks *out);
 void ic_blocks_free(struct ic_blocks *blocks);
 
 /* A parsed copy of SPIR bitcode and the kernel in it, in a context of its own. */
@@ -78,25 +80,28 @@ struct ic_module {
 	LLVMContextRef ctx;
 	LLVMModuleRef mod;
 	LLVMValueRef kernel;
+	char *err;		/* the caller's, for the one error line */
+	size_t errlen;
 };
 
 /* Parse `bc` and find the defined spir_kernel `kernel`. Returns 0, or
- * -1 after an error line (nothing to close then). */
-int ic_module_open(struct ic_module *m, const void *bc, size_t size, const char *kernel);
+ * -1 with the reason in err (nothing to close then). */
+int ic_module_open(struct ic_module *m, const void *bc, size_t size, const char *kernel,
+		   char *err, size_t errlen);
 void ic_module_close(struct ic_module *m);
 
 /* Rewrite the module so `fns` (the kernel first, then the functions it
  * reaches, as ic_reachable gives them) count `blocks` into per-work-item
  * counters that the kernel adds to a new trailing __global ulong*
  * argument on return. Other kernels and functions are removed. Returns 0,
- * or -1 after an error line. */
+ * or -1 with the reason in m->err. */
 int ic_rewrite(struct ic_module *m, LLVMValueRef *fns, int nf, const struct ic_layout *layout,
 	       const struct ic_blocks *blocks);
 
 /* A copy of function `f` with one more trailing parameter of type
  * `extra`, holding f's name, attributes, metadata (kernel_arg_* nodes
  * extended when `kernel`) and body; `f` is left an unnamed empty
- * declaration. NULL after an error line. */
+ * declaration. */
 LLVMValueRef ic_add_param(LLVMModuleRef mod, LLVMValueRef f, LLVMTypeRef extra, bool kernel);
 
 /* Build __sibyl_flush(ulong *ctr, __global ulong *buf), which moves a
@@ -105,8 +110,8 @@ LLVMValueRef ic_add_param(LLVMModuleRef mod, LLVMValueRef f, LLVMTypeRef extra, 
 LLVMValueRef ic_build_flush(LLVMModuleRef mod, LLVMBuilderRef b, size_t nslots, bool per_item);
 
 /* Turn per-slot sums into a listing (zero counts dropped, Oclgrind's
- * order). Returns 0 or -1. */
-int ic_listing_from_sums(const struct ic_layout *layout, const uint64_t *sums,
+ * order). */
+void ic_listing_from_sums(const struct ic_layout *layout, const uint64_t *sums,
 			 struct sibyl_instcounts *out);
 
 /* Sort a listing as Oclgrind does: count descending, then name. */

@@ -16,6 +16,7 @@
  */
 #include "ocl/instrument/instrument_internal.h"
 
+#include "core/alloc.h"
 #include "core/log.h"
 
 #include <llvm-c/DebugInfo.h>
@@ -82,14 +83,12 @@ static void copy_call_attributes(LLVMValueRef from, LLVMValueRef to, unsigned na
 
 /* Replace a call of old function `callee` by one of its new version,
  * passing the counters pointer `ctr` along. */
-static int redirect_call(struct rewrite *r, LLVMValueRef call, int callee, LLVMValueRef ctr)
+static void redirect_call(struct rewrite *r, LLVMValueRef call, int callee, LLVMValueRef ctr)
 {
 	unsigned n = LLVMGetNumArgOperands(call);
-	LLVMValueRef *args = calloc(n + 1, sizeof(*args));
+	LLVMValueRef *args = sibyl_xcalloc(n + 1, sizeof(*args));
 	size_t len;
 
-	if (!args)
-		return sibyl_err("instrument: out of memory");
 	for (unsigned i = 0; i < n; i++)
 		args[i] = LLVMGetOperand(call, i);
 	args[n] = ctr;
@@ -106,10 +105,9 @@ static int redirect_call(struct rewrite *r, LLVMValueRef call, int callee, LLVMV
 	LLVMReplaceAllUsesWith(call, nc);
 	LLVMInstructionEraseFromParent(call);
 	free(args);
-	return 0;
 }
 
-static int redirect_calls(struct rewrite *r, int f)
+static void redirect_calls(struct rewrite *r, int f)
 {
 	for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(r->new[f]); b; b = LLVMGetNextBasicBlock(b))
 		for (LLVMValueRef i = LLVMGetFirstInstruction(b), next; i; i = next) {
@@ -117,10 +115,9 @@ static int redirect_calls(struct rewrite *r, int f)
 			if (LLVMGetInstructionOpcode(i) != LLVMCall)
 				continue;
 			int callee = index_of(r, LLVMGetCalledValue(i));
-			if (callee >= 0 && redirect_call(r, i, callee, r->ctr[f]))
-				return -1;
+			if (callee >= 0)
+				redirect_call(r, i, callee, r->ctr[f]);
 		}
-	return 0;
 }
 
 /* The kernel's counters: an array zeroed on entry. */
@@ -194,19 +191,14 @@ int ic_rewrite(struct ic_module *m, LLVMValueRef *fns, int nf, const struct ic_l
 {
 	struct rewrite r = { m->mod, LLVMGetModuleContext(m->mod), NULL, NULL, fns, NULL, NULL, nf,
 			     layout->per_item };
-	LLVMValueRef *before = calloc(blocks->n + 1, sizeof(*before));
-	int rc = -1;
+	LLVMValueRef *before;
 
-	r.new = calloc(nf, sizeof(*r.new));
-	r.ctr = calloc(nf, sizeof(*r.ctr));
-	if (!before || !r.new || !r.ctr) {
-		sibyl_err("instrument: out of memory");
-		goto out;
-	}
-	if (LLVMGetNamedMetadataNumOperands(m->mod, "opencl.kernels")) {
-		sibyl_err("instrument: SPIR with !opencl.kernels metadata is not supported");
-		goto out;
-	}
+	if (LLVMGetNamedMetadataNumOperands(m->mod, "opencl.kernels"))
+		return sibyl_seterr(m->err, m->errlen, "instrument: SPIR with !opencl.kernels "
+				    "metadata is not supported");
+	before = sibyl_xcalloc(blocks->n + 1, sizeof(*before));
+	r.new = sibyl_xcalloc((size_t)nf, sizeof(*r.new));
+	r.ctr = sibyl_xcalloc((size_t)nf, sizeof(*r.ctr));
 	r.i64 = LLVMInt64TypeInContext(r.ctx);
 	r.b = LLVMCreateBuilderInContext(r.ctx);
 	/* where each block's increments go, fixed before any code is added */
@@ -215,8 +207,6 @@ int ic_rewrite(struct ic_module *m, LLVMValueRef *fns, int nf, const struct ic_l
 	for (int f = 0; f < nf; f++) {
 		LLVMTypeRef t = LLVMPointerType(r.i64, f == 0 ? 1 : 0);
 		r.new[f] = ic_add_param(m->mod, fns[f], t, f == 0);
-		if (!r.new[f])
-			goto out;
 		r.ctr[f] = LLVMGetParam(r.new[f], LLVMCountParams(r.new[f]) - 1);
 	}
 	setup_kernel(&r, layout->n);
@@ -231,17 +221,13 @@ int ic_rewrite(struct ic_module *m, LLVMValueRef *fns, int nf, const struct ic_l
 	/* calls are replaced last: a block may start with one, and its
 	 * increments go in front of it */
 	for (int f = 0; f < nf; f++)
-		if (redirect_calls(&r, f))
-			goto out;
+		redirect_calls(&r, f);
 	flush_at_returns(&r, layout->n);
 	remove_others(&r);
 	m->kernel = r.new[0];
-	rc = 0;
-out:
-	if (r.b)
-		LLVMDisposeBuilder(r.b);
+	LLVMDisposeBuilder(r.b);
 	free(before);
 	free(r.new);
 	free(r.ctr);
-	return rc;
+	return 0;
 }

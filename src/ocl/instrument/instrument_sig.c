@@ -11,7 +11,7 @@
  */
 #include "ocl/instrument/instrument_internal.h"
 
-#include "core/log.h"
+#include "core/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -41,13 +41,9 @@ static LLVMMetadataRef extended(LLVMContextRef ctx, LLVMMetadataRef md, unsigned
 
 	if (n != nparams)	/* not one entry per argument: leave it */
 		return md;
-	LLVMValueRef *ops = calloc(n + 1, sizeof(*ops));
-	LLVMMetadataRef *mds = calloc(n + 1, sizeof(*mds));
-	if (!ops || !mds) {
-		free(ops);
-		free(mds);
-		return NULL;
-	}
+	LLVMValueRef *ops = sibyl_xcalloc(n + 1, sizeof(*ops));
+	LLVMMetadataRef *mds = sibyl_xcalloc(n + 1, sizeof(*mds));
+
 	LLVMGetMDNodeOperands(node, ops);
 	for (unsigned i = 0; i < n; i++)
 		mds[i] = LLVMValueAsMetadata(ops[i]);
@@ -58,14 +54,13 @@ static LLVMMetadataRef extended(LLVMContextRef ctx, LLVMMetadataRef md, unsigned
 	return out;
 }
 
-static int copy_metadata(LLVMContextRef ctx, LLVMValueRef from, LLVMValueRef to, bool kernel)
+static void copy_metadata(LLVMContextRef ctx, LLVMValueRef from, LLVMValueRef to, bool kernel)
 {
 	size_t n;
 	unsigned nparams = LLVMCountParams(from);
 	LLVMValueMetadataEntry *entries = LLVMGlobalCopyAllMetadata(from, &n);
-	int rc = 0;
 
-	for (size_t i = 0; i < n && !rc; i++) {
+	for (size_t i = 0; i < n; i++) {
 		unsigned kind = LLVMValueMetadataEntriesGetKind(entries, (unsigned)i);
 		LLVMMetadataRef md = LLVMValueMetadataEntriesGetMetadata(entries, (unsigned)i);
 
@@ -73,17 +68,13 @@ static int copy_metadata(LLVMContextRef ctx, LLVMValueRef from, LLVMValueRef to,
 			if (kind == LLVMGetMDKindIDInContext(ctx, arg_kinds[k],
 							     (unsigned)strlen(arg_kinds[k])))
 				md = extended(ctx, md, nparams, arg_entry(ctx, k));
-		if (!md)
-			rc = sibyl_err("instrument: out of memory");
-		else
-			LLVMGlobalSetMetadata(to, kind, md);
+		LLVMGlobalSetMetadata(to, kind, md);
 	}
 	if (entries)
 		LLVMDisposeValueMetadataEntries(entries);
-	return rc;
 }
 
-static int copy_attributes(LLVMValueRef from, LLVMValueRef to, unsigned nparams)
+static void copy_attributes(LLVMValueRef from, LLVMValueRef to, unsigned nparams)
 {
 	for (unsigned k = 0; k <= nparams + 1; k++) {
 		/* the function's own attributes, then the return value's, then each parameter's */
@@ -91,15 +82,13 @@ static int copy_attributes(LLVMValueRef from, LLVMValueRef to, unsigned nparams)
 		unsigned n = LLVMGetAttributeCountAtIndex(from, at);
 		if (!n)
 			continue;
-		LLVMAttributeRef *attrs = calloc(n, sizeof(*attrs));
-		if (!attrs)
-			return sibyl_err("instrument: out of memory");
+		LLVMAttributeRef *attrs = sibyl_xcalloc(n, sizeof(*attrs));
+
 		LLVMGetAttributesAtIndex(from, at, attrs);
 		for (unsigned i = 0; i < n; i++)
 			LLVMAddAttributeAtIndex(to, at, attrs[i]);
 		free(attrs);
 	}
-	return 0;
 }
 
 /* A helper now takes the caller's counters by pointer; unless it is
@@ -124,15 +113,11 @@ LLVMValueRef ic_add_param(LLVMModuleRef mod, LLVMValueRef f, LLVMTypeRef extra, 
 	LLVMContextRef ctx = LLVMGetModuleContext(mod);
 	LLVMTypeRef fty = LLVMGlobalGetValueType(f);
 	unsigned n = LLVMCountParamTypes(fty);
-	LLVMTypeRef *params = calloc(n + 1, sizeof(*params));
+	LLVMTypeRef *params = sibyl_xcalloc(n + 1, sizeof(*params));
 	size_t len;
-	char *name = strdup(LLVMGetValueName2(f, &len));
-	LLVMValueRef nf = NULL;
+	char *name = sibyl_xstrdup(LLVMGetValueName2(f, &len));
+	LLVMValueRef nf;
 
-	if (!params || !name) {
-		sibyl_err("instrument: out of memory");
-		goto out;
-	}
 	LLVMGetParamTypes(fty, params);
 	params[n] = extra;
 	LLVMSetValueName2(f, "", 0);
@@ -141,10 +126,8 @@ LLVMValueRef ic_add_param(LLVMModuleRef mod, LLVMValueRef f, LLVMTypeRef extra, 
 	LLVMSetFunctionCallConv(nf, LLVMGetFunctionCallConv(f));
 	LLVMSetLinkage(nf, LLVMGetLinkage(f));
 	LLVMSetVisibility(nf, LLVMGetVisibility(f));
-	if (copy_attributes(f, nf, n) || copy_metadata(ctx, f, nf, kernel)) {
-		nf = NULL;
-		goto out;
-	}
+	copy_attributes(f, nf, n);
+	copy_metadata(ctx, f, nf, kernel);
 	if (!kernel)
 		inline_always(ctx, nf);
 	for (unsigned i = 0; i < n; i++) {
@@ -158,7 +141,6 @@ LLVMValueRef ic_add_param(LLVMModuleRef mod, LLVMValueRef f, LLVMTypeRef extra, 
 		LLVMRemoveBasicBlockFromParent(b);
 		LLVMAppendExistingBasicBlock(nf, b);
 	}
-out:
 	free(params);
 	free(name);
 	return nf;

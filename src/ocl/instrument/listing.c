@@ -6,27 +6,18 @@
 #include "ocl/instrument/instrument_internal.h"
 
 #include "core/alloc.h"
-#include "core/log.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int push(struct sibyl_instcounts *c, const char *name, uint64_t count, uint64_t bytes)
+static void push(struct sibyl_instcounts *c, const char *name, uint64_t count, uint64_t bytes)
 {
-	struct sibyl_instcount *items = realloc(c->items, (c->n + 1) * sizeof(*items));
-
-	if (!items)
-		return sibyl_err("instcounts: out of memory");
-	c->items = items;
-	items[c->n] = (struct sibyl_instcount){ strdup(name), count, bytes };
-	if (!items[c->n].name)
-		return sibyl_err("instcounts: out of memory");
-	c->n++;
-	return 0;
+	c->items = sibyl_xreallocarray(c->items, c->n + 1, sizeof(*c->items));
+	c->items[c->n++] = (struct sibyl_instcount){ sibyl_xstrdup(name), count, bytes };
 }
 
-int ic_listing_from_sums(const struct ic_layout *layout, const uint64_t *sums,
+void ic_listing_from_sums(const struct ic_layout *layout, const uint64_t *sums,
 			 struct sibyl_instcounts *out)
 {
 	*out = (struct sibyl_instcounts){ 0 };
@@ -41,13 +32,9 @@ int ic_listing_from_sums(const struct ic_layout *layout, const uint64_t *sums,
 			bytes = sums[s->bytes_slot];
 			snprintf(name, sizeof(name), "%s (%" PRIu64 " bytes)", s->name, bytes);
 		}
-		if (push(out, s->kind == IC_MEMOP ? name : s->name, sums[i], bytes)) {
-			sibyl_instcounts_free(out);
-			return -1;
-		}
+		push(out, s->kind == IC_MEMOP ? name : s->name, sums[i], bytes);
 	}
 	ic_listing_sort(out);
-	return 0;
 }
 
 static int by_count_then_name(const void *pa, const void *pb)

@@ -108,8 +108,8 @@ static int init(void **state, const struct sibyl_adapter_config *config,
 	}
 	s->common = *(struct adapter_common *)common;
 	adapter_common_fini(common);
-	if (sibyl_cl_pick_device(config->platform, config->device, &platform, &dev) < 0) {
-		snprintf(errbuf, errlen, "no OpenCL device");
+	if (sibyl_cl_pick_device(config->platform, config->device, &platform, &dev, errbuf,
+				 errlen) < 0) {
 		release_state(s);
 		return -1;
 	}

@@ -7,6 +7,14 @@
 #include "core/options.h"
 
 static const struct sibyl_command_help help = { "t", "[opts]", "test" };
+/* Where a usage error goes: the caller prints it. */
+static char err[256];
+
+static int parse(const struct sibyl_option *opts, int argc, char **argv, bool stop,
+		 int *operands)
+{
+	return sibyl_options_parse(&help, opts, argc, argv, stop, operands, err, sizeof(err));
+}
 
 static void mixes_options_and_operands(void **state)
 {
@@ -26,7 +34,7 @@ static void mixes_options_and_operands(void **state)
 			 "-n", "7", "extra", "--gen", "counters", NULL };
 	int operands = 0;
 
-	assert_int_equal(sibyl_options_parse(&help, opts, 12, argv, false, &operands), 0);
+	assert_int_equal(parse(opts, 12, argv, false, &operands), 0);
 	assert_int_equal(operands, 2);
 	assert_string_equal(argv[1], "lib.so");
 	assert_string_equal(argv[2], "extra");
@@ -49,7 +57,7 @@ static void stops_at_command(void **state)
 	char *argv[] = { "t", "-o", "d", "--", "ls", "-l", "-o", NULL };
 	int operands = 0;
 
-	assert_int_equal(sibyl_options_parse(&help, opts, 7, argv, true, &operands), 0);
+	assert_int_equal(parse(opts, 7, argv, true, &operands), 0);
 	assert_int_equal(operands, 3);
 	assert_string_equal(argv[1], "ls");
 	assert_string_equal(argv[2], "-l");
@@ -70,9 +78,11 @@ static void rejects_bad_input(void **state)
 	char *missing[] = { "t", "--count", NULL };
 	int operands;
 
-	assert_int_equal(sibyl_options_parse(&help, opts, 3, bad_number, false, &operands), -1);
-	assert_int_equal(sibyl_options_parse(&help, opts, 2, unknown, false, &operands), -1);
-	assert_int_equal(sibyl_options_parse(&help, opts, 2, missing, false, &operands), -1);
+	assert_int_equal(parse(opts, 3, bad_number, false, &operands), -1);
+	assert_string_equal(err, "t: --count: not an integer: '12x'");
+	assert_int_equal(parse(opts, 2, unknown, false, &operands), -1);
+	assert_int_equal(parse(opts, 2, missing, false, &operands), -1);
+	assert_string_equal(err, "t: missing argument for '--count' (see --help)");
 }
 
 /* A prefix of a long option is an error, not a guess; --version stops
@@ -93,13 +103,13 @@ static void whole_names_only(void **state)
 	char *version[] = { "t", "--version", NULL };
 	int operands;
 
-	assert_int_equal(sibyl_options_parse(&help, opts, 3, prefix, false, &operands), -1);
+	assert_int_equal(parse(opts, 3, prefix, false, &operands), -1);
 	assert_int_equal(fns.count, 0);
-	assert_int_equal(sibyl_options_parse(&help, opts, 2, prefix_eq, false, &operands), -1);
-	assert_int_equal(sibyl_options_parse(&help, opts, 4, whole, false, &operands), 0);
+	assert_int_equal(parse(opts, 2, prefix_eq, false, &operands), -1);
+	assert_int_equal(parse(opts, 4, whole, false, &operands), 0);
 	assert_string_equal(out, "z");
 	assert_int_equal(fns.count, 2);
-	assert_int_equal(sibyl_options_parse(&help, opts, 2, version, false, &operands), 1);
+	assert_int_equal(parse(opts, 2, version, false, &operands), 1);
 	sibyl_strlist_free(&fns);
 }
 
@@ -117,10 +127,10 @@ static void old_spelling_works_unlisted(void **state)
 	char *prefix[] = { "t", "--outp", "y", NULL };
 	int operands;
 
-	assert_int_equal(sibyl_options_parse(&help, opts, 3, old, false, &operands), 0);
+	assert_int_equal(parse(opts, 3, old, false, &operands), 0);
 	assert_string_equal(out, "x");
 	/* "--outp" is neither name, though a prefix of one. */
-	assert_int_equal(sibyl_options_parse(&help, opts, 3, prefix, false, &operands), -1);
+	assert_int_equal(parse(opts, 3, prefix, false, &operands), -1);
 	assert_string_equal(out, "x");
 }
 
@@ -154,12 +164,12 @@ static void describer_gets_the_table(void **state)
 	int operands = -1;
 
 	sibyl_options_set_describer(count_options, &d);
-	assert_int_equal(sibyl_options_parse(&help, opts, 2, argv, false, &operands), 1);
+	assert_int_equal(parse(opts, 2, argv, false, &operands), 1);
 	sibyl_options_set_describer(NULL, NULL);
 	assert_ptr_equal(d.cmd, &help);
 	assert_int_equal(d.count, 2);
 	assert_false(force);
-	assert_int_equal(sibyl_options_parse(&help, opts, 2, argv, false, &operands), 0);
+	assert_int_equal(parse(opts, 2, argv, false, &operands), 0);
 	assert_true(force);
 }
 

@@ -17,8 +17,12 @@ int main(int argc, char **argv)
 	for (int d = 0; d < SIBYL_DIR_COUNT; d++)
 		if (!strcmp(argv[2], sibyl_transfer_dir_name(d)))
 			dir = d;
-	if (dir < 0 || sibyl_device_profile_load(argv[1], &p))
+	char err[512];
+
+	if (dir < 0)
 		return 1;
+	if (sibyl_device_profile_load(argv[1], &p, err, sizeof(err)))
+		return fprintf(stderr, "device-predict-driver: %s\n", err), 1;
 	uint64_t bytes = strtoull(argv[3], NULL, 10);
 
 	printf("%.17g %.17g\n", sibyl_device_transfer_seconds(&p, dir, bytes),

@@ -85,10 +85,11 @@ static int count(const char *bc, size_t size, int repeat, int argc, char **argv,
 	char *dir = sibyl_private_tmpdir("instcount"), *file, *ctr, *counters = NULL;
 	size_t g = strtoul(argv[a + 2], NULL, 0), l = strtoul(argv[a + 3], NULL, 0), got = 0;
 	struct sibyl_instcounts c;
+	char err[512] = "";
 	int rc = 1;
 
-	if (!dir || sibyl_instrument_kernel_ex(bc, size, kernel, &opt, &in))
-		return 1;
+	if (!dir || sibyl_instrument_kernel_ex(bc, size, kernel, &opt, &in, err, sizeof(err)))
+		return fprintf(stderr, "instcount-host: %s\n", err), 1;
 	file = sibyl_path_join(dir, "instrumented.bc");
 	ctr = sibyl_path_join(dir, "counters");
 	struct launch job = { file, "-x spir -spir-std=1.2 -cl-kernel-arg-info", in.counter_arg,
@@ -97,7 +98,7 @@ static int count(const char *bc, size_t size, int repeat, int argc, char **argv,
 	if (sibyl_output_write(file, in.bitcode, in.size, 0600) == 0 &&
 	    run_kernel(&job, repeat, argc, argv, a) == 0 &&
 	    (counters = sibyl_read_file(ctr, job.counters_bytes, &got, NULL, 0)) &&
-	    sibyl_instrumented_decode(&in, counters, got, &c) == 0) {
+	    sibyl_instrumented_decode(&in, counters, got, &c, err, sizeof(err)) == 0) {
 		sibyl_instcounts_print(stdout, kernel, &c);
 		sibyl_instcounts_free(&c);
 		rc = 0;
@@ -120,8 +121,10 @@ int main(int argc, char **argv)
 	if (argc >= 4 && !strcmp(argv[1], "--static")) {
 		void *bc = sibyl_read_file(argv[2], BITCODE_MAX, &size, NULL, 0);
 		struct sibyl_instcounts c;
-		if (!bc || sibyl_static_counts(bc, size, argv[3], &c))
-			return 1;
+		char err[512] = "";
+
+		if (!bc || sibyl_static_counts(bc, size, argv[3], &c, err, sizeof(err)))
+			return fprintf(stderr, "instcount-host: %s\n", err), 1;
 		sibyl_instcounts_print(stdout, argv[3], &c);
 		sibyl_instcounts_free(&c);
 		free(bc);

@@ -207,14 +207,17 @@ static int run(const struct job *j)
 	void *bc = sibyl_read_file(j->bitcode, (size_t)1 << 30, &size, NULL, 0);
 	cl_platform_id plat;
 	cl_device_id dev;
-	struct run r;
+	struct run r = { 0 };
 	cl_mem mems[64] = { 0 }, ctr = NULL;
 	cl_int err;
 
 	if (!bc || j->nargs > 63)
 		return fprintf(stderr, "instcount-run: cannot read %s\n", j->bitcode), 1;
-	if (sibyl_cl_pick_device(NULL, NULL, &plat, &dev) ||
-	    load(&r, dev, bc, size, j->options, j->kernel))
+	char why[512];
+
+	if (sibyl_cl_pick_device(NULL, NULL, &plat, &dev, why, sizeof(why)))
+		return fprintf(stderr, "instcount-run: %s\n", why), 1;
+	if (load(&r, dev, bc, size, j->options, j->kernel))
 		return 1;
 	for (int i = 0; i < j->nargs; i++)
 		if (set_arg(r.ctx, r.k, (cl_uint)i, j->args[i], mems))

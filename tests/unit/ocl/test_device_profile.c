@@ -217,11 +217,14 @@ static void test_save_load(void **state)
 	assert_true(fd >= 0);
 	close(fd);
 	fill(p);
-	assert_int_equal(sibyl_device_profile_save(path, p), 0);
-	assert_int_equal(sibyl_device_profile_load(path, q), 0);
+	char err[512];
+
+	assert_int_equal(sibyl_device_profile_save(path, p, err, sizeof(err)), 0);
+	assert_int_equal(sibyl_device_profile_load(path, q, err, sizeof(err)), 0);
 	assert_same(p, q);
 	unlink(path);
-	assert_int_equal(sibyl_device_profile_load(path, q), -1);	/* gone */
+	assert_int_equal(sibyl_device_profile_load(path, q, err, sizeof(err)), -1);	/* gone */
+	assert_non_null(strstr(err, "No such file"));
 	free(path);
 	free(p);
 }

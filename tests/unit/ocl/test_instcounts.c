@@ -173,6 +173,9 @@ static unsigned md_operands(LLVMContextRef ctx, LLVMValueRef f, const char *kind
 	return n;
 }
 
+/* The error line a failing call gives back. */
+static char err[512];
+
 static void test_rewrite(void **state)
 {
 	(void)state;
@@ -182,7 +185,7 @@ static void test_rewrite(void **state)
 	LLVMContextRef ctx = LLVMContextCreate();
 	LLVMModuleRef mod;
 
-	assert_int_equal(sibyl_instrument_kernel(bc, size, "k2", &in), 0);
+	assert_int_equal(sibyl_instrument_kernel(bc, size, "k2", &in, err, sizeof(err)), 0);
 	assert_int_equal(in.counter_arg, 2);
 	LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange(in.bitcode, in.size, "o", 0);
 	assert_int_equal(LLVMParseBitcodeInContext2(ctx, buf, &mod), 0);
@@ -207,7 +210,7 @@ static void test_rewrite(void **state)
 	/* a buffer that is too small is refused */
 	struct sibyl_instcounts c;
 	uint64_t small = 0;
-	assert_int_equal(sibyl_instrumented_decode(&in, &small, sizeof(small), &c), -1);
+	assert_int_equal(sibyl_instrumented_decode(&in, &small, sizeof(small), &c, err, sizeof(err)), -1);
 	LLVMDisposeModule(mod);
 	LLVMDisposeMemoryBuffer(buf);
 	LLVMContextDispose(ctx);
@@ -225,7 +228,7 @@ static void test_rows(void **state)
 	struct sibyl_instrumented in;
 	struct sibyl_instcounts c;
 
-	assert_int_equal(sibyl_instrument_kernel_ex(bc, size, "k1", &opt, &in), 0);
+	assert_int_equal(sibyl_instrument_kernel_ex(bc, size, "k1", &opt, &in, err, sizeof(err)), 0);
 	size_t row = sibyl_instrumented_buffer_size(&in, 1, 0);
 	assert_int_equal(sibyl_instrumented_buffer_size(&in, 3, 1), 3 * row);
 	/* rows * items wrapped to a small buffer: now "more than fits" */
@@ -233,14 +236,14 @@ static void test_rows(void **state)
 	uint64_t *buf = calloc(3, row);
 	for (size_t i = 0; i < 3 * row / 8; i++)
 		buf[i] = 1;
-	assert_int_equal(sibyl_instrumented_decode(&in, buf, 3 * row, &c), 0);
+	assert_int_equal(sibyl_instrumented_decode(&in, buf, 3 * row, &c, err, sizeof(err)), 0);
 	for (size_t i = 0; i < c.n; i++) {
 		assert_int_equal(c.items[i].count, 3);
 		if (!strncmp(c.items[i].name, "load", 4) || !strncmp(c.items[i].name, "store", 5))
 			assert_int_equal(c.items[i].bytes, 3);
 	}
 	sibyl_instcounts_free(&c);
-	assert_int_equal(sibyl_instrumented_decode(&in, buf, 3 * row - 8, &c), -1);
+	assert_int_equal(sibyl_instrumented_decode(&in, buf, 3 * row - 8, &c, err, sizeof(err)), -1);
 	free(buf);
 	sibyl_instrumented_free(&in);
 	free(bc);
@@ -253,7 +256,7 @@ static void test_static(void **state)
 	void *bc = bitcode(&size);
 	struct sibyl_instcounts c;
 
-	assert_int_equal(sibyl_static_counts(bc, size, "k2", &c), 0);
+	assert_int_equal(sibyl_static_counts(bc, size, "k2", &c, err, sizeof(err)), 0);
 	char *text = listing(&c);
 	assert_string_equal(text, "Instructions executed for kernel 'k':\n"
 				  "               3 - ret\n"
@@ -278,10 +281,12 @@ static void test_errors(void **state)
 	struct sibyl_instrumented in;
 	struct sibyl_instcounts c;
 
-	assert_int_equal(sibyl_instrument_kernel("not bitcode", 11, "k1", &in), -1);
-	assert_int_equal(sibyl_instrument_kernel(bc, size, "nosuch", &in), -1);
-	assert_int_equal(sibyl_instrument_kernel(bc, size, "helper", &in), -1);	/* not a kernel */
-	assert_int_equal(sibyl_static_counts(bc, size / 2, "k1", &c), -1);
+	assert_int_equal(sibyl_instrument_kernel("not bitcode", 11, "k1", &in, err, sizeof(err)), -1);
+	assert_string_equal(err, "instrument: not LLVM bitcode: Invalid bitcode signature");
+	assert_int_equal(sibyl_instrument_kernel(bc, size, "nosuch", &in, err, sizeof(err)), -1);
+	assert_string_equal(err, "instrument: no kernel 'nosuch' in the bitcode");
+	assert_int_equal(sibyl_instrument_kernel(bc, size, "helper", &in, err, sizeof(err)), -1);	/* not a kernel */
+	assert_int_equal(sibyl_static_counts(bc, size / 2, "k1", &c, err, sizeof(err)), -1);
 	free(bc);
 }
 

@@ -70,6 +70,9 @@ static void kernel_init(struct sibyl_kernel *k)
 	k->args[5].type = scalar(SIBYL_KT_INT, 16, true);
 }
 
+/* The error line a failing call gives back. */
+static char err[512];
+
 static void test_ranges(void **state)
 {
 	struct sibyl_kernel k;
@@ -80,7 +83,7 @@ static void test_ranges(void **state)
 		struct sibyl_args_cfg cfg = { 1000, 0, seed, 0 };
 		struct sibyl_args a;
 
-		assert_int_equal(sibyl_args_generate(&k, &cfg, &a), 0);
+		assert_int_equal(sibyl_args_generate(&k, &cfg, &a, err, sizeof(err)), 0);
 		int8_t c = *(int8_t *)a.a[0].data;	/* [-g, g] clamped to char */
 		uint32_t u = *(uint32_t *)a.a[1].data;
 		double f = *(double *)a.a[2].data;
@@ -110,9 +113,9 @@ static void test_seeds(void **state)
 	(void)state;
 
 	kernel_init(&k);
-	assert_int_equal(sibyl_args_generate(&k, &ca, &a), 0);
-	assert_int_equal(sibyl_args_generate(&k, &ca, &b), 0);
-	assert_int_equal(sibyl_args_generate(&k, &cc, &c), 0);
+	assert_int_equal(sibyl_args_generate(&k, &ca, &a, err, sizeof(err)), 0);
+	assert_int_equal(sibyl_args_generate(&k, &ca, &b, err, sizeof(err)), 0);
+	assert_int_equal(sibyl_args_generate(&k, &cc, &c, err, sizeof(err)), 0);
 	assert_int_equal(a.a[4].count, 8);
 	assert_memory_equal(a.a[4].data, b.a[4].data, a.a[4].size);
 	assert_memory_not_equal(a.a[4].data, c.a[4].data, a.a[4].size);
@@ -125,7 +128,7 @@ static void test_seeds(void **state)
 	struct sibyl_args l;
 	struct sibyl_args_cfg cl = { 64, 8, 42, 5 };	/* __local: 5 items */
 
-	assert_int_equal(sibyl_args_generate(&k, &cl, &l), 0);
+	assert_int_equal(sibyl_args_generate(&k, &cl, &l, err, sizeof(err)), 0);
 	assert_int_equal(l.a[5].size, 10);
 	assert_int_equal(l.a[4].count, 8);
 	sibyl_args_free(&l);
@@ -148,11 +151,11 @@ static void test_sizes_overflow(void **state)
 	(void)state;
 
 	kernel_init(&k);
-	assert_int_equal(sibyl_args_generate(&k, &big, &a), -1);
+	assert_int_equal(sibyl_args_generate(&k, &big, &a, err, sizeof(err)), -1);
 	assert_null(a.a);
-	assert_int_equal(sibyl_args_check(&k, &wide), -1);
-	assert_int_equal(sibyl_args_check(&k, &local), -1);
-	assert_int_equal(sibyl_args_check(&k, &edge), 0);	/* fits, if not in memory */
+	assert_int_equal(sibyl_args_check(&k, &wide, err, sizeof(err)), -1);
+	assert_int_equal(sibyl_args_check(&k, &local, err, sizeof(err)), -1);
+	assert_int_equal(sibyl_args_check(&k, &edge, err, sizeof(err)), 0);	/* fits, if not in memory */
 	sibyl_kernel_free(&k);
 }
 
@@ -174,16 +177,17 @@ static void test_range_parse(void **state)
 	struct sibyl_range r;
 	(void)state;
 
-	assert_int_equal(sibyl_range_parse("64", &r), 0);
+	assert_int_equal(sibyl_range_parse("64", &r, err, sizeof(err)), 0);
 	assert_true(r.from == 64 && r.to == 64);
-	assert_int_equal(sibyl_range_parse("64:1024:64", &r), 0);
+	assert_int_equal(sibyl_range_parse("64:1024:64", &r, err, sizeof(err)), 0);
 	assert_true(r.from == 64 && r.to == 1024 && r.step == 64);
-	assert_int_equal(sibyl_range_parse("16:32", &r), 0);
+	assert_int_equal(sibyl_range_parse("16:32", &r, err, sizeof(err)), 0);
 	assert_true(r.step == 16);
-	assert_int_equal(sibyl_range_parse("0", &r), -1);
-	assert_int_equal(sibyl_range_parse("10:2", &r), -1);
-	assert_int_equal(sibyl_range_parse("-4", &r), -1);
-	assert_int_equal(sibyl_range_parse("4:x", &r), -1);
+	assert_int_equal(sibyl_range_parse("0", &r, err, sizeof(err)), -1);
+	assert_string_equal(err, "kernel: --gsize: '0' is empty or has a zero size or step");
+	assert_int_equal(sibyl_range_parse("10:2", &r, err, sizeof(err)), -1);
+	assert_int_equal(sibyl_range_parse("-4", &r, err, sizeof(err)), -1);
+	assert_int_equal(sibyl_range_parse("4:x", &r, err, sizeof(err)), -1);
 }
 
 static void test_signature_round_trip(void **state)
