@@ -66,7 +66,9 @@ int cmd_wrap(int argc, char **argv)
 		sibyl_set_verbose(o.verbose);
 		o.library = argv[1];
 		o.command_line = cmdline;
-		status = sibyl_wrap(&o) ? 1 : 0;
+		char err[1024];
+
+		status = sibyl_wrap(&o, err, sizeof(err)) ? -sibyl_err("%s", err) : 0;
 	}
 	struct sibyl_strlist *lists[] = { &o.headers, &o.incdirs, &o.defines, &o.functions,
 					  &o.gens, &o.defs, &o.gen_path };

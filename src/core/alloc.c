@@ -71,3 +71,10 @@ char *sibyl_xasprintf(const char *fmt, ...)
 	va_end(ap);
 	return s;
 }
+
+FILE *sibyl_xmemstream(char **buf, size_t *len)
+{
+	*buf = NULL;
+	*len = 0;
+	return checked(open_memstream(buf, len), 1, BUFSIZ);
+}

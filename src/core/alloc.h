@@ -9,6 +9,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 
 void *sibyl_xmalloc(size_t size);
 void *sibyl_xcalloc(size_t count, size_t size);
@@ -19,5 +20,7 @@ char *sibyl_xstrndup(const char *s, size_t n);
 /* A malloc'd string formatted like printf. */
 char *sibyl_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *sibyl_xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+/* open_memstream: a stream writing into *buf (malloc'd, *len bytes). */
+FILE *sibyl_xmemstream(char **buf, size_t *len);
 
 #endif

@@ -12,7 +12,9 @@
 static const char *const kinds[] = {
 	[SIBYL_NOTICE_ERROR] = "error",
 	[SIBYL_NOTICE_WARNING] = "warning",
+	[SIBYL_NOTICE_NOTE] = "note",
 	[SIBYL_NOTICE_INFO] = "info",
+	[SIBYL_NOTICE_DIAG] = "diagnostic",
 };
 
 static void send_notice(enum sibyl_notice kind, const char *text, void *ctx)

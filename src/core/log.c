@@ -54,7 +54,11 @@ void sibyl_notice_print(enum sibyl_notice kind, const char *text, void *ctx)
 	(void)ctx;
 	if (kind == SIBYL_NOTICE_INFO && !verbose)
 		return;
-	fprintf(stderr, "sibyl: %s%s\n", kind == SIBYL_NOTICE_WARNING ? "warning: " : "", text);
+	if (kind == SIBYL_NOTICE_DIAG)
+		fprintf(stderr, "%s\n", text);
+	else
+		fprintf(stderr, "sibyl: %s%s\n", kind == SIBYL_NOTICE_WARNING ? "warning: " : "",
+			text);
 }
 
 void sibyl_set_notice_handler(sibyl_notice_fn *fn, void *ctx)

@@ -22,13 +22,16 @@
 int sibyl_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Like sibyl_err, with ": <strerror(errno)>" appended. */
 int sibyl_err_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* The notice handler that prints: "sibyl: <text>" for an error,
- * "sibyl: warning: <text>" for a warning, "sibyl: <text>" for chatter
- * when verbose is on. */
+/* The notice handler that prints: "sibyl: <text>" for an error or a
+ * note, "sibyl: warning: <text>" for a warning, "sibyl: <text>" for
+ * chatter when verbose is on, and a diagnostic as it is. */
 enum sibyl_notice {
 	SIBYL_NOTICE_ERROR,	/* a failure the work carried on past */
 	SIBYL_NOTICE_WARNING,
+	SIBYL_NOTICE_NOTE,	/* what happened, always said */
 	SIBYL_NOTICE_INFO,	/* progress and chatter: only when verbose */
+	SIBYL_NOTICE_DIAG,	/* about the user's input, as a compiler says it:
+				 * "FILE:LINE: error: why" */
 };
 void sibyl_notice_print(enum sibyl_notice kind, const char *text, void *ctx);
 void sibyl_set_verbose(bool on);

@@ -1,4 +1,5 @@
 #include "docgen/internal.h"
+#include "core/alloc.h"
 #include "core/log.h"
 #include "core/output.h"
 
@@ -8,13 +9,7 @@
 
 void docgen_text_open(struct docgen_text *t)
 {
-	t->data = NULL;
-	t->len = 0;
-	t->f = open_memstream(&t->data, &t->len);
-	if (!t->f) {
-		fputs("sibyl: out of memory\n", stderr);
-		abort();
-	}
+	t->f = sibyl_xmemstream(&t->data, &t->len);
 }
 
 int docgen_text_save(struct docgen_text *t, const char *path, char *err, size_t errlen)

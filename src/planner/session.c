@@ -3,6 +3,7 @@
 #include "planner/adapters/builtin.h"
 #include "planner/guided.h"
 #include "planner/provenance.h"
+#include "core/alloc.h"
 #include "core/fs.h"
 #include "core/log.h"
 #include "core/output.h"
@@ -289,12 +290,12 @@ static int measure_params_counted(void *ctx, const double *params, size_t nparam
 static int save_eval_csv(const struct sibyl_eval *e, const char *path, char *err,
 			 size_t errlen)
 {
-	char *csv = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&csv, &len);
-	int rc = !f || sibyl_eval_write_csv(e, f) ? -1 : 0;
+	char *csv;
+	size_t len;
+	FILE *f = sibyl_xmemstream(&csv, &len);
+	int rc = sibyl_eval_write_csv(e, f) ? -1 : 0;
 
-	if (f && fclose(f))
+	if (fclose(f))
 		rc = -1;
 	if (rc == 0 && sibyl_output_write(path, csv, len, 0666))
 		rc = -1;

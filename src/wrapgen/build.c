@@ -101,7 +101,7 @@ static void compose(const struct wg_build_opts *o, const char *tmp_out, struct a
 	free(lib);
 }
 
-static int run(char **argv, bool verbose)
+static int run(char **argv, bool verbose, char *err, size_t errlen)
 {
 	struct sibyl_run_spec spec = { .argv = argv };
 	struct sibyl_run_status st;
@@ -117,29 +117,29 @@ static int run(char **argv, bool verbose)
 	}
 	sibyl_run(&spec, &st);
 	if (st.outcome == SIBYL_RUN_NOT_STARTED)
-		return sibyl_err("wrap: cannot run %s: %s", argv[0], strerror(st.code));
+		return sibyl_seterr(err, errlen, "wrap: cannot run %s: %s", argv[0], strerror(st.code));
 	if (st.outcome != SIBYL_RUN_OK)
-		return sibyl_err("wrap: %s: compiling the wrapper failed (%s)", argv[0],
+		return sibyl_seterr(err, errlen, "wrap: %s: compiling the wrapper failed (%s)", argv[0],
 				 sibyl_run_describe(&st, why, sizeof(why)));
 	return 0;
 }
 
-int wg_build(const struct wg_build_opts *o)
+int wg_build(const struct wg_build_opts *o, char *err, size_t errlen)
 {
 	struct argv a = { 0 };
 	struct sibyl_output out;
 	int rc;
 
 	if (sibyl_output_open(&out, o->output, 0777) < 0)
-		return sibyl_err("wrap: %s: %s", o->output, strerror(errno));
+		return sibyl_seterr(err, errlen, "wrap: %s: %s", o->output, strerror(errno));
 	close(out.fd);	/* the compiler writes the temporary by name */
 	out.fd = -1;
 	compose(o, out.tmp, &a);
-	rc = run(a.v, o->verbose);
+	rc = run(a.v, o->verbose, err, errlen);
 	if (rc)
 		sibyl_output_discard(&out);
 	else if (sibyl_output_commit(&out) < 0)
-		rc = sibyl_err("wrap: %s: %s", o->output, strerror(errno));
+		rc = sibyl_seterr(err, errlen, "wrap: %s: %s", o->output, strerror(errno));
 	for (size_t i = 0; i < a.n; i++)
 		free(a.v[i]);
 	free(a.v);

@@ -15,7 +15,8 @@ struct wg_build_opts {
 /* Where wrap_rt.h and libsibyl-rt.so are: next to the sibyl executable
  * when installed, else the build tree.  malloc'd. */
 void wg_runtime_dirs(char **include_dir, char **lib_dir);
-/* Run ${CC:-cc}; 0, or -1 after an error line (compiler output shown). */
-int wg_build(const struct wg_build_opts *o);
+/* Run ${CC:-cc}; 0, or -1 with the error line in err (the compiler's own
+ * output goes to stderr as it is). */
+int wg_build(const struct wg_build_opts *o, char *err, size_t errlen);
 
 #endif

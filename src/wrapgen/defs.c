@@ -16,6 +16,8 @@ struct lexer {
 	const char *p;
 	const char *file;
 	unsigned line;
+	char *err;		/* the caller's: "FILE:LINE: error: why" */
+	size_t errlen;
 };
 
 static int error_at(const struct lexer *lx, unsigned line, const char *fmt, ...)
@@ -23,15 +25,13 @@ static int error_at(const struct lexer *lx, unsigned line, const char *fmt, ...)
 
 static int error_at(const struct lexer *lx, unsigned line, const char *fmt, ...)
 {
+	char why[512];
 	va_list ap;
 
-	fprintf(stderr, "%s:%u: error: ", lx->file, line);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	(void)lx;
-	return -1;
+	return sibyl_seterr(lx->err, lx->errlen, "%s:%u: error: %s", lx->file, line, why);
 }
 
 static void advance(struct lexer *lx)
@@ -219,9 +219,10 @@ static void push(struct wg_defs *out, const struct wg_def *d)
 	out->v[out->n++] = *d;
 }
 
-int wg_defs_parse(const char *text, const char *file, struct wg_defs *out)
+int wg_defs_parse(const char *text, const char *file, struct wg_defs *out, char *err,
+		  size_t errlen)
 {
-	struct lexer lx = { text, file, 1 };
+	struct lexer lx = { text, file, 1, err, errlen };
 
 	for (;;) {
 		struct wg_def d = { 0 };
@@ -252,19 +253,23 @@ int wg_defs_parse(const char *text, const char *file, struct wg_defs *out)
 	}
 }
 
-int wg_defs_load(const char *path, struct wg_defs *out)
+int wg_defs_load(const char *path, struct wg_defs *out, char *err, size_t errlen)
 {
 	size_t len;
-	char why[128];
+	char why[512];
 	char *text = sibyl_read_file(path, WG_DEFS_MAX_BYTES, &len, why, sizeof(why));
 	int rc;
 
 	if (!text)
-		return sibyl_err("wrap: %s: %s", path, why);
-	if (memchr(text, 0, len))
-		rc = sibyl_err("wrap: %s: contains NUL bytes, not a definition file", path);
-	else if ((rc = wg_defs_parse(text, path, out)) < 0)
-		sibyl_err("wrap: %s: invalid definition file", path);	/* after FILE:LINE */
+		return sibyl_seterr(err, errlen, "wrap: %s: %s", path, why);
+	if (memchr(text, 0, len)) {
+		rc = sibyl_seterr(err, errlen, "wrap: %s: contains NUL bytes, not a definition file",
+				  path);
+	} else if ((rc = wg_defs_parse(text, path, out, why, sizeof(why))) < 0) {
+		/* The line at fault as a compiler says it, then the verdict. */
+		sibyl_notice(SIBYL_NOTICE_DIAG, "%s", why);
+		sibyl_seterr(err, errlen, "wrap: %s: invalid definition file", path);
+	}
 	free(text);
 	return rc;
 }

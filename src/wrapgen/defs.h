@@ -33,12 +33,15 @@ struct wg_defs {
 	size_t n;
 };
 
-/* Append the definitions in `text`; -1 after "file:line: error: ...". */
-int wg_defs_parse(const char *text, const char *file, struct wg_defs *out);
+/* Append the definitions in `text`; -1 with "file:line: error: ..." in
+ * err. */
+int wg_defs_parse(const char *text, const char *file, struct wg_defs *out, char *err,
+		  size_t errlen);
 /* The largest definition file (or generator template) read. */
 #define WG_DEFS_MAX_BYTES ((size_t)16 << 20)
-/* Read and parse a definition file; -1 after saying why. */
-int wg_defs_load(const char *path, struct wg_defs *out);
+/* Read and parse a definition file; -1 with the error line in err (a
+ * parse error's "FILE:LINE: error:" line is a diagnostic notice first). */
+int wg_defs_load(const char *path, struct wg_defs *out, char *err, size_t errlen);
 bool wg_def_matches(const struct wg_def *d, const char *soname, const char *path,
 		    const char *function);
 void wg_defs_free(struct wg_defs *d);

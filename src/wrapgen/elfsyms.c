@@ -146,7 +146,8 @@ static void collect(Elf *e, Elf_Scn *scn, GElf_Shdr *sh, Elf_Data *versym,
 	sort_unique(out);
 }
 
-static int read_symbols(const char *path, bool imports, struct wg_symtab *out)
+static int read_symbols(const char *path, bool imports, struct wg_symtab *out, char *err,
+			size_t errlen)
 {
 	Elf_Scn *scn = NULL, *dynsym = NULL;
 	GElf_Shdr sh, dynsym_sh = { 0 };
@@ -159,13 +160,13 @@ static int read_symbols(const char *path, bool imports, struct wg_symtab *out)
 
 	memset(out, 0, sizeof(*out));
 	if (elf_version(EV_CURRENT) == EV_NONE)
-		return sibyl_err("wrap: libelf: %s", elf_errmsg(-1));
+		return sibyl_seterr(err, errlen, "wrap: libelf: %s", elf_errmsg(-1));
 	fd = sibyl_open_regular(path, SIZE_MAX, &st, why, sizeof(why));
 	if (fd < 0)
-		return sibyl_err("wrap: %s: %s", path, why);
+		return sibyl_seterr(err, errlen, "wrap: %s: %s", path, why);
 	e = elf_begin(fd, ELF_C_READ, NULL);
 	if (!e || elf_kind(e) != ELF_K_ELF) {
-		rc = sibyl_err("wrap: %s: not an ELF file", path);
+		rc = sibyl_seterr(err, errlen, "wrap: %s: not an ELF file", path);
 		goto out;
 	}
 	while ((scn = elf_nextscn(e, scn))) {
@@ -183,7 +184,7 @@ static int read_symbols(const char *path, bool imports, struct wg_symtab *out)
 		}
 	}
 	if (!dynsym)
-		rc = sibyl_err("wrap: %s: no dynamic symbol table (not a shared object?)", path);
+		rc = sibyl_seterr(err, errlen, "wrap: %s: no dynamic symbol table (not a shared object?)", path);
 	else
 		collect(e, dynsym, &dynsym_sh, versym, &vd, imports, out);
 out:
@@ -194,14 +195,14 @@ out:
 	return rc;
 }
 
-int wg_elf_exports(const char *path, struct wg_symtab *out)
+int wg_elf_exports(const char *path, struct wg_symtab *out, char *err, size_t errlen)
 {
-	return read_symbols(path, false, out);
+	return read_symbols(path, false, out, err, errlen);
 }
 
-int wg_elf_imports(const char *path, struct wg_symtab *out)
+int wg_elf_imports(const char *path, struct wg_symtab *out, char *err, size_t errlen)
 {
-	return read_symbols(path, true, out);
+	return read_symbols(path, true, out, err, errlen);
 }
 
 const struct wg_sym *wg_symtab_find(const struct wg_symtab *t, const char *name)

@@ -27,9 +27,9 @@ struct wg_symtab {
 
 /* Defined GLOBAL/WEAK default-visibility symbols of .dynsym.  0 or -1
  * after printing "sibyl: wrap: <path>: <why>". */
-int wg_elf_exports(const char *path, struct wg_symtab *out);
+int wg_elf_exports(const char *path, struct wg_symtab *out, char *err, size_t errlen);
 /* Undefined function/notype symbols of .dynsym (an executable's imports). */
-int wg_elf_imports(const char *path, struct wg_symtab *out);
+int wg_elf_imports(const char *path, struct wg_symtab *out, char *err, size_t errlen);
 const struct wg_sym *wg_symtab_find(const struct wg_symtab *t, const char *name);
 void wg_symtab_free(struct wg_symtab *t);
 

@@ -136,14 +136,14 @@ static void preamble(const struct wg_emit_opts *o, const struct fn_storage *st,
 }
 
 char *wg_emit_source(const struct wg_emit_opts *o, struct wg_plan *plan,
-		     const struct wg_selection *sel)
+		     const struct wg_selection *sel, char *err, size_t errlen)
 {
 	const struct wg_unit *u = o->unit;
 	struct sibyl_strbuf src = { 0 }, *unit = sibyl_xcalloc(plan->n * WG_NPLACES, sizeof(*unit));
 	struct fn_storage st;
 
 	for (size_t g = 0; g < plan->n; g++)
-		if (plan->v[g].gen->setup && plan->v[g].gen->setup(&plan->v[g], u) < 0) {
+		if (plan->v[g].gen->setup && plan->v[g].gen->setup(&plan->v[g], u, err, errlen) < 0) {
 			free(unit);
 			return NULL;
 		}

@@ -11,8 +11,9 @@ struct wg_emit_opts {
 	const char *command_line;	/* for the banner comment */
 };
 
-/* The whole source, malloc'd; NULL after an error (generator setup). */
+/* The whole source, malloc'd; NULL with the error line in err (a
+ * generator's setup refused its parameters). */
 char *wg_emit_source(const struct wg_emit_opts *o, struct wg_plan *plan,
-		     const struct wg_selection *sel);
+		     const struct wg_selection *sel, char *err, size_t errlen);
 
 #endif

@@ -71,8 +71,9 @@ struct wg_generator {
 	/* It may call an alternative instead of the original (redirect):
 	 * the call expression then picks one by sibyl_use_alt. */
 	bool redirects;
-	/* Validate parameters, set inst->data; 0 or -1 after an error. */
-	int (*setup)(struct wg_inst *inst, const struct wg_unit *u);
+	/* Validate parameters, set inst->data; 0, or -1 with the error
+	 * line in err. */
+	int (*setup)(struct wg_inst *inst, const struct wg_unit *u, char *err, size_t errlen);
 	/* Once per library: WG_HEADER and WG_FOOTER of `out`. */
 	void (*unit)(struct wg_inst *inst, const struct wg_unit *u,
 		     const struct wg_fn *fns, size_t nfns, struct sibyl_strbuf *out);

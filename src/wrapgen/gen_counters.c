@@ -25,7 +25,7 @@ static int event_bit(const char *name, size_t len)
 }
 
 /* "task-clock+page-faults" -> bit mask; "all" or absent -> every counter. */
-static int setup(struct wg_inst *inst, const struct wg_unit *u)
+static int setup(struct wg_inst *inst, const struct wg_unit *u, char *err, size_t errlen)
 {
 	const char *ev = wg_param(inst, "events");
 	unsigned *mask = sibyl_xmalloc(sizeof(*mask));
@@ -42,7 +42,7 @@ static int setup(struct wg_inst *inst, const struct wg_unit *u)
 		int bit = event_bit(p, n);
 
 		if (bit < 0)
-			return sibyl_err("wrap: counters: unknown event '%.*s' (known: task-clock, "
+			return sibyl_seterr(err, errlen, "wrap: counters: unknown event '%.*s' (known: task-clock, "
 					 "page-faults, context-switches, cpu-migrations, cycles, instructions)",
 					 (int)n, p);
 		*mask |= 1u << bit;

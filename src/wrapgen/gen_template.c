@@ -32,6 +32,8 @@ struct tmpl {
 	char *sect[WG_NPLACES];
 	char **keys;			/* ${param:KEY} names used */
 	size_t nkeys;
+	char *err;			/* while loading: the caller's */
+	size_t errlen;
 };
 
 static bool in_list(const char *const *l, const char *s, size_t n)
@@ -60,14 +62,14 @@ static int check_line(struct tmpl *t, const char *line, unsigned lineno, enum wg
 		bool unit_place = pl == WG_HEADER || pl == WG_FOOTER;
 
 		if (v[n] != '}')
-			return sibyl_err("%s:%u: error: unterminated '${'", t->path, lineno);
+			return sibyl_seterr(t->err, t->errlen, "%s:%u: error: unterminated '${'", t->path, lineno);
 		if (n > 6 && !strncmp(v, "param:", 6)) {
 			note_key(t, v + 6, n - 6);
 			continue;
 		}
 		if (in_list(unit_vars, v, n) || (!unit_place && in_list(fn_vars, v, n)))
 			continue;
-		return sibyl_err("%s:%u: error: unknown placeholder '${%.*s}'%s", t->path, lineno,
+		return sibyl_seterr(t->err, t->errlen, "%s:%u: error: unknown placeholder '${%.*s}'%s", t->path, lineno,
 				 (int)n, v, unit_place ? " (header/footer see only ${library}, ${soname}, ${param:KEY})" : "");
 	}
 	return 0;
@@ -89,13 +91,13 @@ static int preamble_line(struct tmpl *t, const char *line, size_t n, unsigned li
 	char *key, **slot;
 
 	if (!colon)
-		return sibyl_err("%s:%u: error: expected 'requires:', 'before:', 'help:' or a [section]",
-				 t->path, lineno);
+		return sibyl_seterr(t->err, t->errlen, "%s:%u: error: expected 'requires:', "
+				    "'before:', 'help:' or a [section]", t->path, lineno);
 	key = trimmed(line, (size_t)(colon - line));
 	slot = !strcmp(key, "requires") ? &t->requires : !strcmp(key, "before") ? &t->before :
 	       !strcmp(key, "help") ? &t->help : NULL;
 	if (!slot) {
-		sibyl_err("%s:%u: error: unknown key '%s'", t->path, lineno, key);
+		sibyl_seterr(t->err, t->errlen, "%s:%u: error: unknown key '%s'", t->path, lineno, key);
 		free(key);
 		return -1;
 	}
@@ -192,15 +194,16 @@ static void expand(const struct tmpl *t, const char *text, const struct wg_inst 
 	}
 }
 
-static int setup(struct wg_inst *inst, const struct wg_unit *u)
+static int setup(struct wg_inst *inst, const struct wg_unit *u, char *err, size_t errlen)
 {
 	const struct tmpl *t = (const struct tmpl *)inst->gen;
 
 	(void)u;
 	for (size_t i = 0; i < t->nkeys; i++)
 		if (!wg_param(inst, t->keys[i]))
-			return sibyl_err("wrap: generator '%s' needs a value for '%s' (--gen %s:%s=VALUE)",
-					 t->name, t->keys[i], t->name, t->keys[i]);
+			return sibyl_seterr(err, errlen, "wrap: generator '%s' needs a value for '%s' "
+					    "(--gen %s:%s=VALUE)", t->name, t->keys[i], t->name,
+					    t->keys[i]);
 	return 0;
 }
 
@@ -227,7 +230,8 @@ static void function(struct wg_inst *inst, const struct wg_unit *u, const struct
 			expand(t, t->sect[i], inst, u, fn, &out[i]);
 }
 
-struct wg_generator *wg_template_load(const char *path, const char *name)
+struct wg_generator *wg_template_load(const char *path, const char *name, char *err,
+				      size_t errlen)
 {
 	struct tmpl *t = sibyl_xcalloc(1, sizeof(*t));
 	size_t len;
@@ -236,8 +240,10 @@ struct wg_generator *wg_template_load(const char *path, const char *name)
 
 	t->path = sibyl_xstrdup(path);
 	t->name = sibyl_xstrdup(name);
+	t->err = err;
+	t->errlen = errlen;
 	if (!text) {
-		sibyl_err("wrap: %s: %s", path, why);
+		sibyl_seterr(err, errlen, "wrap: %s: %s", path, why);
 		wg_template_free(&t->gen);
 		return NULL;
 	}

@@ -191,7 +191,8 @@ static const char **clang_args(const struct wg_header_opts *o, int *argc)
 	return argv;
 }
 
-static int report_errors(CXTranslationUnit tu)
+/* Each error as clang says it (a diagnostic notice), then the count. */
+static int report_errors(CXTranslationUnit tu, char *err, size_t errlen)
 {
 	unsigned n = clang_getNumDiagnostics(tu), errors = 0;
 
@@ -202,13 +203,13 @@ static int report_errors(CXTranslationUnit tu)
 			CXString s = clang_formatDiagnostic(d,
 				clang_defaultDiagnosticDisplayOptions());
 
-			fprintf(stderr, "%s\n", clang_getCString(s));
+			sibyl_notice(SIBYL_NOTICE_DIAG, "%s", clang_getCString(s));
 			clang_disposeString(s);
 			errors++;
 		}
 		clang_disposeDiagnostic(d);
 	}
-	return errors ? sibyl_err("wrap: headers: %u error(s) while parsing", errors) : 0;
+	return errors ? sibyl_seterr(err, errlen, "wrap: headers: %u error(s) while parsing", errors) : 0;
 }
 
 static int by_name(const void *a, const void *b)
@@ -253,7 +254,7 @@ static void sort_unique(struct wg_protos *p)
 
 /* A header given as a path must be a regular file: libclang would wait
  * forever on a FIFO.  (A name such as stdio.h is found by the compiler.) */
-static int check_header_files(const struct wg_header_opts *o)
+static int check_header_files(const struct wg_header_opts *o, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < o->headers->count; i++) {
 		const char *h = o->headers->items[i];
@@ -264,13 +265,14 @@ static int check_header_files(const struct wg_header_opts *o)
 		if (access(h, F_OK) != 0)
 			continue;
 		if ((fd = sibyl_open_regular(h, SIZE_MAX, &st, why, sizeof(why))) < 0)
-			return sibyl_err("wrap: %s: %s", h, why);
+			return sibyl_seterr(err, errlen, "wrap: %s: %s", h, why);
 		close(fd);
 	}
 	return 0;
 }
 
-int wg_parse_headers(const struct wg_header_opts *o, struct wg_protos *out)
+int wg_parse_headers(const struct wg_header_opts *o, struct wg_protos *out, char *err,
+		     size_t errlen)
 {
 	struct collect st = { .out = out };
 	char *src = synthetic_source(o);
@@ -282,17 +284,17 @@ int wg_parse_headers(const struct wg_header_opts *o, struct wg_protos *out)
 	enum CXErrorCode ec;
 
 	memset(out, 0, sizeof(*out));
-	if (check_header_files(o) < 0) {
+	if (check_header_files(o, err, errlen) < 0) {
 		rc = -1;
 		goto out;
 	}
 	ec = clang_parseTranslationUnit2(idx, file.Filename, argv, argc, &file, 1,
 					 CXTranslationUnit_SkipFunctionBodies, &tu);
 	if (ec != CXError_Success || !tu) {
-		rc = sibyl_err("wrap: headers: libclang could not parse them (error %d)", (int)ec);
+		rc = sibyl_seterr(err, errlen, "wrap: headers: libclang could not parse them (error %d)", (int)ec);
 		goto out;
 	}
-	rc = report_errors(tu);
+	rc = report_errors(tu, err, errlen);
 	if (rc)
 		goto out;
 	clang_getInclusions(tu, note_inclusion, &st);

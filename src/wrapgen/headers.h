@@ -44,8 +44,10 @@ struct wg_header_opts {
 	const struct sibyl_strlist *defines;	/* "M" or "M=V" */
 };
 
-/* 0, or -1 after printing the compiler's errors and one summary line. */
-int wg_parse_headers(const struct wg_header_opts *o, struct wg_protos *out);
+/* 0, or -1 with one summary line in err (the compiler's errors are
+ * diagnostic notices first, core/log.h). */
+int wg_parse_headers(const struct wg_header_opts *o, struct wg_protos *out, char *err,
+		     size_t errlen);
 const struct wg_proto *wg_protos_find(const struct wg_protos *p, const char *name);
 void wg_protos_free(struct wg_protos *p);
 

@@ -4,6 +4,7 @@
 #include "core/strbuf.h"
 #include "core/fs.h"
 #include "core/log.h"
+#include "core/run.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -36,24 +37,29 @@ static char *match_cache_line(const char *line, const char *name)
 	return sibyl_xstrndup(arrow, strcspn(arrow, "\n"));
 }
 
+/* The cache is a few hundred kilobytes; more is not a cache listing. */
+#define LDCONFIG_MAX ((size_t)64 << 20)
+
 static char *from_ldconfig(const char *name)
 {
-	static const char *const tools[] = { "/sbin/ldconfig -p", "/usr/sbin/ldconfig -p",
-					     "ldconfig -p" };
-	char *found = NULL, *line = NULL;
-	size_t cap = 0;
+	static const char *const tools[] = { "/sbin/ldconfig", "/usr/sbin/ldconfig", "ldconfig" };
+	char *found = NULL;
 
 	for (size_t t = 0; !found && t < sizeof(tools) / sizeof(tools[0]); t++) {
-		FILE *p = popen(tools[t], "re");
+		char *argv[] = { (char *)tools[t], "-p", NULL };
+		struct sibyl_run_fd quiet = { SIBYL_RUN_DEVNULL, 2 };
+		struct sibyl_run_spec spec = { .argv = argv, .fds = &quiet, .nfds = 1 };
+		struct sibyl_run_status st;
+		size_t len;
+		char *out;
 
-		if (!p)
-			continue;
-		while (getline(&line, &cap, p) > 0)
-			if (!found)
-				found = match_cache_line(line, name);
-		pclose(p);
+		sibyl_run_capture(&spec, 1, LDCONFIG_MAX, &out, &len, &st);
+		for (char *line = out; !found && line && *line; line = strchr(line, '\n')) {
+			line += *line == '\n';
+			found = match_cache_line(line, name);
+		}
+		free(out);
 	}
-	free(line);
 	return found;
 }
 
@@ -69,7 +75,7 @@ static char *from_std_dirs(const char *name)
 	return NULL;
 }
 
-char *wg_find_library(const char *name)
+char *wg_find_library(const char *name, char *err, size_t errlen)
 {
 	char *path;
 
@@ -77,7 +83,7 @@ char *wg_find_library(const char *name)
 		char abs[PATH_MAX];
 
 		if (!realpath(name, abs)) {
-			sibyl_err_errno("wrap: %s", name);
+			sibyl_seterr_errno(err, errlen, "wrap: %s", name);
 			return NULL;
 		}
 		/* Keep the name the user gave (a symlink like libblas.so.3)
@@ -96,7 +102,7 @@ char *wg_find_library(const char *name)
 	free(path);
 	path = from_std_dirs(name);
 	if (!path)
-		sibyl_err("wrap: %s: library not found (not in the ldconfig cache nor the standard directories)",
-			  name);
+		sibyl_seterr(err, errlen, "wrap: %s: library not found (not in the ldconfig cache "
+			     "nor the standard directories)", name);
 	return path;
 }

@@ -6,8 +6,11 @@
  * `name` with a '/' is a path (made absolute); otherwise it is a soname
  * or file name looked up in the `ldconfig -p` cache, then in the standard
  * directories.  Never dlopen()s it: running its constructors just to find
- * it would be a surprise.  malloc'd path, or NULL after a one-line error.
+ * it would be a surprise.  malloc'd path, or NULL with the error line in
+ * err.
  */
-char *wg_find_library(const char *name);
+#include <stddef.h>
+
+char *wg_find_library(const char *name, char *err, size_t errlen);
 
 #endif

@@ -40,6 +40,17 @@ static void search_dirs(const struct sibyl_strlist *dirs, struct sibyl_strlist *
 }
 
 
+/* A template that does not load is said so and is not there. */
+static struct wg_generator *load_template(const char *file, const char *name)
+{
+	char err[1024];
+	struct wg_generator *g = wg_template_load(file, name, err, sizeof(err));
+
+	if (!g)
+		sibyl_notice(SIBYL_NOTICE_ERROR, "%s", err);
+	return g;
+}
+
 static const struct wg_generator *find(struct wg_plan *p, const struct sibyl_strlist *dirs,
 				       const char *name)
 {
@@ -60,7 +71,7 @@ static const struct wg_generator *find(struct wg_plan *p, const struct sibyl_str
 
 		file = sibyl_xasprintf("%s/%s.gen", path.items[i], name);
 		if (access(file, R_OK) == 0)
-			g = wg_template_load(file, name);
+			g = load_template(file, name);
 		free(file);
 	}
 	sibyl_strlist_free(&path);
@@ -114,7 +125,7 @@ static bool key_known(const struct wg_generator *gen, const char *key)
 
 /* "name:k=v:k2=v2" -> node with parameters. */
 static int add_spec(struct wg_plan *p, const struct sibyl_strlist *dirs, struct graph *g,
-		    const char *spec)
+		    const char *spec, char *err, size_t errlen)
 {
 	size_t n = strcspn(spec, ":");
 	char *name = sibyl_xstrndup(spec, n);
@@ -122,7 +133,7 @@ static int add_spec(struct wg_plan *p, const struct sibyl_strlist *dirs, struct 
 	struct node *nd;
 
 	if (!gen) {
-		sibyl_err("wrap: generator '%s' is unknown (see --list-gens)", name);
+		sibyl_seterr(err, errlen, "wrap: generator '%s' is unknown (see --list-gens)", name);
 		free(name);
 		return -1;
 	}
@@ -136,12 +147,13 @@ static int add_spec(struct wg_plan *p, const struct sibyl_strlist *dirs, struct 
 
 		eq = memchr(kv, '=', len);
 		if (!eq || eq == kv)
-			return sibyl_err("wrap: generator '%s': parameter '%.*s' is not KEY=VALUE",
-					 gen->name, (int)len, kv);
+			return sibyl_seterr(err, errlen, "wrap: generator '%s': parameter '%.*s' is "
+					    "not KEY=VALUE", gen->name, (int)len, kv);
 		char *key = sibyl_xstrndup(kv, (size_t)(eq - kv));
 
 		if (!key_known(gen, key)) {
-			sibyl_err("wrap: generator '%s' has no parameter '%s'", gen->name, key);
+			sibyl_seterr(err, errlen, "wrap: generator '%s' has no parameter '%s'",
+				     gen->name, key);
 			free(key);
 			return -1;
 		}
@@ -155,7 +167,7 @@ static int add_spec(struct wg_plan *p, const struct sibyl_strlist *dirs, struct 
 
 /* Add every requirement, transitively (the graph grows while we walk it). */
 static int close_requirements(struct wg_plan *p, const struct sibyl_strlist *dirs,
-			      struct graph *g)
+			      struct graph *g, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < g->n; i++) {
 		const char *req = g->v[i].gen->requires;
@@ -166,8 +178,8 @@ static int close_requirements(struct wg_plan *p, const struct sibyl_strlist *dir
 			const struct wg_generator *gen = n ? find(p, dirs, name) : NULL;
 
 			if (n && !gen) {
-				sibyl_err("wrap: generator '%s' requires '%s', which is not a known generator",
-					  g->v[i].gen->name, name);
+				sibyl_seterr(err, errlen, "wrap: generator '%s' requires '%s', which is "
+					     "not a known generator", g->v[i].gen->name, name);
 				free(name);
 				return -1;
 			}
@@ -196,11 +208,14 @@ static bool listed(const char *csv, const char *name)
 	return false;
 }
 
-static int visit(struct graph *g, struct node *nd, struct wg_plan *out);
+static int visit(struct graph *g, struct node *nd, struct wg_plan *out, char *err,
+		 size_t errlen);
 
 /* Everything that must come before `nd`: its requirements, and the
- * present generators that asked to run outside it. */
-static int visit_preds(struct graph *g, struct node *nd, struct wg_plan *out)
+ * present generators that asked to run outside it.  A cycle's line
+ * grows by the generators it runs through. */
+static int visit_preds(struct graph *g, struct node *nd, struct wg_plan *out, char *err,
+		       size_t errlen)
 {
 	for (size_t i = 0; i < g->n; i++) {
 		struct node *o = &g->v[i];
@@ -208,22 +223,27 @@ static int visit_preds(struct graph *g, struct node *nd, struct wg_plan *out)
 		if (o == nd || !(listed(nd->gen->requires, o->gen->name) ||
 				 listed(o->gen->before, nd->gen->name)))
 			continue;
-		if (visit(g, o, out) < 0) {
-			fprintf(stderr, "sibyl: wrap:   ... needed by '%s'\n", nd->gen->name);
+		if (visit(g, o, out, err, errlen) < 0) {
+			size_t n = err ? strlen(err) : 0;
+
+			if (n < errlen)
+				snprintf(err + n, errlen - n, " ... needed by '%s'", nd->gen->name);
 			return -1;
 		}
 	}
 	return 0;
 }
 
-static int visit(struct graph *g, struct node *nd, struct wg_plan *out)
+static int visit(struct graph *g, struct node *nd, struct wg_plan *out, char *err,
+		 size_t errlen)
 {
 	if (nd->mark == 2)
 		return 0;
 	if (nd->mark == 1)
-		return sibyl_err("wrap: generators form a cycle through '%s'", nd->gen->name);
+		return sibyl_seterr(err, errlen, "wrap: generators form a cycle through '%s'",
+				    nd->gen->name);
 	nd->mark = 1;
-	if (visit_preds(g, nd, out) < 0)
+	if (visit_preds(g, nd, out, err, errlen) < 0)
 		return -1;
 	nd->mark = 2;
 	struct wg_inst *in = &out->v[out->n++];
@@ -249,21 +269,21 @@ static void graph_free(struct graph *g)
 }
 
 int wg_plan_build(const struct sibyl_strlist *specs, const struct sibyl_strlist *dirs,
-		  struct wg_plan *out)
+		  struct wg_plan *out, char *err, size_t errlen)
 {
 	struct graph g = { 0 };
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
 	for (size_t i = 0; !rc && i < specs->count; i++)
-		rc = add_spec(out, dirs, &g, specs->items[i]);
+		rc = add_spec(out, dirs, &g, specs->items[i], err, errlen);
 	if (!rc)
-		rc = close_requirements(out, dirs, &g);
+		rc = close_requirements(out, dirs, &g, err, errlen);
 	if (!rc) {
 		out->v = sibyl_xcalloc(g.n ? g.n : 1, sizeof(*out->v));
 	}
 	for (size_t i = 0; !rc && i < g.n; i++)
-		rc = visit(&g, &g.v[i], out);
+		rc = visit(&g, &g.v[i], out, err, errlen);
 	graph_free(&g);
 	return rc;
 }
@@ -315,7 +335,7 @@ void wg_plan_list(FILE *f, const struct sibyl_strlist *dirs)
 				continue;
 			char *file = sibyl_path_join(path.items[i], e->d_name);
 			char *name = sibyl_xstrndup(e->d_name, n - 4);
-			struct wg_generator *g = wg_template_load(file, name);
+			struct wg_generator *g = load_template(file, name);
 
 			if (g)
 				list_one(f, g, file);

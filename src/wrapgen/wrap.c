@@ -28,6 +28,8 @@ struct job {
 	struct wg_plan plan;
 	struct wg_selection sel;
 	struct sibyl_strlist iflags, dflags;	/* "-IDIR", "-DM" */
+	char *err;				/* the caller's, for the error line */
+	size_t errlen;
 	char *source;
 	char *tmpdir;
 };
@@ -65,21 +67,21 @@ static int load_inputs(const struct sibyl_wrap_opts *o, struct job *j)
 	struct sibyl_strlist gens = { 0 };
 	int rc;
 
-	j->library_path = wg_find_library(o->library);
-	if (!j->library_path || wg_elf_exports(j->library_path, &j->exports) < 0)
+	j->library_path = wg_find_library(o->library, j->err, j->errlen);
+	if (!j->library_path || wg_elf_exports(j->library_path, &j->exports, j->err, j->errlen) < 0)
 		return -1;
 	if (!j->exports.soname) {	/* plain files without DT_SONAME */
 		const char *b = strrchr(j->library_path, '/');
 
 		j->exports.soname = sibyl_xstrdup(b ? b + 1 : j->library_path);
 	}
-	if (o->app && wg_elf_imports(o->app, &j->imports) < 0)
+	if (o->app && wg_elf_imports(o->app, &j->imports, j->err, j->errlen) < 0)
 		return -1;
 	for (size_t i = 0; i < o->defs.count; i++)
-		if (wg_defs_load(o->defs.items[i], &j->defs) < 0)
-			return -1;	/* wg_defs_load said why */
+		if (wg_defs_load(o->defs.items[i], &j->defs, j->err, j->errlen) < 0)
+			return -1;
 	add_implied_gens(o, &gens);
-	rc = wg_plan_build(&gens, &o->gen_path, &j->plan);
+	rc = wg_plan_build(&gens, &o->gen_path, &j->plan, j->err, j->errlen);
 	sibyl_strlist_free(&gens);
 	if (rc < 0)
 		return -1;
@@ -87,7 +89,7 @@ static int load_inputs(const struct sibyl_wrap_opts *o, struct job *j)
 	flags(&o->defines, "-D", &j->dflags);
 	struct wg_header_opts ho = { &o->headers, &j->iflags, &j->dflags };
 
-	return wg_parse_headers(&ho, &j->protos);
+	return wg_parse_headers(&ho, &j->protos, j->err, j->errlen);
 }
 
 static void count_reasons(const struct wg_selection *s, size_t *per)
@@ -97,7 +99,7 @@ static void count_reasons(const struct wg_selection *s, size_t *per)
 		per[s->skips[i].reason]++;
 }
 
-/* OUT.so.skipped.txt always; the summary on stderr; the list with -v. */
+/* OUT.so.skipped.txt always; the summary a note; the list with -v. */
 static int report_skipped(const struct sibyl_wrap_opts *o, const struct job *j)
 {
 	struct sibyl_strbuf b = { 0 };
@@ -112,14 +114,16 @@ static int report_skipped(const struct sibyl_wrap_opts *o, const struct job *j)
 	path = sibyl_xasprintf("%s.skipped.txt", o->output);
 	rc = sibyl_output_write(path, b.s, b.len, 0666);
 	if (rc < 0)
-		sibyl_err("wrap: %s: %s", path, strerror(errno));
-	if (o->verbose && j->sel.nskips)
-		fputs(sibyl_strbuf_str(&b) + strcspn(sibyl_strbuf_str(&b), "\n") + 1, stderr);
+		sibyl_seterr_errno(j->err, j->errlen, "wrap: %s", path);
+	for (size_t i = 0; o->verbose && i < j->sel.nskips; i++)
+		sibyl_notice(SIBYL_NOTICE_DIAG, "%s\t%s", j->sel.skips[i].name,
+			     wg_skip_reason_text(j->sel.skips[i].reason));
 	count_reasons(&j->sel, per);
-	fprintf(stderr, "sibyl: wrap: %zu function(s) wrapped, %zu skipped (%zu without prototype, "
-		"%zu variadic, %zu not exported, %zu data); list in %s\n",
-		j->sel.npicks, j->sel.nskips, per[WG_SKIP_NO_PROTOTYPE] + per[WG_SKIP_UNPROTOTYPED],
-		per[WG_SKIP_VARIADIC], per[WG_SKIP_NOT_EXPORTED], per[WG_SKIP_DATA], path);
+	sibyl_notice(SIBYL_NOTICE_NOTE, "wrap: %zu function(s) wrapped, %zu skipped (%zu without "
+		     "prototype, %zu variadic, %zu not exported, %zu data); list in %s",
+		     j->sel.npicks, j->sel.nskips,
+		     per[WG_SKIP_NO_PROTOTYPE] + per[WG_SKIP_UNPROTOTYPED], per[WG_SKIP_VARIADIC],
+		     per[WG_SKIP_NOT_EXPORTED], per[WG_SKIP_DATA], path);
 	free(path);
 	sibyl_strbuf_free(&b);
 	return rc;
@@ -137,12 +141,12 @@ static void warn_unused_defs(const struct job *j)
 static int write_source(const struct sibyl_wrap_opts *o, struct job *j, char **path)
 {
 	if (o->emit_c && sibyl_output_write(o->emit_c, j->source, strlen(j->source), 0666) < 0)
-		return sibyl_err("wrap: %s: %s", o->emit_c, strerror(errno));
+		return sibyl_seterr_errno(j->err, j->errlen, "wrap: %s", o->emit_c);
 	if (!(j->tmpdir = sibyl_private_tmpdir("sibyl-wrap")))
-		return sibyl_err("wrap: temporary directory: %s", strerror(errno));
+		return sibyl_seterr_errno(j->err, j->errlen, "wrap: temporary directory");
 	*path = sibyl_path_join(j->tmpdir, "wrapper.c");
 	if (sibyl_output_write(*path, j->source, strlen(j->source), 0666) < 0)
-		return sibyl_err("wrap: %s: %s", *path, strerror(errno));
+		return sibyl_seterr_errno(j->err, j->errlen, "wrap: %s", *path);
 	return 0;
 }
 
@@ -156,9 +160,10 @@ static int generate_and_build(const struct sibyl_wrap_opts *o, struct job *j)
 	wg_select(&j->exports, o->app ? &j->imports : NULL, &j->protos, &o->functions, &j->sel);
 	if (!j->sel.npicks) {
 		report_skipped(o, j);
-		return sibyl_err("wrap: %s: no function to wrap", j->library_path);
+		return sibyl_seterr(j->err, j->errlen, "wrap: %s: no function to wrap",
+				    j->library_path);
 	}
-	j->source = wg_emit_source(&eo, &j->plan, &j->sel);
+	j->source = wg_emit_source(&eo, &j->plan, &j->sel, j->err, j->errlen);
 	if (!j->source)
 		return -1;
 	warn_unused_defs(j);
@@ -166,9 +171,12 @@ static int generate_and_build(const struct sibyl_wrap_opts *o, struct job *j)
 	if (!rc) {
 		struct wg_build_opts bo = { src_path, o->output, &j->iflags, &j->dflags, o->verbose };
 
-		rc = wg_build(&bo);
+		rc = wg_build(&bo, j->err, j->errlen);
+		if (rc)	/* the error, then where to look */
+			sibyl_notice(SIBYL_NOTICE_ERROR, "%s", j->err);
 		if (rc)
-			sibyl_err("wrap: the generated source is kept in %s", src_path);
+			sibyl_seterr(j->err, j->errlen, "wrap: the generated source is kept in %s",
+				     src_path);
 	}
 	if (!rc)
 		rc = report_skipped(o, j);
@@ -184,22 +192,22 @@ static int generate_and_build(const struct sibyl_wrap_opts *o, struct job *j)
 
 /* Outputs follow the rule of every writer: replaced only with --force,
  * only if regular files, never over the library or application read. */
-static int check_outputs(const struct sibyl_wrap_opts *o)
+static int check_outputs(const struct sibyl_wrap_opts *o, char *err, size_t errlen)
 {
 	const char *inputs[] = { o->library, o->app, NULL };
 	const char *outputs[] = { o->output, o->emit_c };
-	char err[1024];
+	char why[1024];
 
 	for (size_t i = 0; i < sizeof(outputs) / sizeof(outputs[0]); i++)
-		if (outputs[i] && sibyl_output_check(outputs[i], o->force, inputs, err, sizeof(err)))
-			return sibyl_err("wrap: %s", err);
+		if (outputs[i] && sibyl_output_check(outputs[i], o->force, inputs, why, sizeof(why)))
+			return sibyl_seterr(err, errlen, "wrap: %s", why);
 	return 0;
 }
 
-int sibyl_wrap(const struct sibyl_wrap_opts *o)
+int sibyl_wrap(const struct sibyl_wrap_opts *o, char *err, size_t errlen)
 {
-	struct job j = { 0 };
-	int rc = check_outputs(o);
+	struct job j = { .err = err, .errlen = errlen };
+	int rc = check_outputs(o, err, errlen);
 
 	if (!rc)
 		rc = load_inputs(o, &j);

@@ -27,7 +27,9 @@ struct sibyl_wrap_opts {
 	bool force;			/* replace existing outputs */
 };
 
-/* 0 on success, -1 after printing one error line. */
-int sibyl_wrap(const struct sibyl_wrap_opts *o);
+/* 0 on success, or -1 with the error line in err.  The summary ("N
+ * function(s) wrapped, ...") is a note, the -v list of skipped symbols
+ * diagnostic lines (core/log.h). */
+int sibyl_wrap(const struct sibyl_wrap_opts *o, char *err, size_t errlen);
 
 #endif

@@ -87,7 +87,7 @@ static void fuzz_defs(const char *data, size_t len)
 	if (memchr(data, 0, len))
 		return;
 	text = strndup(data, len);
-	if (wg_defs_parse(text, "fuzz.defs", &defs) == 0)
+	if (wg_defs_parse(text, "fuzz.defs", &defs, NULL, 0) == 0)
 		for (size_t i = 0; i < defs.n; i++)
 			if (!defs.v[i].lib_glob || !defs.v[i].fn_glob || !defs.v[i].code)
 				__builtin_trap();

@@ -8,6 +8,9 @@
 
 #include "wrapgen/defs.h"
 
+/* The error line of the last call that failed. */
+static char err[512];
+
 static void parses_both_forms(void **state)
 {
 	(void)state;
@@ -21,7 +24,7 @@ static void parses_both_forms(void **state)
 		"/* block\n comment */\n"
 		"libjpeg*:jpeg_read_*:prefix { input_size = 1; }\n";
 
-	assert_int_equal(wg_defs_parse(text, "t.defs", &d), 0);
+	assert_int_equal(wg_defs_parse(text, "t.defs", &d, err, sizeof(err)), 0);
 	assert_int_equal(d.n, 2);
 	assert_string_equal(d.v[0].lib_glob, "libblas*");
 	assert_string_equal(d.v[0].fn_glob, "*gemm_");
@@ -41,7 +44,7 @@ static void matches_soname_file_and_function(void **state)
 	(void)state;
 	struct wg_defs d = { 0 };
 
-	assert_int_equal(wg_defs_parse("libblas.so*::dgemm_::prefix {}", "t", &d), 0);
+	assert_int_equal(wg_defs_parse("libblas.so*::dgemm_::prefix {}", "t", &d, err, sizeof(err)), 0);
 	assert_true(wg_def_matches(&d.v[0], "libblas.so.3", "/usr/lib/x/libblas.so.3.11.0", "dgemm_"));
 	assert_true(wg_def_matches(&d.v[0], NULL, "/usr/lib/x/libblas.so.3", "dgemm_"));
 	assert_false(wg_def_matches(&d.v[0], "libblas.so.3", "/x/libblas.so.3", "sgemm_"));
@@ -54,7 +57,7 @@ static void loads_fixture(void **state)
 	(void)state;
 	struct wg_defs d = { 0 };
 
-	assert_int_equal(wg_defs_load(FIXTURE_DIR "/blas.defs", &d), 0);
+	assert_int_equal(wg_defs_load(FIXTURE_DIR "/blas.defs", &d, err, sizeof(err)), 0);
 	assert_int_equal(d.n, 2);
 	assert_string_equal(d.v[0].fn_glob, "cblas_dgemm");
 	assert_string_equal(d.v[1].lib_glob, "libblas*");
@@ -81,7 +84,7 @@ static void rejects_malformed(void **state)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct wg_defs d = { 0 };
 
-		assert_int_equal(wg_defs_parse(bad[i], "bad.defs", &d), -1);
+		assert_int_equal(wg_defs_parse(bad[i], "bad.defs", &d, err, sizeof(err)), -1);
 		wg_defs_free(&d);
 	}
 }

@@ -16,6 +16,9 @@
 #include "wrapgen/select.h"
 #include "core/output.h"
 
+/* The error line of the last call that failed. */
+static char err[512];
+
 static struct wg_protos protos;
 
 static int parse_fixture(void **state)
@@ -27,7 +30,7 @@ static int parse_fixture(void **state)
 	(void)state;
 	sibyl_strlist_add(&h, FIXTURE_DIR "/fixture.h");
 	sibyl_strlist_add(&d, "-DFX_UNUSED=1");
-	rc = wg_parse_headers(&o, &protos);
+	rc = wg_parse_headers(&o, &protos, err, sizeof(err));
 	sibyl_strlist_free(&h);
 	sibyl_strlist_free(&d);
 	return rc;
@@ -160,16 +163,16 @@ static void generated_source_compiles(void **state)
 	wg_select(&ex, NULL, &protos, NULL, &s);
 	assert_int_equal(wg_defs_parse("libfx*::fx_typedef::postfix { output_size = n; }\n"
 				       "libfx.so.1:fx_array:prefix { work = m[1][1]; }",
-				       "t.defs", &defs), 0);
+				       "t.defs", &defs, err, sizeof(err)), 0);
 	sibyl_strlist_add(&specs, "time");
 	sibyl_strlist_add(&specs, "worksize.manual");
 	sibyl_strlist_add(&specs, "counters:events=page-faults");
 	sibyl_strlist_add(&headers, FIXTURE_DIR "/fixture.h");
-	assert_int_equal(wg_plan_build(&specs, NULL, &plan), 0);
+	assert_int_equal(wg_plan_build(&specs, NULL, &plan, err, sizeof(err)), 0);
 	struct wg_unit u = { "/nowhere/libfx.so.1", "libfx.so.1", &defs };
 	struct wg_emit_opts eo = { &headers, &u, "test" };
 
-	src = wg_emit_source(&eo, &plan, &s);
+	src = wg_emit_source(&eo, &plan, &s, err, sizeof(err));
 	assert_non_null(src);
 	assert_non_null(strstr(src, "output_size = n;"));
 	assert_true(defs.v[0].used && defs.v[1].used);
@@ -205,10 +208,10 @@ static char *source_with(const char *csv)
 	wg_select(&ex, NULL, &protos, NULL, &s);
 	sibyl_strlist_add_split(&specs, csv);
 	sibyl_strlist_add(&headers, FIXTURE_DIR "/fixture.h");
-	assert_int_equal(wg_plan_build(&specs, NULL, &plan), 0);
+	assert_int_equal(wg_plan_build(&specs, NULL, &plan, err, sizeof(err)), 0);
 	struct wg_unit u = { "/nowhere/libfx.so.1", "libfx.so.1", &defs };
 	struct wg_emit_opts eo = { &headers, &u, "test" };
-	char *src = wg_emit_source(&eo, &plan, &s);
+	char *src = wg_emit_source(&eo, &plan, &s, err, sizeof(err));
 
 	assert_non_null(src);
 	wg_plan_free(&plan);

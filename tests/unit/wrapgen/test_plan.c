@@ -37,6 +37,9 @@ static int index_of(const struct wg_plan *p, const char *name)
 	return -1;
 }
 
+/* The error line of the last plan that failed. */
+static char err[1024];
+
 static int build(const char *const *names, size_t n, struct wg_plan *p)
 {
 	struct sibyl_strlist specs = { 0 }, dirs = { 0 };
@@ -45,7 +48,7 @@ static int build(const char *const *names, size_t n, struct wg_plan *p)
 	for (size_t i = 0; i < n; i++)
 		sibyl_strlist_add(&specs, names[i]);
 	sibyl_strlist_add(&dirs, dir);
-	rc = wg_plan_build(&specs, &dirs, p);
+	rc = wg_plan_build(&specs, &dirs, p, err, sizeof(err));
 	sibyl_strlist_free(&specs);
 	sibyl_strlist_free(&dirs);
 	return rc;
@@ -105,6 +108,9 @@ static void templates_and_errors(void **state)
 	assert_true(index_of(&p, "trace") >= 0);
 	wg_plan_free(&p);
 	assert_int_equal(build(cyc, 1, &p), -1);
+	/* One line: where the cycle closes, and the way back to it. */
+	assert_string_equal(err, "wrap: generators form a cycle through 'cyc_a' ... needed by "
+			    "'cyc_b' ... needed by 'cyc_a'");
 	wg_plan_free(&p);
 	assert_int_equal(build(miss, 1, &p), -1);
 	wg_plan_free(&p);
