@@ -4,6 +4,7 @@
 #include "core/fs.h"
 #include "core/log.h"
 
+#include <gsl/gsl_sort.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -22,13 +23,6 @@ static double first_x(const struct sibyl_profile *p)
 static double last_x(const struct sibyl_profile *p)
 {
 	return p->points[p->npoints - 1].x;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 static void add_point(struct builder *b, double x, double y)
@@ -77,7 +71,7 @@ static void envelope_between(struct builder *b, const struct sibyl_profile *cons
 				cuts[k++] = lo + (hi - lo) * di / (di - dh);
 		}
 	cuts[k++] = hi;
-	qsort(cuts, k, sizeof(*cuts), cmp_double);
+	gsl_sort(cuts, 1, k);
 	for (size_t c = 0; c + 1 < k; c++) {
 		double s = cuts[c], t = cuts[c + 1], m = (s + t) / 2, best = INFINITY;
 		size_t w = 0;
@@ -119,7 +113,7 @@ struct sibyl_profile *sibyl_envelope(const struct sibyl_profile *const *in, size
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < in[i]->npoints; j++)
 			xs[nb++] = in[i]->points[j].x;
-	qsort(xs, nb, sizeof(*xs), cmp_double);
+	gsl_sort(xs, 1, nb);
 	struct builder b = { sibyl_xcalloc(1, sizeof(struct sibyl_profile)), 0, 0 };
 	struct sibyl_profile *p = b.p;
 	json_t *inputs = json_array();

@@ -111,86 +111,130 @@ static void sort_unique(struct wg_symtab *t)
 	t->n = w;
 }
 
-static void collect(Elf *e, Elf_Scn *scn, GElf_Shdr *sh, Elf_Data *versym,
-		    const struct verdefs *vd, bool imports, struct wg_symtab *out)
+int wg_elf_open(const char *path, int *fd, Elf **e, char *err, size_t errlen)
 {
-	Elf_Data *d = elf_getdata(scn, NULL);
-	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+	struct stat st;
 
-	out->v = sibyl_xcalloc(n ? n : 1, sizeof(*out->v));
-	for (size_t i = 1; d && i < n; i++) {
-		GElf_Sym s;
-		GElf_Versym ver = 1;
-		enum wg_sym_kind kind;
-		const char *name;
+	*e = NULL;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return sibyl_seterr(err, errlen, "libelf: %s", elf_errmsg(-1));
+	*fd = sibyl_open_regular(path, SIZE_MAX, &st, err, errlen);	/* a FIFO never hangs */
+	if (*fd < 0)
+		return -1;
+	*e = elf_begin(*fd, ELF_C_READ, NULL);
+	if (*e && elf_kind(*e) == ELF_K_ELF)
+		return 0;
+	if (*e)
+		elf_end(*e);
+	close(*fd);
+	return sibyl_seterr(err, errlen, "not an ELF file");
+}
 
-		if (!gelf_getsym(d, (int)i, &s) || !wanted(&s, imports, &kind))
-			continue;
-		name = elf_strptr(e, sh->sh_link, s.st_name);
-		if (!name || !*name)
-			continue;
-		if (versym)
-			gelf_getversym(versym, (int)i, &ver);
-		/* A hidden (non-default) version is an old ABI kept for old
-		 * binaries; new links bind to the @@ default. */
-		if (!imports && (ver & 0x8000))
-			continue;
-		struct wg_sym *o = &out->v[out->n++];
+bool wg_elf_each_dynsym(Elf *e, wg_dynsym_fn *fn, void *ctx)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
 
-		o->name = sibyl_xstrdup(name);
-		o->kind = kind;
-		ver &= 0x7fff;
-		o->version = !imports && ver < vd->n && vd->names[ver] ?
-			     sibyl_xstrdup(vd->names[ver]) : NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		size_t n = sh.sh_size / sh.sh_entsize;
+
+		for (size_t i = 1; d && i < n; i++) {
+			GElf_Sym s;
+
+			if (gelf_getsym(d, (int)i, &s) && fn(ctx, e, &sh, i, &s))
+				return true;
+		}
 	}
-	sort_unique(out);
+	return false;
+}
+
+/* What collecting a symbol table needs besides the symbols. */
+struct collecting {
+	Elf_Data *versym;
+	struct verdefs vd;
+	bool imports;
+	struct wg_symtab *out;
+	size_t cap;
+};
+
+static bool collect_one(void *ctx, Elf *e, const GElf_Shdr *sh, size_t i, const GElf_Sym *s)
+{
+	struct collecting *c = ctx;
+	GElf_Versym ver = 1;
+	enum wg_sym_kind kind;
+	const char *name;
+
+	if (!wanted(s, c->imports, &kind))
+		return false;
+	name = elf_strptr(e, sh->sh_link, s->st_name);
+	if (!name || !*name)
+		return false;
+	if (c->versym)
+		gelf_getversym(c->versym, (int)i, &ver);
+	/* A hidden (non-default) version is an old ABI kept for old
+	 * binaries; new links bind to the @@ default. */
+	if (!c->imports && (ver & 0x8000))
+		return false;
+	if (c->out->n == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 256;
+		c->out->v = sibyl_xreallocarray(c->out->v, c->cap, sizeof(*c->out->v));
+	}
+	struct wg_sym *o = &c->out->v[c->out->n++];
+
+	o->name = sibyl_xstrdup(name);
+	o->kind = kind;
+	ver &= 0x7fff;
+	o->version = !c->imports && ver < c->vd.n && c->vd.names[ver] ?
+		     sibyl_xstrdup(c->vd.names[ver]) : NULL;
+	return false;
+}
+
+/* The sections besides .dynsym that name things: versions, DT_SONAME. */
+static bool read_sections(Elf *e, struct collecting *c)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	bool dynsym = false;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_DYNSYM)
+			dynsym = true;
+		else if (sh.sh_type == SHT_GNU_versym)
+			c->versym = elf_getdata(scn, NULL);
+		else if (sh.sh_type == SHT_GNU_verdef)
+			read_verdefs(e, scn, &sh, &c->vd);
+		else if (sh.sh_type == SHT_DYNAMIC)
+			read_soname(e, scn, &sh, c->out);
+	}
+	return dynsym;
 }
 
 static int read_symbols(const char *path, bool imports, struct wg_symtab *out, char *err,
 			size_t errlen)
 {
-	Elf_Scn *scn = NULL, *dynsym = NULL;
-	GElf_Shdr sh, dynsym_sh = { 0 };
-	Elf_Data *versym = NULL;
-	struct verdefs vd = { 0 };
-	struct stat st;
-	char why[128];
+	struct collecting c = { .imports = imports, .out = out };
+	char why[256];
 	int fd, rc = 0;
 	Elf *e;
 
 	memset(out, 0, sizeof(*out));
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return sibyl_seterr(err, errlen, "wrap: libelf: %s", elf_errmsg(-1));
-	fd = sibyl_open_regular(path, SIZE_MAX, &st, why, sizeof(why));
-	if (fd < 0)
+	if (wg_elf_open(path, &fd, &e, why, sizeof(why)) < 0)
 		return sibyl_seterr(err, errlen, "wrap: %s: %s", path, why);
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF) {
-		rc = sibyl_seterr(err, errlen, "wrap: %s: not an ELF file", path);
-		goto out;
-	}
-	while ((scn = elf_nextscn(e, scn))) {
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		if (sh.sh_type == SHT_DYNSYM) {
-			dynsym = scn;
-			dynsym_sh = sh;
-		} else if (sh.sh_type == SHT_GNU_versym) {
-			versym = elf_getdata(scn, NULL);
-		} else if (sh.sh_type == SHT_GNU_verdef) {
-			read_verdefs(e, scn, &sh, &vd);
-		} else if (sh.sh_type == SHT_DYNAMIC) {
-			read_soname(e, scn, &sh, out);
-		}
-	}
-	if (!dynsym)
-		rc = sibyl_seterr(err, errlen, "wrap: %s: no dynamic symbol table (not a shared object?)", path);
+	if (!read_sections(e, &c))
+		rc = sibyl_seterr(err, errlen, "wrap: %s: no dynamic symbol table (not a shared "
+				  "object?)", path);
 	else
-		collect(e, dynsym, &dynsym_sh, versym, &vd, imports, out);
-out:
-	free(vd.names);
-	if (e)
-		elf_end(e);
+		wg_elf_each_dynsym(e, collect_one, &c);
+	if (!out->v)
+		out->v = sibyl_xcalloc(1, sizeof(*out->v));
+	sort_unique(out);
+	free(c.vd.names);
+	elf_end(e);
 	close(fd);
 	return rc;
 }

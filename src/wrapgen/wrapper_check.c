@@ -1,5 +1,6 @@
 /* Recognising a sibyl wrapper library before it is preloaded. */
 #include "wrapgen/wrapper_check.h"
+#include "wrapgen/elfsyms.h"
 #include "core/fs.h"
 #include "core/log.h"
 
@@ -37,31 +38,33 @@ static bool read_unsigned(Elf *e, const GElf_Sym *sym, unsigned *value)
 	return false;
 }
 
+struct finding {
+	const char *name;
+	GElf_Sym *sym;
+};
+
+static bool is_export(void *ctx, Elf *e, const GElf_Shdr *sh, size_t index, const GElf_Sym *s)
+{
+	struct finding *f = ctx;
+	const char *name;
+
+	(void)index;
+	if (s->st_shndx == SHN_UNDEF || GELF_ST_BIND(s->st_info) != STB_GLOBAL ||
+	    GELF_ST_VISIBILITY(s->st_other) != STV_DEFAULT)
+		return false;
+	name = elf_strptr(e, sh->sh_link, s->st_name);
+	if (!name || strcmp(name, f->name))
+		return false;
+	*f->sym = *s;
+	return true;
+}
+
 /* A defined, global, default-visibility symbol of .dynsym named `name`. */
 static bool find_export(Elf *e, const char *name, GElf_Sym *out)
 {
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
+	struct finding f = { name, out };
 
-	while ((scn = elf_nextscn(e, scn))) {
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		size_t n = sh.sh_size / sh.sh_entsize;
-
-		for (size_t i = 1; d && i < n; i++) {
-			const char *s;
-
-			if (!gelf_getsym(d, (int)i, out) || out->st_shndx == SHN_UNDEF ||
-			    GELF_ST_BIND(out->st_info) != STB_GLOBAL ||
-			    GELF_ST_VISIBILITY(out->st_other) != STV_DEFAULT)
-				continue;
-			s = elf_strptr(e, sh.sh_link, out->st_name);
-			if (s && !strcmp(s, name))
-				return true;
-		}
-	}
-	return false;
+	return wg_elf_each_dynsym(e, is_export, &f);
 }
 
 /* The mark's value is the wrapper <-> runtime interface version it was
@@ -80,27 +83,21 @@ static bool exports_mark(Elf *e, unsigned *abi)
 int wg_check_wrapper(const char *path, bool *wants_regions, char *err, size_t errlen)
 {
 	GElf_Sym ws;
-
-	struct stat st;
-	int fd = sibyl_open_regular(path, SIZE_MAX, &st, err, errlen);	/* a FIFO never hangs */
 	const char *why = NULL;
 	unsigned abi = 0;
 	GElf_Ehdr eh;
-	Elf *e = NULL;
+	Elf *e;
+	int fd;
 
-	if (fd < 0)
+	if (wg_elf_open(path, &fd, &e, err, errlen) < 0)
 		return -1;
-	if (elf_version(EV_CURRENT) == EV_NONE ||
-		 !(e = elf_begin(fd, ELF_C_READ, NULL)) || elf_kind(e) != ELF_K_ELF)
-		why = "not an ELF file";
-	else if (!gelf_getehdr(e, &eh) || eh.e_type != ET_DYN)
+	if (!gelf_getehdr(e, &eh) || eh.e_type != ET_DYN)
 		why = "not a shared library";
 	else if (!exports_mark(e, &abi))
 		why = "not a wrapper library made by sibyl wrap (rebuild it with this sibyl)";
 	else if (wants_regions)
 		*wants_regions = find_export(e, SIBYL_WS_WANTED_SYMBOL, &ws);
-	if (e)
-		elf_end(e);
+	elf_end(e);
 	close(fd);
 	if (why)
 		return sibyl_seterr(err, errlen, "%s", why);

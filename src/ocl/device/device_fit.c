@@ -12,16 +12,10 @@
 #include "ocl/device/device_profile.h"
 
 #include <gsl/gsl_fit.h>
+#include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdlib.h>
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 struct sibyl_stat sibyl_stat_of(double *samples, unsigned n)
 {
@@ -29,7 +23,7 @@ struct sibyl_stat sibyl_stat_of(double *samples, unsigned n)
 
 	if (n == 0)
 		return s;
-	qsort(samples, n, sizeof(*samples), cmp_double);
+	gsl_sort(samples, 1, n);
 	s.median = gsl_stats_median_from_sorted_data(samples, 1, n);
 	s.min = samples[0];
 	s.stdev = n > 1 ? gsl_stats_sd(samples, 1, n) : 0.0;
