@@ -141,63 +141,76 @@ static struct shape *profile_shapes(int *argc, char **argv, size_t *n)
 	return sh;
 }
 
+/* What the command line asks of every run. */
+struct run_opts {
+	double noise, growth;
+	int argc;
+	char **argv;		/* argv[4]: fit error, argv[5]: "ols" */
+	double planner_cpu, all_samples;	/* summed over the runs */
+};
+
+/* One plan of shape s with one seed, added to sum[]: samples, points,
+ * mean and RMS error in %, then the two baselines' mean errors. */
+static void one_run(const struct shape *sh, size_t s, int seed, struct run_opts *o,
+		    double sum[6])
+{
+	struct noisy n = { sh, o->noise, (uint64_t)seed * 1000 + s };
+	struct sibyl_plan_params p;
+	struct sibyl_plan_result r;
+	uint64_t er = (uint64_t)seed;
+	double e1 = 0, e2 = 0, base[2];
+
+	sibyl_plan_defaults(&p);
+	p.lo = sh->lo;
+	p.hi = sh->hi;
+	p.seed = (uint64_t)seed;
+	p.growth = o->growth;
+	p.time_floor = 40e-9;
+	if (o->argc > 4)
+		p.fit_error = atof(o->argv[4]);
+	if (o->argc > 5)
+		p.relative_fit = strcmp(o->argv[5], "ols") != 0;
+	double cpu0 = cpu_seconds();
+
+	sibyl_plan_run(&p, measure, &n, NULL, NULL, &r);
+	o->planner_cpu += cpu_seconds() - cpu0;
+	o->all_samples += (double)r.samples;
+	for (int i = 0; i < 100 && r.profile; i++) {
+		double x = (double)sibyl_random_between(&er, sh->lo, sh->hi);
+		double t = truth(sh, x), e = (sibyl_profile_eval(r.profile, x) - t) / t;
+
+		e1 += fabs(e);
+		e2 += e * e;
+	}
+	sum[0] += (double)r.samples;
+	sum[1] += r.profile ? (double)r.profile->npoints : 0;
+	sum[2] += e1;          /* /100 * 100 % */
+	sum[3] += 100 * sqrt(e2 / 100);
+	baselines(&n, sh->lo, sh->hi, r.samples, (uint64_t)seed, base);
+	sum[4] += base[0];
+	sum[5] += base[1];
+	sibyl_plan_result_free(&r);
+}
+
 int main(int argc, char **argv)
 {
 	size_t nshapes = sizeof(shapes) / sizeof(shapes[0]);
 	struct shape *loaded = profile_shapes(&argc, argv, &nshapes);
 	const struct shape *list = loaded ? loaded : shapes;
-	double noise = argc > 1 ? atof(argv[1]) : 0.02, growth = argc > 2 ? atof(argv[2]) : 0.10;
+	struct run_opts o = { argc > 1 ? atof(argv[1]) : 0.02, argc > 2 ? atof(argv[2]) : 0.10,
+			      argc, argv, 0, 0 };
 	int seeds = argc > 3 ? atoi(argv[3]) : 3;
-	double tot[6] = { 0 }, planner_cpu = 0, all_samples = 0;
+	double tot[6] = { 0 };
 
-	printf("noise %.1f%%, growth %.0f%%, %d seeds each\n", 100 * noise, 100 * growth, seeds);
+	printf("noise %.1f%%, growth %.0f%%, %d seeds each\n", 100 * o.noise, 100 * o.growth,
+	       seeds);
 	printf("%-36s %8s %7s %8s %8s %9s %9s\n", "shape", "samples", "points", "mean", "RMSE",
 	       "uni mean", "pow mean");
 	for (size_t s = 0; s < nshapes; s++) {
 		double sum[6] = { 0 };
 
-		for (int seed = 1; seed <= seeds; seed++) {
-			const struct shape *sh = &list[s];
-			struct noisy n = { sh, noise, (uint64_t)seed * 1000 + s };
-			uint64_t lo = sh->lo;
-			struct sibyl_plan_params p;
-			struct sibyl_plan_result r;
-			uint64_t er = (uint64_t)seed;
-			double e1 = 0, e2 = 0;
-
-			sibyl_plan_defaults(&p);
-			p.lo = lo;
-			p.hi = sh->hi;
-			p.seed = (uint64_t)seed;
-			p.growth = growth;
-			p.time_floor = 40e-9;
-			if (argc > 4)
-				p.fit_error = atof(argv[4]);
-			if (argc > 5)
-				p.relative_fit = strcmp(argv[5], "ols") != 0;
-			double cpu0 = cpu_seconds();
-
-			sibyl_plan_run(&p, measure, &n, NULL, NULL, &r);
-			planner_cpu += cpu_seconds() - cpu0;
-			all_samples += (double)r.samples;
-			for (int i = 0; i < 100 && r.profile; i++) {
-				double x = (double)sibyl_random_between(&er, lo, sh->hi);
-				double t = truth(sh, x), e = (sibyl_profile_eval(r.profile, x) - t) / t;
-
-				e1 += fabs(e);
-				e2 += e * e;
-			}
-			sum[0] += (double)r.samples;
-			sum[1] += r.profile ? (double)r.profile->npoints : 0;
-			sum[2] += e1;          /* /100 * 100 % */
-			sum[3] += 100 * sqrt(e2 / 100);
-			double base[2];
-
-			baselines(&n, lo, sh->hi, r.samples, (uint64_t)seed, base);
-			sum[4] += base[0];
-			sum[5] += base[1];
-			sibyl_plan_result_free(&r);
-		}
+		for (int seed = 1; seed <= seeds; seed++)
+			one_run(&list[s], s, seed, &o, sum);
 		for (int k = 0; k < 6; k++) {
 			sum[k] /= seeds;
 			tot[k] += sum[k] / (double)nshapes;
@@ -211,7 +224,7 @@ int main(int argc, char **argv)
 	 * measurements being nearly free: what a real plan adds to its
 	 * samples' run time. */
 	printf("planner CPU time: %.1f us per sample (%.0f samples)\n",
-	       1e6 * planner_cpu / all_samples, all_samples);
+	       1e6 * o.planner_cpu / o.all_samples, o.all_samples);
 	for (size_t s = 0; loaded && s < nshapes; s++)
 		sibyl_profile_free(loaded[s].profile);
 	free(loaded);

@@ -458,6 +458,21 @@ static void ratio(const char *name, int count)
 	in->adapter->fini(state);
 }
 
+/* fit COUNT [drawn|planned] */
+static int fit_command(int argc, char **argv)
+{
+	enum fit_shapes which = argc == 3 ? LOG_UNIFORM :
+		!strcmp(argv[3], "drawn") ? DRAWN :
+		!strcmp(argv[3], "planned") ? PLANNED : NOT_A_SET;
+
+	if (atoi(argv[2]) < 2 * NF || which == NOT_A_SET) {
+		fprintf(stderr, "adapter_probe: fit COUNT [drawn|planned], COUNT >= %d\n", 2 * NF);
+		return 2;
+	}
+	fit(atoi(argv[2]), which);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	sibyl_adapters_opencl_enable();
@@ -470,17 +485,8 @@ int main(int argc, char **argv)
 		    argc > 3 ? (unsigned)atoi(argv[3]) : 1);
 		return 0;
 	}
-	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "fit")) {
-		enum fit_shapes which = argc == 3 ? LOG_UNIFORM :
-			!strcmp(argv[3], "drawn") ? DRAWN :
-			!strcmp(argv[3], "planned") ? PLANNED : NOT_A_SET;
-		if (atoi(argv[2]) < 2 * NF || which == NOT_A_SET) {
-			fprintf(stderr, "adapter_probe: fit COUNT [drawn|planned], COUNT >= %d\n", 2 * NF);
-			return 2;
-		}
-		fit(atoi(argv[2]), which);
-		return 0;
-	}
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "fit"))
+		return fit_command(argc, argv);
 	if (argc == 3 && !strcmp(argv[1], "refit"))
 		return refit(argv[2]);
 	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "shapes")) {
