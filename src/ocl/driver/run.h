@@ -9,6 +9,8 @@
  *   {"event":"sample", "sample", "seed", "gsize", "lsize", "host_ns",
  *    "device_ns", "queue_ns", "submit_ns", "transfer_ns",
  *    ["counters": file with the raw counters (-i)], ["args", "after"]}
+ * and, as every helper (core/helper.h), {"event":"notice", ...} for a
+ * warning and {"event":"error","text"} before it exits non-zero.
  * A SPIR program is either the instrumented bitcode (-i: one more,
  * counters, argument) or the plain bitcode (--spir, spir_plain: the
  * kernel's own arguments only, nothing counted).
