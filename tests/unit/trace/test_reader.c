@@ -272,6 +272,17 @@ static void expect_error(struct tw *w, const char *needle)
 	tw_cleanup(w);
 }
 
+/* A trace whose only fault is `file` holding `text`: the error names it. */
+static void expect_file_error(const char *file, const char *text, const char *needle)
+{
+	struct tw w;
+
+	tw_init(&w);
+	tw_meta(&w, 1000, 1000000000, 2.0, 5000);
+	tw_text(&w, file, text);
+	expect_error(&w, needle);
+}
+
 static void events_with(struct tw *w, struct sibyl_events_header h, size_t nrec)
 {
 	union tw_record r[2] = { tw_call(id_of("foo"), 0, 1000, 1100, 0, 0, 0),
@@ -448,12 +459,7 @@ static void reads_completeness(void **state)
 static void rejects_bad_proc_file(void **state)
 {
 	(void)state;
-	struct tw w;
-
-	tw_init(&w);
-	tw_meta(&w, 1000, 1000000000, 2.0, 5000);
-	tw_text(&w, "5.0.proc", "garbage");
-	expect_error(&w, "5.0.proc: truncated header");
+	expect_file_error("5.0.proc", "garbage", "5.0.proc: truncated header");
 }
 
 static void rejects_malformed_meta(void **state)
@@ -520,27 +526,16 @@ static void rejects_future_meta(void **state)
 static void rejects_malformed_functions(void **state)
 {
 	(void)state;
-	struct tw w;
-
-	tw_init(&w);
-	tw_meta(&w, 1000, 1000000000, 2.0, 5000);
-	tw_text(&w, "functions.tsv", "0000abcd\tlib\tf\nnot a line\n");
-	expect_error(&w, "functions.tsv: line 2");
-	tw_init(&w);
-	tw_meta(&w, 1000, 1000000000, 2.0, 5000);
-	tw_text(&w, "functions.tsv", "xyz\tlib\tf\n");
-	expect_error(&w, "bad function id");
+	expect_file_error("functions.tsv", "0000abcd\tlib\tf\nnot a line\n",
+			  "functions.tsv: line 2");
+	expect_file_error("functions.tsv", "xyz\tlib\tf\n", "bad function id");
 }
 
 static void rejects_id_collision(void **state)
 {
 	(void)state;
-	struct tw w;
-
-	tw_init(&w);
-	tw_meta(&w, 1000, 1000000000, 2.0, 5000);
-	tw_text(&w, "functions.tsv", "0000abcd\tlib\tf\n0000abcd\tlib\tg\n");
-	expect_error(&w, "function id 0x0000abcd names both lib:f and lib:g");
+	expect_file_error("functions.tsv", "0000abcd\tlib\tf\n0000abcd\tlib\tg\n",
+			  "function id 0x0000abcd names both lib:f and lib:g");
 }
 
 static void rejects_empty_and_missing_dir(void **state)
