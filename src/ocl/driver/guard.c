@@ -160,6 +160,9 @@ static int start(struct sibyl_run_cfg *cfg, struct watch *w, struct sibyl_run_st
 					  SIBYL_GUARD_SETUP_FACTOR * w->g->timeout_s };
 
 		r = sibyl_helper_run(&h, res, w->err, w->errlen);
+		if (r < 0)	/* it did not start: say whose helper */
+			sibyl_seterr(w->err, w->errlen, "kernel: cannot run %s: %s", runner,
+				     strerror(res->code));
 		remove_config(config);
 	}
 	free(cfg->counters_sizes);
