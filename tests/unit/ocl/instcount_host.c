@@ -24,9 +24,12 @@
  */
 #include "ocl/instrument/instrument.h"
 #include "core/fs.h"
+#include "core/helper.h"
+#include "core/log.h"
 #include "core/output.h"
 #include "core/run.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +46,17 @@ struct launch {
 	const char *counters_out;
 };
 
+/* What instcount-run sends besides notices and its error: the device
+ * time, printed on stderr as "device_ns N" (bench/ocl/run reads it). */
+static bool on_message(void *ctx, json_t *msg)
+{
+	(void)ctx;
+	if (!strcmp(json_string_value(json_object_get(msg, "event")) ?: "", "device_ns"))
+		fprintf(stderr, "device_ns %lld\n",
+			(long long)json_integer_value(json_object_get(msg, "ns")));
+	return false;
+}
+
 /* instcount-run with the host's KERNEL GSIZE LSIZE ARG... (argv[a+1]
  * on) and repeat: 0 when it ran the kernel. */
 static int run_kernel(const struct launch *l, int repeat, int argc, char **argv, int a)
@@ -50,8 +64,9 @@ static int run_kernel(const struct launch *l, int repeat, int argc, char **argv,
 	char *path = sibyl_run_helper_path("instcount-run", NULL);
 	char rep[16], ctr[32], bytes[32];
 	char **cmd = calloc((size_t)argc + 8, sizeof(*cmd));
-	struct sibyl_run_spec spec = { .argv = cmd };
+	struct sibyl_helper h = { cmd, on_message, NULL, 0, 0 };
 	struct sibyl_run_status st;
+	char err[1024];
 	int n = 0;
 
 	snprintf(rep, sizeof(rep), "%d", repeat);
@@ -68,9 +83,9 @@ static int run_kernel(const struct launch *l, int repeat, int argc, char **argv,
 	cmd[n++] = (char *)(l->counters_out ? l->counters_out : "-");
 	for (int i = a + 4; i < argc; i++)
 		cmd[n++] = argv[i];
-	sibyl_run(&spec, &st);
-	if (st.outcome == SIBYL_RUN_NOT_STARTED)
-		fprintf(stderr, "instcount-host: cannot run %s: %s\n", path, strerror(st.code));
+	if (sibyl_helper_run(&h, &st, err, sizeof(err)) < 0 ||
+	    sibyl_helper_failed("instcount-run", &st, err, sizeof(err)) < 0)
+		fprintf(stderr, "instcount-host: %s\n", err);
 	free(cmd);
 	free(path);
 	return st.outcome == SIBYL_RUN_OK ? 0 : 1;
@@ -117,6 +132,8 @@ static int count(const char *bc, size_t size, int repeat, int argc, char **argv,
 int main(int argc, char **argv)
 {
 	size_t size = 0;
+
+	sibyl_set_notice_handler(sibyl_notice_print, NULL);	/* instcount-run's */
 
 	if (argc >= 4 && !strcmp(argv[1], "--static")) {
 		void *bc = sibyl_read_file(argv[2], BITCODE_MAX, &size, NULL, 0);

@@ -9,13 +9,20 @@
  * CTR_ARG is the index of the counters argument the instrumentation
  * added ("-": none); the counters buffer of CTR_BYTES is zeroed before
  * each launch and written to the file CTR_OUT after the last.  REPEAT > 1
- * or $INSTCOUNT_TIME prints the median device time (event profiling) to
- * stderr as "device_ns N".  ARG as in instcount_host.c.
+ * or $INSTCOUNT_TIME sends the median device time (event profiling) as
+ * {"event":"device_ns","ns":N}.  ARG as in instcount_host.c.  Like every
+ * helper it reports on descriptor 3 (core/helper.h): its error line, and
+ * the OpenCL compiler's log as a diagnostic notice; it prints nothing.
  */
 #include "ocl/common/clutil.h"
 #include "core/fs.h"
+#include "core/helper.h"
+#include "core/log.h"
+#include "core/message.h"
 #include "core/output.h"
+#include "core/run.h"
 
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,10 +70,13 @@ static void fill(const struct type *t, void *buf, size_t n)
 	}
 }
 
+/* The one error line, sent to instcount-host before exiting. */
+static char error_line[1024];
+
 static int die(const char *what, cl_int err)
 {
-	fprintf(stderr, "instcount-run: %s: %s\n", what, sibyl_cl_error_name(err));
-	return 1;
+	return -sibyl_seterr(error_line, sizeof(error_line), "instcount-run: %s: %s", what,
+			     sibyl_cl_error_name(err));
 }
 
 /* Set kernel argument `i` from its spec; buffers go to `mems`. */
@@ -78,7 +88,8 @@ static int set_arg(cl_context ctx, cl_kernel k, cl_uint i, const char *spec, cl_
 	cl_int err;
 
 	if (sscanf(spec, "%c:%15[a-z0-9]:%lld", &kind, tname, &n) != 3 || !(t = find_type(tname)))
-		return fprintf(stderr, "instcount-run: bad argument '%s'\n", spec), -1;
+		return sibyl_seterr(error_line, sizeof(error_line), "instcount-run: bad argument "
+				    "'%s'", spec);
 	if (kind == 'l')
 		err = clSetKernelArg(k, i, t->size * (size_t)n, NULL);
 	else if (kind == 's') {
@@ -130,7 +141,7 @@ static int load(struct run *r, cl_device_id dev, const void *bc, size_t size,
 	if (err) {
 		char log[8192] = "";
 		clGetProgramBuildInfo(r->prog, dev, CL_PROGRAM_BUILD_LOG, sizeof(log) - 1, log, NULL);
-		fprintf(stderr, "%s\n", log);
+		sibyl_notice(SIBYL_NOTICE_DIAG, "%s", log);
 		return die("clBuildProgram", err);
 	}
 	r->k = clCreateKernel(r->prog, kernel, &err);
@@ -169,7 +180,11 @@ static int launch(struct run *r, cl_mem ctr, size_t bytes, size_t g, size_t l, i
 	}
 	if (repeat > 1 || getenv("INSTCOUNT_TIME")) {
 		qsort(ns, (size_t)repeat, sizeof(ns[0]), by_value);
-		fprintf(stderr, "device_ns %llu\n", (unsigned long long)ns[repeat / 2]);
+		json_t *msg = json_pack("{s:s, s:I}", "event", "device_ns", "ns",
+					(json_int_t)ns[repeat / 2]);
+
+		sibyl_msg_send(SIBYL_RUN_REPORT_FD, msg);
+		json_decref(msg);
 	}
 	return 0;
 }
@@ -189,14 +204,15 @@ static int save_counters(struct run *r, cl_mem ctr, const struct job *j)
 	cl_int err;
 
 	if (!host)
-		return fprintf(stderr, "instcount-run: out of memory\n"), 1;
+		return -sibyl_seterr(error_line, sizeof(error_line), "instcount-run: out of memory");
 	err = clEnqueueReadBuffer(r->q, ctr, CL_TRUE, 0, j->counters_bytes, host, 0, NULL, NULL);
 	if (err)
 		return free(host), die("read counters", err);
 	int rc = sibyl_output_write(j->counters_out, host, j->counters_bytes, 0600) ? 1 : 0;
 
 	if (rc)
-		perror(j->counters_out);
+		sibyl_seterr_errno(error_line, sizeof(error_line), "instcount-run: %s",
+				   j->counters_out);
 	free(host);
 	return rc;
 }
@@ -212,11 +228,10 @@ static int run(const struct job *j)
 	cl_int err;
 
 	if (!bc || j->nargs > 63)
-		return fprintf(stderr, "instcount-run: cannot read %s\n", j->bitcode), 1;
-	char why[512];
-
-	if (sibyl_cl_pick_device(NULL, NULL, &plat, &dev, why, sizeof(why)))
-		return fprintf(stderr, "instcount-run: %s\n", why), 1;
+		return -sibyl_seterr(error_line, sizeof(error_line), "instcount-run: cannot read %s",
+				     j->bitcode);
+	if (sibyl_cl_pick_device(NULL, NULL, &plat, &dev, error_line, sizeof(error_line)))
+		return 1;
 	if (load(&r, dev, bc, size, j->options, j->kernel))
 		return 1;
 	for (int i = 0; i < j->nargs; i++)
@@ -248,11 +263,10 @@ static int run(const struct job *j)
 
 int main(int argc, char **argv)
 {
-	if (argc < 10) {
-		fprintf(stderr, "usage: instcount-run FILE.bc KERNEL GSIZE LSIZE REPEAT OPTIONS "
-				"CTR_ARG CTR_BYTES CTR_OUT ARG... (started by instcount-host)\n");
-		return 2;
-	}
+	if (argc < 10 || fcntl(SIBYL_RUN_REPORT_FD, F_GETFD) < 0)
+		return sibyl_err("usage: instcount-run FILE.bc KERNEL GSIZE LSIZE REPEAT OPTIONS "
+				 "CTR_ARG CTR_BYTES CTR_OUT ARG... (started by instcount-host)"), 2;
+	sibyl_helper_report_to(SIBYL_RUN_REPORT_FD);
 	struct job j = {
 		.bitcode = argv[1], .kernel = argv[2], .options = argv[6], .counters_out = argv[9],
 		.g = strtoul(argv[3], NULL, 0), .l = strtoul(argv[4], NULL, 0),
@@ -261,5 +275,11 @@ int main(int argc, char **argv)
 		.nargs = argc - 10, .args = argv + 10,
 	};
 
-	return j.repeat < 1 || j.repeat > 64 ? 2 : run(&j);
+	if (j.repeat < 1 || j.repeat > 64)
+		return 2;
+	int rc = run(&j);
+
+	if (rc)
+		sibyl_helper_error(SIBYL_RUN_REPORT_FD, error_line);
+	return rc;
 }
