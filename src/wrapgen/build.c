@@ -117,10 +117,11 @@ static int run(char **argv, bool verbose, char *err, size_t errlen)
 	}
 	sibyl_run(&spec, &st);
 	if (st.outcome == SIBYL_RUN_NOT_STARTED)
-		return sibyl_seterr(err, errlen, "wrap: cannot run %s: %s", argv[0], strerror(st.code));
+		return sibyl_seterr(err, errlen, "wrap: cannot run %s: %s", argv[0],
+				    strerror(st.code));
 	if (st.outcome != SIBYL_RUN_OK)
-		return sibyl_seterr(err, errlen, "wrap: %s: compiling the wrapper failed (%s)", argv[0],
-				 sibyl_run_describe(&st, why, sizeof(why)));
+		return sibyl_seterr(err, errlen, "wrap: %s: compiling the wrapper failed (%s)",
+				    argv[0], sibyl_run_describe(&st, why, sizeof(why)));
 	return 0;
 }
 

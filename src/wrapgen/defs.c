@@ -263,8 +263,8 @@ int wg_defs_load(const char *path, struct wg_defs *out, char *err, size_t errlen
 	if (!text)
 		return sibyl_seterr(err, errlen, "wrap: %s: %s", path, why);
 	if (memchr(text, 0, len)) {
-		rc = sibyl_seterr(err, errlen, "wrap: %s: contains NUL bytes, not a definition file",
-				  path);
+		rc = sibyl_seterr(err, errlen, "wrap: %s: contains NUL bytes, not a definition "
+				  "file", path);
 	} else if ((rc = wg_defs_parse(text, path, out, why, sizeof(why))) < 0) {
 		/* The line at fault as a compiler says it, then the verdict. */
 		sibyl_notice(SIBYL_NOTICE_DIAG, "%s", why);

@@ -42,9 +42,9 @@ static int setup(struct wg_inst *inst, const struct wg_unit *u, char *err, size_
 		int bit = event_bit(p, n);
 
 		if (bit < 0)
-			return sibyl_seterr(err, errlen, "wrap: counters: unknown event '%.*s' (known: task-clock, "
-					 "page-faults, context-switches, cpu-migrations, cycles, instructions)",
-					 (int)n, p);
+			return sibyl_seterr(err, errlen, "wrap: counters: unknown event '%.*s' "
+					    "(known: task-clock, page-faults, context-switches, "
+					    "cpu-migrations, cycles, instructions)", (int)n, p);
 		*mask |= 1u << bit;
 		p += n + (p[n] == '+');
 	}

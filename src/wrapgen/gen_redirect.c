@@ -44,23 +44,28 @@ static int setup(struct wg_inst *inst, const struct wg_unit *u, char *err, size_
 	inst->data = r;
 	r->threshold = NAN;
 	if (!lib || !*lib)
-		return sibyl_seterr(err, errlen, "wrap: redirect: needs library=PATH (the alternative implementation)");
+		return sibyl_seterr(err, errlen, "wrap: redirect: needs library=PATH (the "
+				    "alternative implementation)");
 	if (strpbrk(lib, "\"\\\n"))
-		return sibyl_seterr(err, errlen, "wrap: redirect: library path with a quote, backslash or newline");
+		return sibyl_seterr(err, errlen, "wrap: redirect: library path with a quote, "
+				    "backslash or newline");
 	/* A path is fixed now (the program may run elsewhere); a bare soname
 	 * is left to the dynamic linker's search, like DT_NEEDED. */
 	r->library = strchr(lib, '/') ? realpath(lib, NULL) : sibyl_xstrdup(lib);
 	if (!r->library)
-		return sibyl_seterr(err, errlen, "wrap: redirect: library %s: %s", lib, strerror(errno));
+		return sibyl_seterr(err, errlen, "wrap: redirect: library %s: %s", lib,
+				    strerror(errno));
 	if (thr) {
 		char *end;
 
 		r->threshold = strtod(thr, &end);
 		if (end == thr || *end || !isfinite(r->threshold))
-			return sibyl_seterr(err, errlen, "wrap: redirect: threshold '%s' is not a number", thr);
+			return sibyl_seterr(err, errlen, "wrap: redirect: threshold '%s' is not a "
+					    "number", thr);
 		if (!has_prefix_def(u))
-			return sibyl_seterr(err, errlen, "wrap: redirect: threshold needs the work before the call: "
-					 "compute `work` in a --defs prefix definition");
+			return sibyl_seterr(err, errlen, "wrap: redirect: threshold needs the work "
+					    "before the call: compute `work` in a --defs prefix "
+					    "definition");
 	}
 	return 0;
 }

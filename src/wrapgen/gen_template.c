@@ -62,7 +62,8 @@ static int check_line(struct tmpl *t, const char *line, unsigned lineno, enum wg
 		bool unit_place = pl == WG_HEADER || pl == WG_FOOTER;
 
 		if (v[n] != '}')
-			return sibyl_seterr(t->err, t->errlen, "%s:%u: error: unterminated '${'", t->path, lineno);
+			return sibyl_seterr(t->err, t->errlen, "%s:%u: error: unterminated '${'",
+					    t->path, lineno);
 		if (n > 6 && !strncmp(v, "param:", 6)) {
 			note_key(t, v + 6, n - 6);
 			continue;
@@ -97,7 +98,8 @@ static int preamble_line(struct tmpl *t, const char *line, size_t n, unsigned li
 	slot = !strcmp(key, "requires") ? &t->requires : !strcmp(key, "before") ? &t->before :
 	       !strcmp(key, "help") ? &t->help : NULL;
 	if (!slot) {
-		sibyl_seterr(t->err, t->errlen, "%s:%u: error: unknown key '%s'", t->path, lineno, key);
+		sibyl_seterr(t->err, t->errlen, "%s:%u: error: unknown key '%s'", t->path, lineno,
+			     key);
 		free(key);
 		return -1;
 	}
@@ -201,9 +203,9 @@ static int setup(struct wg_inst *inst, const struct wg_unit *u, char *err, size_
 	(void)u;
 	for (size_t i = 0; i < t->nkeys; i++)
 		if (!wg_param(inst, t->keys[i]))
-			return sibyl_seterr(err, errlen, "wrap: generator '%s' needs a value for '%s' "
-					    "(--gen %s:%s=VALUE)", t->name, t->keys[i], t->name,
-					    t->keys[i]);
+			return sibyl_seterr(err, errlen, "wrap: generator '%s' needs a value for "
+					    "'%s' (--gen %s:%s=VALUE)", t->name, t->keys[i],
+					    t->name, t->keys[i]);
 	return 0;
 }
 

@@ -209,7 +209,8 @@ static int report_errors(CXTranslationUnit tu, char *err, size_t errlen)
 		}
 		clang_disposeDiagnostic(d);
 	}
-	return errors ? sibyl_seterr(err, errlen, "wrap: headers: %u error(s) while parsing", errors) : 0;
+	return errors ? sibyl_seterr(err, errlen, "wrap: headers: %u error(s) while parsing",
+				     errors) : 0;
 }
 
 static int by_name(const void *a, const void *b)
@@ -291,7 +292,8 @@ int wg_parse_headers(const struct wg_header_opts *o, struct wg_protos *out, char
 	ec = clang_parseTranslationUnit2(idx, file.Filename, argv, argc, &file, 1,
 					 CXTranslationUnit_SkipFunctionBodies, &tu);
 	if (ec != CXError_Success || !tu) {
-		rc = sibyl_seterr(err, errlen, "wrap: headers: libclang could not parse them (error %d)", (int)ec);
+		rc = sibyl_seterr(err, errlen, "wrap: headers: libclang could not parse them "
+				  "(error %d)", (int)ec);
 		goto out;
 	}
 	rc = report_errors(tu, err, errlen);

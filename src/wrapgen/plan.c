@@ -133,7 +133,8 @@ static int add_spec(struct wg_plan *p, const struct sibyl_strlist *dirs, struct 
 	struct node *nd;
 
 	if (!gen) {
-		sibyl_seterr(err, errlen, "wrap: generator '%s' is unknown (see --list-gens)", name);
+		sibyl_seterr(err, errlen, "wrap: generator '%s' is unknown (see --list-gens)",
+			     name);
 		free(name);
 		return -1;
 	}
@@ -147,8 +148,8 @@ static int add_spec(struct wg_plan *p, const struct sibyl_strlist *dirs, struct 
 
 		eq = memchr(kv, '=', len);
 		if (!eq || eq == kv)
-			return sibyl_seterr(err, errlen, "wrap: generator '%s': parameter '%.*s' is "
-					    "not KEY=VALUE", gen->name, (int)len, kv);
+			return sibyl_seterr(err, errlen, "wrap: generator '%s': parameter '%.*s' "
+					    "is not KEY=VALUE", gen->name, (int)len, kv);
 		char *key = sibyl_xstrndup(kv, (size_t)(eq - kv));
 
 		if (!key_known(gen, key)) {
@@ -178,8 +179,9 @@ static int close_requirements(struct wg_plan *p, const struct sibyl_strlist *dir
 			const struct wg_generator *gen = n ? find(p, dirs, name) : NULL;
 
 			if (n && !gen) {
-				sibyl_seterr(err, errlen, "wrap: generator '%s' requires '%s', which is "
-					     "not a known generator", g->v[i].gen->name, name);
+				sibyl_seterr(err, errlen, "wrap: generator '%s' requires '%s', "
+					     "which is not a known generator", g->v[i].gen->name,
+					     name);
 				free(name);
 				return -1;
 			}

@@ -138,7 +138,8 @@ int sibyl_cl_pick_device(const char *platform, const char *device,
 {
 	cl_uint np = 0;
 	if (clGetPlatformIDs(0, NULL, &np) != CL_SUCCESS || np == 0)
-		return sibyl_seterr(err, errlen, "no OpenCL platform found (is an ICD such as pocl-opencl-icd installed?)");
+		return sibyl_seterr(err, errlen, "no OpenCL platform found (is an ICD such as "
+				    "pocl-opencl-icd installed?)");
 	cl_platform_id *platforms = sibyl_xcalloc(np, sizeof(*platforms));
 	char **pnames = sibyl_xcalloc(np, sizeof(*pnames));
 	clGetPlatformIDs(np, platforms, NULL);
@@ -148,7 +149,8 @@ int sibyl_cl_pick_device(const char *platform, const char *device,
 	int p = choose(platform, pnames, np);
 	if (p < 0) {
 		list_names(list, sizeof(list), pnames, np);
-		sibyl_seterr(err, errlen, "no OpenCL platform matches '%s' (have %s)", platform, list);
+		sibyl_seterr(err, errlen, "no OpenCL platform matches '%s' (have %s)", platform,
+			     list);
 		goto fail_platforms;
 	}
 	cl_uint nd = 0;
@@ -164,7 +166,8 @@ int sibyl_cl_pick_device(const char *platform, const char *device,
 	int d = choose(device, dnames, nd);
 	if (d < 0) {
 		list_names(list, sizeof(list), dnames, nd);
-		sibyl_seterr(err, errlen, "no OpenCL device of '%s' matches '%s' (have %s)", pnames[p], device, list);
+		sibyl_seterr(err, errlen, "no OpenCL device of '%s' matches '%s' (have %s)",
+			     pnames[p], device, list);
 	} else {
 		*platform_out = platforms[p];
 		*device_out = devices[d];

@@ -86,7 +86,8 @@ int sibyl_bench_time(struct sibyl_cl_bench *b, cl_command_queue q, sibyl_enqueue
 	}
 	if (err != CL_SUCCESS) {
 		free(host);
-		return sibyl_seterr(b->err, b->errlen, "device: %s: %s", what, sibyl_cl_error_name(err));
+		return sibyl_seterr(b->err, b->errlen, "device: %s: %s", what,
+				    sibyl_cl_error_name(err));
 	}
 	out->host = sibyl_stat_of(host, reps);
 	if (exec)

@@ -69,7 +69,8 @@ int sibyl_device_list(FILE *out, bool json, char *err, size_t errlen)
 	plats = sibyl_xcalloc(np, sizeof(*plats));
 	if (clGetPlatformIDs(np, plats, NULL) != CL_SUCCESS) {
 		free(plats);
-		return sibyl_seterr(err, errlen, "device: --list: cannot enumerate OpenCL platforms");
+		return sibyl_seterr(err, errlen, "device: --list: cannot enumerate OpenCL "
+				    "platforms");
 	}
 	json_t *all = json_array();
 

@@ -63,7 +63,8 @@ static int measure_latencies(struct sibyl_cl_bench *b, struct sibyl_device_profi
 		return -1;
 	err = sibyl_transfer_alloc(b, &t, 1);
 	if (err != CL_SUCCESS)
-		r = sibyl_seterr(b->err, b->errlen, "device: creating 1-byte buffers: %s", sibyl_cl_error_name(err));
+		r = sibyl_seterr(b->err, b->errlen, "device: creating 1-byte buffers: %s",
+				 sibyl_cl_error_name(err));
 	for (int d = 0; d < SIBYL_DIR_COUNT && !r; d++) {
 		sibyl_bench_progress(b, "%s", what[d]);
 		t.dir = d;
@@ -205,7 +206,7 @@ static int open_bench(struct sibyl_cl_bench *b, const struct sibyl_device_run *r
 		b->q_plain = clCreateCommandQueue(b->ctx, b->dev, 0, &err);
 	if (err != CL_SUCCESS)
 		return sibyl_seterr(b->err, b->errlen, "device: creating a context and queues: %s",
-				 sibyl_cl_error_name(err));
+				    sibyl_cl_error_name(err));
 	b->empty = build_empty(b);
 	b->tsc = sibyl_tsc_invariant();
 	/* Context creation already took a while; this rarely sleeps. */

@@ -148,9 +148,9 @@ int sibyl_args_check(const struct sibyl_kernel *k, const struct sibyl_args_cfg *
 
 		/* count * elem wrapping made a tiny buffer for a huge count. */
 		if (count > SIZE_MAX || __builtin_mul_overflow((size_t)count, elem_size(arg), &bytes))
-			return sibyl_seterr(err, errlen, "kernel: argument '%s': %llu elements of %zu bytes do not fit "
-					 "in memory (see -g, --elements)", arg->name,
-					 (unsigned long long)count, elem_size(arg));
+			return sibyl_seterr(err, errlen, "kernel: argument '%s': %llu elements of "
+					    "%zu bytes do not fit in memory (see -g, --elements)",
+					    arg->name, (unsigned long long)count, elem_size(arg));
 	}
 	return 0;
 }
@@ -175,8 +175,8 @@ int sibyl_args_generate(const struct sibyl_kernel *k, const struct sibyl_args_cf
 		if (arg->kind == SIBYL_KARG_LOCAL || arg->kind == SIBYL_KARG_UNSUPPORTED)
 			continue;
 		if (!(b->data = calloc(1, b->size ? b->size : 1))) {
-			sibyl_seterr(err, errlen, "kernel: argument '%s': cannot allocate %zu bytes", arg->name,
-				  b->size);
+			sibyl_seterr(err, errlen, "kernel: argument '%s': cannot allocate %zu "
+				     "bytes", arg->name, b->size);
 			sibyl_args_free(out);
 			return -1;
 		}

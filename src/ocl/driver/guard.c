@@ -58,9 +58,9 @@ static int decode_counters(struct watch *w, json_t *msg)
 		return -1;
 	if (!c.n) {	/* every work-item runs at least a ret */
 		sibyl_instcounts_free(&c);
-		return sibyl_seterr(w->err, w->errlen, "kernel: the counters stayed zero: the device "
-				    "did not run the instrumented code (Oclgrind, for one, lacks "
-				    "64-bit atomics)");
+		return sibyl_seterr(w->err, w->errlen, "kernel: the counters stayed zero: the "
+				    "device did not run the instrumented code (Oclgrind, for one, "
+				    "lacks 64-bit atomics)");
 	}
 	json_t *list = json_array();
 
@@ -138,8 +138,8 @@ static int counters_sizes(struct sibyl_run_cfg *cfg, size_t n, char *err, size_t
 
 		cfg->counters_sizes[k] = sibyl_instrumented_buffer_size(cfg->inst, g, cfg->lsize);
 		if (cfg->counters_sizes[k] == SIZE_MAX)
-			return sibyl_seterr(err, errlen, "kernel: the counters of gsize %llu do not "
-					    "fit in memory", (unsigned long long)g);
+			return sibyl_seterr(err, errlen, "kernel: the counters of gsize %llu do "
+					    "not fit in memory", (unsigned long long)g);
 	}
 	return 0;
 }
@@ -200,8 +200,8 @@ int sibyl_run_guarded(struct sibyl_run_cfg *cfg, const struct sibyl_guard *g, ch
 			return sibyl_seterr(err, errlen, "kernel: building %s took longer than %g s",
 					    k, SIBYL_GUARD_SETUP_FACTOR * g->timeout_s);
 		if (!w.started)	/* died building or setting up */
-			return sibyl_seterr(err, errlen, "kernel: the OpenCL runtime crashed (signal "
-					    "%d) while preparing %s", res.code, k);
+			return sibyl_seterr(err, errlen, "kernel: the OpenCL runtime crashed "
+					    "(signal %d) while preparing %s", res.code, k);
 		/* One sample failed; with keep_going the others go on. */
 		if (res.outcome == SIBYL_RUN_TIMED_OUT)
 			sibyl_notice(SIBYL_NOTICE_ERROR, "kernel %s timed out after %g s with seed "

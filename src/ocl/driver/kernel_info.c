@@ -197,7 +197,8 @@ int sibyl_kernels_read(const void *bc, size_t size, struct sibyl_kernels *out, c
 	if (LLVMParseBitcodeInContext2(ctx, buf, &mod)) {
 		LLVMDisposeMemoryBuffer(buf);
 		LLVMContextDispose(ctx);
-		return sibyl_seterr(err, errlen, "kernel: cannot read the SPIR bitcode clang-14 produced");
+		return sibyl_seterr(err, errlen, "kernel: cannot read the SPIR bitcode clang-14 "
+				    "produced");
 	}
 	LLVMDisposeMemoryBuffer(buf);
 	LLVMTargetDataRef td = LLVMCreateTargetData(LLVMGetDataLayoutStr(mod));

@@ -29,7 +29,8 @@ static int build_failed(cl_program prog, cl_device_id dev, cl_int e, const char 
 	if (log && *log) {
 		char *line = sibyl_first_error_line(log);
 
-		sibyl_seterr(err, errlen, "kernel: building %s: %s: %s", what, sibyl_cl_error_name(e), line);
+		sibyl_seterr(err, errlen, "kernel: building %s: %s: %s", what,
+			     sibyl_cl_error_name(e), line);
 		free(line);
 	} else {
 		sibyl_seterr(err, errlen, "kernel: building %s: %s", what, sibyl_cl_error_name(e));
@@ -52,7 +53,8 @@ static int build_source(const struct sibyl_run_cfg *cfg, cl_context ctx, cl_devi
 	*out = clCreateProgramWithSource(ctx, 1, &s, &len, &e);
 	free(src);
 	if (e != CL_SUCCESS)
-		return sibyl_seterr(err, errlen, "kernel: clCreateProgramWithSource: %s", sibyl_cl_error_name(e));
+		return sibyl_seterr(err, errlen, "kernel: clCreateProgramWithSource: %s",
+				    sibyl_cl_error_name(e));
 	e = clBuildProgram(*out, 1, &dev, cfg->build_options, NULL, NULL);
 	return e == CL_SUCCESS ? 0 : build_failed(*out, dev, e, cfg->file, err, errlen);
 }
@@ -132,7 +134,8 @@ static int build_spir(const struct sibyl_run_cfg *cfg, cl_context ctx, cl_device
 			cfg->spir_plain ? "the SPIR binary" : "the instrumented binary", &p->program,
 			err, errlen);
 	if (r && !p->program)
-		r = sibyl_seterr(err, errlen, "kernel: the device does not accept SPIR bitcode (cl_khr_spir)");
+		r = sibyl_seterr(err, errlen, "kernel: the device does not accept SPIR bitcode "
+				 "(cl_khr_spir)");
 	if (!r && dir)
 		store_binary(p->program, dir, &key);
 out:
@@ -156,6 +159,6 @@ int sibyl_program_build(const struct sibyl_run_cfg *cfg, cl_context ctx, cl_devi
 	out->kernel = clCreateKernel(out->program, cfg->kernel->name, &e);
 	if (e != CL_SUCCESS)
 		return sibyl_seterr(err, errlen, "kernel: clCreateKernel %s: %s", cfg->kernel->name,
-				 sibyl_cl_error_name(e));
+				    sibyl_cl_error_name(e));
 	return 0;
 }

@@ -83,11 +83,12 @@ static int check_local(const struct sibyl_run_cfg *cfg, struct dev_state *s,
 		if (cfg->kernel->args[i].kind == SIBYL_KARG_LOCAL)
 			over |= __builtin_add_overflow(need, a->a[i].size, &need);
 	if (over)
-		return sibyl_seterr(s->err, s->errlen, "kernel: the __local arguments need more bytes than a size_t holds "
-				 "(see --elements)");
+		return sibyl_seterr(s->err, s->errlen, "kernel: the __local arguments need more "
+				    "bytes than a size_t holds (see --elements)");
 	if (have && need > have)
-		return sibyl_seterr(s->err, s->errlen, "kernel: the __local arguments need %zu bytes, the device has %llu "
-				 "(see --elements)", need, (unsigned long long)have);
+		return sibyl_seterr(s->err, s->errlen, "kernel: the __local arguments need %zu "
+				    "bytes, the device has %llu (see --elements)", need,
+				    (unsigned long long)have);
 	return 0;
 }
 
@@ -143,7 +144,8 @@ static int create_buffers(const struct sibyl_run_cfg *cfg, struct dev_state *s,
 
 		if (cfg->fence) {
 			if (!(host = sibyl_fenced_alloc(a->a[i].size, fence_align(s->dev))))
-				return sibyl_seterr_errno(s->err, s->errlen, "kernel: --fence: %s", k->args[i].name);
+				return sibyl_seterr_errno(s->err, s->errlen, "kernel: --fence: %s",
+							  k->args[i].name);
 			f |= CL_MEM_USE_HOST_PTR;
 		}
 		s->mems[i] = clCreateBuffer(s->ctx, f, a->a[i].size, host, &e);
@@ -186,8 +188,8 @@ static int set_args(const struct sibyl_run_cfg *cfg, struct dev_state *s,
 			}
 		}
 		if (e != CL_SUCCESS)
-			return sibyl_seterr(s->err, s->errlen, "kernel: argument %u (%s): %s", i, k->args[i].name,
-					 sibyl_cl_error_name(e));
+			return sibyl_seterr(s->err, s->errlen, "kernel: argument %u (%s): %s", i,
+					    k->args[i].name, sibyl_cl_error_name(e));
 	}
 	if (!sibyl_run_cfg_counts(cfg))
 		return 0;
@@ -253,8 +255,8 @@ static int launch(const struct sibyl_run_cfg *cfg, struct dev_state *s, json_t *
 	if (e == CL_SUCCESS)
 		e = clWaitForEvents(1, &ev);
 	if (e != CL_SUCCESS)
-		return sibyl_seterr(s->err, s->errlen, "kernel: running %s (gsize %zu, lsize %zu): %s", cfg->kernel->name,
-				 g, l, sibyl_cl_error_name(e));
+		return sibyl_seterr(s->err, s->errlen, "kernel: running %s (gsize %zu, lsize %zu): "
+				    "%s", cfg->kernel->name, g, l, sibyl_cl_error_name(e));
 	json_object_set_new(msg, "device_ns", json_real(event_span(ev, CL_PROFILING_COMMAND_START,
 								    CL_PROFILING_COMMAND_END)));
 	json_object_set_new(msg, "queue_ns", json_real(event_span(ev, CL_PROFILING_COMMAND_QUEUED,

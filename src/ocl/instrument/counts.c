@@ -269,8 +269,8 @@ static int add_callees(const struct ic_module *m, LLVMValueRef f, LLVMValueRef *
 			if (LLVMIsDeclaration(callee) || contains(*set, *n, callee))
 				continue;
 			if (LLVMGetFunctionCallConv(callee) == LLVMSPIRKERNELCallConv)
-				return sibyl_seterr(m->err, m->errlen, "instrument: '%s' calls kernel "
-						    "'%s' as a function: not supported",
+				return sibyl_seterr(m->err, m->errlen, "instrument: '%s' calls "
+						    "kernel '%s' as a function: not supported",
 						    LLVMGetValueName(f), LLVMGetValueName(callee));
 			if (*n == *cap) {
 				*cap *= 2;

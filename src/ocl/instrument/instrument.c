@@ -179,8 +179,8 @@ int sibyl_instrumented_decode(const struct sibyl_instrumented *in, const void *b
 
 	*out = (struct sibyl_instcounts){ 0 };
 	if (size < row || (layout->per_item && size % row))
-		return sibyl_seterr(err, errlen, "instrument: counters buffer of %zu bytes does not "
-				    "hold rows of %zu", size, row);
+		return sibyl_seterr(err, errlen, "instrument: counters buffer of %zu bytes does "
+				    "not hold rows of %zu", size, row);
 	sums = sibyl_xcalloc(layout->n + 1, sizeof(*sums));
 	for (size_t r = 0; r < rows; r++)
 		for (size_t i = 0; i < layout->n; i++) {
