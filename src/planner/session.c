@@ -113,21 +113,25 @@ int sibyl_plan_session_open(struct sibyl_plan_session *s, const char *builtin,
 	return set ? sibyl_plan_request_apply(&s->rq, set, err, errlen) : 0;
 }
 
-int sibyl_plan_job_check(const struct sibyl_plan_job *job, char *err, size_t errlen)
+/* What the job makes: a profile to write, or figures of a stored one. */
+static const char *output_rule(const struct sibyl_plan_job *job)
 {
-	const char *why = NULL;
-
 	bool trace_check = job->profile && job->from_trace;
 
 	if (job->profile && ((job->evaluate <= 0 && !trace_check) || job->output))
-		why = "--profile evaluates a stored profile: it needs --evaluate N (or "
-		      "--from-trace) and takes no -o";
-	else if (!job->output && job->evaluate <= 0)
-		why = "-o PROFILE.json is required (or --evaluate N)";
-	else if (job->evaluate < 0 || job->evaluate > SIBYL_EVAL_MAX_POINTS)
-		return sibyl_seterr(err, errlen, "--evaluate: %ld is not between 1 and %d",
-				    job->evaluate, SIBYL_EVAL_MAX_POINTS);
-	else if (job->evaluate_metrics && job->evaluate <= 0)
+		return "--profile evaluates a stored profile: it needs --evaluate N (or "
+		       "--from-trace) and takes no -o";
+	if (!job->output && job->evaluate <= 0)
+		return "-o PROFILE.json is required (or --evaluate N)";
+	return NULL;
+}
+
+/* The options that only mean something with others. */
+static const char *options_rule(const struct sibyl_plan_job *job)
+{
+	const char *why = NULL;
+
+	if (job->evaluate_metrics && job->evaluate <= 0)
 		why = "--evaluate-metrics needs --evaluate N";
 	else if (job->evaluate_csv && job->evaluate <= 0)
 		why = "--evaluate-csv needs --evaluate N";
@@ -142,9 +146,19 @@ int sibyl_plan_job_check(const struct sibyl_plan_job *job, char *err, size_t err
 	else if ((job->from_trace || job->metrics) && !job->profile && job->evaluate > 0)
 		why = "a plan guided by --from-trace or --metrics is checked against the calls "
 		      "themselves (printed after planning), not with --evaluate or --profile";
-	if (why)
-		sibyl_seterr(err, errlen, "%s", why);
-	return why ? -1 : 0;
+	return why;
+}
+
+int sibyl_plan_job_check(const struct sibyl_plan_job *job, char *err, size_t errlen)
+{
+	const char *why = output_rule(job);
+
+	if (!why && (job->evaluate < 0 || job->evaluate > SIBYL_EVAL_MAX_POINTS))
+		return sibyl_seterr(err, errlen, "--evaluate: %ld is not between 1 and %d",
+				    job->evaluate, SIBYL_EVAL_MAX_POINTS);
+	if (!why)
+		why = options_rule(job);
+	return why ? sibyl_seterr(err, errlen, "%s", why) : 0;
 }
 
 /* Plan, keeping the worker for the evaluation. */
@@ -413,6 +427,31 @@ static int check_outputs(const struct sibyl_plan_job *job, char *err, size_t err
 	return 0;
 }
 
+/* Everything checked, and the work metrics to plan at read, before any
+ * sample is taken. */
+static int prepare(struct sibyl_plan_session *s, const struct sibyl_plan_job *job, char *err,
+		   size_t errlen)
+{
+	if (sibyl_plan_job_check(job, err, errlen) ||
+	    sibyl_plan_request_check(&s->rq, err, errlen) || check_outputs(job, err, errlen))
+		return -1;
+	if (job->metrics || (job->from_trace && !job->profile))
+		return load_mix(s, err, errlen);
+	return 0;
+}
+
+/* The profile: a stored one (to check against a trace, or to evaluate),
+ * or a new plan. */
+static int obtain(struct sibyl_plan_session *s, const struct sibyl_plan_job *job, char *err,
+		  size_t errlen)
+{
+	if (job->profile && job->from_trace)
+		return load_profile(s, err, errlen);
+	if (job->profile)
+		return load_stored(s, err, errlen);
+	return plan(s, err, errlen);
+}
+
 int sibyl_plan_session_run(struct sibyl_plan_session *s, const struct sibyl_plan_job *job,
 			   sibyl_plan_fail_fn fail, void *ctx)
 {
@@ -420,14 +459,9 @@ int sibyl_plan_session_run(struct sibyl_plan_session *s, const struct sibyl_plan
 	int status = 0;
 
 	s->job = *job;
-	if (sibyl_plan_job_check(job, err, sizeof(err)) ||
-	    sibyl_plan_request_check(&s->rq, err, sizeof(err)) ||
-	    check_outputs(job, err, sizeof(err)) ||
-	    ((job->metrics || (job->from_trace && !job->profile)) &&
-	     load_mix(s, err, sizeof(err))))
+	if (prepare(s, job, err, sizeof(err)))
 		return failed(fail, ctx, err);
-	if (job->profile && job->from_trace ? load_profile(s, err, sizeof(err)) :
-	    job->profile ? load_stored(s, err, sizeof(err)) : plan(s, err, sizeof(err)))
+	if (obtain(s, job, err, sizeof(err)))
 		status = failed(fail, ctx, err);
 	name_coverage(s);
 	if (job->from_trace && s->result.profile && s->result.profile->npoints &&
