@@ -71,6 +71,27 @@ static struct sibyl_trace_summary *summarize(const char *dir, const struct repor
 	return s;
 }
 
+/* One report, or the difference of two, as text or JSON. */
+static int print(char **dirs, struct sibyl_trace *const *t, struct sibyl_trace_summary *const *s,
+		 const struct report_args *a, const struct sibyl_report_columns *cols)
+{
+	unsigned sections = (a->functions ? SIBYL_REPORT_FUNCTIONS : 0) |
+			    (a->threads ? SIBYL_REPORT_THREADS : 0) |
+			    (a->processes ? SIBYL_REPORT_PROCESSES : 0);
+
+	if (a->diff && a->json)
+		return sibyl_report_diff_print_json(stdout, s[0], s[1], (size_t)a->q.top);
+	if (a->diff)
+		sibyl_report_diff_print_text(stdout, s[0], s[1], dirs[0], dirs[1],
+					     (size_t)a->q.top);
+	else if (a->json)
+		return sibyl_report_print_json(stdout, t[0], s[0]);
+	else
+		sibyl_report_print_text(stdout, t[0], s[0], sections ? sections : ~0u,
+					cols->n ? cols : NULL);
+	return 0;
+}
+
 static int report(char **dirs, const struct report_args *a,
 		  const struct sibyl_report_columns *cols)
 {
@@ -81,20 +102,8 @@ static int report(char **dirs, const struct report_args *a,
 	for (int i = 0; i < n; i++)
 		if (!(s[i] = summarize(dirs[i], a, &t[i])))
 			r = 1;
-	unsigned sections = (a->functions ? SIBYL_REPORT_FUNCTIONS : 0) |
-			    (a->threads ? SIBYL_REPORT_THREADS : 0) |
-			    (a->processes ? SIBYL_REPORT_PROCESSES : 0);
-
-	if (!r && a->diff && a->json)
-		r = sibyl_report_diff_print_json(stdout, s[0], s[1], (size_t)a->q.top);
-	else if (!r && a->diff)
-		sibyl_report_diff_print_text(stdout, s[0], s[1], dirs[0], dirs[1],
-					     (size_t)a->q.top);
-	else if (!r && a->json)
-		r = sibyl_report_print_json(stdout, t[0], s[0]);
-	else if (!r)
-		sibyl_report_print_text(stdout, t[0], s[0], sections ? sections : ~0u,
-					cols->n ? cols : NULL);
+	if (!r)
+		r = print(dirs, t, s, a, cols);
 	if (!r && (fflush(stdout) || ferror(stdout)))
 		r = sibyl_err_errno("report: writing the report");
 	for (int i = 0; i < n; i++) {
