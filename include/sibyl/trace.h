@@ -85,6 +85,15 @@ struct sibyl_trace_meta {
 	double interposition_ns, counters_ns, page_fault_ns;
 };
 
+/* How a process image ended (docs/runtime.md, "How a process ended"). */
+enum sibyl_proc_end {
+	SIBYL_END_UNKNOWN,	/* nothing recorded it: killed with no traced parent, a
+				   trace older than version 4, or still running */
+	SIBYL_END_EXIT,		/* end_code: the exit status */
+	SIBYL_END_SIGNAL,	/* end_code: the signal that killed it */
+	SIBYL_END_EXEC,		/* it exec'd: the image (pid, gen + 1) follows */
+};
+
 struct sibyl_trace_process {
 	uint32_t pid, ppid, gen;
 	const char *exe;		/* "" when the .proc file is missing */
@@ -94,7 +103,14 @@ struct sibyl_trace_process {
 	bool has_proc_file;
 	uint64_t lost_threads;		/* threads whose buffer could not be created */
 	uint64_t lost_calls;		/* calls they made: in no .events file */
+	enum sibyl_proc_end end;
+	int end_code;
+	bool core_dumped;		/* SIBYL_END_SIGNAL only */
 };
+
+/* "exit 5", "killed by SIGABRT", "exec'd", "exited" (status unknown),
+ * "end unknown": how report labels the image. */
+const char *sibyl_trace_process_end(const struct sibyl_trace_process *p, char *buf, size_t len);
 
 struct sibyl_trace_thread {
 	size_t process;			/* index for sibyl_trace_process() */
@@ -123,6 +139,9 @@ struct sibyl_trace_call {
 	/* The id of the recorded call enclosing this one on its thread, 0 if
 	 * none; only from an iterator asked for it (sibyl_trace_iter_parents). */
 	uint64_t parent;
+	/* The call never returned (longjmp, exception, exit): it ended when
+	 * the runtime noticed, at end_ns (docs/runtime.md). */
+	bool abandoned;
 	uint64_t start_ns, end_ns, duration_ns;
 	uint64_t self_ns;		/* duration less the calls it encloses */
 	uint64_t in_bytes, out_bytes;
@@ -267,6 +286,7 @@ struct sibyl_func_stats {
 	 * i and the sum over them; counter_calls[i] == 0: not measured. */
 	uint64_t counter_calls[SIBYL_CNT_MAX];
 	uint64_t counters[SIBYL_CNT_MAX];
+	uint64_t abandoned;		/* calls left abnormally (sibyl_trace_call) */
 };
 
 struct sibyl_thread_stats {
@@ -288,6 +308,7 @@ struct sibyl_process_stats {
 struct sibyl_trace_summary {
 	uint64_t wall_ns;
 	uint64_t calls;
+	uint64_t abandoned;		/* calls left abnormally */
 	uint64_t toplevel_ns;		/* sum of depth-0 call durations */
 	double toplevel_share_pct;	/* toplevel_ns / wall_ns * 100 */
 	struct sibyl_func_stats *functions;	/* only functions that were called */
@@ -362,6 +383,9 @@ enum sibyl_report_sections {
 	SIBYL_REPORT_FUNCTIONS = 1,
 	SIBYL_REPORT_THREADS = 2,
 	SIBYL_REPORT_PROCESSES = 4,
+	/* List process images without wrapped calls (shells, launchers)
+	 * one by one instead of folding them into one line. */
+	SIBYL_REPORT_ALL_PROCESSES = 8,
 };
 /* The function table's columns: sort keys (name and library excepted),
  * NULL for the default set (with the counters some call measured). */

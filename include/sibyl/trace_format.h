@@ -23,8 +23,10 @@
 /* Version 2: .proc headers count lost threads and calls (a version 1
  * reader still reads version 2 files, without those counts).
  * Version 3: call records say which automatic method measured their
- * sizes and carry its in-out bytes (older readers ignore both). */
-#define SIBYL_TRACE_VERSION 3
+ * sizes and carry its in-out bytes (older readers ignore both).
+ * Version 4: call records carry flags (SIBYL_CALL_*), .proc headers how
+ * the image ended; older readers ignore both. */
+#define SIBYL_TRACE_VERSION 4
 #define SIBYL_TRACE_MIN_VERSION 1
 #define SIBYL_TRACE_ENDIAN_MARK 0x01020304u
 
@@ -55,6 +57,12 @@ struct sibyl_proc_header {
 };
 
 #define SIBYL_PROC_EXITED 0x1	/* end_* are valid */
+/* Version 4: how the image ended (docs/runtime.md, "How a process ended"). */
+#define SIBYL_PROC_EXIT_CODE 0x2	/* it called exit or _exit: code in bits 8..15 */
+#define SIBYL_PROC_WAITED 0x4		/* its parent reaped it: wait status in bits 16..31 */
+#define SIBYL_PROC_EXIT_SHIFT 8
+#define SIBYL_PROC_EXIT_MASK 0xff00u
+#define SIBYL_PROC_WAIT_SHIFT 16
 
 /* A trace directory's path must be shorter than this (bytes) for the
  * runtime: the names of the files inside take at most 40 more, and every
@@ -100,8 +108,14 @@ struct sibyl_call_record {
 	/* Version 3 (garbage in older files: readers look at the version). */
 	uint64_t inout_bytes;	/* of both in_bytes and out_bytes; size_method only */
 	uint8_t size_method;	/* enum sibyl_ws_method that measured the sizes; 0: none or manual */
-	uint8_t reserved[7];
+	uint8_t flags;		/* version 4: SIBYL_CALL_* (garbage before: ignore there) */
+	uint8_t reserved[6];
 };
+
+/* The call did not return to its caller: it was left by longjmp, an
+ * exception, exit() or the end of its thread, and end_tsc is when the
+ * runtime noticed (docs/runtime.md, "Calls left abnormally"). */
+#define SIBYL_CALL_ABANDONED 0x1
 
 /*
  * Counter deltas over one call: they belong to the call record adjacent

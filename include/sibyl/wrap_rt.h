@@ -15,6 +15,21 @@
 #include <x86intrin.h>
 #include <sibyl/trace_format.h>
 
+/*
+ * A wrapped call in progress (docs/runtime.md, "Calls left abnormally"):
+ * the wrapper's stack pointer, so that a call whose frame was discarded
+ * by longjmp or an exception can be recognised and recorded later.
+ */
+#define SIBYL_RT_SHADOW 16
+#define SIBYL_RT_FRAME_INHERITED 0x1	/* begun before fork: not this process's */
+
+struct sibyl_rt_frame {
+	uintptr_t sp;		/* the wrapper's; UINTPTR_MAX while being filled */
+	uint64_t start;		/* start_tsc (0 until the time generator sets it) */
+	uint32_t func;
+	uint32_t flags;		/* SIBYL_RT_FRAME_* */
+};
+
 struct sibyl_rt_thread {
 	struct sibyl_call_record *cur;		/* next free slot */
 	struct sibyl_call_record *limit;	/* end of the mapped window */
@@ -29,6 +44,9 @@ struct sibyl_rt_thread {
 	uint64_t granted_end;	/* ring mode: records reserved when cur reaches limit */
 	int state;
 	int stalled;		/* ring mode: the drainer stopped freeing room */
+	/* The calls in progress, outermost first: the first min(depth,
+	 * SIBYL_RT_SHADOW) entries are valid.  Written by the inline code. */
+	struct sibyl_rt_frame shadow[SIBYL_RT_SHADOW];
 };
 
 extern __thread struct sibyl_rt_thread sibyl_rt_self_state
@@ -224,19 +242,21 @@ static inline void sibyl_rt_end(struct sibyl_rt_thread *t)
 	t->emitting = 0;
 }
 
-/* A call record; `method` (enum sibyl_ws_method) measured in/out/inout,
- * 0 when they come from a manual expression or nothing. */
-static inline void sibyl_rt_emit_call_sized(struct sibyl_rt_thread *t, uint32_t func,
-					    uint64_t start, uint64_t end,
-					    uint64_t in_bytes, uint64_t out_bytes,
-					    uint64_t inout_bytes, unsigned method, double work)
+/* A call record: `method` (enum sibyl_ws_method) measured in/out/inout,
+ * 0 when they come from a manual expression or nothing; `depth` counts
+ * the wrapped calls around it; `flags` are SIBYL_CALL_*. */
+static inline void sibyl_rt_emit_record(struct sibyl_rt_thread *t, uint32_t func,
+					uint64_t start, uint64_t end,
+					uint64_t in_bytes, uint64_t out_bytes,
+					uint64_t inout_bytes, unsigned method, double work,
+					uint32_t depth, unsigned flags)
 {
 	if (!sibyl_rt_begin(t))
 		return;
 	struct sibyl_call_record *r = sibyl_rt_reserve(t);
 
 	if (r) {
-		r->depth = (uint16_t)t->depth;
+		r->depth = (uint16_t)depth;
 		r->func = func;
 		r->start_tsc = start;
 		r->end_tsc = end;
@@ -246,11 +266,22 @@ static inline void sibyl_rt_emit_call_sized(struct sibyl_rt_thread *t, uint32_t 
 		/* Stored even when 0: ring slots are reused. */
 		r->inout_bytes = inout_bytes;
 		r->size_method = (uint8_t)method;
+		r->flags = (uint8_t)flags;
 		/* kind last: a record with kind 0 was torn by a crash. */
 		__atomic_store_n(&r->kind, SIBYL_REC_CALL, __ATOMIC_RELEASE);
 		sibyl_rt_commit(t);
 	}
 	sibyl_rt_end(t);
+}
+
+/* The call record of a call that returned, at the thread's depth. */
+static inline void sibyl_rt_emit_call_sized(struct sibyl_rt_thread *t, uint32_t func,
+					    uint64_t start, uint64_t end,
+					    uint64_t in_bytes, uint64_t out_bytes,
+					    uint64_t inout_bytes, unsigned method, double work)
+{
+	sibyl_rt_emit_record(t, func, start, end, in_bytes, out_bytes, inout_bytes, method, work,
+			     t->depth, 0);
 }
 
 static inline void sibyl_rt_emit_call(struct sibyl_rt_thread *t, uint32_t func,
@@ -259,6 +290,77 @@ static inline void sibyl_rt_emit_call(struct sibyl_rt_thread *t, uint32_t func,
 				      double work)
 {
 	sibyl_rt_emit_call_sized(t, func, start, end, in_bytes, out_bytes, 0, 0, work);
+}
+
+/*
+ * Nesting, exact under longjmp and exceptions.  A call pushes a frame
+ * with its wrapper's stack pointer.  Any wrapped call made inside it has
+ * its canonical frame address (its caller's stack pointer) at or below
+ * that pointer: equal when the original tail-calls it, lower otherwise.
+ * So when a new wrapped call's CFA is above the innermost frame's stack
+ * pointer, that call was left without returning (longjmp, C++
+ * exception): the runtime records it, flagged, and pops it
+ * (sibyl_rt_abandon_above).  And a call that returns with deeper frames
+ * still pushed closes those (sibyl_rt_abandon_from).  The common case
+ * costs a compare of depth with zero on entry and one on return.
+ */
+uint32_t sibyl_rt_abandon_above(struct sibyl_rt_thread *t, uintptr_t cfa);
+void sibyl_rt_abandon_from(struct sibyl_rt_thread *t, uint32_t depth);
+
+/* Must be inlined into the wrapper: its stack pointer is the wrapper's. */
+static inline __attribute__((always_inline)) uintptr_t sibyl_rt_sp(void)
+{
+	uintptr_t sp;
+
+	__asm__ __volatile__("mov %%rsp, %0" : "=r"(sp));
+	return sp;
+}
+
+/* `sp` is the wrapper's stack pointer, `cfa` its canonical frame address
+ * (the caller's stack pointer at the call).  Returns the call's depth,
+ * which the wrapper hands back to sibyl_rt_leave. */
+static inline __attribute__((always_inline)) uint32_t
+sibyl_rt_enter(struct sibyl_rt_thread *t, uint32_t func, uintptr_t sp, uintptr_t cfa)
+{
+	uint32_t d = t->depth;
+
+	if (__builtin_expect(d != 0, 0) &&
+	    t->shadow[d <= SIBYL_RT_SHADOW ? d - 1 : SIBYL_RT_SHADOW - 1].sp < cfa)
+		d = sibyl_rt_abandon_above(t, cfa);
+	if (__builtin_expect(d < SIBYL_RT_SHADOW, 1)) {
+		struct sibyl_rt_frame *f = &t->shadow[d];
+
+		/* A signal handler's wrapped calls may run between any two of
+		 * these stores: until the frame is complete it reads as in
+		 * progress (UINTPTR_MAX), and once depth counts it the handler
+		 * pushes above it. */
+		f->sp = UINTPTR_MAX;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		t->depth = d + 1;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		f->start = 0;
+		f->func = func;
+		f->flags = 0;
+		f->sp = sp;
+	} else {
+		t->depth = d + 1;
+	}
+	return d;
+}
+
+/* The time generator's start stamp, for a call that may be left. */
+static inline void sibyl_rt_started(struct sibyl_rt_thread *t, uint32_t d, uint64_t start)
+{
+	if (__builtin_expect(d < SIBYL_RT_SHADOW, 1))
+		t->shadow[d].start = start;
+}
+
+/* The call at depth d returned. */
+static inline void sibyl_rt_leave(struct sibyl_rt_thread *t, uint32_t d)
+{
+	if (__builtin_expect(t->depth != d + 1, 0))
+		sibyl_rt_abandon_from(t, d + 1);
+	t->depth = d;
 }
 
 /* The worksize record of the call just emitted (same func and start):

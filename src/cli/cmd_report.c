@@ -10,7 +10,7 @@
 static const struct sibyl_command_help help = {
 	"report", "DIR [--json] [-s KEY[,KEY]] [--columns LIST] [-F GLOB] [-N GLOB] "
 	"[--pid PID] [--tid TID] [--time-range START~END] [--min-duration TIME] [--top N] "
-	"[--functions] [--threads] [--processes] [--worksize-check [--plot FILE.png|svg "
+	"[--functions] [--threads] [--processes [--all-processes]] [--worksize-check [--plot FILE.png|svg "
 	"[--force]]] | --diff A B",
 	"Summarise a trace directory: per function the calls, total and self time, "
 	"mean, median, p90, p99, stddev, min and max, share of the wall time, bytes, "
@@ -24,7 +24,7 @@ static const struct sibyl_command_help help = {
 
 /* Options of the report proper (not --worksize-check). */
 struct report_args {
-	bool json, functions, threads, processes, diff;
+	bool json, functions, threads, processes, all_processes, diff;
 	const char *columns;
 	struct sibyl_strlist keep, hide, pids, tids;
 	struct sibyl_report_query q;
@@ -87,7 +87,9 @@ static int print(char **dirs, struct sibyl_trace *const *t, struct sibyl_trace_s
 	else if (a->json)
 		return sibyl_report_print_json(stdout, t[0], s[0]);
 	else
-		sibyl_report_print_text(stdout, t[0], s[0], sections ? sections : ~0u,
+		sibyl_report_print_text(stdout, t[0], s[0], (sections ? sections : ~0u &
+					~SIBYL_REPORT_ALL_PROCESSES) |
+					(a->all_processes ? SIBYL_REPORT_ALL_PROCESSES : 0),
 					cols->n ? cols : NULL);
 	return 0;
 }
@@ -175,6 +177,8 @@ int cmd_report(int argc, char **argv)
 		{ "functions", 0, SIBYL_OPT_FLAG, &a.functions, NULL, "print the per-function table" },
 		{ "threads", 0, SIBYL_OPT_FLAG, &a.threads, NULL, "print the per-thread table" },
 		{ "processes", 0, SIBYL_OPT_FLAG, &a.processes, NULL, "print the per-process table" },
+		{ "all-processes", 0, SIBYL_OPT_FLAG, &a.all_processes, NULL,
+		  "list images without wrapped calls (shells, launchers) one by one" },
 		{ "diff", 0, SIBYL_OPT_FLAG, &a.diff, NULL, "compare two traces A and B: calls, time and B/A per function" },
 		{ "worksize-check", 0, SIBYL_OPT_FLAG, &ws_check, NULL,
 		  "automatic against manual work sizes: RMSE per function and method" },

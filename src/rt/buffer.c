@@ -90,6 +90,7 @@ static void on_thread_exit(void *arg)
 {
 	struct sibyl_rt_thread *t = arg;
 
+	rt_close_open_calls(t);	/* pthread_exit inside a wrapped call */
 	rt_thread_finish(t);
 	rt_thread_forget(t);
 	t->state = THREAD_DISABLED;

@@ -49,6 +49,7 @@ extern struct rt_process rt_proc;
 const char *rt_getenv(const char *name);
 
 /* process.c */
+size_t rt_pid_image_path(char *out, size_t size, const char *dir, pid_t pid, unsigned gen);
 size_t rt_image_path(char *out, size_t size, const char *dir, unsigned gen);
 void rt_process_start(pid_t ppid);
 void rt_process_finish(void);
@@ -69,6 +70,13 @@ void rt_ring_close(struct sibyl_rt_thread *t);
 
 /* wrappers.c: load SIBYL_WRAPPERS RTLD_LOCAL (audit mode). */
 void rt_load_wrappers(void);
+
+/* exit_status.c: how the image ends (resolves the next _exit, wait...). */
+void rt_exit_status_init(void);
+
+/* abandon.c: calls left abnormally. */
+void rt_close_open_calls(struct sibyl_rt_thread *t);
+void rt_inherit_open_calls(struct sibyl_rt_thread *t);
 
 /* counters.c: close this thread's perf events (after fork). */
 void rt_counters_forget(void);

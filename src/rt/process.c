@@ -2,8 +2,9 @@
  * Process lifetime: the constructor opens this image's <pid>.<gen>.proc
  * file, fork gives the child its own, exec starts over in the new image
  * (the environment carries SIBYL_TRACE_DIR and LD_PRELOAD along), and the
- * destructor stamps the end time.  A crash or _exit leaves the end unset;
- * every record already stored stays valid.
+ * destructor stamps the end time.  A crash or _exit leaves the end unset
+ * (exit_status.c records how it ended where it can); every record already
+ * stored stays valid.
  */
 #include "rt/internal.h"
 #include "core/clock.h"
@@ -21,18 +22,23 @@ struct rt_process rt_proc;
 
 _Static_assert(SIBYL_TRACE_DIR_MAX + 64 <= sizeof(rt_proc.dir), "room for file names");
 
-/* "<dir>/<pid>.<gen>": the common stem of this image's file names. */
-size_t rt_image_path(char *out, size_t size, const char *dir, unsigned gen)
+/* "<dir>/<pid>.<gen>": the common stem of an image's file names. */
+size_t rt_pid_image_path(char *out, size_t size, const char *dir, pid_t pid, unsigned gen)
 {
 	char num[24];
 	size_t n = rt_strlcpy(out, dir, size);
 
 	n = rt_append(out, n, size, "/");
-	rt_u64_dec(num, (uint64_t)rt_proc.pid);
+	rt_u64_dec(num, (uint64_t)pid);
 	n = rt_append(out, n, size, num);
 	n = rt_append(out, n, size, ".");
 	rt_u64_dec(num, gen);
 	return rt_append(out, n, size, num);
+}
+
+size_t rt_image_path(char *out, size_t size, const char *dir, unsigned gen)
+{
+	return rt_pid_image_path(out, size, dir, rt_proc.pid, gen);
 }
 
 static size_t proc_path(char *out, size_t size, unsigned gen)
@@ -135,6 +141,7 @@ static void after_fork_child(void)
 	pid_t parent = rt_proc.pid;
 
 	rt_thread_forget(t);
+	rt_inherit_open_calls(t);
 	if (rt_proc.proc)
 		munmap(rt_proc.proc, sizeof(*rt_proc.proc));
 	if (rt_proc.enabled)
@@ -181,6 +188,7 @@ __attribute__((constructor(101))) static void rt_init(void)
 		rt_debug("SIBYL_TRACE_DIR must be an absolute path shorter than 4032 bytes; "
 			 "tracing disabled");
 	}
+	rt_exit_status_init();
 	t->in_runtime = 0;
 	/* Their constructors register their functions: not as the runtime. */
 	rt_load_wrappers();
@@ -190,7 +198,9 @@ __attribute__((constructor(101))) static void rt_init(void)
 __attribute__((destructor(101))) static void rt_fini(void)
 {
 	/* The exiting thread's ring is complete (thread-exit destructors do
-	 * not run at exit()): let the drainer retire it now. */
+	 * not run at exit()): let the drainer retire it now, with the calls
+	 * exit() was called from. */
+	rt_close_open_calls(sibyl_rt_self());
 	rt_thread_finish(sibyl_rt_self());
 	rt_process_finish();
 }

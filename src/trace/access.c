@@ -102,6 +102,7 @@ static void fill_call(const struct sibyl_trace_iter *it, const struct sibyl_call
 	out->thread = it->thread;
 	out->function = functions_find(&t->functions, r->func);	/* added at open */
 	out->depth = r->depth;
+	out->abandoned = (r->flags & SIBYL_CALL_ABANDONED) != 0;
 	out->start_ns = sibyl_trace_tsc_to_ns(t, r->start_tsc);
 	out->end_ns = sibyl_trace_tsc_to_ns(t, r->end_tsc);
 	/* From the tick delta, not end_ns - start_ns: no double rounding. */

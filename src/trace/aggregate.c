@@ -50,6 +50,7 @@ static void add_call(struct sibyl_func_stats *f, struct durations *d,
 		d->v = sibyl_xreallocarray(d->v, d->cap, sizeof(*d->v));
 	}
 	d->v[d->n++] = (double)c->duration_ns;
+	f->abandoned += c->abandoned;
 }
 
 static void accumulate(const struct sibyl_trace *t, struct sibyl_trace_summary *s,
@@ -74,6 +75,7 @@ static void accumulate(const struct sibyl_trace *t, struct sibyl_trace_summary *
 			continue;
 		add_call(&byfunc[fi], &dur[fi], &c);
 		s->calls++;
+		s->abandoned += c.abandoned;
 		th->calls++;
 		p->calls++;
 		s->counters_seen |= c.counter_mask;

@@ -154,6 +154,10 @@ static void take_call(struct events_cursor *cur, struct sibyl_call_record *call,
 {
 	memcpy(call, cur->rec + cur->i * SIBYL_RECORD_SIZE, sizeof(*call));
 	sizes_of_call(cur, call, att);
+	/* Before version 4 the flags were never written: a ring slot may
+	 * hold what an earlier record left there. */
+	if (cur->version < 4)
+		call->flags = 0;
 	cur->i++;
 	info->calls++;
 	while (cur->i < cur->n && take_attached(cur, call, att, info))

@@ -36,7 +36,7 @@ static void put_header(FILE *out)
 		fprintf(out, ",%s", counter_columns[i]);
 	fputs(",size_method,inout_bytes,fast_in_bytes,fast_out_bytes,full_in_bytes,full_out_bytes,"
 	      "full_inout_bytes", out);
-	fputs(",call_id,parent_id,self_ns\n", out);
+	fputs(",call_id,parent_id,self_ns,abandoned\n", out);
 }
 
 /* Empty fields when unmeasured, as for counters. */
@@ -84,7 +84,7 @@ static void put_row(FILE *out, const struct sibyl_trace *t, const struct sibyl_t
 	fprintf(out, ",%llu,", (unsigned long long)c->id);
 	if (c->parent)
 		fprintf(out, "%llu", (unsigned long long)c->parent);
-	fprintf(out, ",%llu\n", (unsigned long long)c->self_ns);
+	fprintf(out, ",%llu,%d\n", (unsigned long long)c->self_ns, c->abandoned);
 }
 
 int sibyl_export_csv(const struct sibyl_trace *t, FILE *out, char *err, size_t errlen)

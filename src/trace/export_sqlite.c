@@ -30,7 +30,7 @@ static const char schema[] =
 	" cpu_migrations INTEGER, cycles INTEGER, instructions INTEGER,"
 	" size_method TEXT, inout_bytes INTEGER, fast_in_bytes INTEGER, fast_out_bytes INTEGER,"
 	" full_in_bytes INTEGER, full_out_bytes INTEGER, full_inout_bytes INTEGER,"
-	" parent_id INTEGER REFERENCES calls(id), self_ns INTEGER);\n";
+	" parent_id INTEGER REFERENCES calls(id), self_ns INTEGER, abandoned INTEGER);\n";
 
 static const char indexes[] =
 	"CREATE INDEX calls_function ON calls(function_id);\n"
@@ -232,6 +232,7 @@ static int put_call(struct db *db, sqlite3_stmt *st, const struct sibyl_trace_ca
 	if (c->parent)
 		sqlite3_bind_int64(st, 18 + SIBYL_CNT_MAX, i64(c->parent));
 	sqlite3_bind_int64(st, 19 + SIBYL_CNT_MAX, i64(c->self_ns));
+	sqlite3_bind_int(st, 20 + SIBYL_CNT_MAX, c->abandoned);
 	return step(db, st);
 }
 
@@ -242,8 +243,8 @@ static int put_calls(struct db *db, const struct sibyl_trace *t)
 				   " task_clock_ns, page_faults, context_switches,"
 				   " cpu_migrations, cycles, instructions, size_method, inout_bytes,"
 				   " fast_in_bytes, fast_out_bytes, full_in_bytes, full_out_bytes,"
-				   " full_inout_bytes, parent_id, self_ns)"
-				   " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+				   " full_inout_bytes, parent_id, self_ns, abandoned)"
+				   " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
 	struct sibyl_trace_iter *it;
 	struct sibyl_trace_call c;
 	struct sibyl_progress line;

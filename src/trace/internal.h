@@ -121,10 +121,14 @@ void functions_free(struct function_table *ft);
 struct proc_file {
 	struct sibyl_trace_process info;	/* exe is owned */
 	uint64_t start_tsc, end_tsc;		/* end_tsc 0 unless exited */
+	uint32_t flags;				/* SIBYL_PROC_*, as far as its version has them */
 };
 
 /* Validate a .proc file held in memory and fill *p. */
 int proc_parse(const void *buf, size_t len, struct proc_file *p, char *err, size_t errlen);
+/* How each image ended, from its flags, the images after it and meta.json
+ * (the root's status); procs sorted by (pid, gen). */
+void proc_ends(struct proc_file *procs, size_t n, const struct sibyl_trace_meta *meta);
 
 /* ---- reader.c ---- */
 struct trace_thread_file {

@@ -22,9 +22,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* The runtime's slow path is this file's: renamed before the header
- * declares it, so a runtime preloaded into this process keeps its own. */
+/* The runtime's slow paths are this file's: renamed before the header
+ * declares them, so a runtime preloaded into this process keeps its own.
+ * The calls timed here always return: the abandon paths never run. */
 #define sibyl_rt_refill interposition_refill
+#define sibyl_rt_abandon_above interposition_abandon_above
+#define sibyl_rt_abandon_from interposition_abandon_from
 #include <sibyl/wrap_rt.h>
 
 #define BATCH_CALLS 20000
@@ -41,6 +44,18 @@ struct sibyl_call_record *interposition_refill(struct sibyl_rt_thread *t)
 	t->limit = ring + RING_RECORDS;
 	t->committed = &committed;
 	return t->cur;
+}
+
+uint32_t interposition_abandon_above(struct sibyl_rt_thread *t, uintptr_t cfa)
+{
+	(void)cfa;
+	return t->depth;
+}
+
+void interposition_abandon_from(struct sibyl_rt_thread *t, uint32_t depth)
+{
+	(void)t;
+	(void)depth;
 }
 
 static int __attribute__((noinline)) original(int x)
@@ -64,13 +79,14 @@ static int __attribute__((noinline)) wrapper(int x)
 		real = resolved;
 	if (__builtin_expect(t->in_runtime, 0))
 		return real(x);
-	t->depth++;
+	uint32_t d = sibyl_rt_enter(t, 1, sibyl_rt_sp(), (uintptr_t)__builtin_dwarf_cfa());
 	uint64_t t0 = sibyl_rt_clock();
 
+	sibyl_rt_started(t, d, t0);
 	result = real(x);
 	uint64_t t1 = sibyl_rt_clock();
 
-	t->depth--;
+	sibyl_rt_leave(t, d);
 	sibyl_rt_emit_call(t, 1, t0, t1, 0, 0, 0);
 	return result;
 }

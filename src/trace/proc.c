@@ -6,7 +6,9 @@
 #include "core/fs.h"
 
 #include <dirent.h>
+#include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +47,8 @@ int proc_parse(const void *buf, size_t len, struct proc_file *p, char *err, size
 		p->info.lost_threads = h.lost_threads;
 		p->info.lost_calls = h.lost_calls;
 	}
+	/* Before version 4 only the exit flag was defined. */
+	p->flags = h.version >= 4 ? h.flags : h.flags & SIBYL_PROC_EXITED;
 	p->info.start_ns = h.start_ns;
 	p->info.has_proc_file = true;
 	p->start_tsc = h.start_tsc;
@@ -85,4 +89,69 @@ int sibyl_trace_lost(const char *dir, uint64_t *threads, uint64_t *calls)
 	}
 	closedir(d);
 	return 0;
+}
+
+/* A wait status as waitpid reports it. */
+static void end_of_status(struct sibyl_trace_process *p, uint32_t status)
+{
+	if ((status & 0x7f) == 0) {
+		p->end = SIBYL_END_EXIT;
+		p->end_code = (int)(status >> 8 & 0xff);
+	} else if ((status & 0x7f) != 0x7f) {
+		p->end = SIBYL_END_SIGNAL;
+		p->end_code = (int)(status & 0x7f);
+		p->core_dumped = (status & 0x80) != 0;
+	}
+}
+
+/*
+ * What the image said of itself (exit, _exit) comes first, then what its
+ * parent reaped: the parent writes into the pid's last image, so an image
+ * it reaped did not exec.  An image followed by the next generation of
+ * its pid exec'd.  The root's last image ended as sibyl trace saw it.
+ */
+void proc_ends(struct proc_file *procs, size_t n, const struct sibyl_trace_meta *meta)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct sibyl_trace_process *p = &procs[i].info;
+		uint32_t f = procs[i].flags;
+		bool followed = i + 1 < n && procs[i + 1].info.pid == p->pid &&
+				procs[i + 1].info.gen == p->gen + 1;
+
+		if (f & SIBYL_PROC_EXIT_CODE) {
+			p->end = SIBYL_END_EXIT;
+			p->end_code = (int)((f & SIBYL_PROC_EXIT_MASK) >> SIBYL_PROC_EXIT_SHIFT);
+		} else if (f & SIBYL_PROC_WAITED) {
+			end_of_status(p, f >> SIBYL_PROC_WAIT_SHIFT);
+		} else if (followed) {
+			p->end = SIBYL_END_EXEC;
+		} else if (meta->root_pid == p->pid && meta->exit_kind != SIBYL_EXIT_UNKNOWN) {
+			p->end = meta->exit_kind == SIBYL_EXIT_STATUS ? SIBYL_END_EXIT : SIBYL_END_SIGNAL;
+			p->end_code = meta->exit_code;
+		}
+	}
+}
+
+const char *sibyl_trace_process_end(const struct sibyl_trace_process *p, char *buf, size_t len)
+{
+	const char *sig;
+
+	switch (p->end) {
+	case SIBYL_END_EXIT:
+		snprintf(buf, len, "exit %d", p->end_code);
+		break;
+	case SIBYL_END_SIGNAL:
+		sig = sigabbrev_np(p->end_code);
+		if (sig)
+			snprintf(buf, len, "killed by SIG%s%s", sig, p->core_dumped ? " (core dumped)" : "");
+		else
+			snprintf(buf, len, "killed by signal %d", p->end_code);
+		break;
+	case SIBYL_END_EXEC:
+		snprintf(buf, len, "exec'd");
+		break;
+	default:
+		snprintf(buf, len, "%s", p->exited ? "exited" : "end unknown");
+	}
+	return buf;
 }

@@ -374,6 +374,7 @@ struct sibyl_trace *sibyl_trace_open(const char *dir, char *err, size_t errlen)
 	if (t->nthreads)
 		qsort(t->threads, t->nthreads, sizeof(*t->threads), cmp_thread);
 	link_threads(t);
+	proc_ends(t->procs, t->nprocs, &t->meta.meta);
 	if (timebase_clock(t, dir, err, errlen))
 		goto fail;
 	timebase_spans(t);

@@ -107,6 +107,9 @@ static void print_header(FILE *out, const struct sibyl_trace *t,
 	fprintf(out, "# calls:   %llu, top-level busy %s = %.2f%% of wall\n",
 		(unsigned long long)s->calls, trace_human_ns(busy, sizeof(busy), (double)s->toplevel_ns),
 		s->toplevel_share_pct);
+	if (s->abandoned)
+		fprintf(out, "# note:    %llu calls left abnormally (longjmp, exception or exit "
+			"inside them), timed until sibyl noticed\n", (unsigned long long)s->abandoned);
 	uint64_t dropped = 0, torn = 0;
 
 	for (size_t i = 0; i < s->nthreads; i++) {
@@ -220,7 +223,10 @@ static void print_functions(FILE *out, const struct sibyl_trace_summary *s,
 		for (size_t j = 0; j < cols->n; j++)
 			fprintf(out, "%s%*s", j ? " " : "", key_width(trace_key(cols->key[j])),
 				cell(buf, sizeof(buf), f, cols->key[j]));
-		fprintf(out, "  %s [%s]\n", f->function->name, f->function->library);
+		fprintf(out, "  %s [%s]", f->function->name, f->function->library);
+		if (f->abandoned)
+			fprintf(out, " (%llu left abnormally)", (unsigned long long)f->abandoned);
+		fputc('\n', out);
 	}
 }
 
@@ -243,23 +249,68 @@ static void print_threads(FILE *out, const struct sibyl_trace_summary *s)
 	}
 }
 
-static void print_processes(FILE *out, const struct sibyl_trace_summary *s)
+static const char *base_name(const char *exe)
 {
-	fprintf(out, "\n%8s %8s %4s %7s %10s %11s %11s %7s  %s\n", "PID", "PPID", "Gen",
-		"Threads", "Calls", "Busy", "Lifetime", "Share%", "Executable");
-	fprintf(out, "%.*s\n", 90,
+	const char *slash = strrchr(exe, '/');
+
+	return slash ? slash + 1 : *exe ? exe : "?";
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* "env, sh (2)": the folded images' executables, by base name, counted. */
+static void fold_names(FILE *out, const struct sibyl_trace_summary *s, size_t folded)
+{
+	const char **names = sibyl_xcalloc(folded, sizeof(*names));
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->nprocesses; i++)
+		if (!s->processes[i].calls)
+			names[n++] = base_name(s->processes[i].process->exe);
+	qsort(names, n, sizeof(*names), cmp_str);
+	for (size_t i = 0, run; i < n; i += run) {
+		for (run = 1; i + run < n && !strcmp(names[i], names[i + run]); run++)
+			;
+		fprintf(out, "%s%s", i ? ", " : "", names[i]);
+		if (run > 1)
+			fprintf(out, " (%zu)", run);
+	}
+	free(names);
+}
+
+static void print_processes(FILE *out, const struct sibyl_trace_summary *s, bool all)
+{
+	size_t folded = 0;
+
+	fprintf(out, "\n%8s %8s %4s %7s %10s %11s %11s %7s  %-18s %s\n", "PID", "PPID", "Gen",
+		"Threads", "Calls", "Busy", "Lifetime", "Share%", "End", "Executable");
+	fprintf(out, "%.*s\n", 110,
 		"=========================================================================="
-		"================");
+		"====================================");
 	for (size_t i = 0; i < s->nprocesses; i++) {
 		const struct sibyl_process_stats *p = &s->processes[i];
-		char busy[32], life[32];
+		char busy[32], life[32], end[48];
 
-		fprintf(out, "%8u %8u %4u %7zu %10llu %11s %11s %7.2f  %s%s\n", p->process->pid,
+		/* Shells and launchers on the way to the program. */
+		if (!p->calls && !all) {
+			folded++;
+			continue;
+		}
+		fprintf(out, "%8u %8u %4u %7zu %10llu %11s %11s %7.2f  %-18s %s\n", p->process->pid,
 			p->process->ppid, p->process->gen, p->threads,
 			(unsigned long long)p->calls, trace_human_ns(busy, 32, (double)p->toplevel_ns),
-			trace_human_ns(life, 32, (double)p->lifetime_ns), p->share_pct, p->process->exe,
-			p->process->exited ? "" : " (did not exit)");
+			trace_human_ns(life, 32, (double)p->lifetime_ns), p->share_pct,
+			sibyl_trace_process_end(p->process, end, sizeof(end)), p->process->exe);
 	}
+	if (!folded)
+		return;
+	fprintf(out, "%8s %zu process image%s without wrapped calls (--all-processes lists them): ",
+		"+", folded, folded > 1 ? "s" : "");
+	fold_names(out, s, folded);
+	fputc('\n', out);
 }
 
 void sibyl_report_print_text(FILE *out, const struct sibyl_trace *t,
@@ -272,5 +323,5 @@ void sibyl_report_print_text(FILE *out, const struct sibyl_trace *t,
 	if (sections & SIBYL_REPORT_THREADS)
 		print_threads(out, s);
 	if (sections & SIBYL_REPORT_PROCESSES)
-		print_processes(out, s);
+		print_processes(out, s, sections & SIBYL_REPORT_ALL_PROCESSES);
 }

@@ -76,6 +76,8 @@ static json_t *json_functions(const struct sibyl_trace_summary *s)
 			"share_pct", f->share_pct, "in_bytes", u64(f->in_bytes),
 			"out_bytes", u64(f->out_bytes), "work", f->work));
 		json_spread(json_array_get(a, json_array_size(a) - 1), f);
+		json_object_set_new(json_array_get(a, json_array_size(a) - 1), "abandoned",
+				    u64(f->abandoned));
 	}
 	return a;
 }
@@ -98,6 +100,19 @@ static json_t *json_threads(const struct sibyl_trace_summary *s)
 	return a;
 }
 
+static const char *const end_names[] = {
+	[SIBYL_END_UNKNOWN] = "unknown", [SIBYL_END_EXIT] = "exit",
+	[SIBYL_END_SIGNAL] = "signal", [SIBYL_END_EXEC] = "exec",
+};
+
+/* The exit status or signal number; null for exec and unknown. */
+static json_t *end_code(const struct sibyl_trace_process *p)
+{
+	if (p->end == SIBYL_END_EXIT || p->end == SIBYL_END_SIGNAL)
+		return json_integer(p->end_code);
+	return json_null();
+}
+
 static json_t *json_processes(const struct sibyl_trace_summary *s)
 {
 	json_t *a = json_array();
@@ -106,13 +121,14 @@ static json_t *json_processes(const struct sibyl_trace_summary *s)
 		const struct sibyl_process_stats *p = &s->processes[i];
 
 		json_array_append_new(a, json_pack("{s:I, s:I, s:I, s:o, s:I, s:o, s:o, s:o, "
-						   "s:f, s:o, s:o, s:b, s:o, s:o}",
+						   "s:f, s:o, s:o, s:b, s:s, s:o, s:o, s:o}",
 			"pid", (json_int_t)p->process->pid, "ppid", (json_int_t)p->process->ppid,
 			"gen", (json_int_t)p->process->gen, "exe", trace_jstr(p->process->exe),
 			"threads", (json_int_t)p->threads, "calls", u64(p->calls),
 			"toplevel_ns", u64(p->toplevel_ns), "lifetime_ns", u64(p->lifetime_ns),
 			"share_pct", p->share_pct, "start_ns", u64(p->process->start_ns),
 			"end_ns", u64(p->process->end_ns), "exited", p->process->exited,
+			"end", end_names[p->process->end], "end_code", end_code(p->process),
 			"lost_threads", u64(p->process->lost_threads),
 			"lost_calls", u64(p->process->lost_calls)));
 	}
@@ -147,6 +163,7 @@ int sibyl_report_print_json(FILE *out, const struct sibyl_trace *t,
 			 "processes", json_processes(s));
 	if (!root)
 		return -1;
+	json_object_set_new(root, "abandoned", u64(s->abandoned));
 	json_object_set_new(root, "filtered", json_boolean(s->filtered));
 	json_object_set_new(root, "functions_total", json_integer((json_int_t)s->nfunctions_all));
 	ret = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

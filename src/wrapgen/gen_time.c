@@ -7,7 +7,9 @@ static void function(struct wg_inst *inst, const struct wg_unit *u, const struct
 	(void)inst;
 	(void)u;
 	(void)fn;
-	sibyl_strbuf_puts(&out[WG_PREFIX], "\tsibyl_t0 = sibyl_rt_clock();\n");
+	/* Also the start of the call's frame, should the call be left. */
+	sibyl_strbuf_puts(&out[WG_PREFIX], "\tsibyl_t0 = sibyl_rt_clock();\n"
+			  "\tsibyl_rt_started(sibyl_t, sibyl_d, sibyl_t0);\n");
 	sibyl_strbuf_puts(&out[WG_POSTFIX], "\tsibyl_t1 = sibyl_rt_clock();\n");
 }
 

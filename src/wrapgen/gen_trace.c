@@ -30,6 +30,7 @@ static void function(struct wg_inst *inst, const struct wg_unit *u, const struct
 	sibyl_strbuf_puts(&out[WG_LOCALS],
 			  "\tstruct sibyl_rt_thread *sibyl_t = sibyl_rt_self();\n"
 			  "\tuint64_t sibyl_t0 = 0, sibyl_t1 = 0;\n"
+			  "\tuint32_t sibyl_d;\n"
 			  "\tuint64_t input_size = 0, output_size = 0;\n"
 			  "\tuint64_t sibyl_inout_size = 0;\n"
 			  "\tunsigned sibyl_size_method = 0;\n"
@@ -42,10 +43,14 @@ static void function(struct wg_inst *inst, const struct wg_unit *u, const struct
 			    "\t\t%s", wg_assign(fn));
 	wg_call_expr(fn, &out[WG_PREFIX]);
 	sibyl_strbuf_puts(&out[WG_PREFIX], fn->save_errno ? ";\n\t\tsibyl_errno = errno;\n" : ";\n");
-	sibyl_strbuf_puts(&out[WG_PREFIX], "\t\tgoto sibyl_return;\n\t}\n\tsibyl_t->depth++;\n");
+	/* The call's frame (wrap_rt.h): a call left by longjmp or an
+	 * exception is recorded when the next one starts or this one ends. */
+	sibyl_strbuf_printf(&out[WG_PREFIX], "\t\tgoto sibyl_return;\n\t}\n"
+			    "\tsibyl_d = sibyl_rt_enter(sibyl_t, %s, sibyl_rt_sp(), "
+			    "(uintptr_t)__builtin_dwarf_cfa());\n", fn->fid);
 	/* The record's depth counts the wrapped calls outside this one. */
 	sibyl_strbuf_printf(&out[WG_POSTFIX],
-			    "\tsibyl_t->depth--;\n"
+			    "\tsibyl_rt_leave(sibyl_t, sibyl_d);\n"
 			    "\tsibyl_rt_emit_call_sized(sibyl_t, %s, sibyl_t0, sibyl_t1,"
 			    " input_size, output_size, sibyl_inout_size, sibyl_size_method, work);\n",
 			    fn->fid);

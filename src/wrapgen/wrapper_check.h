@@ -12,8 +12,9 @@
 #include <sibyl/wrap_rt.h>
 
 #define WG_WRAPPER_MARK SIBYL_WRAPPER_MARK_SYMBOL
-/* 2: exports SIBYL_WRAPPED_LIBRARY_SYMBOL, which the audit module needs. */
-#define WG_WRAPPER_ABI 2
+/* 2: exports SIBYL_WRAPPED_LIBRARY_SYMBOL, which the audit module needs.
+ * 3: the thread state holds the frames of the calls in progress. */
+#define WG_WRAPPER_ABI 3
 
 /* 0 when `path` is a regular file holding an ELF shared object that
  * exports WG_WRAPPER_MARK; else -1 with the reason in err.  On success,

@@ -56,9 +56,9 @@ static void csv_has_header_and_rows(void **state)
 		"in_bytes,out_bytes,work,task_clock_ns,page_faults,context_switches,"
 		"cpu_migrations,cycles,instructions,size_method,inout_bytes,fast_in_bytes,"
 		"fast_out_bytes,full_in_bytes,full_out_bytes,full_inout_bytes,call_id,parent_id,"
-		"self_ns\n"
-		"3,0,4,0000000a,\"lib,1.so\",A,0,1000,2000,1000,5,6,0.5,,,,,,,full,2,,,5,6,2,1,,1000\n"
-		"3,0,4,0000000b,\"lib\"\"2\",B,0,3000,4000,1000,7,8,9,900,,,,,,,,,,,,,2,,1000\n");
+		"self_ns,abandoned\n"
+		"3,0,4,0000000a,\"lib,1.so\",A,0,1000,2000,1000,5,6,0.5,,,,,,,full,2,,,5,6,2,1,,1000,0\n"
+		"3,0,4,0000000b,\"lib\"\"2\",B,0,3000,4000,1000,7,8,9,900,,,,,,,,,,,,,2,,1000,0\n");
 	free(buf);
 	sibyl_trace_close(t);
 	tw_cleanup(&w);
