@@ -1,5 +1,6 @@
 /* sibyl report: per-function, per-thread and per-process summary of a trace. */
 #include "cli/commands.h"
+#include "cli/trace_dir.h"
 #include "core/log.h"
 #include "core/options.h"
 #include "sibyl/trace.h"
@@ -8,11 +9,12 @@
 #include <string.h>
 
 static const struct sibyl_command_help help = {
-	"report", "DIR [--json] [-s KEY[,KEY]] [--columns LIST] [-F GLOB] [-N GLOB] "
+	"report", "[DIR] [--json] [-s KEY[,KEY]] [--columns LIST] [-F GLOB] [-N GLOB] "
 	"[--pid PID] [--tid TID] [--time-range START~END] [--min-duration TIME] [--top N] "
 	"[--functions] [--threads] [--processes [--all-processes]] [--worksize-check [--plot FILE.png|svg "
 	"[--force]]] | --diff A B",
-	"Summarise a trace directory: per function the calls, total and self time, "
+	"Summarise a trace directory (default: ./" SIBYL_DEFAULT_TRACE_DIR ", where sibyl trace "
+	"records without -o): per function the calls, total and self time, "
 	"mean, median, p90, p99, stddev, min and max, share of the wall time, bytes, "
 	"work and their rates, and the counters recorded; per thread and per process "
 	"the calls and top-level busy time.  Without a section option all three tables "
@@ -123,9 +125,11 @@ static int check_usage(int operands, const struct report_args *a, bool ws_check,
 	struct sibyl_report_selection sel;
 	char err[1024];
 
-	if (operands != (a->diff ? 2 : 1))
-		return sibyl_err(a->diff ? "report: --diff takes two trace directories, A and B"
-				 : "report: expected one trace directory (see --help)");
+	if (a->diff && operands != 2)
+		return sibyl_err("report: --diff takes two trace directories, A and B");
+	if (!a->diff && operands > 1)
+		return sibyl_err("report: expected one trace directory, or none for ./%s (see --help)",
+				 SIBYL_DEFAULT_TRACE_DIR);
 	if (plot && !ws_check)
 		return sibyl_err("report: --plot needs --worksize-check");
 	if (ws_check && a->diff)
@@ -198,8 +202,12 @@ int cmd_report(int argc, char **argv)
 		args_free(&a);
 		return r > 0 ? 0 : 2;
 	}
+	/* Without DIR, where sibyl trace records by default (perf.data-like). */
+	char *dirs[2] = { operands ? argv[1] : (char *)SIBYL_DEFAULT_TRACE_DIR,
+			  operands > 1 ? argv[2] : NULL };
+
 	if (ws_check) {
-		struct sibyl_trace *t = sibyl_trace_open(argv[1], err, sizeof(err));
+		struct sibyl_trace *t = sibyl_trace_open(dirs[0], err, sizeof(err));
 
 		r = t ? worksize_check(t, a.json, plot, force) : sibyl_err("report: %s", err);
 		if (!r && fflush(stdout))
@@ -207,7 +215,7 @@ int cmd_report(int argc, char **argv)
 		if (t)
 			sibyl_trace_close(t);
 	} else {
-		r = report(argv + 1, &a, &cols);
+		r = report(dirs, &a, &cols);
 	}
 	args_free(&a);
 	return r ? 1 : 0;

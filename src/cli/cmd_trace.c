@@ -31,7 +31,7 @@ static const struct sibyl_command_help help = {
 	"trace",
 	"[--wrap LIB.so]... [-o DIR] [--force] [--shared] [--interpose MODE] -- CMD [ARGS...]",
 	"Run CMD with the sibyl runtime and the wrapper libraries interposed and\n"
-	"record every intercepted call into DIR (default: sibyl.data).  Only the\n"
+	"record every intercepted call into DIR (default: " SIBYL_DEFAULT_TRACE_DIR ").  Only the\n"
 	"program's bindings to the wrapped libraries change (the dynamic linker's\n"
 	"audit interface), calls through dlsym included.  Forked\n"
 	"children, exec'd programs and all threads are traced too.  Exits with\n"
@@ -221,7 +221,7 @@ static int record(char **command, const char *dir, const struct trace_preload *p
 
 int cmd_trace(int argc, char **argv)
 {
-	const char *out = "sibyl.data", *interpose = "audit";
+	const char *out = SIBYL_DEFAULT_TRACE_DIR, *interpose = "audit";
 	bool force = false, verbose = false, no_drain = false, shared = false;
 	long ring_kb = 4096;
 	struct sibyl_strlist wraps = { 0 };
@@ -229,7 +229,7 @@ int cmd_trace(int argc, char **argv)
 	struct sibyl_option opts[] = {
 		{ "wrap", 'w', SIBYL_OPT_LIST, &wraps, "LIB.so", "interpose this wrapper library (repeatable)" },
 		{ "interpose", 0, SIBYL_OPT_STRING, &interpose, "MODE", "audit (default: only bindings to the wrapped libraries change) or preload (LD_PRELOAD the wrappers)" },
-		{ "output", 'o', SIBYL_OPT_STRING, &out, "DIR", "trace directory (default: sibyl.data)" },
+		{ "output", 'o', SIBYL_OPT_STRING, &out, "DIR", "trace directory (default: " SIBYL_DEFAULT_TRACE_DIR ")" },
 		{ "force", 'f', SIBYL_OPT_FLAG, &force, NULL, "replace an existing trace directory" },
 		{ "shared", 0, SIBYL_OPT_FLAG, &shared, NULL, "let others read the trace (0755/0644 less the umask; default 0700/0600)" },
 		{ "ring-kb", 0, SIBYL_OPT_LONG, &ring_kb, "KIB", "per-thread ring drained while the program runs (default 4096)" },

@@ -172,3 +172,14 @@ int trace_dir_prepare(const char *dir, bool force, bool shared)
 	close(fd);
 	return -1;
 }
+
+const char *trace_dir_operand(const char *command, int operands, char **argv)
+{
+	if (operands == 1)
+		return argv[1];
+	if (operands == 0)
+		return SIBYL_DEFAULT_TRACE_DIR;
+	sibyl_err("%s: expected one trace directory, or none for ./%s (see --help)", command,
+		  SIBYL_DEFAULT_TRACE_DIR);
+	return NULL;
+}

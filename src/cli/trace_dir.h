@@ -4,6 +4,15 @@
 
 #include <stdbool.h>
 
+/* Where `sibyl trace` records without -o, and what report and export
+ * read without a DIR (like perf.data). */
+#define SIBYL_DEFAULT_TRACE_DIR "sibyl.data"
+
+/* The trace directory a reading command was given, or the default one
+ * when it was given none (argc: its operands).  NULL after a usage error
+ * line naming `command`. */
+const char *trace_dir_operand(const char *command, int operands, char **argv);
+
 /*
  * Make `dir` ready for a new trace: create it, or, with force, replace
  * the sibyl trace in it (only the trace's own files; anything else in it

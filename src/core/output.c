@@ -107,14 +107,34 @@ static bool is_input(const char *path, const struct stat *st, const char *input)
 	return hit;
 }
 
+/* The directory a new output goes into must be there: said before any
+ * work is done, not when the result is written. */
+static int check_parent(const char *path, char *err, size_t errlen)
+{
+	char *copy = sibyl_xstrdup(path), *dir = dirname(copy);
+	struct stat st;
+	int r = 0;
+
+	if (stat(dir, &st) < 0)
+		r = sibyl_seterr(err, errlen, "%s: directory %s: %s", path, dir, strerror(errno));
+	else if (!S_ISDIR(st.st_mode))
+		r = sibyl_seterr(err, errlen, "%s: %s is not a directory", path, dir);
+	else if (access(dir, W_OK | X_OK) < 0)
+		r = sibyl_seterr(err, errlen, "%s: directory %s: %s", path, dir, strerror(errno));
+	free(copy);
+	return r;
+}
+
 int sibyl_output_check(const char *path, bool force, const char *const *inputs,
 		       char *err, size_t errlen)
 {
 	struct stat st;
 	bool exists = lstat(path, &st) == 0;
 
-	if (!exists && errno != ENOENT)
+	if (!exists && errno != ENOENT && errno != ENOTDIR)
 		return sibyl_seterr(err, errlen, "%s: %s", path, strerror(errno));
+	if (!exists && check_parent(path, err, errlen))
+		return -1;
 	if (exists && !S_ISREG(st.st_mode))
 		return sibyl_seterr(err, errlen, "%s: exists and is not a regular file; not replacing it",
 				    path);

@@ -101,11 +101,14 @@ static void compose(const struct wg_build_opts *o, const char *tmp_out, struct a
 	free(lib);
 }
 
-static int run(char **argv, bool verbose, char *err, size_t errlen)
+/* The compiler's messages are passed on as they are, and kept for the
+ * caller, which may explain the ones about definition files. */
+static int run(char **argv, bool verbose, char **diagnostics, char *err, size_t errlen)
 {
 	struct sibyl_run_spec spec = { .argv = argv };
 	struct sibyl_run_status st;
-	char why[128];
+	char why[128], *said = NULL;
+	size_t len = 0;
 
 	if (verbose) {
 		struct sibyl_strbuf b = { 0 };
@@ -115,7 +118,17 @@ static int run(char **argv, bool verbose, char *err, size_t errlen)
 		sibyl_info("wrap: %s", sibyl_strbuf_str(&b));
 		sibyl_strbuf_free(&b);
 	}
-	sibyl_run(&spec, &st);
+	sibyl_run_capture(&spec, STDERR_FILENO, (size_t)1 << 20, &said, &len, &st);
+	for (const char *p = said; *p;) {	/* one notice a line: they are short */
+		size_t n = strcspn(p, "\n");
+
+		sibyl_notice(SIBYL_NOTICE_DIAG, "%.*s", (int)n, p);
+		p += n + (p[n] == '\n');
+	}
+	if (diagnostics)
+		*diagnostics = said;
+	else
+		free(said);
 	if (st.outcome == SIBYL_RUN_NOT_STARTED)
 		return sibyl_seterr(err, errlen, "wrap: cannot run %s: %s", argv[0],
 				    strerror(st.code));
@@ -136,7 +149,7 @@ int wg_build(const struct wg_build_opts *o, char *err, size_t errlen)
 	close(out.fd);	/* the compiler writes the temporary by name */
 	out.fd = -1;
 	compose(o, out.tmp, &a);
-	rc = run(a.v, o->verbose, err, errlen);
+	rc = run(a.v, o->verbose, o->diagnostics, err, errlen);
 	if (rc)
 		sibyl_output_discard(&out);
 	else if (sibyl_output_commit(&out) < 0)

@@ -10,6 +10,7 @@ struct wg_build_opts {
 	const struct sibyl_strlist *incdirs;	/* "-IDIR" */
 	const struct sibyl_strlist *defines;	/* "-DM=V" */
 	bool verbose;
+	char **diagnostics;	/* if not NULL: what the compiler said (malloc'd) */
 };
 
 /* Where wrap_rt.h and libsibyl-rt.so are: next to the sibyl executable

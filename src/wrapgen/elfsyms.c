@@ -46,19 +46,30 @@ static void read_verdefs(Elf *e, Elf_Scn *scn, GElf_Shdr *sh, struct verdefs *vd
 	}
 }
 
-static void read_soname(Elf *e, Elf_Scn *scn, GElf_Shdr *sh, struct wg_symtab *out)
+static void read_dynamic(Elf *e, Elf_Scn *scn, GElf_Shdr *sh, struct wg_symtab *out)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
 	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+	bool have_runpath = false;
 
 	for (size_t i = 0; d && i < n; i++) {
 		GElf_Dyn dyn;
+		const char *s;
 
-		if (gelf_getdyn(d, (int)i, &dyn) && dyn.d_tag == DT_SONAME) {
-			const char *s = elf_strptr(e, sh->sh_link, dyn.d_un.d_val);
-
-			if (s)
-				out->soname = sibyl_xstrdup(s);
+		if (!gelf_getdyn(d, (int)i, &dyn) ||
+		    !(s = elf_strptr(e, sh->sh_link, dyn.d_un.d_val)))
+			continue;
+		if (dyn.d_tag == DT_SONAME && !out->soname) {
+			out->soname = sibyl_xstrdup(s);
+		} else if (dyn.d_tag == DT_NEEDED) {
+			out->needed = sibyl_xreallocarray(out->needed, out->nneeded + 1,
+							  sizeof(*out->needed));
+			out->needed[out->nneeded++] = sibyl_xstrdup(s);
+		} else if (dyn.d_tag == DT_RUNPATH || (dyn.d_tag == DT_RPATH && !have_runpath)) {
+			/* The loader ignores DT_RPATH when DT_RUNPATH is there. */
+			free(out->runpath);
+			out->runpath = sibyl_xstrdup(s);
+			have_runpath |= dyn.d_tag == DT_RUNPATH;
 		}
 	}
 }
@@ -209,7 +220,7 @@ static bool read_sections(Elf *e, struct collecting *c)
 		else if (sh.sh_type == SHT_GNU_verdef)
 			read_verdefs(e, scn, &sh, &c->vd);
 		else if (sh.sh_type == SHT_DYNAMIC)
-			read_soname(e, scn, &sh, c->out);
+			read_dynamic(e, scn, &sh, c->out);
 	}
 	return dynsym;
 }
@@ -266,5 +277,9 @@ void wg_symtab_free(struct wg_symtab *t)
 	}
 	free(t->v);
 	free(t->soname);
+	for (size_t i = 0; i < t->nneeded; i++)
+		free(t->needed[i]);
+	free(t->needed);
+	free(t->runpath);
 	memset(t, 0, sizeof(*t));
 }

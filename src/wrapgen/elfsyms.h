@@ -24,6 +24,9 @@ struct wg_symtab {
 	struct wg_sym *v;	/* sorted by name, one entry per name */
 	size_t n;
 	char *soname;		/* DT_SONAME, NULL if absent */
+	char **needed;		/* DT_NEEDED, in order */
+	size_t nneeded;
+	char *runpath;		/* DT_RUNPATH, else DT_RPATH, else NULL */
 };
 
 /* Defined GLOBAL/WEAK default-visibility symbols of .dynsym.  0, or -1

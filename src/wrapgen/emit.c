@@ -135,6 +135,33 @@ static void preamble(const struct wg_emit_opts *o, const struct fn_storage *st,
 			    SIBYL_WRAPPED_LIBRARY_SYMBOL, o->unit->library_path);
 }
 
+/* Each WG_LINE_RESUME line becomes "#line N name": N is the number of
+ * the line after it, so the compiler counts the generated file again. */
+static char *resume_lines(char *src, const char *name)
+{
+	struct sibyl_strbuf out = { 0 };
+	unsigned line = 1;
+
+	for (const char *p = src; *p;) {
+		size_t n = strcspn(p, "\n");
+
+		if (n == strlen(WG_LINE_RESUME) && !strncmp(p, WG_LINE_RESUME, n)) {
+			sibyl_strbuf_printf(&out, "#line %u ", line + 1);
+			wg_c_string(&out, name ? name : "wrapper.c");
+		} else {
+			sibyl_strbuf_add(&out, p, n);
+		}
+		p += n;
+		if (*p == '\n') {
+			sibyl_strbuf_puts(&out, "\n");
+			p++;
+		}
+		line++;
+	}
+	free(src);
+	return sibyl_strbuf_take(&out);
+}
+
 char *wg_emit_source(const struct wg_emit_opts *o, struct wg_plan *plan,
 		     const struct wg_selection *sel, char *err, size_t errlen)
 {
@@ -176,5 +203,5 @@ char *wg_emit_source(const struct wg_emit_opts *o, struct wg_plan *plan,
 		sibyl_strbuf_free(&unit[i]);
 	free(unit);
 	release(&st);
-	return sibyl_strbuf_take(&src);
+	return resume_lines(sibyl_strbuf_take(&src), o->source_name);
 }

@@ -9,6 +9,7 @@ struct wg_emit_opts {
 	const struct sibyl_strlist *headers;
 	const struct wg_unit *unit;
 	const char *command_line;	/* for the banner comment */
+	const char *source_name;	/* the file the source is compiled as (#line) */
 };
 
 /* The whole source, malloc'd; NULL with the error line in err (a

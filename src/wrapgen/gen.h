@@ -99,6 +99,11 @@ const char *wg_param(const struct wg_inst *inst, const char *key);
 void wg_call_expr(const struct wg_fn *fn, struct sibyl_strbuf *b);
 /* "sibyl_result = " or "" for void functions. */
 const char *wg_assign(const struct wg_fn *fn);
+/* `s` as a C string literal, quotes included. */
+void wg_c_string(struct sibyl_strbuf *b, const char *s);
+/* A line of generated code after code from another file (a #line): the
+ * emitter replaces it with the generated file's own #line. */
+#define WG_LINE_RESUME "#line sibyl-resume"
 
 /* ---- gen_worksize_args.c: what worksize.fast and worksize.full share ---- */
 /* Export the symbol that makes `sibyl trace` preload the region tracker. */

@@ -22,3 +22,19 @@ const char *wg_assign(const struct wg_fn *fn)
 {
 	return fn->is_void ? "" : "sibyl_result = ";
 }
+
+void wg_c_string(struct sibyl_strbuf *b, const char *s)
+{
+	sibyl_strbuf_puts(b, "\"");
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			sibyl_strbuf_printf(b, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			sibyl_strbuf_printf(b, "\\%03o", c);
+		else
+			sibyl_strbuf_add(b, s, 1);
+	}
+	sibyl_strbuf_puts(b, "\"");
+}

@@ -6,8 +6,13 @@
 
 static void insert(struct sibyl_strbuf *b, struct wg_def *d)
 {
-	/* Own block: definitions may declare variables of their own. */
-	sibyl_strbuf_printf(b, "\t/* %s:%u */\n\t{%s}\n", d->file, d->line, d->code);
+	/* Own block: definitions may declare variables of their own.  The
+	 * compiler's messages about the code name the definition file's
+	 * lines (the body starts on the line of its '{'); emit.c turns the
+	 * resume marker into the generated file's own line again. */
+	sibyl_strbuf_printf(b, "\t{\n#line %u ", d->line);
+	wg_c_string(b, d->file);
+	sibyl_strbuf_printf(b, "\n%s\n" WG_LINE_RESUME "\n\t}\n", d->code);
 	d->used = true;
 }
 

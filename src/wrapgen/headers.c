@@ -26,7 +26,9 @@ char *wg_include_line(const char *header)
 	struct sibyl_strbuf b = { 0 };
 	char abs[PATH_MAX];
 
-	if (strchr(header, '/') && realpath(header, abs))
+	/* A file that exists from here is the user's (like "quotes" for cc):
+	 * `--header tiny.h` in tiny.h's directory. */
+	if (realpath(header, abs))
 		sibyl_strbuf_printf(&b, "#include \"%s\"\n", abs);
 	else
 		sibyl_strbuf_printf(&b, "#include <%s>\n", header);
@@ -297,8 +299,10 @@ int wg_parse_headers(const struct wg_header_opts *o, struct wg_protos *out, char
 		goto out;
 	}
 	rc = report_errors(tu, err, errlen);
-	if (rc)
+	if (rc) {
+		wg_explain_header_order(o, tu, argv, argc);
 		goto out;
+	}
 	clang_getInclusions(tu, note_inclusion, &st);
 	clang_visitChildren(clang_getTranslationUnitCursor(tu), visit, &st);
 	sort_unique(out);

@@ -51,6 +51,13 @@ int wg_parse_headers(const struct wg_header_opts *o, struct wg_protos *out, char
 const struct wg_proto *wg_protos_find(const struct wg_protos *p, const char *name);
 void wg_protos_free(struct wg_protos *p);
 
+/* After a failed parse (header_order.c): one line per header that used a
+ * type before any header declared it, naming the header to put first.
+ * argv/argc: the parser's arguments. */
+struct CXTranslationUnitImpl;
+void wg_explain_header_order(const struct wg_header_opts *o, struct CXTranslationUnitImpl *tu,
+			     const char *const *argv, int argc);
+
 /* `#include` line for one header (a path that exists becomes "abs"). */
 char *wg_include_line(const char *header);
 /* Declarator for `type name` that survives function-pointer and array

@@ -2,6 +2,8 @@
 #include "wrapgen/wrap.h"
 #include "wrapgen/build.h"
 #include "wrapgen/defs.h"
+#include "wrapgen/defs_hint.h"
+#include "wrapgen/app_imports.h"
 #include "wrapgen/elfsyms.h"
 #include "wrapgen/emit.h"
 #include "wrapgen/headers.h"
@@ -14,6 +16,7 @@
 #include "core/output.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,8 +78,14 @@ static int load_inputs(const struct sibyl_wrap_opts *o, struct job *j)
 
 		j->exports.soname = sibyl_xstrdup(b ? b + 1 : j->library_path);
 	}
-	if (o->app && wg_elf_imports(o->app, &j->imports, j->err, j->errlen) < 0)
-		return -1;
+	if (o->app) {
+		char real[PATH_MAX];
+		struct wg_app_ctx ac = { o->app, &j->exports, realpath(j->library_path, real) ?
+					 real : j->library_path, j->exports.soname, o->verbose };
+
+		if (wg_app_imports(&ac, &j->imports, j->err, j->errlen) < 0)
+			return -1;
+	}
 	for (size_t i = 0; i < o->defs.count; i++)
 		if (wg_defs_load(o->defs.items[i], &j->defs, j->err, j->errlen) < 0)
 			return -1;
@@ -99,31 +108,35 @@ static void count_reasons(const struct wg_selection *s, size_t *per)
 		per[s->skips[i].reason]++;
 }
 
-/* OUT.so.skipped.txt always; the summary a note; the list with -v. */
-static int report_skipped(const struct sibyl_wrap_opts *o, const struct job *j)
+/* The summary a note; the list with -v, and in OUT.so.skipped.txt beside
+ * a wrapper that was made (a failed run leaves no file). */
+static int report_skipped(const struct sibyl_wrap_opts *o, const struct job *j, bool made)
 {
 	struct sibyl_strbuf b = { 0 };
 	size_t per[WG_SKIP_NREASONS];
-	char *path;
-	int rc;
+	char *path = NULL;
+	int rc = 0;
 
 	sibyl_strbuf_puts(&b, "# symbol\treason\tdetail\n");
 	for (size_t i = 0; i < j->sel.nskips; i++)
 		sibyl_strbuf_printf(&b, "%s\t%s\n", j->sel.skips[i].name,
 				    wg_skip_reason_text(j->sel.skips[i].reason));
-	path = sibyl_xasprintf("%s.skipped.txt", o->output);
-	rc = sibyl_output_write(path, b.s, b.len, 0666);
-	if (rc < 0)
-		sibyl_seterr_errno(j->err, j->errlen, "wrap: %s", path);
+	if (made) {
+		path = sibyl_xasprintf("%s.skipped.txt", o->output);
+		rc = sibyl_output_write(path, b.s, b.len, 0666);
+		if (rc < 0)
+			sibyl_seterr_errno(j->err, j->errlen, "wrap: %s", path);
+	}
 	for (size_t i = 0; o->verbose && i < j->sel.nskips; i++)
 		sibyl_notice(SIBYL_NOTICE_DIAG, "%s\t%s", j->sel.skips[i].name,
 			     wg_skip_reason_text(j->sel.skips[i].reason));
 	count_reasons(&j->sel, per);
 	sibyl_notice(SIBYL_NOTICE_NOTE, "wrap: %zu function(s) wrapped, %zu skipped (%zu without "
-		     "prototype, %zu variadic, %zu not exported, %zu data); list in %s",
+		     "prototype, %zu variadic, %zu not exported, %zu data); %s%s",
 		     j->sel.npicks, j->sel.nskips,
 		     per[WG_SKIP_NO_PROTOTYPE] + per[WG_SKIP_UNPROTOTYPED], per[WG_SKIP_VARIADIC],
-		     per[WG_SKIP_NOT_EXPORTED], per[WG_SKIP_DATA], path);
+		     per[WG_SKIP_NOT_EXPORTED], per[WG_SKIP_DATA],
+		     path ? "list in " : o->verbose ? "listed above" : "-v lists them", path ? path : "");
 	free(path);
 	sibyl_strbuf_free(&b);
 	return rc;
@@ -138,53 +151,74 @@ static void warn_unused_defs(const struct job *j)
 				   j->defs.v[i].fn_glob);
 }
 
-static int write_source(const struct sibyl_wrap_opts *o, struct job *j, char **path)
+/* The generated source goes to a private temporary directory (and to
+ * --emit-c FILE): it is compiled as that file, which #line names. */
+static int source_path(struct job *j, char **path)
 {
-	if (o->emit_c && sibyl_output_write(o->emit_c, j->source, strlen(j->source), 0666) < 0)
-		return sibyl_seterr_errno(j->err, j->errlen, "wrap: %s", o->emit_c);
 	if (!(j->tmpdir = sibyl_private_tmpdir("sibyl-wrap")))
 		return sibyl_seterr_errno(j->err, j->errlen, "wrap: temporary directory");
 	*path = sibyl_path_join(j->tmpdir, "wrapper.c");
-	if (sibyl_output_write(*path, j->source, strlen(j->source), 0666) < 0)
-		return sibyl_seterr_errno(j->err, j->errlen, "wrap: %s", *path);
 	return 0;
+}
+
+static int write_source(const struct sibyl_wrap_opts *o, struct job *j, const char *path)
+{
+	if (o->emit_c && sibyl_output_write(o->emit_c, j->source, strlen(j->source), 0666) < 0)
+		return sibyl_seterr_errno(j->err, j->errlen, "wrap: %s", o->emit_c);
+	if (sibyl_output_write(path, j->source, strlen(j->source), 0666) < 0)
+		return sibyl_seterr_errno(j->err, j->errlen, "wrap: %s", path);
+	return 0;
+}
+
+static int compile(const struct sibyl_wrap_opts *o, struct job *j, const char *src_path)
+{
+	char *said = NULL;
+	struct wg_build_opts bo = { src_path, o->output, &j->iflags, &j->dflags, o->verbose,
+				    &said };
+	int rc = wg_build(&bo, j->err, j->errlen);
+
+	if (rc) {	/* the error, what the definitions may use, then where to look */
+		struct wg_defs_hint_ctx c = { &j->defs, &j->sel, j->exports.soname,
+					      j->library_path };
+
+		sibyl_notice(SIBYL_NOTICE_ERROR, "%s", j->err);
+		wg_defs_hint(said, &c);
+		sibyl_seterr(j->err, j->errlen, "wrap: the generated source is kept in %s",
+			     src_path);
+	}
+	free(said);
+	return rc;
 }
 
 static int generate_and_build(const struct sibyl_wrap_opts *o, struct job *j)
 {
 	struct wg_unit u = { j->library_path, j->exports.soname, &j->defs };
-	struct wg_emit_opts eo = { &o->headers, &u, o->command_line };
 	char *src_path = NULL;
 	int rc;
 
 	wg_select(&j->exports, o->app ? &j->imports : NULL, &j->protos, &o->functions, &j->sel);
 	if (!j->sel.npicks) {
-		report_skipped(o, j);
+		report_skipped(o, j, false);
 		return sibyl_seterr(j->err, j->errlen, "wrap: %s: no function to wrap",
 				    j->library_path);
 	}
-	j->source = wg_emit_source(&eo, &j->plan, &j->sel, j->err, j->errlen);
-	if (!j->source)
+	if (source_path(j, &src_path) < 0)
 		return -1;
-	warn_unused_defs(j);
-	rc = write_source(o, j, &src_path);
-	if (!rc) {
-		struct wg_build_opts bo = { src_path, o->output, &j->iflags, &j->dflags, o->verbose };
+	struct wg_emit_opts eo = { &o->headers, &u, o->command_line, src_path };
 
-		rc = wg_build(&bo, j->err, j->errlen);
-		if (rc)	/* the error, then where to look */
-			sibyl_notice(SIBYL_NOTICE_ERROR, "%s", j->err);
-		if (rc)
-			sibyl_seterr(j->err, j->errlen, "wrap: the generated source is kept in %s",
-				     src_path);
+	j->source = wg_emit_source(&eo, &j->plan, &j->sel, j->err, j->errlen);
+	rc = j->source ? 0 : -1;
+	if (!rc) {
+		warn_unused_defs(j);
+		rc = write_source(o, j, src_path);
 	}
 	if (!rc)
-		rc = report_skipped(o, j);
-	if (!rc || !src_path) {	/* keep the source for a failed build */
-		if (src_path)
-			unlink(src_path);
-		if (j->tmpdir)
-			rmdir(j->tmpdir);
+		rc = compile(o, j, src_path);
+	if (!rc)
+		rc = report_skipped(o, j, true);
+	if (!rc || !j->source) {	/* keep the source for a failed build */
+		unlink(src_path);
+		rmdir(j->tmpdir);
 	}
 	free(src_path);
 	return rc;

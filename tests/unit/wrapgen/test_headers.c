@@ -170,7 +170,7 @@ static void generated_source_compiles(void **state)
 	sibyl_strlist_add(&headers, FIXTURE_DIR "/fixture.h");
 	assert_int_equal(wg_plan_build(&specs, NULL, &plan, err, sizeof(err)), 0);
 	struct wg_unit u = { "/nowhere/libfx.so.1", "libfx.so.1", &defs };
-	struct wg_emit_opts eo = { &headers, &u, "test" };
+	struct wg_emit_opts eo = { &headers, &u, "test", "gen.c" };
 
 	src = wg_emit_source(&eo, &plan, &s, err, sizeof(err));
 	assert_non_null(src);
@@ -210,7 +210,7 @@ static char *source_with(const char *csv)
 	sibyl_strlist_add(&headers, FIXTURE_DIR "/fixture.h");
 	assert_int_equal(wg_plan_build(&specs, NULL, &plan, err, sizeof(err)), 0);
 	struct wg_unit u = { "/nowhere/libfx.so.1", "libfx.so.1", &defs };
-	struct wg_emit_opts eo = { &headers, &u, "test" };
+	struct wg_emit_opts eo = { &headers, &u, "test", "gen.c" };
 	char *src = wg_emit_source(&eo, &plan, &s, err, sizeof(err));
 
 	assert_non_null(src);
