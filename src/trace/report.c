@@ -261,6 +261,13 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* Shells and launchers on the way to the program: no wrapped call, and
+ * none lost either (a process whose threads went unrecorded stays). */
+static bool foldable(const struct sibyl_process_stats *p)
+{
+	return !p->calls && !p->process->lost_calls && !p->process->lost_threads;
+}
+
 /* "env, sh (2)": the folded images' executables, by base name, counted. */
 static void fold_names(FILE *out, const struct sibyl_trace_summary *s, size_t folded)
 {
@@ -268,7 +275,7 @@ static void fold_names(FILE *out, const struct sibyl_trace_summary *s, size_t fo
 	size_t n = 0;
 
 	for (size_t i = 0; i < s->nprocesses; i++)
-		if (!s->processes[i].calls)
+		if (foldable(&s->processes[i]))
 			names[n++] = base_name(s->processes[i].process->exe);
 	qsort(names, n, sizeof(*names), cmp_str);
 	for (size_t i = 0, run; i < n; i += run) {
@@ -294,8 +301,7 @@ static void print_processes(FILE *out, const struct sibyl_trace_summary *s, bool
 		const struct sibyl_process_stats *p = &s->processes[i];
 		char busy[32], life[32], end[48];
 
-		/* Shells and launchers on the way to the program. */
-		if (!p->calls && !all) {
+		if (!all && foldable(p)) {
 			folded++;
 			continue;
 		}
