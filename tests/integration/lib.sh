@@ -37,3 +37,29 @@ expect_eq() {	# expect_eq WHAT EXPECTED ACTUAL
 calls_of() {
 	json "sum(f['calls'] for f in j['functions'] if f['name'] == '$2')" "$1"
 }
+
+# wrap_blas_paper OUT.so GENERATOR: reference BLAS's cblas_dgemm and
+# dgemm_ wrapped with the paper's work-size expressions (named Fortran
+# parameters, inputs A and B, output C) beside GENERATOR, for the
+# automatic work-size tests to be checked against.
+wrap_blas_paper() {
+	cat >"$WORK/fblas.h" <<'H'
+void dgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
+	    const double *alpha, const double *a, const int *lda, const double *b, const int *ldb,
+	    const double *beta, double *c, const int *ldc);
+H
+	cat >"$WORK/blas.defs" <<'DEFS'
+libblas*::cblas_dgemm::postfix {
+	output_size = (uint64_t)M * N * sizeof(*C);
+	input_size = (uint64_t)M * K * sizeof(*A) + (uint64_t)K * N * sizeof(*B);
+}
+libblas*::dgemm_::postfix {
+	output_size = (uint64_t)*m * *n * sizeof(*c);
+	input_size = (uint64_t)*m * *k * sizeof(*a) + (uint64_t)*k * *n * sizeof(*b);
+}
+DEFS
+	"$SIBYL" wrap libblas.so.3 --header cblas.h --header "$WORK/fblas.h" -I /usr/include/x86_64-linux-gnu \
+		--functions 'cblas_dgemm,dgemm_' --gen "time,trace,worksize.manual,$2" \
+		--defs "$WORK/blas.defs" -o "$1" 2>"$WORK/wrap.err" ||
+		{ cat "$WORK/wrap.err"; fail "sibyl wrap blas"; }
+}

@@ -24,25 +24,7 @@ check_of() {	# check_of REPORT FUNCTION FIELD
 
 # 1. BLAS from numpy: cblas_dgemm (by value) and the dgemm_ it calls
 #    (Fortran: every scalar by pointer, on cblas_dgemm's stack).
-cat >"$WORK/fblas.h" <<'H'
-void dgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
-	    const double *alpha, const double *a, const int *lda, const double *b, const int *ldb,
-	    const double *beta, double *c, const int *ldc);
-H
-cat >"$WORK/blas.defs" <<'DEFS'
-libblas*::cblas_dgemm::postfix {
-	output_size = (uint64_t)M * N * sizeof(*C);
-	input_size = (uint64_t)M * K * sizeof(*A) + (uint64_t)K * N * sizeof(*B);
-}
-libblas*::dgemm_::postfix {
-	output_size = (uint64_t)*m * *n * sizeof(*c);
-	input_size = (uint64_t)*m * *k * sizeof(*a) + (uint64_t)*k * *n * sizeof(*b);
-}
-DEFS
-"$SIBYL" wrap libblas.so.3 --header cblas.h --header "$WORK/fblas.h" -I /usr/include/x86_64-linux-gnu \
-	--functions 'cblas_dgemm,dgemm_' --gen time,trace,worksize.manual,worksize.fast \
-	--defs "$WORK/blas.defs" -o "$WORK/libwrap-blas.so" 2>"$WORK/wrap.err" ||
-	{ cat "$WORK/wrap.err"; fail "sibyl wrap blas"; }
+wrap_blas_paper "$WORK/libwrap-blas.so" worksize.fast
 cat >"$WORK/matmul.py" <<'PY'
 import numpy as np
 rng = np.random.default_rng(7)
