@@ -72,17 +72,24 @@ json_t *sibyl_speed_guard_json(const struct sibyl_worker *w)
  * adapter's init (loading a library, creating a device context, building
  * programs) unless the adapter says the original pays it too, and the
  * extra time of a fresh process's first call, which `sibyl predict` adds
- * to its prediction (docs/profile-format.md). */
+ * to its prediction (docs/profile-format.md): the median of the fresh
+ * workers that measured them, each listed in `runs`. */
 static json_t *one_time_json(const struct sibyl_adapter *a, const struct sibyl_worker *w)
 {
 	struct sibyl_worker_stats s;
 
+	json_t *runs = json_array();
+
 	sibyl_worker_stats(w, &s);
-	return json_pack("{sfsbsIsfsf}", "init_seconds", s.init_seconds,
+	for (unsigned i = 0; i < s.one_time_runs; i++)
+		json_array_append_new(runs, json_pack("[fff]", s.one_time[i].init,
+						      s.one_time[i].first_run,
+						      s.one_time[i].first_sample));
+	return json_pack("{sfsbsIsfsfso}", "init_seconds", s.init_seconds,
 			 "init_shared", (a->flags & SIBYL_ADAPTER_INIT_SHARED) != 0,
 			 "first_call_metric", (json_int_t)s.first_metric,
 			 "first_call_seconds", s.first_run_seconds,
-			 "first_call_sample_seconds", s.first_sample_seconds);
+			 "first_call_sample_seconds", s.first_sample_seconds, "runs", runs);
 }
 
 /* The speed guard's profile is the machine at its best; a program meets

@@ -90,6 +90,8 @@ int sibyl_plan_adapter(const struct sibyl_plan_request *rq, struct sibyl_plan_re
 	if (r->status == SIBYL_PLAN_LIMIT ||
 	    (r->status == SIBYL_PLAN_DIAGNOSED && r->verdict == SIBYL_STOP_SCATTER))
 		say_preemption(r, w);
+	if (r->profile && r->status != SIBYL_PLAN_FAILED)
+		sibyl_worker_one_time_again(w, rq->source, &rq->config, &rq->sampling);
 	if (r->profile)
 		sibyl_plan_record(rq, r, w);
 	if (keep && r->status != SIBYL_PLAN_FAILED && r->profile && r->profile->npoints)

@@ -220,6 +220,9 @@ static int request(struct sibyl_worker *w, const struct sibyl_sample_request *rq
 		w->stats.first_metric = rq->metric;
 		w->stats.first_run_seconds = r.first_run_seconds;
 		w->stats.first_sample_seconds = r.seconds;
+		w->stats.one_time[0] = (struct sibyl_one_time_run){ w->stats.init_seconds,
+								    r.first_run_seconds, r.seconds };
+		w->stats.one_time_runs = 1;
 	}
 	w->stats.samples++;
 	w->stats.dropped_runs += r.dropped;
@@ -283,6 +286,55 @@ int sibyl_worker_measure_params_cb(void *ctx, const double *params, size_t npara
 void sibyl_worker_stats(const struct sibyl_worker *w, struct sibyl_worker_stats *s)
 {
 	*s = w->stats;
+}
+
+static double first_excess(const struct sibyl_one_time_run *r)
+{
+	return fmax(0, r->first_run - r->first_sample);
+}
+
+static int by_one_time_cost(const void *a, const void *b)
+{
+	const struct sibyl_one_time_run *x = a, *y = b;
+	double cx = x->init + first_excess(x), cy = y->init + first_excess(y);
+
+	return (cx > cy) - (cx < cy);
+}
+
+void sibyl_worker_one_time_again(struct sibyl_worker *w, const char *source,
+				 const struct sibyl_adapter_config *config,
+				 const struct sibyl_sampling *sp)
+{
+	struct sibyl_worker_stats *s = &w->stats;
+	struct sibyl_sampling plain = *sp;
+	char err[256];
+
+	if (!s->one_time_runs || w->by_params)
+		return;	/* no first sample to repeat */
+	plain.guard_wait = 0;	/* no 2 s calibration: one run is compared with its sample */
+	while (s->one_time_runs < SIBYL_ONE_TIME_RUNS && !interrupted_by) {
+		struct sibyl_worker *fresh = sibyl_worker_start(w->a, source, config, &plain, err,
+								sizeof(err));
+		double seconds;
+
+		if (!fresh)
+			break;
+		if (sibyl_worker_measure(fresh, s->first_metric, &seconds, err, sizeof(err)) < 0) {
+			sibyl_worker_stop(fresh);
+			break;
+		}
+		s->one_time[s->one_time_runs++] = fresh->stats.one_time[0];
+		sibyl_worker_stop(fresh);
+	}
+	struct sibyl_one_time_run sorted[SIBYL_ONE_TIME_RUNS];
+
+	memcpy(sorted, s->one_time, s->one_time_runs * sizeof(*sorted));
+	qsort(sorted, s->one_time_runs, sizeof(*sorted), by_one_time_cost);
+	const struct sibyl_one_time_run *mid = &sorted[(s->one_time_runs - 1) / 2];
+
+	s->init_seconds = mid->init;
+	s->first_run_seconds = mid->first_run;
+	s->first_sample_seconds = mid->first_sample;
 }
 
 void sibyl_worker_stop(struct sibyl_worker *w)

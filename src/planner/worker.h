@@ -50,6 +50,9 @@ struct sibyl_sampling {
 double sibyl_sample_time_limit(const struct sibyl_sampling *sp);	/* sampler.c */
 
 /* What the speed guard did over a worker's samples so far. */
+/* Fresh workers that measure the one-time costs, the planning one included. */
+#define SIBYL_ONE_TIME_RUNS 3
+
 struct sibyl_worker_stats {
 	unsigned long samples;
 	unsigned long dropped_runs;       /* runs dropped in slow phases */
@@ -67,6 +70,12 @@ struct sibyl_worker_stats {
 	double init_seconds;
 	uint64_t first_metric;
 	double first_run_seconds, first_sample_seconds;
+	/* The same in each fresh worker that measured them, the planning one
+	 * first (sibyl_worker_one_time_again). */
+	unsigned one_time_runs;
+	struct sibyl_one_time_run {
+		double init, first_run, first_sample;
+	} one_time[SIBYL_ONE_TIME_RUNS];
 	/* Under the guard, each sample's time and its unguarded round's. */
 	struct sibyl_typical_sample {
 		uint64_t metric;
@@ -101,6 +110,15 @@ int sibyl_worker_measure_cb(void *ctx, uint64_t metric, double *seconds, char *e
 int sibyl_worker_measure_params_cb(void *ctx, const double *params, size_t nparams,
 				   uint64_t metric, double *seconds, char *err, size_t errlen);
 void sibyl_worker_stats(const struct sibyl_worker *w, struct sibyl_worker_stats *s);
+/* Measure the one-time costs again in fresh workers of w's adapter (init,
+ * then the first sample's work metric once), up to SIBYL_ONE_TIME_RUNS in
+ * all, without the speed guard: one fresh process may meet a cold page
+ * cache (OpenBLAS's first dlopen on the machine took 54 ms, later ones
+ * 5-9 ms), which no later program pays.  w's stats then hold the median
+ * run's.  A worker that fails leaves what was measured. */
+void sibyl_worker_one_time_again(struct sibyl_worker *w, const char *source,
+				 const struct sibyl_adapter_config *config,
+				 const struct sibyl_sampling *sp);
 /* Ask the worker to run fini and exit; kill it if it does not. */
 void sibyl_worker_stop(struct sibyl_worker *w);
 
