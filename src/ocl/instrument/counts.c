@@ -154,7 +154,7 @@ static size_t find_slot(struct ic_layout *l, const char *name, enum ic_slot_kind
 	return l->n++;
 }
 
-static void hist_add(struct ic_hist *h, size_t slot, uint64_t add)
+void ic_hist_add(struct ic_hist *h, size_t slot, uint64_t add)
 {
 	for (size_t i = 0; i < h->n; i++)
 		if (h->slot[i] == slot) {
@@ -180,8 +180,8 @@ static void count_memop(struct ic_layout *l, struct ic_hist *h, bool load, LLVMV
 	size_t slot = find_slot(l, name, IC_MEMOP, as), bytes_slot = find_slot(l, name, IC_BYTES, as);
 
 	l->slots[slot].bytes_slot = bytes_slot;
-	hist_add(h, slot, 1);
-	hist_add(h, bytes_slot, ic_type_bytes(LLVMGetElementType(pty)));
+	ic_hist_add(h, slot, 1);
+	ic_hist_add(h, bytes_slot, ic_type_bytes(LLVMGetElementType(pty)));
 }
 
 /* "call NAME()" for a direct call; Oclgrind drops llvm.dbg.* from its
@@ -223,7 +223,7 @@ void ic_block_hist(struct ic_layout *l, LLVMBasicBlockRef block, struct ic_hist 
 
 			slot = find_slot(l, name ? name : "<invalid>", IC_PLAIN, 0);
 		}
-		hist_add(h, slot, 1);
+		ic_hist_add(h, slot, 1);
 	}
 }
 
@@ -232,6 +232,9 @@ void ic_layout_free(struct ic_layout *l)
 	for (size_t i = 0; i < l->n; i++)
 		free(l->slots[i].name);
 	free(l->slots);
+	for (size_t c = 0; c < l->ncounters; c++)
+		ic_hist_free(&l->counter_hist[c]);
+	free(l->counter_hist);
 	*l = (struct ic_layout){ 0 };
 }
 
@@ -321,6 +324,8 @@ void ic_blocks_free(struct ic_blocks *blocks)
 		ic_hist_free(&blocks->hist[i]);
 	free(blocks->block);
 	free(blocks->hist);
+	free(blocks->counter);
+	free(blocks->head);
 	*blocks = (struct ic_blocks){ 0 };
 }
 

@@ -136,8 +136,10 @@ int sibyl_instrument_kernel_ex(const void *bc, size_t size, const char *kernel,
 	}
 	out->counter_arg = LLVMCountParams(m.kernel);
 	nf = ic_reachable(&m, &fns);
-	if (nf >= 0)
+	if (nf >= 0) {
 		ic_analyze(fns, nf, layout, &blocks);
+		ic_assign_counters(&blocks, layout);
+	}
 	if (nf >= 0 && !ic_rewrite(&m, fns, nf, layout, &blocks))
 		rc = write_bitcode(&m, out);
 	free(fns);
@@ -158,7 +160,7 @@ size_t sibyl_instrumented_buffer_size(const struct sibyl_instrumented *in,
 				      size_t global_items, size_t local_items)
 {
 	const struct ic_layout *layout = in->layout;
-	size_t row = (layout->n ? layout->n : 1) * sizeof(uint64_t), size;
+	size_t row = (layout->ncounters ? layout->ncounters : 1) * sizeof(uint64_t), size;
 
 	(void)local_items;
 	/* atomics: one shared row; otherwise one row per work-item */
@@ -173,22 +175,28 @@ int sibyl_instrumented_decode(const struct sibyl_instrumented *in, const void *b
 			      size_t size, struct sibyl_instcounts *out, char *err, size_t errlen)
 {
 	const struct ic_layout *layout = in->layout;
-	size_t row = layout->n * sizeof(uint64_t);
+	size_t row = layout->ncounters * sizeof(uint64_t);
 	size_t rows = !row ? 0 : layout->per_item ? size / row : 1;
-	uint64_t *sums, v;
+	uint64_t *entries, *sums, v;
 
 	*out = (struct sibyl_instcounts){ 0 };
 	if (size < row || (layout->per_item && size % row))
 		return sibyl_seterr(err, errlen, "instrument: counters buffer of %zu bytes does "
 				    "not hold rows of %zu", size, row);
-	sums = sibyl_xcalloc(layout->n + 1, sizeof(*sums));
+	entries = sibyl_xcalloc(layout->ncounters + 1, sizeof(*entries));
 	for (size_t r = 0; r < rows; r++)
-		for (size_t i = 0; i < layout->n; i++) {
+		for (size_t c = 0; c < layout->ncounters; c++) {
 			/* memcpy: the caller's buffer need not be aligned for uint64_t */
-			memcpy(&v, (const char *)buffer + r * row + i * sizeof(v), sizeof(v));
-			sums[i] += v;
+			memcpy(&v, (const char *)buffer + r * row + c * sizeof(v), sizeof(v));
+			entries[c] += v;
 		}
+	/* each counter's entries times the histogram of its blocks */
+	sums = sibyl_xcalloc(layout->n + 1, sizeof(*sums));
+	for (size_t c = 0; c < layout->ncounters; c++)
+		for (size_t k = 0; k < layout->counter_hist[c].n; k++)
+			sums[layout->counter_hist[c].slot[k]] += entries[c] * layout->counter_hist[c].add[k];
 	ic_listing_from_sums(layout, sums, out);
+	free(entries);
 	free(sums);
 	return 0;
 }

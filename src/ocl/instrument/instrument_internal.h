@@ -6,10 +6,11 @@
  * A layout is a list of counter slots. Every instruction the kernel can
  * execute maps to one slot (by Oclgrind's name for it); a load or store
  * maps to a count slot plus a bytes slot. Each basic block has a static
- * histogram over the slots; the instrumented block adds it to the
- * work-item's private counters on entry, which equals counting every
- * instruction as Oclgrind's interpreter does, since a block always runs
- * to its end once entered.
+ * histogram over the slots; the instrumented block counts its entries in
+ * one of the work-item's private counters, and the decoder adds the
+ * histogram as often, which equals counting every instruction as
+ * Oclgrind's interpreter does, since a block always runs to its end once
+ * entered.
  */
 #ifndef SIBYL_OCL_INSTRUMENT_INTERNAL_H
 #define SIBYL_OCL_INSTRUMENT_INTERNAL_H
@@ -32,10 +33,16 @@ struct ic_slot {
 	size_t bytes_slot;	/* IC_MEMOP */
 };
 
+struct ic_hist;
+
 struct ic_layout {
 	struct ic_slot *slots;
 	size_t n, cap;
 	bool per_item;	/* one row of counters per work-item, no atomics */
+	/* The counters the kernel keeps (instrument_counters.c): counter c
+	 * stands for counter_hist[c], the summed histogram of its blocks. */
+	struct ic_hist *counter_hist;
+	size_t ncounters;
 };
 
 /* One basic block's static contribution: `add[i]` to slot `slot[i]`. */
@@ -47,6 +54,8 @@ struct ic_hist {
 
 void ic_layout_free(struct ic_layout *layout);
 void ic_hist_free(struct ic_hist *hist);
+/* Add `add` to slot `slot` of the histogram. */
+void ic_hist_add(struct ic_hist *hist, size_t slot, uint64_t add);
 
 /* Append the histogram of `block` to `hist` (which starts empty),
  * creating slots in `layout` as needed. */
@@ -70,10 +79,17 @@ struct ic_blocks {
 	LLVMBasicBlockRef *block;
 	struct ic_hist *hist;
 	size_t n;
+	size_t *counter;	/* ic_assign_counters: the block's counter */
+	bool *head;		/* it increments it (else its predecessor does) */
 };
 
 void ic_analyze(LLVMValueRef *fns, int nf, struct ic_layout *layout, struct ic_blocks *out);
 void ic_blocks_free(struct ic_blocks *blocks);
+
+/* Give each block a counter, blocks that always run together sharing
+ * one (blocks->counter, blocks->head), and fill layout's counter_hist
+ * and ncounters. */
+void ic_assign_counters(struct ic_blocks *blocks, struct ic_layout *layout);
 
 /* A parsed copy of SPIR bitcode and the kernel in it, in a context of its own. */
 struct ic_module {
@@ -91,8 +107,8 @@ int ic_module_open(struct ic_module *m, const void *bc, size_t size, const char 
 void ic_module_close(struct ic_module *m);
 
 /* Rewrite the module so `fns` (the kernel first, then the functions it
- * reaches, as ic_reachable gives them) count `blocks` into per-work-item
- * counters that the kernel adds to a new trailing __global ulong*
+ * reaches, as ic_reachable gives them) count `blocks` (their counters
+ * assigned) into per-work-item counters that the kernel adds to a new trailing __global ulong*
  * argument on return. Other kernels and functions are removed. Returns 0,
  * or -1 with the reason in m->err. */
 int ic_rewrite(struct ic_module *m, LLVMValueRef *fns, int nf, const struct ic_layout *layout,

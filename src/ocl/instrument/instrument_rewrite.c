@@ -7,9 +7,10 @@
  *    through which it counts into its caller's array, so a helper called
  *    from several places (or kernels) needs no copy per caller and its
  *    loads and stores keep their real address spaces;
- *  - every block adds its static histogram to the counters on entry (a
- *    few private adds per block, which the device compiler keeps in
- *    registers once it inlines the helpers);
+ *  - every block counts its entries, one private add in the counter of
+ *    its chain (instrument_counters.c), which the device compiler keeps
+ *    in a register once it inlines the helpers unless a barrier forces
+ *    it to memory;
  *  - before each `ret` of the kernel, one flush (instrument_flush.c)
  *    moves the counters to the buffer: one atomic per non-zero counter
  *    and work-item, never one per block.
@@ -40,15 +41,12 @@ static LLVMValueRef slot_ptr(struct rewrite *r, LLVMValueRef base, size_t slot)
 	return LLVMBuildInBoundsGEP2(r->b, r->i64, base, &idx, 1, "");
 }
 
-static void add_histogram(struct rewrite *r, LLVMValueRef base, LLVMValueRef before,
-			  const struct ic_hist *h)
+static void count_entry(struct rewrite *r, LLVMValueRef base, LLVMValueRef before, size_t counter)
 {
 	LLVMPositionBuilderBefore(r->b, before);
-	for (size_t i = 0; i < h->n; i++) {
-		LLVMValueRef p = slot_ptr(r, base, h->slot[i]);
-		LLVMValueRef v = LLVMBuildLoad2(r->b, r->i64, p, "");
-		LLVMBuildStore(r->b, LLVMBuildAdd(r->b, v, LLVMConstInt(r->i64, h->add[i], 0), ""), p);
-	}
+	LLVMValueRef p = slot_ptr(r, base, counter);
+	LLVMValueRef v = LLVMBuildLoad2(r->b, r->i64, p, "");
+	LLVMBuildStore(r->b, LLVMBuildAdd(r->b, v, LLVMConstInt(r->i64, 1, 0), ""), p);
 }
 
 static LLVMValueRef first_non_phi(LLVMBasicBlockRef b)
@@ -209,20 +207,20 @@ int ic_rewrite(struct ic_module *m, LLVMValueRef *fns, int nf, const struct ic_l
 		r.new[f] = ic_add_param(m->mod, fns[f], t, f == 0);
 		r.ctr[f] = LLVMGetParam(r.new[f], LLVMCountParams(r.new[f]) - 1);
 	}
-	setup_kernel(&r, layout->n);
+	setup_kernel(&r, layout->ncounters);
 	for (size_t i = 0; i < blocks->n; i++) {
 		LLVMValueRef fn = LLVMGetBasicBlockParent(blocks->block[i]);
 		int f = 0;
 		while (f < nf && r.new[f] != fn)
 			f++;
-		if (f < nf && before[i] && blocks->hist[i].n)
-			add_histogram(&r, r.ctr[f], before[i], &blocks->hist[i]);
+		if (f < nf && before[i] && blocks->head[i])
+			count_entry(&r, r.ctr[f], before[i], blocks->counter[i]);
 	}
 	/* calls are replaced last: a block may start with one, and its
 	 * increments go in front of it */
 	for (int f = 0; f < nf; f++)
 		redirect_calls(&r, f);
-	flush_at_returns(&r, layout->n);
+	flush_at_returns(&r, layout->ncounters);
 	remove_others(&r);
 	m->kernel = r.new[0];
 	LLVMDisposeBuilder(r.b);
