@@ -70,9 +70,10 @@ void ic_module_close(struct ic_module *m)
 	*m = (struct ic_module){ 0 };
 }
 
-/* Inline the helpers (marked alwaysinline by ic_add_param) here rather
- * than trusting the device compiler to: a helper left out of line keeps
- * the counters in memory, behind a pointer. */
+/* Inline the flushes (alwaysinline) here, so that the kernel's own
+ * counters are indexed by constants only and stay in registers whatever
+ * the device compiler does.  Helpers keep the inlining attributes clang
+ * gave them, as in the plain kernel. */
 static int inline_helpers(const struct ic_module *m)
 {
 	LLVMPassBuilderOptionsRef opt = LLVMCreatePassBuilderOptions();

@@ -1,6 +1,8 @@
 /*
  * The kernel's epilogue: __sibyl_flush(ulong *ctr, __global ulong *buf),
- * called before each return with the work-item's private counters.
+ * called before each return with the work-item's private counters, once
+ * for the kernel's own (buf[0..n)) and once, as __sibyl_flush_helpers,
+ * for those of the functions it called (the rest of the row).
  *
  * Default: add each non-zero counter to buf[slot] with a 64-bit atomic
  * (cl_khr_int64_base_atomics; PoCL has it). Counters that a work-item
@@ -54,7 +56,7 @@ static LLVMValueRef linear_id(LLVMModuleRef mod, LLVMBuilderRef b)
 }
 
 static void flush_atomic(LLVMContextRef ctx, LLVMBuilderRef b, LLVMValueRef fn,
-			 LLVMBasicBlockRef cur, size_t nslots)
+			 LLVMBasicBlockRef cur, size_t nslots, size_t offset)
 {
 	LLVMTypeRef i64 = LLVMInt64TypeInContext(ctx);
 	LLVMValueRef zero = LLVMConstInt(i64, 0, 0);
@@ -67,7 +69,9 @@ static void flush_atomic(LLVMContextRef ctx, LLVMBuilderRef b, LLVMValueRef fn,
 		LLVMValueRef v = LLVMBuildLoad2(b, i64, slot_ptr(b, i64, LLVMGetParam(fn, 0), idx), "");
 		LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, v, zero, ""), add, next);
 		LLVMPositionBuilderAtEnd(b, add);
-		LLVMBuildAtomicRMW(b, LLVMAtomicRMWBinOpAdd, slot_ptr(b, i64, LLVMGetParam(fn, 1), idx),
+		LLVMValueRef to = LLVMConstInt(i64, offset + s, 0);
+
+		LLVMBuildAtomicRMW(b, LLVMAtomicRMWBinOpAdd, slot_ptr(b, i64, LLVMGetParam(fn, 1), to),
 				   v, LLVMAtomicOrderingMonotonic, 0);
 		LLVMBuildBr(b, next);
 		cur = next;
@@ -76,26 +80,27 @@ static void flush_atomic(LLVMContextRef ctx, LLVMBuilderRef b, LLVMValueRef fn,
 }
 
 static void flush_row(LLVMModuleRef mod, LLVMBuilderRef b, LLVMValueRef fn, LLVMBasicBlockRef cur,
-		      size_t nslots)
+		      size_t nslots, size_t offset, size_t row_len)
 {
 	LLVMTypeRef i64 = LLVMInt64TypeInContext(LLVMGetModuleContext(mod));
 
 	LLVMPositionBuilderAtEnd(b, cur);
-	LLVMValueRef row = LLVMBuildMul(b, linear_id(mod, b), LLVMConstInt(i64, nslots, 0), "");
+	LLVMValueRef row = LLVMBuildMul(b, linear_id(mod, b), LLVMConstInt(i64, row_len, 0), "");
 	LLVMValueRef base = slot_ptr(b, i64, LLVMGetParam(fn, 1), row);
 	for (size_t s = 0; s < nslots; s++) {
-		LLVMValueRef idx = LLVMConstInt(i64, s, 0);
+		LLVMValueRef idx = LLVMConstInt(i64, s, 0), to = LLVMConstInt(i64, offset + s, 0);
 		LLVMValueRef v = LLVMBuildLoad2(b, i64, slot_ptr(b, i64, LLVMGetParam(fn, 0), idx), "");
-		LLVMBuildStore(b, v, slot_ptr(b, i64, base, idx));
+		LLVMBuildStore(b, v, slot_ptr(b, i64, base, to));
 	}
 }
 
-LLVMValueRef ic_build_flush(LLVMModuleRef mod, LLVMBuilderRef b, size_t nslots, bool per_item)
+LLVMValueRef ic_build_flush(LLVMModuleRef mod, LLVMBuilderRef b, const char *name, size_t nslots,
+			    size_t offset, size_t row_len, bool per_item)
 {
 	LLVMContextRef ctx = LLVMGetModuleContext(mod);
 	LLVMTypeRef i64 = LLVMInt64TypeInContext(ctx);
 	LLVMTypeRef params[2] = { LLVMPointerType(i64, 0), LLVMPointerType(i64, 1) };
-	LLVMValueRef fn = LLVMAddFunction(mod, "__sibyl_flush",
+	LLVMValueRef fn = LLVMAddFunction(mod, name,
 					  LLVMFunctionType(LLVMVoidTypeInContext(ctx), params, 2, 0));
 	unsigned always = LLVMGetEnumAttributeKindForName("alwaysinline", strlen("alwaysinline"));
 
@@ -104,9 +109,9 @@ LLVMValueRef ic_build_flush(LLVMModuleRef mod, LLVMBuilderRef b, size_t nslots, 
 	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(ctx, always, 0));
 	LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(ctx, fn, "");
 	if (per_item)
-		flush_row(mod, b, fn, entry, nslots);
+		flush_row(mod, b, fn, entry, nslots, offset, row_len);
 	else
-		flush_atomic(ctx, b, fn, entry, nslots);
+		flush_atomic(ctx, b, fn, entry, nslots, offset);
 	LLVMBuildRetVoid(b);
 	return fn;
 }

@@ -120,10 +120,12 @@ int ic_rewrite(struct ic_module *m, LLVMValueRef *fns, int nf, const struct ic_l
  * declaration. */
 LLVMValueRef ic_add_param(LLVMModuleRef mod, LLVMValueRef f, LLVMTypeRef extra, bool kernel);
 
-/* Build __sibyl_flush(ulong *ctr, __global ulong *buf), which moves a
- * work-item's `nslots` counters into the buffer: atomically added, or
- * (`per_item`) stored into the work-item's own row. */
-LLVMValueRef ic_build_flush(LLVMModuleRef mod, LLVMBuilderRef b, size_t nslots, bool per_item);
+/* Build the function `name`(ulong *ctr, __global ulong *buf) that moves
+ * a work-item's `nslots` counters ctr[0..nslots) to buf[offset..]:
+ * atomically added, or (`per_item`) stored into the work-item's own row
+ * of `row_len` counters. */
+LLVMValueRef ic_build_flush(LLVMModuleRef mod, LLVMBuilderRef b, const char *name, size_t nslots,
+			    size_t offset, size_t row_len, bool per_item);
 
 /* Turn per-slot sums into a listing (zero counts dropped, Oclgrind's
  * order). */

@@ -1,19 +1,21 @@
 /*
  * The counting code put into the IR:
+ *  - every function counts the entries of its own blocks in a private
+ *    array of its own, one add per block (instrument_counters.c), zeroed
+ *    on entry: nothing else sees it, so the device compiler keeps it in
+ *    registers unless a barrier forces it to memory;
  *  - the kernel gets a trailing `__global ulong *` argument (the
- *    counters buffer) and an alloca'd array of per-work-item counters,
- *    zeroed on entry;
- *  - every function the kernel reaches gets a trailing private `ulong *`
- *    through which it counts into its caller's array, so a helper called
- *    from several places (or kernels) needs no copy per caller and its
- *    loads and stores keep their real address spaces;
- *  - every block counts its entries, one private add in the counter of
- *    its chain (instrument_counters.c), which the device compiler keeps
- *    in a register once it inlines the helpers unless a barrier forces
- *    it to memory;
- *  - before each `ret` of the kernel, one flush (instrument_flush.c)
- *    moves the counters to the buffer: one atomic per non-zero counter
- *    and work-item, never one per block.
+ *    counters buffer) and a second private array for the functions it
+ *    reaches; each of those gets a trailing private `ulong *` to it, adds
+ *    its own counters there before each `ret`, and passes it on to the
+ *    functions it calls.  A helper is thus counted wherever it is called
+ *    from, keeps its loads' and stores' real address spaces, and keeps
+ *    its inlining attributes: forcing every helper inline (the first
+ *    design, so that one array could stay in registers) made PoCL build
+ *    Rodinia's dwt2d 14 times slower than the plain kernel;
+ *  - before each `ret` of the kernel, the flushes (instrument_flush.c)
+ *    move both arrays to the buffer: one atomic per non-zero counter and
+ *    work-item, never one per block.
  */
 #include "ocl/instrument/instrument_internal.h"
 
@@ -30,9 +32,12 @@ struct rewrite {
 	LLVMBuilderRef b;
 	LLVMTypeRef i64;
 	LLVMValueRef *old, *new;	/* old function i -> new function i */
-	LLVMValueRef *ctr;		/* the counters pointer inside new function i */
+	LLVMValueRef *own;		/* new function i's own counters (i64 *) */
+	LLVMValueRef *sink;		/* where it adds them: the helpers' array */
+	size_t *base, *count;		/* its counters: [base, base + count) */
 	int nf;
 	bool per_item;
+	size_t ncounters;
 };
 
 static LLVMValueRef slot_ptr(struct rewrite *r, LLVMValueRef base, size_t slot)
@@ -114,37 +119,82 @@ static void redirect_calls(struct rewrite *r, int f)
 				continue;
 			int callee = index_of(r, LLVMGetCalledValue(i));
 			if (callee >= 0)
-				redirect_call(r, i, callee, r->ctr[f]);
+				redirect_call(r, i, callee, r->sink[f]);
 		}
 }
 
-/* The kernel's counters: an array zeroed on entry. */
-static void setup_kernel(struct rewrite *r, size_t nslots)
+/* An array of n counters zeroed at f's entry; its first element. */
+static LLVMValueRef zeroed_array(struct rewrite *r, LLVMValueRef f, size_t n, const char *name)
 {
-	LLVMTypeRef arrty = LLVMArrayType(r->i64, (unsigned)(nslots ? nslots : 1));
+	LLVMTypeRef arrty = LLVMArrayType(r->i64, (unsigned)(n ? n : 1));
 	LLVMValueRef zero = LLVMConstInt(r->i64, 0, 0), idx[2] = { zero, zero };
 
-	LLVMPositionBuilderBefore(r->b, LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(r->new[0])));
-	LLVMValueRef arr = LLVMBuildAlloca(r->b, arrty, "__sibyl_ctr");
+	LLVMPositionBuilderBefore(r->b, LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(f)));
+	LLVMValueRef arr = LLVMBuildAlloca(r->b, arrty, name);
 	LLVMBuildStore(r->b, LLVMConstNull(arrty), arr);
-	r->ctr[0] = LLVMBuildInBoundsGEP2(r->b, arrty, arr, idx, 2, "");
+	return LLVMBuildInBoundsGEP2(r->b, arrty, arr, idx, 2, "");
 }
 
-/* Flush right before each ret, after the ret's block has counted. */
-static void flush_at_returns(struct rewrite *r, size_t nslots)
+/* Each function's own counters; the kernel's array for the helpers
+ * (indexed from the first helper counter, base[1] and up). */
+static void setup_arrays(struct rewrite *r)
 {
-	LLVMValueRef k = r->new[0];
-	LLVMValueRef flush = ic_build_flush(r->mod, r->b, nslots, r->per_item);
+	size_t helpers = r->ncounters - r->count[0];
 
-	for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(k); b; b = LLVMGetNextBasicBlock(b)) {
-		LLVMValueRef term = LLVMGetBasicBlockTerminator(b);
-		if (!term || LLVMGetInstructionOpcode(term) != LLVMRet)
-			continue;
-		LLVMValueRef args[2] = { r->ctr[0], LLVMGetParam(k, LLVMCountParams(k) - 1) };
-		LLVMPositionBuilderBefore(r->b, term);
-		LLVMValueRef c = LLVMBuildCall2(r->b, LLVMGlobalGetValueType(flush), flush, args, 2, "");
-		LLVMSetInstructionCallConv(c, LLVMSPIRFUNCCallConv);
+	for (int f = 0; f < r->nf; f++)
+		r->own[f] = zeroed_array(r, r->new[f], r->count[f], "__sibyl_own");
+	r->sink[0] = helpers ? zeroed_array(r, r->new[0], helpers, "__sibyl_helpers") : NULL;
+	for (int f = 1; f < r->nf; f++)
+		r->sink[f] = LLVMGetParam(r->new[f], LLVMCountParams(r->new[f]) - 1);
+}
+
+/* Before each ret of helper f: its own counters into the helpers' array. */
+static void add_to_sink(struct rewrite *r, int f, LLVMValueRef ret)
+{
+	LLVMPositionBuilderBefore(r->b, ret);
+	for (size_t j = 0; j < r->count[f]; j++) {
+		LLVMValueRef v = LLVMBuildLoad2(r->b, r->i64, slot_ptr(r, r->own[f], j), "");
+		LLVMValueRef to = slot_ptr(r, r->sink[f], r->base[f] - r->count[0] + j);
+		LLVMValueRef was = LLVMBuildLoad2(r->b, r->i64, to, "");
+		LLVMBuildStore(r->b, LLVMBuildAdd(r->b, was, v, ""), to);
 	}
+}
+
+/* At each ret: a helper hands its counters on, the kernel flushes both
+ * arrays to the buffer, after the ret's block has counted. */
+static void at_returns(struct rewrite *r)
+{
+	LLVMValueRef buf = LLVMGetParam(r->new[0], LLVMCountParams(r->new[0]) - 1);
+	LLVMValueRef own = ic_build_flush(r->mod, r->b, "__sibyl_flush", r->count[0], 0,
+					  r->ncounters, r->per_item);
+	LLVMValueRef helpers = !r->sink[0] ? NULL :
+		ic_build_flush(r->mod, r->b, "__sibyl_flush_helpers", r->ncounters - r->count[0],
+			       r->count[0], r->ncounters, r->per_item);
+
+	for (int f = 0; f < r->nf; f++)
+		for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(r->new[f]); b;
+		     b = LLVMGetNextBasicBlock(b)) {
+			LLVMValueRef term = LLVMGetBasicBlockTerminator(b);
+
+			if (!term || LLVMGetInstructionOpcode(term) != LLVMRet)
+				continue;
+			if (f) {
+				add_to_sink(r, f, term);
+				continue;
+			}
+			LLVMValueRef args[2] = { r->own[0], buf };
+
+			LLVMPositionBuilderBefore(r->b, term);
+			LLVMSetInstructionCallConv(LLVMBuildCall2(r->b, LLVMGlobalGetValueType(own),
+								  own, args, 2, ""),
+						   LLVMSPIRFUNCCallConv);
+			if (!helpers)
+				continue;
+			args[0] = r->sink[0];
+			LLVMSetInstructionCallConv(LLVMBuildCall2(r->b, LLVMGlobalGetValueType(helpers),
+								  helpers, args, 2, ""),
+						   LLVMSPIRFUNCCallConv);
+		}
 }
 
 static bool kept(const struct rewrite *r, LLVMValueRef f)
@@ -152,7 +202,7 @@ static bool kept(const struct rewrite *r, LLVMValueRef f)
 	for (int i = 0; i < r->nf; i++)
 		if (r->new[i] == f)
 			return true;
-	return !strcmp(LLVMGetValueName(f), "__sibyl_flush");
+	return !strncmp(LLVMGetValueName(f), "__sibyl_flush", strlen("__sibyl_flush"));
 }
 
 /* Drop a body without leaving dangling uses: first cut every use of its
@@ -184,48 +234,86 @@ static void remove_others(struct rewrite *r)
 	}
 }
 
+/* Each new function's range of counters (contiguous: counters are
+ * numbered block by block, function by function, and chains never leave
+ * a function); fnof[i], the function of block i. */
+static void counter_ranges(struct rewrite *r, const struct ic_blocks *blocks, int *fnof)
+{
+	for (int f = 0; f < r->nf; f++)
+		r->base[f] = SIZE_MAX, r->count[f] = 0;
+	for (size_t i = 0; i < blocks->n; i++) {
+		LLVMValueRef fn = LLVMGetBasicBlockParent(blocks->block[i]);
+		int f = 0;
+
+		while (f < r->nf && r->new[f] != fn)
+			f++;
+		fnof[i] = f;
+		if (f == r->nf)
+			continue;
+		size_t c = blocks->counter[i];
+
+		if (r->base[f] == SIZE_MAX || c < r->base[f]) {
+			r->count[f] += r->base[f] == SIZE_MAX ? 1 : r->base[f] - c;
+			r->base[f] = c;
+		} else if (c >= r->base[f] + r->count[f]) {
+			r->count[f] = c - r->base[f] + 1;
+		}
+	}
+	for (int f = 0; f < r->nf; f++)
+		if (r->base[f] == SIZE_MAX)
+			r->base[f] = 0;
+}
+
+static void rewrite_free(struct rewrite *r)
+{
+	LLVMDisposeBuilder(r->b);
+	free(r->new);
+	free(r->own);
+	free(r->sink);
+	free(r->base);
+	free(r->count);
+}
+
 int ic_rewrite(struct ic_module *m, LLVMValueRef *fns, int nf, const struct ic_layout *layout,
 	       const struct ic_blocks *blocks)
 {
-	struct rewrite r = { m->mod, LLVMGetModuleContext(m->mod), NULL, NULL, fns, NULL, NULL, nf,
-			     layout->per_item };
-	LLVMValueRef *before;
+	struct rewrite r = { .mod = m->mod, .ctx = LLVMGetModuleContext(m->mod), .old = fns,
+			     .nf = nf, .per_item = layout->per_item,
+			     .ncounters = layout->ncounters };
 
 	if (LLVMGetNamedMetadataNumOperands(m->mod, "opencl.kernels"))
 		return sibyl_seterr(m->err, m->errlen, "instrument: SPIR with !opencl.kernels "
 				    "metadata is not supported");
-	before = sibyl_xcalloc(blocks->n + 1, sizeof(*before));
+	LLVMValueRef *before = sibyl_xcalloc(blocks->n + 1, sizeof(*before));
+	int *fnof = sibyl_xcalloc(blocks->n + 1, sizeof(*fnof));
+
 	r.new = sibyl_xcalloc((size_t)nf, sizeof(*r.new));
-	r.ctr = sibyl_xcalloc((size_t)nf, sizeof(*r.ctr));
+	r.own = sibyl_xcalloc((size_t)nf, sizeof(*r.own));
+	r.sink = sibyl_xcalloc((size_t)nf, sizeof(*r.sink));
+	r.base = sibyl_xcalloc((size_t)nf, sizeof(*r.base));
+	r.count = sibyl_xcalloc((size_t)nf, sizeof(*r.count));
 	r.i64 = LLVMInt64TypeInContext(r.ctx);
 	r.b = LLVMCreateBuilderInContext(r.ctx);
-	/* where each block's increments go, fixed before any code is added */
+	/* where each block's increment goes, fixed before any code is added */
 	for (size_t i = 0; i < blocks->n; i++)
 		before[i] = first_non_phi(blocks->block[i]);
-	for (int f = 0; f < nf; f++) {
-		LLVMTypeRef t = LLVMPointerType(r.i64, f == 0 ? 1 : 0);
-		r.new[f] = ic_add_param(m->mod, fns[f], t, f == 0);
-		r.ctr[f] = LLVMGetParam(r.new[f], LLVMCountParams(r.new[f]) - 1);
-	}
-	setup_kernel(&r, layout->ncounters);
-	for (size_t i = 0; i < blocks->n; i++) {
-		LLVMValueRef fn = LLVMGetBasicBlockParent(blocks->block[i]);
-		int f = 0;
-		while (f < nf && r.new[f] != fn)
-			f++;
-		if (f < nf && before[i] && blocks->head[i])
-			count_entry(&r, r.ctr[f], before[i], blocks->counter[i]);
-	}
+	for (int f = 0; f < nf; f++)
+		r.new[f] = ic_add_param(m->mod, fns[f], LLVMPointerType(r.i64, f == 0 ? 1 : 0), f == 0);
+	counter_ranges(&r, blocks, fnof);
+	setup_arrays(&r);
+	for (size_t i = 0; i < blocks->n; i++)
+		if (fnof[i] < nf && before[i] && blocks->head[i])
+			count_entry(&r, r.own[fnof[i]], before[i],
+				    blocks->counter[i] - r.base[fnof[i]]);
 	/* calls are replaced last: a block may start with one, and its
-	 * increments go in front of it */
+	 * increment goes in front of it */
 	for (int f = 0; f < nf; f++)
 		redirect_calls(&r, f);
-	flush_at_returns(&r, layout->ncounters);
+	at_returns(&r);
 	remove_others(&r);
 	m->kernel = r.new[0];
-	LLVMDisposeBuilder(r.b);
+	rewrite_free(&r);
 	free(before);
-	free(r.new);
-	free(r.ctr);
+	free(fnof);
 	return 0;
 }

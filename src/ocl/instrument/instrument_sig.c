@@ -91,23 +91,6 @@ static void copy_attributes(LLVMValueRef from, LLVMValueRef to, unsigned nparams
 	}
 }
 
-/* A helper now takes the caller's counters by pointer; unless it is
- * inlined, that pointer makes the kernel's counters escape to memory and
- * every block's adds become loads and stores (3-15x slower on PoCL with
- * a helper in a loop). OpenCL C has no recursion, so always inlining is
- * possible; clang's -O0 `noinline`/`optnone` only concern the IR we
- * count, which is already analysed. */
-static void inline_always(LLVMContextRef ctx, LLVMValueRef f)
-{
-	static const char *const drop[] = { "noinline", "optnone" };
-
-	for (size_t i = 0; i < sizeof(drop) / sizeof(*drop); i++)
-		LLVMRemoveEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex,
-					       LLVMGetEnumAttributeKindForName(drop[i], strlen(drop[i])));
-	unsigned always = LLVMGetEnumAttributeKindForName("alwaysinline", strlen("alwaysinline"));
-	LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(ctx, always, 0));
-}
-
 LLVMValueRef ic_add_param(LLVMModuleRef mod, LLVMValueRef f, LLVMTypeRef extra, bool kernel)
 {
 	LLVMContextRef ctx = LLVMGetModuleContext(mod);
@@ -128,8 +111,6 @@ LLVMValueRef ic_add_param(LLVMModuleRef mod, LLVMValueRef f, LLVMTypeRef extra, 
 	LLVMSetVisibility(nf, LLVMGetVisibility(f));
 	copy_attributes(f, nf, n);
 	copy_metadata(ctx, f, nf, kernel);
-	if (!kernel)
-		inline_always(ctx, nf);
 	for (unsigned i = 0; i < n; i++) {
 		LLVMValueRef p = LLVMGetParam(f, i), np = LLVMGetParam(nf, i);
 		const char *pname = LLVMGetValueName2(p, &len);
