@@ -34,9 +34,11 @@ struct sibyl_rt_thread {
 	struct sibyl_call_record *cur;		/* next free slot */
 	struct sibyl_call_record *limit;	/* end of the mapped window */
 	volatile uint64_t *committed;		/* in the file header */
-	uint32_t depth;		/* wrapped calls in progress (nesting) */
+	/* in_runtime and emitting are adjacent and 8-byte aligned: a
+	 * wrapper tests both with one load (sibyl_rt_busy). */
 	uint32_t in_runtime;	/* nonzero: runtime code is running, do not trace */
 	uint32_t emitting;	/* nonzero: a record is being reserved/stored */
+	uint32_t depth;		/* wrapped calls in progress (nesting) */
 	/* Runtime-private from here on. */
 	void *window;		/* current data mapping */
 	uint64_t window_bytes;
@@ -52,9 +54,20 @@ struct sibyl_rt_thread {
 extern __thread struct sibyl_rt_thread sibyl_rt_self_state
 	__attribute__((tls_model("initial-exec")));
 
+_Static_assert(__builtin_offsetof(struct sibyl_rt_thread, emitting) ==
+	       __builtin_offsetof(struct sibyl_rt_thread, in_runtime) + 4 &&
+	       __builtin_offsetof(struct sibyl_rt_thread, in_runtime) % 8 == 0,
+	       "in_runtime and emitting form one aligned 8-byte word");
+
+/* The address is made opaque to the compiler, so that a wrapper reaches
+ * every field through one register instead of %fs plus an offset for
+ * some and a computed address for others (fewer registers to save). */
 static inline struct sibyl_rt_thread *sibyl_rt_self(void)
 {
-	return &sibyl_rt_self_state;
+	struct sibyl_rt_thread *t = &sibyl_rt_self_state;
+
+	__asm__("" : "+r"(t));
+	return t;
 }
 
 static inline uint64_t sibyl_rt_clock(void)
@@ -218,6 +231,18 @@ static inline void sibyl_rt_bypass(struct sibyl_rt_thread *t)
 		sibyl_rt_lost(t);
 }
 
+/* Nonzero when this thread must not record now: runtime code is running
+ * (in_runtime), or a record is being stored (emitting) and this call
+ * comes from a signal handler that interrupted it.  Both in one load. */
+static inline uint64_t sibyl_rt_busy(const struct sibyl_rt_thread *t)
+{
+	uint64_t both;
+
+	__builtin_memcpy(&both, (const char *)t + __builtin_offsetof(struct sibyl_rt_thread,
+								      in_runtime), sizeof(both));
+	return both;
+}
+
 static inline int sibyl_rt_begin(struct sibyl_rt_thread *t)
 {
 	if (__builtin_expect(t->emitting, 0)) {
@@ -233,7 +258,12 @@ static inline int sibyl_rt_begin(struct sibyl_rt_thread *t)
  * trust `committed` records, so it is bumped after the record's stores. */
 static inline void sibyl_rt_commit(struct sibyl_rt_thread *t)
 {
-	__atomic_store_n(t->committed, *t->committed + 1, __ATOMIC_RELEASE);
+	/* One add to memory instead of load, add, store.  Only this thread
+	 * writes the counter; x86 keeps stores in order (TSO), so the new
+	 * count is seen after the record's stores, as a release store would
+	 * be, and the "memory" clobber keeps the compiler from moving those
+	 * stores past it.  (This header is x86-only: it reads the TSC.) */
+	__asm__ __volatile__("addq $1, %0" : "+m"(*t->committed) : : "memory");
 }
 
 static inline void sibyl_rt_end(struct sibyl_rt_thread *t)
@@ -242,9 +272,32 @@ static inline void sibyl_rt_end(struct sibyl_rt_thread *t)
 	t->emitting = 0;
 }
 
-/* A call record: `method` (enum sibyl_ws_method) measured in/out/inout,
- * 0 when they come from a manual expression or nothing; `depth` counts
- * the wrapped calls around it; `flags` are SIBYL_CALL_*. */
+/* Fill a reserved slot with a call record and commit it.  `method`
+ * (enum sibyl_ws_method) measured in/out/inout, 0 when they come from a
+ * manual expression or nothing; `depth` counts the wrapped calls around
+ * it; `flags` are SIBYL_CALL_*. */
+static inline __attribute__((always_inline)) void
+sibyl_rt_store_call(struct sibyl_rt_thread *t, struct sibyl_call_record *r, uint32_t func,
+		    uint64_t start, uint64_t end, uint64_t in_bytes, uint64_t out_bytes,
+		    uint64_t inout_bytes, unsigned method, double work, uint32_t depth,
+		    unsigned flags)
+{
+	r->depth = (uint16_t)depth;
+	r->func = func;
+	r->start_tsc = start;
+	r->end_tsc = end;
+	r->in_bytes = in_bytes;
+	r->out_bytes = out_bytes;
+	r->work = work;
+	/* Stored even when 0: ring slots are reused. */
+	r->inout_bytes = inout_bytes;
+	r->size_method = (uint8_t)method;
+	r->flags = (uint8_t)flags;
+	/* kind last: a record with kind 0 was torn by a crash. */
+	__atomic_store_n(&r->kind, SIBYL_REC_CALL, __ATOMIC_RELEASE);
+	sibyl_rt_commit(t);
+}
+
 static inline void sibyl_rt_emit_record(struct sibyl_rt_thread *t, uint32_t func,
 					uint64_t start, uint64_t end,
 					uint64_t in_bytes, uint64_t out_bytes,
@@ -255,22 +308,54 @@ static inline void sibyl_rt_emit_record(struct sibyl_rt_thread *t, uint32_t func
 		return;
 	struct sibyl_call_record *r = sibyl_rt_reserve(t);
 
+	if (r)
+		sibyl_rt_store_call(t, r, func, start, end, in_bytes, out_bytes, inout_bytes,
+				    method, work, depth, flags);
+	sibyl_rt_end(t);
+}
+
+/*
+ * The record of a wrapped call that returned, at the thread's depth, from
+ * a wrapper that found sibyl_rt_busy() zero when the call began: emitting
+ * is then zero here too (a signal handler's recordings in between leave
+ * it as they found it), so it is set without being tested, and the slot
+ * comes straight from the buffer unless the buffer is full.
+ */
+static __attribute__((noinline, cold, unused)) void
+sibyl_rt_emit_refilled(struct sibyl_rt_thread *t, uint32_t func, uint64_t start, uint64_t end,
+		       uint64_t in_bytes, uint64_t out_bytes, uint64_t inout_bytes,
+		       unsigned method, double work, uint32_t depth)
+{
+	struct sibyl_call_record *r = sibyl_rt_refill(t);
+
 	if (r) {
-		r->depth = (uint16_t)depth;
-		r->func = func;
-		r->start_tsc = start;
-		r->end_tsc = end;
-		r->in_bytes = in_bytes;
-		r->out_bytes = out_bytes;
-		r->work = work;
-		/* Stored even when 0: ring slots are reused. */
-		r->inout_bytes = inout_bytes;
-		r->size_method = (uint8_t)method;
-		r->flags = (uint8_t)flags;
-		/* kind last: a record with kind 0 was torn by a crash. */
-		__atomic_store_n(&r->kind, SIBYL_REC_CALL, __ATOMIC_RELEASE);
-		sibyl_rt_commit(t);
+		t->cur = r + 1;
+		sibyl_rt_store_call(t, r, func, start, end, in_bytes, out_bytes, inout_bytes,
+				    method, work, depth, 0);
 	}
+	sibyl_rt_end(t);
+}
+
+/* The slow half (a full buffer) is out of line: values it needs are not
+ * kept alive across a call on the fast path. */
+static inline __attribute__((always_inline)) void
+sibyl_rt_emit_returned(struct sibyl_rt_thread *t, uint32_t func, uint64_t start, uint64_t end,
+		       uint64_t in_bytes, uint64_t out_bytes, uint64_t inout_bytes,
+		       unsigned method, double work, uint32_t depth)
+{
+	struct sibyl_call_record *r;
+
+	t->emitting = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	r = t->cur;
+	if (__builtin_expect(r == t->limit, 0)) {
+		sibyl_rt_emit_refilled(t, func, start, end, in_bytes, out_bytes, inout_bytes,
+				       method, work, depth);
+		return;
+	}
+	t->cur = r + 1;
+	sibyl_rt_store_call(t, r, func, start, end, in_bytes, out_bytes, inout_bytes, method,
+			    work, depth, 0);
 	sibyl_rt_end(t);
 }
 
@@ -358,8 +443,13 @@ static inline void sibyl_rt_started(struct sibyl_rt_thread *t, uint32_t d, uint6
 /* The call at depth d returned. */
 static inline void sibyl_rt_leave(struct sibyl_rt_thread *t, uint32_t d)
 {
-	if (__builtin_expect(t->depth != d + 1, 0))
-		sibyl_rt_abandon_from(t, d + 1);
+	uint32_t inner = d + 1;
+
+	/* Recomputed here rather than kept from sibyl_rt_enter in a register
+	 * that would have to survive the call. */
+	__asm__("" : "+r"(inner));
+	if (__builtin_expect(t->depth != inner, 0))
+		sibyl_rt_abandon_from(t, inner);
 	t->depth = d;
 }
 

@@ -75,9 +75,11 @@ static int __attribute__((noinline)) wrapper(int x)
 	struct sibyl_rt_thread *t = &self;
 	int result;
 
+	__asm__("" : "+r"(t));	/* as sibyl_rt_self() hands it out */
+
 	if (__builtin_expect(!real, 0))
 		real = resolved;
-	if (__builtin_expect(t->in_runtime, 0))
+	if (__builtin_expect(sibyl_rt_busy(t) != 0, 0))
 		return real(x);
 	uint32_t d = sibyl_rt_enter(t, 1, sibyl_rt_sp(), (uintptr_t)__builtin_dwarf_cfa());
 	uint64_t t0 = sibyl_rt_clock();
@@ -87,7 +89,7 @@ static int __attribute__((noinline)) wrapper(int x)
 	uint64_t t1 = sibyl_rt_clock();
 
 	sibyl_rt_leave(t, d);
-	sibyl_rt_emit_call(t, 1, t0, t1, 0, 0, 0);
+	sibyl_rt_emit_returned(t, 1, t0, t1, 0, 0, 0, 0, 0, d);
 	return result;
 }
 

@@ -35,10 +35,11 @@ static void function(struct wg_inst *inst, const struct wg_unit *u, const struct
 			  "\tuint64_t sibyl_inout_size = 0;\n"
 			  "\tunsigned sibyl_size_method = 0;\n"
 			  "\tdouble work = 0;\n");
-	/* The runtime's own calls (e.g. a library it uses) are not traced:
+	/* The runtime's own calls (e.g. a library it uses), and a signal
+	 * handler's calls while a record is being stored, are not traced:
 	 * call straight through, skipping every other generator's code. */
 	sibyl_strbuf_printf(&out[WG_PREFIX],
-			    "\tif (__builtin_expect(sibyl_t->in_runtime, 0)) {\n"
+			    "\tif (__builtin_expect(sibyl_rt_busy(sibyl_t) != 0, 0)) {\n"
 			    "\t\tsibyl_rt_bypass(sibyl_t);\n"
 			    "\t\t%s", wg_assign(fn));
 	wg_call_expr(fn, &out[WG_PREFIX]);
@@ -51,8 +52,9 @@ static void function(struct wg_inst *inst, const struct wg_unit *u, const struct
 	/* The record's depth counts the wrapped calls outside this one. */
 	sibyl_strbuf_printf(&out[WG_POSTFIX],
 			    "\tsibyl_rt_leave(sibyl_t, sibyl_d);\n"
-			    "\tsibyl_rt_emit_call_sized(sibyl_t, %s, sibyl_t0, sibyl_t1,"
-			    " input_size, output_size, sibyl_inout_size, sibyl_size_method, work);\n",
+			    "\tsibyl_rt_emit_returned(sibyl_t, %s, sibyl_t0, sibyl_t1,"
+			    " input_size, output_size, sibyl_inout_size, sibyl_size_method, work,"
+			    " sibyl_d);\n",
 			    fn->fid);
 }
 
