@@ -165,7 +165,7 @@ static uint64_t wait_for_room(struct sibyl_rt_thread *t, struct sibyl_ring_heade
 
 		if (used > cap || drainer_gone(h, false))
 			return 0;	/* nonsense from the drainer, or no drainer */
-		if (used >= cap / 2)
+		if (used >= cap / 4)
 			ring_doorbell();
 		if (used < cap) {
 			t->stalled = 0;

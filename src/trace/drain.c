@@ -42,6 +42,9 @@
 
 #define WAKE_INTERVAL_NS 2000000	/* drain at least every 2 ms */
 #define LIVENESS_PASSES 50		/* look for vanished images every ~100 ms */
+/* Records copied before the ring's tail is advanced: a producer waiting
+ * for room resumes after one chunk, not after the whole backlog. */
+#define DRAIN_CHUNK 4096
 
 struct ring {
 	char *path;			/* .ring */
@@ -366,13 +369,15 @@ static int drain_ring(struct ring *r)
 
 		if (n > cap - slot)
 			n = cap - slot;
+		if (n > DRAIN_CHUNK)
+			n = DRAIN_CHUNK;
 		if (write_all(r->events_fd, data + slot * SIBYL_RECORD_SIZE, n * SIBYL_RECORD_SIZE,
 			      (off_t)(sizeof(h->events) + tail * SIBYL_RECORD_SIZE)) != 0)
 			return ring_error("trace: cannot write the records of %s", r->path);
 		tail += n;
+		r->tail = tail;
+		__atomic_store_n(&h->tail, tail, __ATOMIC_RELEASE);
 	}
-	r->tail = tail;
-	__atomic_store_n(&h->tail, tail, __ATOMIC_RELEASE);
 	if (tail != r->header_written || closed || r->done || tail == 0) {
 		struct sibyl_events_header copy = h->events;
 
