@@ -188,6 +188,10 @@ struct sibyl_worksize_record {
 #define SIBYL_RING_MAGIC "SIBYLRNG"
 #define SIBYL_DRAIN_FILE "drain.ctl"
 #define SIBYL_RING_DATA_OFFSET 4096
+/* A ring file with its pages already provided, kept ready in ring_dir by
+ * the drainer: a thread's first call renames it to its own ring's name
+ * instead of creating one (the name does not end in ".ring"). */
+#define SIBYL_RING_SPARE "spare"
 
 /* drain.ctl, written by the drainer before the program starts (512 bytes). */
 struct sibyl_drain_control {

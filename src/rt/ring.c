@@ -25,6 +25,7 @@
 #include <linux/futex.h>
 #include <stdbool.h>
 #include <signal.h>
+#include <stdio.h>	/* renameat2 */
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -90,6 +91,27 @@ static int provide_header(int fd, void *p, uint64_t len)
 	return errno == EINVAL && fallocate(fd, 0, 0, (off_t)len) == 0 ? 0 : -1;
 }
 
+/*
+ * Take the spare ring `sibyl trace` keeps ready (SIBYL_RING_SPARE: its
+ * pages are provided, so this thread's first lap costs page-table entries
+ * only), else create the ring.  Neither may replace an earlier thread's
+ * ring with the same tid: RENAME_NOREPLACE, O_EXCL.
+ */
+static int ring_file(const char *path)
+{
+	char spare[PATH_MAX];
+	size_t n = rt_strlcpy(spare, rt_proc.drain->ring_dir, sizeof(spare));
+
+	rt_append(spare, rt_append(spare, n, sizeof(spare), "/"), sizeof(spare), SIBYL_RING_SPARE);
+	if (renameat2(AT_FDCWD, spare, AT_FDCWD, path, RENAME_NOREPLACE) == 0) {
+		int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+
+		if (fd >= 0)
+			return fd;
+	}
+	return open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, rt_proc.file_mode);
+}
+
 int rt_ring_open(struct sibyl_rt_thread *t)
 {
 	char path[PATH_MAX];
@@ -97,8 +119,7 @@ int rt_ring_open(struct sibyl_rt_thread *t)
 	uint64_t len = SIBYL_RING_DATA_OFFSET + rt_proc.drain->ring_bytes;
 
 	rt_thread_path(path, sizeof(path), rt_proc.drain->ring_dir, tid, ".ring");
-	/* O_EXCL: a reused tid must not overwrite an earlier thread's ring. */
-	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, rt_proc.file_mode);
+	int fd = ring_file(path);
 
 	if (fd < 0)
 		return -1;

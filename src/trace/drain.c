@@ -13,6 +13,7 @@
  * of that ring with an error, never a read out of bounds.
  */
 #include "trace/drain.h"
+#include "trace/ring_spare.h"
 #include "core/alloc.h"
 #include "core/fs.h"
 #include "core/log.h"
@@ -124,6 +125,17 @@ static void free_drain(struct sibyl_drain *d)
 	free(d);
 }
 
+/* Bigger rings get no spare: it would hold that much of /dev/shm for the
+ * whole run, and providing it would delay the command's start. */
+#define SPARE_MAX_BYTES ((uint64_t)16 << 20)
+
+static void keep_spare(struct sibyl_drain *d)
+{
+	if (d->ctl->ring_bytes <= SPARE_MAX_BYTES)
+		sibyl_ring_spare_keep(d->ring_dir, SIBYL_RING_DATA_OFFSET + d->ctl->ring_bytes,
+				      d->file_mode);
+}
+
 struct sibyl_drain *sibyl_drain_create(const char *dir, uint64_t ring_bytes, char *err,
 				       size_t errlen)
 {
@@ -138,7 +150,9 @@ struct sibyl_drain *sibyl_drain_create(const char *dir, uint64_t ring_bytes, cha
 	choose_ring_dir(d);
 	d->ctl_path = sibyl_path_join(dir, SIBYL_DRAIN_FILE);
 	d->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (d->inotify_fd >= 0 && inotify_add_watch(d->inotify_fd, d->ring_dir, IN_CREATE) < 0) {
+	/* IN_MOVED_TO: a thread that takes the spare renames it. */
+	if (d->inotify_fd >= 0 &&
+	    inotify_add_watch(d->inotify_fd, d->ring_dir, IN_CREATE | IN_MOVED_TO) < 0) {
 		close(d->inotify_fd);
 		d->inotify_fd = -1;
 	}
@@ -161,6 +175,8 @@ struct sibyl_drain *sibyl_drain_create(const char *dir, uint64_t ring_bytes, cha
 		sibyl_seterr_errno(err, errlen, "cannot map %s", d->ctl_path);
 		goto fail;
 	}
+	/* Before the command starts: its first thread takes it. */
+	keep_spare(d);
 	return d;
 fail:
 	if (fd >= 0)
@@ -422,14 +438,18 @@ static bool image_gone(struct sibyl_drain *d, const struct ring *r)
 	return exec_d;
 }
 
-static void drain_all(struct sibyl_drain *d, bool check_liveness)
+/* Returns the number of records copied. */
+static uint64_t drain_all(struct sibyl_drain *d, bool check_liveness)
 {
+	uint64_t copied = 0;
+
 	for (size_t i = 0; i < d->nrings; i++) {
 		struct ring *r = &d->rings[i];
 
 		if (!r->h)
 			continue;
 		bool gone = check_liveness && !r->done && !r->closed && image_gone(d, r);
+		uint64_t before = r->tail;
 
 		if (drain_ring(r) != 0) {
 			/* Stop the producer from waiting for us, keep its mapping valid. */
@@ -438,9 +458,11 @@ static void drain_all(struct sibyl_drain *d, bool check_liveness)
 			retire_ring(r, false);
 			continue;
 		}
+		copied += r->tail - before;
 		if (r->done || gone)
 			retire_ring(r, r->closed || gone);
 	}
+	return copied;
 }
 
 static void *drain_thread(void *arg)
@@ -452,7 +474,10 @@ static void *drain_thread(void *arg)
 		uint32_t seen = __atomic_load_n(&d->ctl->doorbell, __ATOMIC_ACQUIRE);
 
 		scan_new(d);
-		drain_all(d, pass % LIVENESS_PASSES == 0);
+		/* A thread took the spare: make the next one when no ring needs
+		 * us (providing 4 MiB takes ~3 ms, time a busy ring may lack). */
+		if (!drain_all(d, pass % LIVENESS_PASSES == 0))
+			keep_spare(d);
 		syscall(SYS_futex, &d->ctl->doorbell, FUTEX_WAIT, seen, &wake, NULL, 0);
 	}
 	return NULL;
@@ -484,6 +509,7 @@ int sibyl_drain_finish(struct sibyl_drain *d)
 		syscall(SYS_futex, &d->ctl->doorbell, FUTEX_WAKE, 1, NULL, NULL, 0);
 		pthread_join(d->thread, NULL);
 	}
+	sibyl_ring_spare_drop(d->ring_dir);
 	/* From now on producers (descendants that outlive the command) drop
 	 * records at once instead of waiting for a drainer that is leaving. */
 	__atomic_store_n(&d->ctl->finished, 1, __ATOMIC_RELEASE);

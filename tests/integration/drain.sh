@@ -63,6 +63,22 @@ traced direct-rec 0 --no-drain -- "$LIFE" recurse 300
 expect_eq "recursion: calls, ring vs direct" \
 	"$(calls_of "$WORK/direct-rec.json" testlib_recurse)" "$(calls_of "$WORK/ring-rec.json" testlib_recurse)"
 
+# The first thread to record takes the spare ring the drainer keeps ready
+# (same inode, its pages already provided), and the drainer makes another.
+cat >"$WORK/spare.sh" <<EOF
+ring_dir=\$(dd if="$WORK/spare/drain.ctl" bs=1 skip=64 count=448 2>/dev/null | tr -d '\\0')
+stat -c %i "\$ring_dir/spare" >"$WORK/spare.before" || exit 1
+"$LIFE" recurse 1 >/dev/null || exit 1
+for _ in \$(seq 100); do [ -e "\$ring_dir/spare" ] && break; sleep 0.02; done
+stat -c %i "\$ring_dir/spare" >"$WORK/spare.after" || exit 1
+stat -c %i "\$ring_dir"/*.ring >"$WORK/spare.rings"
+EOF
+traced spare 0 -- sh "$WORK/spare.sh"
+expect_eq "spare: rings" 1 "$(wc -l <"$WORK/spare.rings")"
+expect_eq "spare: taken by the thread" "$(cat "$WORK/spare.before")" "$(cat "$WORK/spare.rings")"
+[ "$(cat "$WORK/spare.after")" != "$(cat "$WORK/spare.before")" ] || fail "spare: not replaced"
+expect_eq "spare: calls (recurse 1: two)" 2 "$(calls_of "$WORK/spare.json" testlib_recurse)"
+
 "$SIBYL" trace --ring-kb 1 -o "$WORK/bad" -- true 2>"$WORK/bad.err" && fail "--ring-kb 1 accepted"
 grep -q "ring-kb" "$WORK/bad.err" || fail "no clear error for --ring-kb 1"
 echo "ok: drain"
