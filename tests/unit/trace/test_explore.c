@@ -133,6 +133,7 @@ static void spread_self_and_rates(void **state)
 	/* B: 1000, 500, 100 ns (GSL's quantiles interpolate). */
 	assert_true(b->median_ns == 500.0);
 	assert_true(fabs(b->p90_ns - 900.0) < 1e-9);
+	assert_true(fabs(b->p99_ns - 990.0) < 1e-9);	/* 0.02 x 500 + 0.98 x 1000 */
 	assert_true(fabs(b->stddev_ns - 450.924975) < 1e-5);
 	assert_true(fabs(b->bytes_per_s - 22.0 / 1600e-9) < 1e-3);
 	assert_true(fabs(b->work_per_s - 4.0 / 1600e-9) < 1e-3);
