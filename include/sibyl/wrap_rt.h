@@ -173,6 +173,7 @@ int sibyl_regions_worksize(struct sibyl_rt_thread *t, const struct sibyl_rt_ws_a
 struct sibyl_rt_ws_full {
 	uint64_t in_bytes;
 	uint32_t n, regions, unknown;
+	uint64_t version;	/* of the tracker's sets when entry looked */
 	struct {
 		uintptr_t lo, hi;
 	} r[SIBYL_WS_FULL_RANGES];

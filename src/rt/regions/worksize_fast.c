@@ -66,13 +66,15 @@ static bool region_of(struct ws_call *c, uintptr_t p, struct region *r, bool *re
 		*readable = true;
 		return true;
 	}
-	if (!c->locked) {
-		if (!region_cache_find(p, r, &is_block))
+	/* Locked too, the cache goes first: it is synced with the sets, and
+	 * a scan of a few entries is cheaper than a walk down two treaps. */
+	if (!region_cache_find(p, r, &is_block)) {
+		if (!c->locked)
 			return c->missed = true, false;
-	} else if (region_lookup(c->s, p, r, &is_block)) {
+		if (!region_lookup(c->s, p, r, &is_block))
+			return false;
+		region_cache_sync(c->s);	/* the maps may have been re-read */
 		region_cache_add(r, is_block);
-	} else {
-		return false;
 	}
 	*readable = is_block && c->follow;
 	return true;

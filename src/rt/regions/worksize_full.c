@@ -152,12 +152,59 @@ static uint64_t bits_of(unsigned w0, unsigned w1)
 	return hi & ~((1ull << w0) - 1);
 }
 
-/* [lo, hi) within one page, 512 bytes at a time: a part seen before and
- * unchanged costs one memcmp; other parts are compared word by word. */
+/* The bit masks of words [w0, w1) (w0 < w1) in their first and last
+ * 64-word blocks, b0 and b1; the blocks between are whole. */
+struct span {
+	unsigned b0, b1;
+	uint64_t first, last;
+};
+
+static struct span span_of(unsigned w0, unsigned w1)
+{
+	struct span sp = { w0 / 64, (w1 - 1) / 64, ~0ull << (w0 % 64), ~0ull >> (63 - (w1 - 1) % 64) };
+
+	if (sp.b0 == sp.b1)
+		sp.first = sp.last = sp.first & sp.last;
+	return sp;
+}
+
+/* Words [w0, w1) of the page were all seen before. */
+static bool all_seen(const struct shadow_page *s, unsigned w0, unsigned w1)
+{
+	struct span sp = span_of(w0, w1);
+	uint64_t all = (s->seen[sp.b0] | ~sp.first) & (s->seen[sp.b1] | ~sp.last);
+
+	for (unsigned b = sp.b0 + 1; b < sp.b1; b++)
+		all &= s->seen[b];
+	return all == ~0ull;
+}
+
+/* Words [w0, w1) of the page are unchanged (entry). */
+static void clear_changed(struct shadow_page *s, unsigned w0, unsigned w1)
+{
+	struct span sp = span_of(w0, w1);
+
+	s->changed[sp.b0] &= ~sp.first;
+	s->changed[sp.b1] &= ~sp.last;
+	for (unsigned b = sp.b0 + 1; b < sp.b1; b++)
+		s->changed[b] = 0;
+}
+
+/* [lo, hi) within one page.  Seen before and unchanged, the common case,
+ * it costs one memcmp; else 512 bytes at a time, a part seen before and
+ * unchanged again one memcmp, other parts word by word. */
 static void page_part(struct pass *ps, struct shadow_page *s, uintptr_t lo, uintptr_t hi)
 {
 	uintptr_t page_base = s->page / SHADOW_LEVELS * SHADOW_PAGE;
+	unsigned w0 = (unsigned)(lo - page_base) / 8, w1 = (unsigned)(hi - page_base + 7) / 8;
 
+	if (all_seen(s, w0, w1) && !memcmp((const void *)lo, s->copy + (lo - page_base), hi - lo)) {
+		run_close(&ps->changed);
+		run_close(&ps->inout);
+		if (ps->entry)
+			clear_changed(s, w0, w1);
+		return;
+	}
 	for (uintptr_t chunk = lo & ~(uintptr_t)511; chunk < hi; chunk += 512) {
 		uintptr_t a = lo > chunk ? lo : chunk, e = hi < chunk + 512 ? hi : chunk + 512;
 		unsigned b = (unsigned)((chunk - page_base) / 512);
@@ -249,6 +296,7 @@ REGIONS_EXPORT int sibyl_regions_full_enter(struct sibyl_rt_thread *t,
 		st->r[st->n++].hi = g[i].end;
 	}
 	st->unknown += ng - st->n;	/* beyond the ranges kept: not measured */
+	st->version = region_state()->version;
 	region_unlock();
 	t->in_runtime = 0;
 	errno = saved_errno;
@@ -268,7 +316,9 @@ REGIONS_EXPORT int sibyl_regions_full_exit(struct sibyl_rt_thread *t, struct sib
 	lock_applied();
 	for (unsigned i = 0; i < st->n; i++) {
 		struct pass ps = { .entry = false, .level = t->depth - 1 };
-		uintptr_t hi = still_there(st->r[i].lo, st->r[i].hi);
+		/* No region changed since entry: the ranges are all there. */
+		uintptr_t hi = region_state()->version == st->version ? st->r[i].hi
+								 : still_there(st->r[i].lo, st->r[i].hi);
 
 		inspect(&ps, st->r[i].lo, hi);
 		out->out_bytes += ps.changed.bytes;
