@@ -121,13 +121,21 @@ static inline void log_block(enum region_op op, const void *p, uint64_t len)
 		region_log(op, (uintptr_t)p, len);
 }
 
+/* A block whose contents are whatever the allocator left there. */
+static inline void log_undefined(const void *p, uint64_t len)
+{
+	if (p)
+		region_log_left(REGION_ALLOC, (uintptr_t)p, len,
+				len / 8 < REGION_LEFT_WORDS ? (unsigned)(len / 8) : REGION_LEFT_WORDS);
+}
+
 REGIONS_EXPORT void *malloc(size_t n)
 {
 	if (!ready())
 		return boot_alloc(n);
 	void *p = next.malloc(n);
 
-	log_block(REGION_ALLOC, p, n);
+	log_undefined(p, n);
 	return p;
 }
 
@@ -207,7 +215,7 @@ REGIONS_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 	int rc = next.posix_memalign(out, align, n);
 
 	if (rc == 0)
-		log_block(REGION_ALLOC, *out, n);
+		log_undefined(*out, n);
 	return rc;
 }
 
@@ -215,7 +223,7 @@ REGIONS_EXPORT void *aligned_alloc(size_t align, size_t n)
 {
 	void *p = ready() ? next.aligned_alloc(align, n) : NULL;
 
-	log_block(REGION_ALLOC, p, n);
+	log_undefined(p, n);
 	return p;
 }
 
@@ -223,7 +231,7 @@ REGIONS_EXPORT void *memalign(size_t align, size_t n)
 {
 	void *p = ready() ? next.memalign(align, n) : NULL;
 
-	log_block(REGION_ALLOC, p, n);
+	log_undefined(p, n);
 	return p;
 }
 
@@ -231,7 +239,7 @@ REGIONS_EXPORT void *valloc(size_t n)
 {
 	void *p = ready() ? next.valloc(n) : NULL;
 
-	log_block(REGION_ALLOC, p, n);
+	log_undefined(p, n);
 	return p;
 }
 

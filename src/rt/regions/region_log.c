@@ -26,10 +26,11 @@ struct log_entry {
 	uintptr_t addr;
 	uint64_t len;
 	uint32_t op;
-	uint32_t pad;
+	uint32_t nleft;		/* words in left[] */
+	uint64_t left[REGION_LEFT_WORDS];	/* what the allocator left at addr */
 };
 
-/* 16384 slots, 512 KiB of zero pages until used. */
+/* 16384 slots, 1 MiB of zero pages until used. */
 #define LOG_SLOTS (1u << 14)
 
 static struct log_entry ring[LOG_SLOTS];
@@ -71,6 +72,11 @@ static void make_room(void)
 
 void region_log(enum region_op op, uintptr_t addr, uint64_t len)
 {
+	region_log_left(op, addr, len, 0);
+}
+
+void region_log_left(enum region_op op, uintptr_t addr, uint64_t len, unsigned words)
+{
 	uint64_t slot;
 
 	if (!claim(&slot)) {
@@ -85,6 +91,9 @@ void region_log(enum region_op op, uintptr_t addr, uint64_t len)
 	e->addr = addr;
 	e->len = len;
 	e->op = op;
+	e->nleft = words;
+	for (unsigned i = 0; i < words; i++)
+		e->left[i] = ((const uint64_t *)addr)[i];
 	__atomic_store_n(&e->seq, slot + 1, __ATOMIC_RELEASE);
 }
 
@@ -100,8 +109,10 @@ static bool apply_one(const struct log_entry *e, struct region_state *s)
 	case REGION_ALLOC:
 	case REGION_MAP:
 		changed(s);
-		if (shadow_in_use)
+		if (shadow_in_use) {
 			shadow_forget(e->addr, e->addr + e->len);
+			shadow_seed(e->addr, e->left, e->nleft);
+		}
 		return region_insert(&s->blocks, e->addr, e->addr + e->len);
 	case REGION_FREE:
 		changed(s);

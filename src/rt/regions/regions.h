@@ -62,6 +62,12 @@ enum region_op { REGION_ALLOC = 1, REGION_FREE, REGION_MAP, REGION_UNMAP };
 /* Called by the hooks.  Never blocks; an event that cannot be stored is
  * counted, and the tracker then stops following pointer arrays. */
 void region_log(enum region_op op, uintptr_t addr, uint64_t len);
+/* An allocation whose contents are undefined (malloc, not calloc): its
+ * first `words` words (REGION_LEFT_WORDS at most) are what the allocator
+ * left there (glibc's free-list links), kept so that worksize.full does
+ * not take them for data the program wrote (shadow_seed). */
+#define REGION_LEFT_WORDS 4
+void region_log_left(enum region_op op, uintptr_t addr, uint64_t len, unsigned words);
 struct region_state;
 /* Apply every complete event, in order, to the sets (lock held). */
 void region_log_apply(struct region_state *s);
@@ -171,6 +177,10 @@ bool shadow_readable(struct shadow_page *s);
 /* Lock held: [start, end) was allocated or unmapped; what was seen there
  * is forgotten. */
 void shadow_forget(uintptr_t start, uintptr_t end);
+/* Lock held: the n words at addr (8-aligned, in one page or two) were
+ * left there by the allocator: what the library saw there before, as
+ * far as the unseen words of every level's shadow are concerned. */
+void shadow_seed(uintptr_t addr, const uint64_t *words, unsigned n);
 /* The shadows' memory (copies, bookkeeping and index). */
 uint64_t shadow_bytes(void);
 

@@ -181,6 +181,23 @@ void shadow_forget(uintptr_t start, uintptr_t end)
 		forget_page(p, start, end);
 }
 
+void shadow_seed(uintptr_t addr, const uint64_t *words, unsigned n)
+{
+	if (!used || addr % 8)
+		return;
+	for (unsigned i = 0; i < n; i++, addr += 8) {
+		uintptr_t page = addr / SHADOW_PAGE;
+		unsigned w = (unsigned)(addr % SHADOW_PAGE / 8);
+
+		for (unsigned level = 0; level < SHADOW_LEVELS; level++) {
+			struct shadow_page *s = find_key(key_of(page, level));
+
+			if (s && !(s->seen[w / 64] & 1ull << (w % 64)))
+				((uint64_t *)s->copy)[w] = words[i];
+		}
+	}
+}
+
 uint64_t shadow_bytes(void)
 {
 	return (uint64_t)used * (SHADOW_PAGE + sizeof(struct shadow_page)) +

@@ -7,10 +7,12 @@
  * bytes are input.  At exit the same ranges are compared again: bytes
  * the call changed are output, and those also input are in-out.
  *
- * A word never inspected before has no copy: behind a pointer to const
- * it is compared with zero (fresh memory: what the program wrote since
- * is data for the library), behind any other pointer it is taken as
- * seen (an output buffer's old contents are not input).
+ * A word not inspected since its memory was allocated is input when it
+ * is neither zero (fresh memory) nor what the library saw there before
+ * the allocator recycled it (the shadow keeps it): then the program
+ * wrote it, and the library has never seen it, behind a pointer to
+ * const or not (a matrix C that dgemm updates with beta = 1 is input
+ * the first time too; an output buffer's leftovers are not).
  *
  * Bytes are counted in runs of changed 8-byte words, trimmed to the
  * first and last changed byte of the run, so 1.0 written over 0.0 counts
@@ -66,7 +68,7 @@ static uint64_t mask_of(uintptr_t addr, uintptr_t lo, uintptr_t hi)
 }
 
 struct pass {
-	bool entry, is_const;
+	bool entry;
 	unsigned level;		/* nesting depth of the call */
 	struct runs changed, inout;
 };
@@ -78,8 +80,12 @@ static void word(struct pass *ps, struct shadow_page *s, unsigned w, uintptr_t a
 	uint64_t cur = *(const uint64_t *)addr, *copy = (uint64_t *)s->copy + w;
 	uint64_t bit = 1ull << (w % 64), *seen = &s->seen[w / 64], *changed = &s->changed[w / 64];
 
+	/* Not seen since allocated: zero (fresh memory) and what the library
+	 * saw there before (recycled memory, still in the copy) are nothing
+	 * new; anything else the program wrote, and is input. */
 	if (!(*seen & bit)) {
-		*copy = ps->is_const ? 0 : cur;
+		if (!(cur & mask) || !((cur ^ *copy) & mask))
+			*copy = cur;
 		*seen |= bit;
 	}
 	uint64_t x = (cur ^ *copy) & mask;
@@ -288,7 +294,7 @@ REGIONS_EXPORT int sibyl_regions_full_enter(struct sibyl_rt_thread *t,
 
 	st->regions = ng;
 	for (unsigned i = 0; i < ng && st->n < SIBYL_WS_FULL_RANGES; i++) {
-		struct pass ps = { .entry = true, .is_const = g[i].is_const, .level = t->depth - 1 };
+		struct pass ps = { .entry = true, .level = t->depth - 1 };
 
 		inspect(&ps, g[i].min, g[i].end);
 		st->in_bytes += ps.changed.bytes;
