@@ -163,4 +163,30 @@ want = sum(1e-06 + (n - 1) * (1e-02 - 1e-06) / (1048576 - 1) for n in
 print('ok: predicted %.6g s for EVP_EncryptUpdate from automatic sizes (expected %.6g s)' % (k['predicted_s'], want))
 assert abs(k['predicted_s'] - want) <= 0.05 * want, (k, want)
 PY
+# 5. Threads.  Two threads whose blocks share pages call the library at
+#    once: every call's sizes are its own (shadows are per byte, and the
+#    entry-changed bits per word).  Another thread writing into a call's
+#    output block while the call runs: its bytes count as that call's
+#    output, and the next call reading them finds them seen.
+"$SIBYL" wrap "$TARGETS_LIB/libsibylwsshared.so" --header "$SIBYL_SOURCE/tests/integration/targets/ws_shared.h" \
+	--functions ws_copy,ws_copy_hold,ws_bump --gen time,trace,worksize.full -o "$WORK/wsth.so" 2>"$WORK/wrap.err" ||
+	{ cat "$WORK/wrap.err"; fail "sibyl wrap ws_shared"; }
+for mode in "shared 2000" during; do
+	"$TARGETS_BIN/ws_threads" $mode >"$WORK/th_plain.out"
+	"$SIBYL" trace -f -o "$WORK/th.trace" --wrap "$WORK/wsth.so" -- "$TARGETS_BIN/ws_threads" $mode >"$WORK/th_traced.out"
+	cmp -s "$WORK/th_plain.out" "$WORK/th_traced.out" || fail "ws_threads $mode output differs with worksize.full"
+	"$SIBYL" export "$WORK/th.trace" --format csv -o "$WORK/th_${mode% *}.csv"
+done
+sizes() {	# sizes CSV: "function in out in-out" and how many calls had them
+	/usr/bin/python3 -c 'import csv,sys,collections
+c = collections.Counter((r["function"], r["in_bytes"], r["out_bytes"], r["inout_bytes"])
+                        for r in csv.DictReader(open(sys.argv[1])))
+print("; ".join("%s %s %s %s x%d" % (k + (v,)) for k, v in sorted(c.items())))' "$1"
+}
+# 1000 bytes (+8 for n by value) in; ws_bump's buffer, refilled by the
+# program, in-out.
+expect_eq "threads sharing pages" "ws_bump 1008 1000 1000 x4000; ws_copy 1008 1000 0 x4000" \
+	"$(sizes "$WORK/th_shared.csv")"
+expect_eq "another thread writing during a call" "ws_copy 8 500 0 x1; ws_copy_hold 1008 1500 0 x1" \
+	"$(sizes "$WORK/th_during.csv")"
 echo "worksize.full checks passed"

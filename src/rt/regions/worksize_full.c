@@ -73,11 +73,19 @@ struct pass {
 	struct runs changed, inout;
 };
 
+/* Another thread may write the memory while it is compared: each word
+ * is read once, and the copy gets the value that was compared, so a
+ * write landing in between is seen as a change next time, never lost. */
+static uint64_t read_once(const uint64_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
 /* One word, in the general case (range edges, words not seen before). */
 static void word(struct pass *ps, struct shadow_page *s, unsigned w, uintptr_t addr,
 		 uint64_t mask)
 {
-	uint64_t cur = *(const uint64_t *)addr, *copy = (uint64_t *)s->copy + w;
+	uint64_t cur = read_once((const uint64_t *)addr), *copy = (uint64_t *)s->copy + w;
 	uint64_t bit = 1ull << (w % 64), *seen = &s->seen[w / 64], *changed = &s->changed[w / 64];
 
 	/* Not seen since allocated: zero (fresh memory) and what the library
@@ -139,10 +147,10 @@ static void block(struct pass *ps, struct shadow_page *s, unsigned b, uintptr_t 
 	uint64_t x[64], bits = 0;
 
 	for (unsigned k = 0; k < 64; k++) {
-		x[k] = cur[k] ^ copy[k];
+		x[k] = read_once(&cur[k]) ^ copy[k];
+		copy[k] ^= x[k];	/* the value compared, not a second read */
 		bits |= (uint64_t)(x[k] != 0) << k;
 	}
-	memcpy(copy, cur, 512);
 	block_runs(&ps->changed, base, bits, x);
 	if (ps->entry)
 		s->changed[b] = bits;

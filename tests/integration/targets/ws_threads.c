@@ -1,0 +1,94 @@
+/*
+ * worksize.full with threads (worksize_full.sh).  `shared N`: two
+ * threads, each with its own three 1000-byte blocks, all six allocated
+ * together so that the threads' blocks share pages, call ws_copy and
+ * ws_bump N times at once; every call's sizes must be its own.
+ * `during`: another thread writes into the output block of a call while
+ * the call is paused.  Prints checksums, the same traced or not.
+ */
+#include "ws_shared.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LEN 1000
+
+struct worker {
+	char *in, *out, *buf;
+	long n;
+	int id;
+	unsigned long sum;
+};
+
+/* Every byte differs from the one the last iteration left, and none is 0. */
+static void fill(char *p, long iter, int id)
+{
+	for (int i = 0; i < LEN; i++)
+		p[i] = (char)((iter * 2 + i * 3 + id) % 100 + 1);
+}
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+
+	for (long it = 0; it < w->n; it++) {
+		fill(w->in, it, w->id);
+		ws_copy(w->in, w->out, LEN);
+		fill(w->buf, it, w->id + 7);
+		ws_bump(w->buf, LEN);
+		for (int i = 0; i < LEN; i++)
+			w->sum += (unsigned char)w->out[i] + (unsigned char)w->buf[i];
+	}
+	return NULL;
+}
+
+static int shared(long n)
+{
+	struct worker w[2];
+	pthread_t t[2];
+
+	for (int k = 0; k < 2; k++)
+		w[k] = (struct worker){ malloc(LEN), malloc(LEN), malloc(LEN), n, k, 0 };
+	for (int k = 0; k < 2; k++)
+		if (pthread_create(&t[k], NULL, work, &w[k]))
+			return 1;
+	for (int k = 0; k < 2; k++)
+		pthread_join(t[k], NULL);
+	printf("%lu %lu\n", w[0].sum, w[1].sum);
+	return 0;
+}
+
+static void *meddle(void *out)
+{
+	ws_step_wait(1);
+	memset((char *)out + LEN, 0x5a, LEN / 2);
+	ws_step_set(2);
+	return NULL;
+}
+
+static int during(void)
+{
+	char *in = malloc(LEN), *out = malloc(2 * LEN), *tmp = malloc(LEN / 2);
+	pthread_t t;
+
+	fill(in, 0, 0);
+	if (pthread_create(&t, NULL, meddle, out))
+		return 1;
+	ws_copy_hold(in, out, LEN);
+	pthread_join(t, NULL);
+	ws_copy(out + LEN, tmp, LEN / 2);
+	printf("%d %d\n", out[3], tmp[7]);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "shared"))
+		return shared(atol(argv[2]));
+	if (argc == 2 && !strcmp(argv[1], "during"))
+		return during();
+	fprintf(stderr, "usage: ws_threads shared N | during\n");
+	return 2;
+}
