@@ -25,8 +25,9 @@
  * Version 3: call records say which automatic method measured their
  * sizes and carry its in-out bytes (older readers ignore both).
  * Version 4: call records carry flags (SIBYL_CALL_*), .proc headers how
- * the image ended; older readers ignore both. */
-#define SIBYL_TRACE_VERSION 4
+ * the image ended; older readers ignore both.
+ * Version 5: carry records (SIBYL_REC_WS_CARRY); older readers skip them. */
+#define SIBYL_TRACE_VERSION 5
 #define SIBYL_TRACE_MIN_VERSION 1
 #define SIBYL_TRACE_ENDIAN_MARK 0x01020304u
 
@@ -93,6 +94,7 @@ enum sibyl_record_kind {
 	SIBYL_REC_CALL = 1,
 	SIBYL_REC_COUNTERS = 2,
 	SIBYL_REC_WORKSIZE = 3,
+	SIBYL_REC_WS_CARRY = 4,
 };
 
 /* One intercepted call (64 bytes). */
@@ -171,6 +173,23 @@ struct sibyl_worksize_record {
 	uint64_t reserved[2];
 };
 
+/*
+ * Version 5: `bytes` of the input `method` measured for an earlier call
+ * on this thread, (func, start_tsc), were read by a later call (the one
+ * whose records this one follows), which counted them: readers take
+ * them off the earlier call's input (docs/worksize.md, "A buffer read
+ * in parts").  Older readers skip the record.
+ */
+struct sibyl_ws_carry_record {
+	uint16_t kind;		/* SIBYL_REC_WS_CARRY */
+	uint8_t method;		/* enum sibyl_ws_method */
+	uint8_t pad;
+	uint32_t func;		/* of the earlier call */
+	uint64_t start_tsc;	/* of the earlier call */
+	uint64_t bytes;
+	uint64_t reserved[5];
+};
+
 #define SIBYL_RECORD_SIZE 64
 
 /*
@@ -230,5 +249,6 @@ _Static_assert(sizeof(struct sibyl_drain_control) == 512, "drain control size");
 _Static_assert(sizeof(struct sibyl_ring_header) == SIBYL_RING_DATA_OFFSET, "ring header size");
 _Static_assert(sizeof(struct sibyl_counters_record) == SIBYL_RECORD_SIZE, "counters record size");
 _Static_assert(sizeof(struct sibyl_worksize_record) == SIBYL_RECORD_SIZE, "worksize record size");
+_Static_assert(sizeof(struct sibyl_ws_carry_record) == SIBYL_RECORD_SIZE, "carry record size");
 
 #endif

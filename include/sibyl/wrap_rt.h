@@ -174,6 +174,10 @@ struct sibyl_rt_ws_full {
 	uint64_t in_bytes;
 	uint32_t n, regions, unknown;
 	uint64_t version;	/* of the tracker's sets when entry looked */
+	uint32_t counted;	/* bit i: entry counted input in r[i] */
+	uint32_t carry_func;	/* the earlier call part of whose input this one read */
+	uint64_t carry_start;	/* its start_tsc */
+	uint64_t carry;		/* those bytes (0: none) */
 	struct {
 		uintptr_t lo, hi;
 	} r[SIBYL_WS_FULL_RANGES];
@@ -467,6 +471,24 @@ static inline void sibyl_rt_emit_worksize(struct sibyl_rt_thread *t, uint32_t fu
 		r->unknown = ws->unknown;
 		r->reserved[0] = r->reserved[1] = 0;
 		__atomic_store_n(&r->kind, SIBYL_REC_WORKSIZE, __ATOMIC_RELEASE);
+		sibyl_rt_commit(t);
+	}
+	sibyl_rt_end(t);
+}
+
+/* Part of an earlier call's input was this call's (st->carry): the
+ * reader takes it off the earlier call. */
+static inline void sibyl_rt_emit_ws_carry(struct sibyl_rt_thread *t, unsigned method,
+					  const struct sibyl_rt_ws_full *st)
+{
+	if (!sibyl_rt_begin(t))
+		return;
+	struct sibyl_ws_carry_record *r = (struct sibyl_ws_carry_record *)sibyl_rt_reserve(t);
+
+	if (r) {
+		*r = (struct sibyl_ws_carry_record){ .method = (uint8_t)method, .func = st->carry_func,
+						     .start_tsc = st->carry_start, .bytes = st->carry };
+		__atomic_store_n(&r->kind, SIBYL_REC_WS_CARRY, __ATOMIC_RELEASE);
 		sibyl_rt_commit(t);
 	}
 	sibyl_rt_end(t);

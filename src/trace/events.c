@@ -109,6 +109,8 @@ static bool take_attached(struct events_cursor *cur, const struct sibyl_call_rec
 			return false;
 		}
 		info->counters++;
+	} else if (kind == SIBYL_REC_WS_CARRY) {
+		/* About an earlier call (take_carried): not this one's. */
 	} else if (kind == SIBYL_REC_WORKSIZE) {
 		struct sibyl_worksize_record ws;
 
@@ -147,6 +149,59 @@ static void sizes_of_call(const struct events_cursor *cur, struct sibyl_call_rec
 	};
 }
 
+/*
+ * Version 5: a later call measured by worksize.full may have read part of
+ * the input counted for this one (a buffer read in parts), and says so
+ * in a carry record after its own call record: the bytes come off this
+ * call's input.  That call is the next one at this depth measured by
+ * full, before the call enclosing both ends; a window of records bounds
+ * the search (docs/worksize.md).
+ */
+#define CARRY_WINDOW 4096
+
+static bool measured_full(const unsigned char *at, uint16_t kind)
+{
+	if (kind == SIBYL_REC_CALL)
+		return ((const struct sibyl_call_record *)(const void *)at)->size_method == SIBYL_WS_FULL;
+	return kind == SIBYL_REC_WORKSIZE &&
+	       ((const struct sibyl_worksize_record *)(const void *)at)->method == SIBYL_WS_FULL;
+}
+
+static void take_carried(const struct events_cursor *cur, struct sibyl_call_record *call,
+			 struct events_attached *att)
+{
+	struct sibyl_worksize_record *full = &att->ws[SIBYL_WS_FULL];
+	bool at_depth = false, passed = false;	/* records of a call at this depth; one measured */
+
+	if (cur->version < 5 || !full->kind)
+		return;
+	for (uint64_t j = cur->i; j < cur->n && j - cur->i < CARRY_WINDOW; j++) {
+		const unsigned char *at = cur->rec + j * SIBYL_RECORD_SIZE;
+		uint16_t kind = kind_at(cur, j);
+		struct sibyl_ws_carry_record c;
+
+		if (kind == SIBYL_REC_CALL) {
+			uint16_t depth = ((const struct sibyl_call_record *)(const void *)at)->depth;
+
+			if (depth < call->depth || (depth == call->depth && passed))
+				return;
+			at_depth = depth == call->depth;
+		}
+		passed |= at_depth && measured_full(at, kind);
+		if (kind != SIBYL_REC_WS_CARRY)
+			continue;
+		memcpy(&c, at, sizeof(c));
+		if (c.method != SIBYL_WS_FULL || c.func != call->func || c.start_tsc != call->start_tsc)
+			continue;
+		uint64_t bytes = c.bytes < full->in_bytes ? c.bytes : full->in_bytes;
+
+		full->in_bytes -= bytes;
+		if (call->size_method == SIBYL_WS_FULL)
+			call->in_bytes -= bytes < call->in_bytes ? bytes : call->in_bytes;
+		return;
+	}
+}
+
 /* The call at cur->i and the records right after it that are its own
  * (the runtime may also write a counters record before it). */
 static void take_call(struct events_cursor *cur, struct sibyl_call_record *call,
@@ -162,6 +217,7 @@ static void take_call(struct events_cursor *cur, struct sibyl_call_record *call,
 	info->calls++;
 	while (cur->i < cur->n && take_attached(cur, call, att, info))
 		;
+	take_carried(cur, call, att);
 }
 
 /* A counters record at cur->i that precedes its call: take both. */
@@ -205,7 +261,7 @@ int events_next(struct events_cursor *cur, struct sibyl_call_record *call,
 		 * newer runtime and are skippable by the versioning rules. */
 		if (kind == SIBYL_REC_NONE)
 			info->torn++;
-		else
+		else if (kind != SIBYL_REC_WS_CARRY)	/* taken with its earlier call */
 			info->skipped++;
 		cur->i++;
 	}

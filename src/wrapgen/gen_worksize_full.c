@@ -44,6 +44,10 @@ static void function(struct wg_inst *inst, const struct wg_unit *u, const struct
 	}
 	wg_ws_by_value(fn, "sibyl_wsf_sizes.in_bytes", &out[WG_POSTFIX]);
 	wg_ws_result(fn, "sibyl_wsf_known", "sibyl_wsf_sizes", "SIBYL_WS_FULL", out);
+	/* Last: the earlier call's records are long written (worksize_carry.c). */
+	if (n)
+		sibyl_strbuf_puts(&out[WG_RETURN], "\tif (sibyl_wsf_known && sibyl_wsf.carry)\n"
+				  "\t\tsibyl_rt_emit_ws_carry(sibyl_t, SIBYL_WS_FULL, &sibyl_wsf);\n");
 }
 
 const struct wg_generator wg_gen_worksize_full = {

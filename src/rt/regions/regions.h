@@ -181,8 +181,20 @@ void shadow_forget(uintptr_t start, uintptr_t end);
  * left there by the allocator: what the library saw there before, as
  * far as the unseen words of every level's shadow are concerned. */
 void shadow_seed(uintptr_t addr, const uint64_t *words, unsigned n);
+/* Lock held: the page's shadow for `level`, NULL when it has none. */
+struct shadow_page *shadow_find(uintptr_t page, unsigned level);
 /* The shadows' memory (copies, bookkeeping and index). */
 uint64_t shadow_bytes(void);
+
+/* ---- worksize_carry.c: a buffer read in parts by successive calls ---- */
+/* Lock held, before the entry pass over a group's [lo, hi): the input
+ * the last call measured at this level counted from lo on, when lo lies
+ * strictly inside one of its ranges and it had the same caller. */
+uint64_t carry_candidate(const struct sibyl_rt_thread *t, uintptr_t lo, uintptr_t hi);
+/* Those bytes were this call's: into st (input, and whose they were). */
+void carry_take(const struct sibyl_rt_thread *t, struct sibyl_rt_ws_full *st, uint64_t bytes);
+/* At exit: this call is now the last measured at its level. */
+void carry_remember(const struct sibyl_rt_thread *t, const struct sibyl_rt_ws_full *st);
 
 /* ---- stack_frame.c ---- */
 /* The size of the frame of the function that called a wrapper, from

@@ -103,6 +103,11 @@ static struct shadow_page *find_key(uintptr_t key)
 	return i ? &meta[i - 1] : NULL;
 }
 
+struct shadow_page *shadow_find(uintptr_t page, unsigned level)
+{
+	return find_key(key_of(page, level));
+}
+
 struct shadow_page *shadow_get(uintptr_t page, unsigned level)
 {
 	uintptr_t key = key_of(page, level);

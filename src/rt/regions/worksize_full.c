@@ -69,6 +69,7 @@ static uint64_t mask_of(uintptr_t addr, uintptr_t lo, uintptr_t hi)
 
 struct pass {
 	bool entry;
+	bool keep;		/* entry: leave the last call's marks (a carry) */
 	unsigned level;		/* nesting depth of the call */
 	struct runs changed, inout;
 };
@@ -100,7 +101,7 @@ static void word(struct pass *ps, struct shadow_page *s, unsigned w, uintptr_t a
 
 	*copy ^= x;
 	run_word(&ps->changed, addr, x);
-	if (ps->entry)
+	if (ps->entry && (x || !ps->keep))
 		*changed = x ? *changed | bit : *changed & ~bit;
 	else
 		run_word(&ps->inout, addr, *changed & bit ? x : 0);
@@ -153,7 +154,7 @@ static void block(struct pass *ps, struct shadow_page *s, unsigned b, uintptr_t 
 	}
 	block_runs(&ps->changed, base, bits, x);
 	if (ps->entry)
-		s->changed[b] = bits;
+		s->changed[b] = ps->keep ? s->changed[b] | bits : bits;
 	else
 		block_runs(&ps->inout, base, bits & s->changed[b], x);
 }
@@ -215,7 +216,7 @@ static void page_part(struct pass *ps, struct shadow_page *s, uintptr_t lo, uint
 	if (all_seen(s, w0, w1) && !memcmp((const void *)lo, s->copy + (lo - page_base), hi - lo)) {
 		run_close(&ps->changed);
 		run_close(&ps->inout);
-		if (ps->entry)
+		if (ps->entry && !ps->keep)
 			clear_changed(s, w0, w1);
 		return;
 	}
@@ -228,7 +229,7 @@ static void page_part(struct pass *ps, struct shadow_page *s, uintptr_t lo, uint
 		    !memcmp((const void *)a, s->copy + (a - page_base), e - a)) {
 			run_close(&ps->changed);
 			run_close(&ps->inout);
-			if (ps->entry)
+			if (ps->entry && !ps->keep)
 				s->changed[b] &= ~bits;
 			continue;
 		}
@@ -291,6 +292,8 @@ REGIONS_EXPORT int sibyl_regions_full_enter(struct sibyl_rt_thread *t,
 
 	st->n = 0;
 	st->in_bytes = 0;
+	st->counted = 0;
+	st->carry = 0;
 	/* Lost allocation events: a block believed live may be unmapped. */
 	if (t->in_runtime || __atomic_load_n(&regions_lost, __ATOMIC_RELAXED))
 		return 0;
@@ -302,10 +305,18 @@ REGIONS_EXPORT int sibyl_regions_full_enter(struct sibyl_rt_thread *t,
 
 	st->regions = ng;
 	for (unsigned i = 0; i < ng && st->n < SIBYL_WS_FULL_RANGES; i++) {
-		struct pass ps = { .entry = true, .level = t->depth - 1 };
+		uint64_t carried = carry_candidate(t, g[i].min, g[i].end);
+		/* Marks carried stay: they are this call's input now, and the
+		 * next part's call may carry them on. */
+		struct pass ps = { .entry = true, .keep = carried != 0, .level = t->depth - 1 };
 
 		inspect(&ps, g[i].min, g[i].end);
 		st->in_bytes += ps.changed.bytes;
+		if (ps.changed.bytes)
+			carried = 0;	/* the program wrote there since: not a part */
+		carry_take(t, st, carried);
+		st->in_bytes += carried;
+		st->counted |= (uint32_t)(ps.changed.bytes || carried) << st->n;
 		st->r[st->n].lo = g[i].min;
 		st->r[st->n++].hi = g[i].end;
 	}
@@ -338,6 +349,7 @@ REGIONS_EXPORT int sibyl_regions_full_exit(struct sibyl_rt_thread *t, struct sib
 		out->out_bytes += ps.changed.bytes;
 		out->inout_bytes += ps.inout.bytes;
 	}
+	carry_remember(t, st);
 	region_unlock();
 	t->in_runtime = 0;
 	errno = saved_errno;

@@ -162,12 +162,77 @@ static void manual_beside_methods(void **state)
 	tw_cleanup(&w);
 }
 
+static union tw_record carry_record(uint32_t func, uint64_t start, uint64_t bytes)
+{
+	union tw_record r;
+	struct sibyl_ws_carry_record c = {
+		.kind = SIBYL_REC_WS_CARRY, .method = SIBYL_WS_FULL, .func = func,
+		.start_tsc = start, .bytes = bytes,
+	};
+
+	memset(&r, 0, sizeof(r));
+	memcpy(r.bytes, &c, sizeof(c));
+	return r;
+}
+
+/* in_bytes of each call the iterator returns, in order. */
+static void expect_inputs(const union tw_record *r, size_t n, uint16_t version,
+			  const uint64_t *want, size_t nwant)
+{
+	struct tw w;
+	struct sibyl_trace_call c;
+	struct sibyl_trace *t = open_with(&w, r, n, version);
+	struct sibyl_trace_iter *it = sibyl_trace_iter_new(t);
+
+	for (size_t i = 0; i < nwant; i++) {
+		assert_int_equal(sibyl_trace_iter_next(it, &c), 1);
+		assert_int_equal(c.in_bytes, want[i]);
+		if (c.ws_mask)
+			assert_int_equal(c.ws[SIBYL_WS_FULL].in_bytes, want[i]);
+	}
+	assert_int_equal(sibyl_trace_iter_next(it, &c), 0);
+	sibyl_trace_iter_free(it);
+	sibyl_trace_close(t);
+	tw_cleanup(&w);
+}
+
+/* A buffer read in parts: the second call's carry record gives it the
+ * half of the first call's input it read, past a call measured by
+ * other means in between; one naming no call changes nothing; a
+ * version 4 reader's view (no carries) keeps the sizes as recorded. */
+static void carry_moves_input_to_later_call(void **state)
+{
+	(void)state;
+	uint32_t foo = id_of("foo"), bar = id_of("bar");
+	union tw_record r[] = {
+		sized_call(foo, 1000, 8200, 4096, 0, SIBYL_WS_FULL),
+		sized_call(bar, 1500, 8, 0, 0, 0),
+		sized_call(foo, 2000, 4101, 4096, 0, SIBYL_WS_FULL),
+		carry_record(foo, 1000, 4096),
+		carry_record(foo, 999, 77),
+	};
+
+	expect_inputs(r, 5, SIBYL_TRACE_VERSION, (const uint64_t[]){ 4104, 8, 4101 }, 3);
+	expect_inputs(r, 5, 4, (const uint64_t[]){ 8200, 8, 4101 }, 3);
+	/* Past the next call measured by full at that depth, a carry is not
+	 * about this one. */
+	union tw_record late[] = {
+		sized_call(foo, 1000, 8200, 4096, 0, SIBYL_WS_FULL),
+		sized_call(foo, 2000, 4101, 4096, 0, SIBYL_WS_FULL),
+		sized_call(foo, 3000, 5, 4096, 0, SIBYL_WS_FULL),
+		carry_record(foo, 1000, 4096),
+	};
+
+	expect_inputs(late, 4, SIBYL_TRACE_VERSION, (const uint64_t[]){ 8200, 4101, 5 }, 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(call_record_carries_method),
 		cmocka_unit_test(version_2_bytes_are_ignored),
 		cmocka_unit_test(manual_beside_methods),
+		cmocka_unit_test(carry_moves_input_to_later_call),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
