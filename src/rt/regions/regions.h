@@ -163,6 +163,8 @@ struct shadow_page {
 	uintptr_t page;		/* address / SHADOW_PAGE * SHADOW_LEVELS + level */
 	unsigned char *copy;
 	int readable;		/* 0: not probed yet, 1: yes, -1: no (PROT_NONE) */
+	bool wp_synced;		/* every seen word compared while the page was
+				   write-protected (shadow_wp.c) */
 	uint64_t seen[SHADOW_WORDS / 64];	/* bit w: word w of copy is meaningful */
 	uint64_t changed[SHADOW_WORDS / 64];	/* bit w: the entry of the call in progress found word w changed */
 };
@@ -195,6 +197,16 @@ uint64_t carry_candidate(const struct sibyl_rt_thread *t, uintptr_t lo, uintptr_
 void carry_take(const struct sibyl_rt_thread *t, struct sibyl_rt_ws_full *st, uint64_t bytes);
 /* At exit: this call is now the last measured at its level. */
 void carry_remember(const struct sibyl_rt_thread *t, const struct sibyl_rt_ws_full *st);
+
+/* ---- shadow_wp.c: pages that cannot have changed ---- */
+#define WP_MIN_PAGES 64
+#define WP_MAX_PAGES 4096
+/* Lock held: for the pages of [lo, hi) from lo's on (WP_MAX_PAGES at
+ * most), bit i of clean[WP_MAX_PAGES / 64] set when page i is still
+ * write-protected: not written since its protection began.  False when
+ * nothing is known: compare every page. */
+bool shadow_wp_clean(uintptr_t lo, uintptr_t hi, uint64_t *clean);
+void shadow_wp_after_fork(void);
 
 /* ---- stack_frame.c ---- */
 /* The size of the frame of the function that called a wrapper, from

@@ -70,6 +70,7 @@ static uint64_t mask_of(uintptr_t addr, uintptr_t lo, uintptr_t hi)
 struct pass {
 	bool entry;
 	bool keep;		/* entry: leave the last call's marks (a carry) */
+	bool clean;		/* the page at hand is still write-protected */
 	unsigned level;		/* nesting depth of the call */
 	struct runs changed, inout;
 };
@@ -205,19 +206,40 @@ static void clear_changed(struct shadow_page *s, unsigned w0, unsigned w1)
 		s->changed[b] = 0;
 }
 
+/* Words [w0, w1) of the page are as the copy has them. */
+static void unchanged(struct pass *ps, struct shadow_page *s, unsigned w0, unsigned w1)
+{
+	run_close(&ps->changed);
+	run_close(&ps->inout);
+	if (ps->entry && !ps->keep)
+		clear_changed(s, w0, w1);
+}
+
+/* Every word of the page seen so far lies in words [w0, w1). */
+static bool seen_within(const struct shadow_page *s, unsigned w0, unsigned w1)
+{
+	struct span sp = span_of(w0, w1);
+
+	for (unsigned b = 0; b < SHADOW_WORDS / 64; b++) {
+		uint64_t in = b < sp.b0 || b > sp.b1 ? 0 : b == sp.b0 ? sp.first
+						     : b == sp.b1 ? sp.last : ~0ull;
+
+		if (s->seen[b] & ~in)
+			return false;
+	}
+	return true;
+}
+
 /* [lo, hi) within one page.  Seen before and unchanged, the common case,
  * it costs one memcmp; else 512 bytes at a time, a part seen before and
  * unchanged again one memcmp, other parts word by word. */
-static void page_part(struct pass *ps, struct shadow_page *s, uintptr_t lo, uintptr_t hi)
+static void compare_part(struct pass *ps, struct shadow_page *s, uintptr_t lo, uintptr_t hi)
 {
 	uintptr_t page_base = s->page / SHADOW_LEVELS * SHADOW_PAGE;
 	unsigned w0 = (unsigned)(lo - page_base) / 8, w1 = (unsigned)(hi - page_base + 7) / 8;
 
 	if (all_seen(s, w0, w1) && !memcmp((const void *)lo, s->copy + (lo - page_base), hi - lo)) {
-		run_close(&ps->changed);
-		run_close(&ps->inout);
-		if (ps->entry && !ps->keep)
-			clear_changed(s, w0, w1);
+		unchanged(ps, s, w0, w1);
 		return;
 	}
 	for (uintptr_t chunk = lo & ~(uintptr_t)511; chunk < hi; chunk += 512) {
@@ -242,14 +264,37 @@ static void page_part(struct pass *ps, struct shadow_page *s, uintptr_t lo, uint
 	}
 }
 
+/* [lo, hi) within one page: not compared at all when the page is still
+ * write-protected since its copy was last synced whole (shadow_wp.c). */
+static void page_part(struct pass *ps, struct shadow_page *s, uintptr_t lo, uintptr_t hi)
+{
+	uintptr_t page_base = s->page / SHADOW_LEVELS * SHADOW_PAGE;
+	unsigned w0 = (unsigned)(lo - page_base) / 8, w1 = (unsigned)(hi - page_base + 7) / 8;
+
+	if (ps->clean && s->wp_synced && all_seen(s, w0, w1)) {
+		unchanged(ps, s, w0, w1);
+		return;
+	}
+	compare_part(ps, s, lo, hi);
+	/* Synced while protected: whole, or on top of a whole sync. */
+	s->wp_synced = ps->clean && (s->wp_synced || seen_within(s, w0, w1));
+}
+
 /* The changed bytes of [lo, hi); a page without a shadow (memory
  * exhausted) counts whole, one that cannot be read not at all. */
 static void inspect(struct pass *ps, uintptr_t lo, uintptr_t hi)
 {
+	uint64_t clean[WP_MAX_PAGES / 64];
+	uintptr_t first = lo / SHADOW_PAGE;
+	bool wp = shadow_wp_clean(lo, hi, clean);
+
 	while (lo < hi) {
 		uintptr_t page_end = (lo / SHADOW_PAGE + 1) * SHADOW_PAGE;
 		uintptr_t end = hi < page_end ? hi : page_end;
 		struct shadow_page *s = shadow_get(lo / SHADOW_PAGE, ps->level);
+		uintptr_t k = lo / SHADOW_PAGE - first;
+
+		ps->clean = wp && k < WP_MAX_PAGES && (clean[k / 64] >> (k % 64) & 1);
 
 		if (s && shadow_readable(s)) {
 			page_part(ps, s, lo, end);

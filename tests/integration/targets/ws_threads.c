@@ -4,14 +4,19 @@
  * together so that the threads' blocks share pages, call ws_copy and
  * ws_bump N times at once; every call's sizes must be its own.
  * `during`: another thread writes into the output block of a call while
- * the call is paused.  Prints checksums, the same traced or not.
+ * the call is paused.  `pages FILE` (below): a big buffer changed in
+ * every way between calls.  Prints checksums, the same traced or not.
  */
 #include "ws_shared.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #define LEN 1000
 
@@ -83,12 +88,53 @@ static int during(void)
 	return 0;
 }
 
+/* Writes 8 bytes of a big buffer from another thread. */
+static void *poke(void *p)
+{
+	memset(p, 0, 8);
+	return NULL;
+}
+
+/* `pages FILE`: a 1 MiB buffer passed again and again, changed between
+ * calls in every way a page can be written: unchanged, a store, read(2)
+ * from FILE (the kernel writes), another thread, madvise(MADV_DONTNEED)
+ * (the page comes back zero without a write).  Write protection may skip
+ * the pages nobody wrote, never one that changed. */
+static int pages(const char *file)
+{
+	size_t big = 1 << 20;
+	char *in = malloc(big), *out = malloc(16);
+	uintptr_t page = ((uintptr_t)in + 300000 + 4095) & ~(uintptr_t)4095;
+	int fd = open(file, O_RDONLY);
+	pthread_t t;
+
+	for (size_t i = 0; i < big; i++)
+		in[i] = (char)(i % 251 + 1);
+	ws_copy(in, out, 16);
+	ws_copy(in, out, 16);
+	memset(in + 500000, 0, 8);
+	ws_copy(in, out, 16);
+	if (fd < 0 || read(fd, in + 700000, 100) != 100)
+		return 1;
+	close(fd);
+	ws_copy(in, out, 16);
+	if (pthread_create(&t, NULL, poke, in + 900000) || pthread_join(t, NULL))
+		return 1;
+	ws_copy(in, out, 16);
+	madvise((void *)page, 4096, MADV_DONTNEED);
+	ws_copy(in, out, 16);
+	printf("%d %d\n", in[700000], ((char *)page)[5]);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "pages"))
+		return pages(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "shared"))
 		return shared(atol(argv[2]));
 	if (argc == 2 && !strcmp(argv[1], "during"))
 		return during();
-	fprintf(stderr, "usage: ws_threads shared N | during\n");
+	fprintf(stderr, "usage: ws_threads shared N | during | pages FILE\n");
 	return 2;
 }
