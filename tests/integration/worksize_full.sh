@@ -35,19 +35,18 @@ expect_eq "dgemm_ calls compared" 40 "$(check_of "$WORK/np.json" dgemm_ calls)"
 rmse_at_most "$WORK/np.json" cblas_dgemm 64
 rmse_at_most "$WORK/np.json" dgemm_ 64
 # beta = 0 (numpy): C is output only, A and B input only; C comes from
-# recycled memory, and only what glibc left inside it (the chunk
-# headers of blocks merged since the library saw that memory) can count
-# as in-out: a few words.  beta = 1 (cblas_dgemm through ctypes): C,
-# filled by the program, is in-out from the first call on (never seen by
-# the library: input, although the pointer is not to const).
+# recycled memory, whose leftovers are not input.  beta = 1 (cblas_dgemm
+# through ctypes): C, 256 KiB of fresh memory filled by the program, is
+# in-out from the first call on (never seen by the library: input,
+# although the pointer is not to const).
 "$SIBYL" export "$WORK/np.trace" --format sqlite -o "$WORK/np.db"
 inout() {	# inout DB: in-out bytes of each cblas_dgemm call
 	/usr/bin/python3 -c 'import sqlite3,sys
 print(*(r[0] for r in sqlite3.connect(sys.argv[1]).execute("SELECT c.full_inout_bytes FROM calls c"
   " JOIN functions f ON f.id = c.function_id WHERE f.name = \"cblas_dgemm\" ORDER BY c.start_ns")))' "$1"
 }
-expect_eq "in-out bytes with beta = 0 above 256 B" "" \
-	"$(inout "$WORK/np.db" | tr ' ' '\n' | awk '$1 > 256')"
+expect_eq "in-out bytes with beta = 0 above 64 B" "" \
+	"$(inout "$WORK/np.db" | tr ' ' '\n' | awk '$1 > 64')"
 cat >"$WORK/beta1.py" <<'PY'
 import ctypes, numpy as np
 # Through the global scope, where the preloaded wrapper comes first.
@@ -56,7 +55,7 @@ blas = ctypes.CDLL(None)
 rng = np.random.default_rng(3)
 d, i = ctypes.c_double, ctypes.c_int
 p = lambda x: x.ctypes.data_as(ctypes.c_void_p)
-m, k, n = 64, 32, 48
+m, k, n = 256, 32, 128
 a, b, c = rng.random((m, k)), rng.random((k, n)), np.empty((m, n))
 for _ in range(2):
     c[:] = rng.random((m, n))
@@ -69,7 +68,7 @@ PY
 	/usr/bin/python3 "$WORK/beta1.py" >"$WORK/traced1.out"
 cmp -s "$WORK/plain1.out" "$WORK/traced1.out" || fail "ctypes dgemm output differs with worksize.full"
 "$SIBYL" export "$WORK/b1.trace" --format sqlite -o "$WORK/b1.db"
-expect_eq "in-out bytes with beta = 1, C filled then refilled" "$((64 * 48 * 8)) $((64 * 48 * 8))" \
+expect_eq "in-out bytes with beta = 1, C filled then refilled" "$((256 * 128 * 8)) $((256 * 128 * 8))" \
 	"$(inout "$WORK/b1.db")"
 
 # 2. openssl enc and enc -d on files of many sizes: inl in, *outl out.

@@ -113,6 +113,8 @@ static bool apply_one(const struct log_entry *e, struct region_state *s)
 			shadow_forget(e->addr, e->addr + e->len);
 			shadow_seed(e->addr, e->left, e->nleft);
 		}
+		if (e->nleft && e->len && (e->left[0] | e->left[1 % e->nleft]))
+			shadow_recycled(e->addr, e->addr + e->len);
 		return region_insert(&s->blocks, e->addr, e->addr + e->len);
 	case REGION_FREE:
 		changed(s);

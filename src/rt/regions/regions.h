@@ -165,6 +165,8 @@ struct shadow_page {
 	int readable;		/* 0: not probed yet, 1: yes, -1: no (PROT_NONE) */
 	bool wp_synced;		/* every seen word compared while the page was
 				   write-protected (shadow_wp.c) */
+	bool recycled;		/* part of a malloc block of recycled memory:
+				   unseen words may be leftovers */
 	uint64_t seen[SHADOW_WORDS / 64];	/* bit w: word w of copy is meaningful */
 	uint64_t changed[SHADOW_WORDS / 64];	/* bit w: the entry of the call in progress found word w changed */
 };
@@ -183,6 +185,11 @@ void shadow_forget(uintptr_t start, uintptr_t end);
  * left there by the allocator: what the library saw there before, as
  * far as the unseen words of every level's shadow are concerned. */
 void shadow_seed(uintptr_t addr, const uint64_t *words, unsigned n);
+/* Lock held: malloc handed out [start, end) from recycled memory (what
+ * it left at the start was not zero): unseen words there may be an
+ * earlier buffer's data, not the program's input (until the pages are
+ * allocated whole again from fresh memory or unmapped). */
+void shadow_recycled(uintptr_t start, uintptr_t end);
 /* Lock held: the page's shadow for `level`, NULL when it has none. */
 struct shadow_page *shadow_find(uintptr_t page, unsigned level);
 /* The shadows' memory (copies, bookkeeping and index). */

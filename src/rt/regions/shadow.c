@@ -103,6 +103,19 @@ static struct shadow_page *find_key(uintptr_t key)
 	return i ? &meta[i - 1] : NULL;
 }
 
+/* The last RECYCLED such blocks, for pages no call has reached yet. */
+#define RECYCLED 256
+static struct region recycled[RECYCLED];
+static unsigned recycled_next;
+
+static bool overlaps_recycled(uintptr_t lo, uintptr_t hi)
+{
+	for (unsigned i = 0; i < RECYCLED; i++)
+		if (recycled[i].start < hi && lo < recycled[i].end)
+			return true;
+	return false;
+}
+
 struct shadow_page *shadow_find(uintptr_t page, unsigned level)
 {
 	return find_key(key_of(page, level));
@@ -119,6 +132,7 @@ struct shadow_page *shadow_get(uintptr_t page, unsigned level)
 		return NULL;
 	s = &meta[used];
 	memset(s, 0, sizeof(*s));
+	s->recycled = overlaps_recycled(page * SHADOW_PAGE, (page + 1) * SHADOW_PAGE);
 	s->page = key;
 	s->copy = data + (uint64_t)used * SHADOW_PAGE;
 	*slot_of(table, table_slots, key) = ++used;
@@ -143,8 +157,10 @@ bool shadow_readable(struct shadow_page *s)
 /* Words [w0, w1) of one page (all levels) become unseen. */
 static void forget(struct shadow_page *s, unsigned w0, unsigned w1)
 {
-	if (w0 == 0 && w1 == SHADOW_WORDS)
+	if (w0 == 0 && w1 == SHADOW_WORDS) {
 		s->readable = 0;	/* unmapped, perhaps: probe again */
+		s->recycled = false;	/* shadow_recycled says if it is */
+	}
 	for (unsigned w = w0; w < w1; w++)
 		s->seen[w / 64] &= ~(1ull << (w % 64));
 }
@@ -166,7 +182,9 @@ static void forget_page(uintptr_t page, uintptr_t start, uintptr_t end)
 /* Memory allocated or unmapped at [start, end) is not what the library
  * saw there: allocators hand out recycled memory, and unmapped memory
  * comes back zero-filled.  The pages stay allocated, for reuse. */
-void shadow_forget(uintptr_t start, uintptr_t end)
+/* fn on each page of [start, end) that has shadows (some twice). */
+static void each_page(uintptr_t start, uintptr_t end,
+		      void (*fn)(uintptr_t page, uintptr_t start, uintptr_t end))
 {
 	if (!used || end <= start)
 		return;
@@ -178,12 +196,17 @@ void shadow_forget(uintptr_t start, uintptr_t end)
 			uintptr_t page = meta[i].page / SHADOW_LEVELS;
 
 			if (page >= first && page <= last)
-				forget_page(page, start, end);
+				fn(page, start, end);
 		}
 		return;
 	}
 	for (uintptr_t p = first; p <= last; p++)
-		forget_page(p, start, end);
+		fn(p, start, end);
+}
+
+void shadow_forget(uintptr_t start, uintptr_t end)
+{
+	each_page(start, end, forget_page);
 }
 
 void shadow_seed(uintptr_t addr, const uint64_t *words, unsigned n)
@@ -197,10 +220,29 @@ void shadow_seed(uintptr_t addr, const uint64_t *words, unsigned n)
 		for (unsigned level = 0; level < SHADOW_LEVELS; level++) {
 			struct shadow_page *s = find_key(key_of(page, level));
 
-			if (s && !(s->seen[w / 64] & 1ull << (w % 64)))
+			if (s && !(s->seen[w / 64] & 1ull << (w % 64))) {
 				((uint64_t *)s->copy)[w] = words[i];
+			}
 		}
 	}
+}
+
+static void mark_recycled(uintptr_t page, uintptr_t start, uintptr_t end)
+{
+	(void)start;
+	(void)end;
+	for (unsigned level = 0; level < SHADOW_LEVELS; level++) {
+		struct shadow_page *s = find_key(key_of(page, level));
+
+		if (s)
+			s->recycled = true;
+	}
+}
+
+void shadow_recycled(uintptr_t start, uintptr_t end)
+{
+	recycled[recycled_next++ % RECYCLED] = (struct region){ start, end };
+	each_page(start, end, mark_recycled);
 }
 
 uint64_t shadow_bytes(void)

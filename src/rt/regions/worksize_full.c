@@ -12,7 +12,12 @@
  * the allocator recycled it (the shadow keeps it): then the program
  * wrote it, and the library has never seen it, behind a pointer to
  * const or not (a matrix C that dgemm updates with beta = 1 is input
- * the first time too; an output buffer's leftovers are not).
+ * the first time too, in fresh memory; an output buffer's leftovers are
+ * not).  Behind a pointer to non-const, an unseen word of a block malloc
+ * carved from recycled memory is taken as seen: it may be an earlier
+ * buffer's data (one the library never saw: numpy's matrix-vector
+ * products go through gemv), which nothing tells from what the program
+ * wrote.
  *
  * Bytes are counted in runs of changed 8-byte words, trimmed to the
  * first and last changed byte of the run, so 1.0 written over 0.0 counts
@@ -68,7 +73,7 @@ static uint64_t mask_of(uintptr_t addr, uintptr_t lo, uintptr_t hi)
 }
 
 struct pass {
-	bool entry;
+	bool entry, is_const;
 	bool keep;		/* entry: leave the last call's marks (a carry) */
 	bool clean;		/* the page at hand is still write-protected */
 	unsigned level;		/* nesting depth of the call */
@@ -94,7 +99,9 @@ static void word(struct pass *ps, struct shadow_page *s, unsigned w, uintptr_t a
 	 * saw there before (recycled memory, still in the copy) are nothing
 	 * new; anything else the program wrote, and is input. */
 	if (!(*seen & bit)) {
-		if (!(cur & mask) || !((cur ^ *copy) & mask))
+		bool leftover = s->recycled && !ps->is_const;
+
+		if (!(cur & mask) || !((cur ^ *copy) & mask) || leftover)
 			*copy = cur;
 		*seen |= bit;
 	}
@@ -353,7 +360,8 @@ REGIONS_EXPORT int sibyl_regions_full_enter(struct sibyl_rt_thread *t,
 		uint64_t carried = carry_candidate(t, g[i].min, g[i].end);
 		/* Marks carried stay: they are this call's input now, and the
 		 * next part's call may carry them on. */
-		struct pass ps = { .entry = true, .keep = carried != 0, .level = t->depth - 1 };
+		struct pass ps = { .entry = true, .is_const = g[i].is_const, .keep = carried != 0,
+				   .level = t->depth - 1 };
 
 		inspect(&ps, g[i].min, g[i].end);
 		st->in_bytes += ps.changed.bytes;
