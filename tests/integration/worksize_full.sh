@@ -196,14 +196,16 @@ expect_eq "another thread writing during a call" "ws_copy 8 500 0 x1; ws_copy_ho
 #    where the kernel has it; docs/worksize.md): a 1 MiB buffer passed six
 #    times, changed between calls by a store, read(2) (the kernel
 #    writes), another thread, madvise(MADV_DONTNEED) (zeros without a
-#    write).  Each change is seen, nothing else: n (8 B) plus the bytes.
+#    write); then 1 MiB of shared memory, written by a child through its
+#    own mapping (first seen: its 1 MiB less the zeros copied in).  Each
+#    change is seen, nothing else: n (8 B) plus the bytes.
 head -c 100 /dev/zero >"$WORK/zero100"
 "$TARGETS_BIN/ws_threads" pages "$WORK/zero100" >"$WORK/th_plain.out"
 "$SIBYL" trace -f -o "$WORK/th.trace" --wrap "$WORK/wsth.so" -- \
 	"$TARGETS_BIN/ws_threads" pages "$WORK/zero100" >"$WORK/th_traced.out"
 cmp -s "$WORK/th_plain.out" "$WORK/th_traced.out" || fail "ws_threads pages output differs with worksize.full"
 "$SIBYL" export "$WORK/th.trace" --format csv -o "$WORK/th_pages.csv"
-expect_eq "big buffer: input of calls 2 to 6" "8 16 108 16 4104" \
+expect_eq "big buffer: input of calls 2 to 9" "8 16 108 16 4104 1044372 8 16" \
 	"$(/usr/bin/python3 -c 'import csv,sys
 print(*[r["in_bytes"] for r in csv.DictReader(open(sys.argv[1]))][1:])' "$WORK/th_pages.csv")"
 echo "worksize.full checks passed"

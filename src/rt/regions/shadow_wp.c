@@ -48,6 +48,7 @@ struct scan_arg {
 #define PAGEMAP_SCAN_IOCTL _IOWR('f', 16, struct scan_arg)
 #define IS_WPALLOWED (1ULL << 0)
 #define IS_WRITTEN (1ULL << 1)
+#define IS_FILE (1ULL << 2)
 #define IS_PRESENT (1ULL << 3)
 
 #define MAX_RANGES 256
@@ -55,6 +56,7 @@ struct scan_arg {
 static int state;	/* 0: not tried, 1: on, -1: off */
 static int uffd = -1, pagemap = -1;
 static struct region registered[MAX_RANGES];
+static bool refused[MAX_RANGES];	/* tried once, refused: compared as before */
 static unsigned nregistered;
 
 static bool start_up(void)
@@ -73,29 +75,31 @@ static bool start_up(void)
 	return true;
 }
 
-static bool known(uintptr_t lo, uintptr_t hi)
+/* The entry for a range tried before: 1 registered, -1 refused, 0 none. */
+static int known(uintptr_t lo, uintptr_t hi)
 {
 	for (unsigned i = 0; i < nregistered; i++)
 		if (lo >= registered[i].start && hi <= registered[i].end)
-			return true;
-	return false;
+			return refused[i] ? -1 : 1;
+	return 0;
 }
 
 /* Register and protect [lo, hi) (page-aligned) once. */
 static bool track(uintptr_t lo, uintptr_t hi)
 {
-	if (known(lo, hi))
-		return true;
-	if (nregistered == MAX_RANGES)
-		return false;
+	int k = known(lo, hi);
+
+	if (k || nregistered == MAX_RANGES)
+		return k > 0;
 	struct uffdio_register reg = { .range = { lo, hi - lo }, .mode = UFFDIO_REGISTER_MODE_WP };
 	struct uffdio_writeprotect wp = { .range = { lo, hi - lo },
 					  .mode = UFFDIO_WRITEPROTECT_MODE_WP };
 
-	if (ioctl(uffd, UFFDIO_REGISTER, &reg) || ioctl(uffd, UFFDIO_WRITEPROTECT, &wp))
-		return false;
+	/* Refused (a file mapping, another userfaultfd): not asked again. */
+	refused[nregistered] = ioctl(uffd, UFFDIO_REGISTER, &reg) != 0 ||
+			       ioctl(uffd, UFFDIO_WRITEPROTECT, &wp) != 0;
 	registered[nregistered++] = (struct region){ lo, hi };
-	return true;
+	return !refused[nregistered - 1];
 }
 
 /* Bits of clean[] for the pages of [start, end), from page `first` on. */
@@ -118,16 +122,18 @@ bool shadow_wp_clean(uintptr_t lo, uintptr_t hi, uint64_t *clean)
 	struct scan_region vec[64];
 	struct scan_arg arg = { .size = sizeof(arg), .start = first * SHADOW_PAGE,
 				.end = last * SHADOW_PAGE, .vec = (uintptr_t)vec, .vec_len = 64,
-				.return_mask = IS_WPALLOWED | IS_WRITTEN | IS_PRESENT };
+				.return_mask = IS_WPALLOWED | IS_WRITTEN | IS_FILE | IS_PRESENT };
 	long n = ioctl(pagemap, PAGEMAP_SCAN_IOCTL, &arg);
 
 	if (n < 0)
 		return false;
 	for (unsigned k = 0; k < WP_MAX_PAGES / 64; k++)
 		clean[k] = 0;
-	/* Beyond walk_end (the vector filled up): not clean. */
+	/* Beyond walk_end (the vector filled up): not clean.  Shared memory
+	 * (a file page: shmem) may be written through another mapping,
+	 * which leaves this one's protection: never clean. */
 	for (long i = 0; i < n; i++)
-		if ((vec[i].categories & (IS_WPALLOWED | IS_WRITTEN | IS_PRESENT)) ==
+		if ((vec[i].categories & (IS_WPALLOWED | IS_WRITTEN | IS_FILE | IS_PRESENT)) ==
 		    (IS_WPALLOWED | IS_PRESENT))
 			mark_clean(clean, first, vec[i].start, vec[i].end);
 	return true;

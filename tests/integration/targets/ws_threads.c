@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -98,7 +99,8 @@ static void *poke(void *p)
 /* `pages FILE`: a 1 MiB buffer passed again and again, changed between
  * calls in every way a page can be written: unchanged, a store, read(2)
  * from FILE (the kernel writes), another thread, madvise(MADV_DONTNEED)
- * (the page comes back zero without a write).  Write protection may skip
+ * (the page comes back zero without a write); then shared memory that a
+ * child process writes through its own mapping.  Write protection may skip
  * the pages nobody wrote, never one that changed. */
 static int pages(const char *file)
 {
@@ -123,7 +125,24 @@ static int pages(const char *file)
 	ws_copy(in, out, 16);
 	madvise((void *)page, 4096, MADV_DONTNEED);
 	ws_copy(in, out, 16);
-	printf("%d %d\n", in[700000], ((char *)page)[5]);
+	/* Shared memory written by a child, through its own mapping. */
+	char *sh = mmap(NULL, big, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (sh == MAP_FAILED)
+		return 1;
+	memcpy(sh, in, big);
+	ws_copy(sh, out, 16);
+	ws_copy(sh, out, 16);
+	pid_t child = fork();
+
+	if (child == 0) {
+		memset(sh + 600000, 0, 8);
+		_exit(0);
+	}
+	if (child < 0 || waitpid(child, NULL, 0) != child)
+		return 1;
+	ws_copy(sh, out, 16);
+	printf("%d %d %d\n", in[700000], ((char *)page)[5], sh[600001]);
 	return 0;
 }
 
