@@ -159,12 +159,21 @@ static void sizes_of_call(const struct events_cursor *cur, struct sibyl_call_rec
  */
 #define CARRY_WINDOW 4096
 
+/* Records are read with memcpy: a trace file need not keep them aligned
+ * (the fuzzer feeds it any bytes). */
 static bool measured_full(const unsigned char *at, uint16_t kind)
 {
-	if (kind == SIBYL_REC_CALL)
-		return ((const struct sibyl_call_record *)(const void *)at)->size_method == SIBYL_WS_FULL;
-	return kind == SIBYL_REC_WORKSIZE &&
-	       ((const struct sibyl_worksize_record *)(const void *)at)->method == SIBYL_WS_FULL;
+	struct sibyl_call_record call;
+	struct sibyl_worksize_record ws;
+
+	if (kind == SIBYL_REC_CALL) {
+		memcpy(&call, at, sizeof(call));
+		return call.size_method == SIBYL_WS_FULL;
+	}
+	if (kind != SIBYL_REC_WORKSIZE)
+		return false;
+	memcpy(&ws, at, sizeof(ws));
+	return ws.method == SIBYL_WS_FULL;
 }
 
 static void take_carried(const struct events_cursor *cur, struct sibyl_call_record *call,
@@ -181,7 +190,10 @@ static void take_carried(const struct events_cursor *cur, struct sibyl_call_reco
 		struct sibyl_ws_carry_record c;
 
 		if (kind == SIBYL_REC_CALL) {
-			uint16_t depth = ((const struct sibyl_call_record *)(const void *)at)->depth;
+			struct sibyl_call_record other;
+
+			memcpy(&other, at, sizeof(other));
+			uint16_t depth = other.depth;
 
 			if (depth < call->depth || (depth == call->depth && passed))
 				return;
