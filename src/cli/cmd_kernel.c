@@ -2,6 +2,7 @@
 #include "cli/commands.h"
 #include "core/log.h"
 #include "core/options.h"
+#include "core/strbuf.h"
 #include "ocl/driver/args.h"
 #include "ocl/driver/compile.h"
 #include "ocl/driver/counting.h"
@@ -38,9 +39,72 @@ struct opts {
 	struct sibyl_compile_opts c;
 	const char *kernel, *gsize, *platform, *device, *out;
 	long lsize, samples, seed, elements, warmup;
-	double timeout;
-	bool inst, spir, timeit, stat, json, coarse, dump_args, force, fence, all;
+	double timeout, build_timeout;
+	bool inst, spir, timeit, stat, json, coarse, dump_args, force, fence, all, verbose;
+	struct sibyl_strbuf diagnostics;	/* compilers' messages, for --json */
 };
+
+static void put_json(json_t *top);
+
+/* Exit statuses a batch script can tell apart (docs/kernel.md); 2 is a
+ * usage error. */
+static const int exit_status[] = {
+	[SIBYL_KS_OK] = 0, [SIBYL_KS_ERROR] = 1, [SIBYL_KS_COMPILE] = 3,
+	[SIBYL_KS_UNSUPPORTED] = 4, [SIBYL_KS_CRASH] = 5, [SIBYL_KS_TIMEOUT] = 6,
+};
+
+/* Compilers' messages (diagnostics) are printed as they come, and kept
+ * for --json, which puts them in its object instead. */
+static void on_notice(enum sibyl_notice kind, const char *text, void *ctx)
+{
+	struct opts *o = ctx;
+
+	if (kind == SIBYL_NOTICE_DIAG) {
+		sibyl_strbuf_puts(&o->diagnostics, text);
+		if (o->diagnostics.len && o->diagnostics.s[o->diagnostics.len - 1] != '\n')
+			sibyl_strbuf_puts(&o->diagnostics, "\n");
+		if (o->json)
+			return;
+		size_t n = strlen(text);
+
+		fprintf(stderr, "%.*s\n", (int)(n && text[n - 1] == '\n' ? n - 1 : n), text);
+		return;
+	}
+	sibyl_notice_print(kind, text, NULL);
+}
+
+/* A run that did not finish, after its line (printed by the caller or
+ * noticed by the guard): the JSON object, or in text the device
+ * compiler's chatter and --dump-args.  The exit status. */
+static int failure(struct opts *o, const char *kernel, const struct sibyl_run_cfg *cfg,
+		   const struct sibyl_guard *g, enum sibyl_kstatus st, const char *stage,
+		   const char *message)
+{
+	const struct sibyl_kfailure *f = g ? &g->failure : NULL;
+	const char *chatter = g ? g->chatter : NULL;
+
+	if (o->json) {
+		json_t *j = sibyl_kfailure_json(o->c.file, kernel, cfg, f, st, stage, message);
+
+		if (o->diagnostics.len)
+			json_object_set_new(j, "diagnostics",
+					    json_string(sibyl_strbuf_str(&o->diagnostics)));
+		if (chatter)
+			json_object_set_new(j, "compiler_output", json_string(chatter));
+		put_json(j);
+		return exit_status[st];
+	}
+	if (chatter)
+		fputs(chatter, stderr);
+	json_t *a = o->dump_args ? sibyl_kfailure_args(cfg, f) : NULL;
+
+	if (a) {
+		json_dumpf(a, stdout, JSON_COMPACT);
+		putchar('\n');
+		json_decref(a);
+	}
+	return exit_status[st];
+}
 
 /* Print one JSON object (stolen) on stdout. */
 static void put_json(json_t *top)
@@ -181,13 +245,14 @@ static void print_json(const struct opts *o, const struct sibyl_run_cfg *cfg, st
 	put_json(top);
 }
 
-static int run_once(const struct opts *o, struct sibyl_run_cfg *cfg)
+static int run_once(struct opts *o, struct sibyl_run_cfg *cfg)
 {
 	struct collect c = { json_array(), NULL };
-	struct sibyl_guard g = { o->timeout, false, on_device, on_sample, &c };
+	struct sibyl_guard g = { o->timeout, o->build_timeout, false, on_device, on_sample, &c,
+				 { 0 }, NULL };
 	struct sibyl_instcounts mean = { 0 };
 	char err[1024];
-	int n = sibyl_run_guarded(cfg, &g, err, sizeof(err));
+	int n = sibyl_run_guarded(cfg, &g, err, sizeof(err)), r = 0;
 
 	if (n < 0)
 		sibyl_err("%s", err);
@@ -197,18 +262,24 @@ static int run_once(const struct opts *o, struct sibyl_run_cfg *cfg)
 			if (o->coarse)
 				sibyl_instcounts_coarsen(&mean);
 		}
+		if (g.chatter && o->verbose)
+			fputs(g.chatter, stderr);
 		if (o->json)
 			print_json(o, cfg, &c, &mean);
 		else
 			print_text(o, cfg, &c, &mean);
 		if (o->inst)
 			sibyl_instcounts_free(&mean);
+	} else if (n) {
+		r = failure(o, cfg->kernel->name, cfg, &g, g.failure.status, g.failure.stage,
+			    n < 0 ? err : g.failure.message);
 	}
+	free(g.chatter);
 	json_decref(c.samples);
 	json_decref(c.device);
 	if (fflush(stdout))
 		return sibyl_err_errno("kernel: writing the results"), 1;
-	return n == 0 ? 0 : 1;
+	return r;
 }
 
 static int in_range(const char *name, long v, long lo, long hi)
@@ -233,11 +304,13 @@ static int check_numbers(const struct opts *o, const struct sibyl_range *r)
 	if (__builtin_mul_overflow(sizes, (uint64_t)o->samples, &total) || total > INT_MAX)
 		return sibyl_err("kernel: -g %s -n %ld: more than %d samples in one run", o->gsize,
 				 o->samples, INT_MAX);
-	/* At most a day: 10x that (the build's limit) stays within poll()'s
-	 * int milliseconds. */
+	/* At most a day: in milliseconds, that stays within poll()'s int. */
 	if (!(o->timeout >= 0 && o->timeout <= MAX_TIMEOUT))
 		return sibyl_err("kernel: --timeout: %g is not a number of seconds in 0..%d "
 				 "(0: no limit)", o->timeout, MAX_TIMEOUT);
+	if (!(o->build_timeout >= 0 && o->build_timeout <= MAX_TIMEOUT))
+		return sibyl_err("kernel: --build-timeout: %g is not a number of seconds in "
+				 "0..%d (0: no limit)", o->build_timeout, MAX_TIMEOUT);
 	return 0;
 }
 
@@ -247,9 +320,12 @@ static int run(struct opts *o, const struct sibyl_kernel *k, void *bc, size_t si
 	struct sibyl_range r;
 	char err[1024];
 
-	if (bad)
-		return sibyl_err("kernel: %s: argument '%s' (%s) is unsupported: images and "
-				 "samplers cannot be generated", k->name, bad->name, bad->type_name), 1;
+	if (bad) {
+		snprintf(err, sizeof(err), "kernel: %s: argument '%s' (%s) is unsupported: images "
+			 "and samplers cannot be generated", k->name, bad->name, bad->type_name);
+		sibyl_err("%s", err);
+		return failure(o, k->name, NULL, NULL, SIBYL_KS_UNSUPPORTED, "setup", err);
+	}
 	if (o->stat)
 		return static_counts(o, bc, size, k->name);
 	if (!o->gsize)
@@ -272,6 +348,7 @@ static int run(struct opts *o, const struct sibyl_kernel *k, void *bc, size_t si
 		.dump_args = o->dump_args, .gsize = r.from, .lsize = (uint64_t)o->lsize,
 		.elements = (uint64_t)o->elements, .seed = (uint64_t)o->seed,
 		.samples = o->samples, .warmup = o->warmup, .fence = o->fence,
+		.verbose = o->verbose,
 	};
 	struct sibyl_counting counting = { 0 };
 	int ret;
@@ -281,10 +358,11 @@ static int run(struct opts *o, const struct sibyl_kernel *k, void *bc, size_t si
 		sibyl_err("%s", err);
 		sibyl_counting_done(&counting);
 		free(build);
-		return 1;
+		return failure(o, k->name, NULL, NULL, SIBYL_KS_ERROR, "instrument", err);
 	}
 	if (r.from != r.to || o->out) {
-		struct sibyl_sweep_opts so = { o->out, o->force, o->coarse, o->timeout };
+		struct sibyl_sweep_opts so = { o->out, o->force, o->coarse, o->timeout,
+					       o->build_timeout };
 
 		ret = sibyl_sweep(&cfg, &r, &so, err, sizeof(err));
 		ret = ret < 0 ? -sibyl_err("%s", err) : ret;
@@ -356,14 +434,17 @@ static int parse_options(int argc, char **argv, struct opts *o)
 		{ "seed", 0, SIBYL_OPT_LONG, &o->seed, "N", "seed of sample 0; sample i uses N+i (0)" },
 		{ "elements", 0, SIBYL_OPT_LONG, &o->elements, "N", "buffer elements (default G)" },
 		{ "timeout", 0, SIBYL_OPT_DOUBLE, &o->timeout, "S",
-		  "seconds a sample may run, 0: no limit (60)" },
+		  "seconds a sample's kernel may run, 0: no limit (60)" },
+		{ "build-timeout", 0, SIBYL_OPT_DOUBLE, &o->build_timeout, "S",
+		  "seconds the device may take to compile the kernel, 0: no limit (600)" },
+		{ "verbose", 'v', SIBYL_OPT_FLAG, &o->verbose, NULL,
+		  "show the compilers' warnings and the device compiler's output" },
 		{ "fence", 0, SIBYL_OPT_FLAG, &o->fence, NULL,
 		  "buffers end at an inaccessible page: out-of-bounds accesses crash at once" },
 		{ "json", 0, SIBYL_OPT_FLAG, &o->json, NULL, "print one JSON object" },
 		{ "dump-args", 0, SIBYL_OPT_FLAG, &o->dump_args, NULL,
 		  "report the generated arguments (and buffers after the run)" },
-		{ "output", 'o', SIBYL_OPT_STRING, &o->out, "FILE.jsonl",
-		  "JSON lines of every sample (sweeps)" },
+		{ "output", 'o', SIBYL_OPT_STRING, &o->out, "FILE.jsonl", "JSON lines of every sample" },
 		{ "out", 0, SIBYL_OPT_STRING, &o->out, "FILE.jsonl", NULL },
 		{ "force", 'f', SIBYL_OPT_FLAG, &o->force, NULL, "replace an existing -o file" },
 		SIBYL_OPT_END,
@@ -384,7 +465,7 @@ static int parse_options(int argc, char **argv, struct opts *o)
 
 int cmd_kernel(int argc, char **argv)
 {
-	struct opts o = { .samples = 1, .timeout = 60 };
+	struct opts o = { .samples = 1, .timeout = 60, .build_timeout = 600 };
 	void *bc = NULL;
 	size_t size = 0;
 	struct sibyl_kernels ks = { 0 };
@@ -394,12 +475,16 @@ int cmd_kernel(int argc, char **argv)
 
 	if (r)
 		return r > 0 ? 0 : 2;
-	r = 1;
-	if (sibyl_compile_spir(&o.c, &bc, &size, err, sizeof(err)) < 0 ||
-	    sibyl_kernels_read(bc, size, &ks, err, sizeof(err)) < 0) {
+	sibyl_set_verbose(o.verbose);
+	sibyl_set_notice_handler(on_notice, &o);
+	r = sibyl_compile_spir(&o.c, &bc, &size, err, sizeof(err));
+	if (r < 0 || sibyl_kernels_read(bc, size, &ks, err, sizeof(err)) < 0) {
 		sibyl_err("%s", err);
+		r = failure(&o, o.kernel, NULL, NULL, r == -2 ? SIBYL_KS_COMPILE : SIBYL_KS_ERROR,
+			    "compile", err);
 		goto out;
 	}
+	r = 1;
 	if (!ks.n) {
 		sibyl_err("kernel: %s defines no kernel", o.c.file);
 		goto out;
@@ -423,6 +508,8 @@ int cmd_kernel(int argc, char **argv)
 	}
 	r = run(&o, k, bc, size);
 out:
+	sibyl_set_notice_handler(sibyl_notice_print, NULL);
+	sibyl_strbuf_free(&o.diagnostics);
 	sibyl_kernels_free(&ks);
 	free(bc);
 	sibyl_strlist_free(&o.c.defines);

@@ -75,9 +75,10 @@ static bool pump(int fd, const struct sibyl_helper *h, char *err, size_t errlen)
 	sibyl_msg_reader_init(&r, fd);
 	while ((got = sibyl_msg_next(&r, armed ? deadline : 0, -1, &msg)) == SIBYL_MSG_ONE) {
 		if (!relay(msg, err, errlen)) {
-			armed = h->line && h->line(h->ctx, msg) && h->timeout_s > 0;
-			if (armed)
-				deadline = after(h->timeout_s);
+			double limit = h->line ? h->line(h->ctx, msg) : 0;
+
+			if ((armed = limit > 0))
+				deadline = after(limit);
 		}
 		json_decref(msg);
 	}
@@ -94,8 +95,10 @@ int sibyl_helper_run(const struct sibyl_helper *h, struct sibyl_run_status *st, 
 	sibyl_seterr(err, errlen, "%s", "");
 	if (pipe2(fds, O_CLOEXEC) < 0)
 		return sibyl_seterr_errno(err, errlen, "pipe");
-	struct sibyl_run_fd report = { fds[1], SIBYL_RUN_REPORT_FD };
-	struct sibyl_run_spec spec = { .argv = h->argv, .fds = &report, .nfds = 1 };
+	struct sibyl_run_fd report[] = { { fds[1], SIBYL_RUN_REPORT_FD },
+					 { h->stderr_fd, STDERR_FILENO } };
+	struct sibyl_run_spec spec = { .argv = h->argv, .fds = report,
+				       .nfds = h->stderr_fd > 2 ? 2 : 1, .die_with_parent = true };
 	int r = sibyl_run_start(&spec, &child, st);
 
 	close(fds[1]);

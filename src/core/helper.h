@@ -31,20 +31,21 @@ void sibyl_helper_error(int fd, const char *text);
 
 /* --- in sibyl -------------------------------------------------------------- */
 
-/* Each other message (borrowed).  Return true to start the timeout for
- * the next line, false to wait without limit. */
-typedef bool (*sibyl_helper_line_fn)(void *ctx, json_t *msg);
+/* Each other message (borrowed).  Returns the seconds the next line
+ * may take (the helper is killed past them), <= 0: no limit. */
+typedef double (*sibyl_helper_line_fn)(void *ctx, json_t *msg);
 
 struct sibyl_helper {
 	char *const *argv;		/* argv[0]: the helper (sibyl_run_helper_path) */
 	sibyl_helper_line_fn line;	/* NULL: no other message expected */
 	void *ctx;
-	double timeout_s;		/* between lines once armed; <= 0: none */
 	double first_timeout_s;		/* before the first line; <= 0: none */
+	int stderr_fd;			/* > 2: the helper's stderr goes there */
 };
 
 /*
- * Run it to its end (killed past a deadline).  0 with how it ended in
+ * Run it to its end (killed past a deadline; killed too when sibyl
+ * dies, core/run.h die_with_parent).  0 with how it ended in
  * *st, the helper's error line (if it sent one) in err, else "" there;
  * or -1 with the reason in err when it could not start.
  */

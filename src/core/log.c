@@ -1,8 +1,10 @@
+#define _GNU_SOURCE
 #include "core/log.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static bool verbose;
@@ -67,14 +69,21 @@ void sibyl_set_notice_handler(sibyl_notice_fn *fn, void *ctx)
 	notice_ctx = ctx;
 }
 
+/* A diagnostic (a compiler's whole log) may be long: never cut. */
 static void vnotice(enum sibyl_notice kind, const char *fmt, va_list ap)
 {
-	char text[2048];
+	char text[2048], *big = NULL;
+	va_list again;
 
 	if (!notice_fn)
 		return;
-	vsnprintf(text, sizeof(text), fmt, ap);
-	notice_fn(kind, text, notice_ctx);
+	va_copy(again, ap);
+	if (vsnprintf(text, sizeof(text), fmt, ap) >= (int)sizeof(text) &&
+	    vasprintf(&big, fmt, again) < 0)
+		big = NULL;
+	va_end(again);
+	notice_fn(kind, big ? big : text, notice_ctx);
+	free(big);
 }
 
 void sibyl_notice(enum sibyl_notice kind, const char *fmt, ...)

@@ -1,10 +1,11 @@
 /*
  * Writing outputs safely (core/output.h).  The temporaries of outputs in
- * progress are kept in a small table that a signal handler can read, so
- * that an interrupted command leaves no OUT.tmp-* behind.
+ * progress are tracked by core/cleanup.h, so that an interrupted command
+ * leaves no OUT.tmp-* behind.
  */
 #define _GNU_SOURCE
 #include "core/alloc.h"
+#include "core/cleanup.h"
 #include "core/log.h"
 #include "core/output.h"
 
@@ -20,59 +21,6 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-enum { MAX_PENDING = 16 };
-static const int cleanup_signals[] = { SIGINT, SIGTERM, SIGHUP };
-static char *pending[MAX_PENDING];	/* temporaries to remove on a signal */
-static pid_t pending_owner;		/* a forked child must not remove ours */
-
-static void remove_pending(int sig)
-{
-	int saved = errno;
-
-	if (getpid() == pending_owner)
-		for (int i = 0; i < MAX_PENDING; i++) {
-			char *p = __atomic_load_n(&pending[i], __ATOMIC_ACQUIRE);
-
-			if (p)
-				unlink(p);
-		}
-	/* Die of the signal as if we had never caught it. */
-	signal(sig, SIG_DFL);
-	raise(sig);
-	errno = saved;
-}
-
-/* Catch only signals the command left at their default: a command with
- * its own handler (plan, trace) ends through its own cleanup path. */
-static void catch_signals(void)
-{
-	for (size_t i = 0; i < sizeof(cleanup_signals) / sizeof(cleanup_signals[0]); i++) {
-		struct sigaction old, sa = { .sa_handler = remove_pending };
-
-		if (sigaction(cleanup_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
-			sigaction(cleanup_signals[i], &sa, NULL);
-	}
-}
-
-static void set_pending(char *tmp, char *now)
-{
-	sigset_t block, old;
-
-	sigemptyset(&block);
-	for (size_t i = 0; i < sizeof(cleanup_signals) / sizeof(cleanup_signals[0]); i++)
-		sigaddset(&block, cleanup_signals[i]);
-	pthread_sigmask(SIG_BLOCK, &block, &old);
-	pending_owner = getpid();
-	for (int i = 0; i < MAX_PENDING; i++)
-		if (__atomic_load_n(&pending[i], __ATOMIC_ACQUIRE) == tmp) {
-			__atomic_store_n(&pending[i], now, __ATOMIC_RELEASE);
-			break;
-		}
-	if (now)
-		catch_signals();
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-}
 
 /* "dir-of-path/name": the path's directory resolved, so that two names
  * of one file compare equal.  NULL when the directory does not exist. */
@@ -166,7 +114,7 @@ int sibyl_output_open(struct sibyl_output *o, const char *path, mode_t mode)
 		o->tmp[n + 5 + sizeof(r)] = '\0';
 		o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 		if (o->fd >= 0) {
-			set_pending(NULL, o->tmp);
+			sibyl_cleanup_file(o->tmp, true);
 			return 0;
 		}
 		if (errno != EEXIST)
@@ -191,7 +139,7 @@ static void release(struct sibyl_output *o, bool remove)
 	if (o->tmp) {
 		if (remove)
 			unlink(o->tmp);
-		set_pending(o->tmp, NULL);
+		sibyl_cleanup_file(o->tmp, false);
 	}
 	free(o->tmp);
 	free(o->path);

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "core/run.h"
 #include "core/alloc.h"
+#include "core/cleanup.h"
 #include "core/clock.h"
 #include "core/fs.h"
 
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -110,9 +112,13 @@ static void default_handlers(void)
 }
 
 static void __attribute__((noreturn)) become(const struct sibyl_run_spec *spec, char **env,
-					     int errfd, const sigset_t *mask)
+					     int errfd, const sigset_t *mask, pid_t parent)
 {
 	default_handlers();
+	/* The parent may have died before prctl: then nobody kills us. */
+	if (spec->die_with_parent &&
+	    (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent))
+		_exit(127);
 	if (spec->own_group)
 		setpgid(0, 0);
 	if (spec->dir && chdir(spec->dir) < 0)
@@ -151,6 +157,8 @@ int sibyl_run_start(const struct sibyl_run_spec *spec, struct sibyl_child *c,
 	int errpipe[2];
 	sigset_t all, mask;
 
+	pid_t self = getpid();
+
 	*c = (struct sibyl_child){ .pid = -1, .pidfd = -1, .own_group = spec->own_group };
 	if (pipe2(errpipe, O_CLOEXEC) < 0)
 		return not_started(st, STEP_FORK, errno), -1;
@@ -161,7 +169,7 @@ int sibyl_run_start(const struct sibyl_run_spec *spec, struct sibyl_child *c,
 	pthread_sigmask(SIG_SETMASK, &all, &mask);
 	c->pid = fork();
 	if (c->pid == 0)
-		become(spec, env, errpipe[1], &mask);
+		become(spec, env, errpipe[1], &mask, self);
 	int fork_errno = errno;
 
 	pthread_sigmask(SIG_SETMASK, &mask, NULL);
@@ -183,6 +191,8 @@ int sibyl_run_start(const struct sibyl_run_spec *spec, struct sibyl_child *c,
 		return -1;
 	}
 	c->pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
+	if ((c->tracked = spec->die_with_parent))
+		sibyl_cleanup_child(c->pid, c->own_group, true);
 	return 0;
 }
 
@@ -196,6 +206,13 @@ static void decode(int wstatus, struct sibyl_run_status *st)
 		*st = (struct sibyl_run_status){ SIBYL_RUN_OK, 0, NULL };
 }
 
+static void untrack(struct sibyl_child *c)
+{
+	if (c->tracked)
+		sibyl_cleanup_child(c->pid, c->own_group, false);
+	c->tracked = false;
+}
+
 static void reap(struct sibyl_child *c, int flags, struct sibyl_run_status *st, pid_t *got)
 {
 	int wstatus = 0;
@@ -204,11 +221,13 @@ static void reap(struct sibyl_child *c, int flags, struct sibyl_run_status *st, 
 		;
 	if (*got == c->pid) {
 		decode(wstatus, st);
+		untrack(c);
 		if (c->pidfd >= 0)
 			close(c->pidfd);
 		c->pid = c->pidfd = -1;
 	} else if (*got < 0) {	/* not our child any more (SIGCHLD ignored) */
 		*st = (struct sibyl_run_status){ SIBYL_RUN_OK, 0, NULL };
+		untrack(c);
 		c->pid = -1;
 	}
 }
@@ -259,6 +278,12 @@ void sibyl_run_kill(struct sibyl_child *c, struct sibyl_run_status *st)
 	int sig = st->outcome == SIBYL_RUN_CRASHED ? st->code : SIGKILL;
 
 	*st = (struct sibyl_run_status){ SIBYL_RUN_TIMED_OUT, sig, NULL };
+}
+
+void sibyl_run_kill_now(pid_t pid)
+{
+	if (pid && kill(pid, SIGKILL) == 0)
+		waitpid(pid < 0 ? -pid : pid, NULL, 0);
 }
 
 void sibyl_run_wait(struct sibyl_child *c, uint64_t deadline_ns, struct sibyl_run_status *st)

@@ -49,6 +49,10 @@ struct sibyl_run_spec {
 	const char *const *unset;	/* names to remove; NULL-terminated */
 	const char *dir;		/* working directory, NULL: ours */
 	bool own_group;			/* its own process group; a timeout kills the group */
+	/* A helper of ours: it gets SIGKILL when this process dies, however
+	 * it dies, and a SIGINT, SIGTERM or SIGHUP that ends this process
+	 * kills and reaps it first (core/cleanup.h). */
+	bool die_with_parent;
 	double timeout_s;		/* sibyl_run and sibyl_run_capture; <= 0: none */
 };
 
@@ -71,6 +75,7 @@ struct sibyl_child {
 	pid_t pid;
 	int pidfd;		/* -1 where the kernel has no pidfd_open */
 	bool own_group;
+	bool tracked;		/* by core/cleanup.h until reaped */
 };
 
 /* A child past its deadline gets SIGTERM, and SIGKILL this long after. */
@@ -86,6 +91,9 @@ void sibyl_run_wait(struct sibyl_child *c, uint64_t deadline_ns, struct sibyl_ru
 /* Its deadline passed: SIGTERM (to its group if it has one), SIGKILL
  * after SIBYL_RUN_GRACE_S, reaped; st says TIMED_OUT. */
 void sibyl_run_kill(struct sibyl_child *c, struct sibyl_run_status *st);
+/* SIGKILL and reap, async-signal-safe: what core/cleanup.c's handler
+ * does to the children it tracks (pid negative: the process group). */
+void sibyl_run_kill_now(pid_t pid);
 
 /* Start, then wait until spec->timeout_s has passed: the status. */
 void sibyl_run(const struct sibyl_run_spec *spec, struct sibyl_run_status *st);

@@ -17,14 +17,14 @@
 #include <string.h>
 
 /* The profile the child sent, as text for the parser. */
-static bool on_profile(void *ctx, json_t *msg)
+static double on_profile(void *ctx, json_t *msg)
 {
 	char **text = ctx;
 	json_t *p = json_object_get(msg, "profile");
 
 	if (!*text && json_is_object(p))
 		*text = json_dumps(p, JSON_COMPACT);
-	return false;
+	return 0;
 }
 
 /* Run the child with `args` (argv[0] filled in here); the profile it

@@ -5,11 +5,13 @@
 #include "core/log.h"
 #include "core/output.h"
 #include "core/alloc.h"
+#include "core/cleanup.h"
 #include "core/strbuf.h"
 #include "core/run.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,21 +163,78 @@ int sibyl_compile_spir(const struct sibyl_compile_opts *o, void **bc, size_t *si
 		return sibyl_seterr_errno(err, errlen, "kernel: temporary directory");
 	tmp = sibyl_path_join(dir, "kernel.bc");
 	clang_argv(&l, o, tmp);
+	sibyl_cleanup_dir(dir, true);
 	if (run_capture(&l, &said) < 0) {
 		char *line = sibyl_first_error_line(said && *said ? said : "clang-14 failed");
 
+		/* Every message, not the first alone: the caller prints them. */
+		if (said && strchr(said, '\n'))
+			sibyl_notice(SIBYL_NOTICE_DIAG, "%s", said);
 		sibyl_seterr(err, errlen, "kernel: compiling %s: %s", o->file, line);
 		free(line);
+		r = -2;
 	} else if (!(*bc = sibyl_read_file(tmp, SIBYL_KERNEL_FILE_MAX, size, why, sizeof(why)))) {
 		sibyl_seterr(err, errlen, "kernel: reading the bitcode of %s: %s", o->file, why);
 	} else {
+		if (said && *said && sibyl_verbose())	/* warnings */
+			sibyl_notice(SIBYL_NOTICE_DIAG, "%s", said);
 		r = 0;
 	}
 	unlink(tmp);
-	rmdir(dir);
+	sibyl_cleanup_remove_dir(dir);
 	free(tmp);
 	free(dir);
 	free(said);
 	sibyl_strlist_free(&l);
 	return r;
+}
+
+/* One line of a device build log: PoCL's temporary file name (a path
+ * ending in tempfile_XXXXXX.cl) replaced by the user's, and PoCL's
+ * "error: FILE:L:C: why" turned into the compilers' "FILE:L:C: error: why". */
+static void map_line(struct sibyl_strbuf *b, const char *line, size_t n, const char *file)
+{
+	static const char *const kinds[] = { "error: ", "warning: ", "note: " };
+	const char *tmp = memmem(line, n, "tempfile_", 9), *kind = NULL;
+
+	if (!tmp) {
+		sibyl_strbuf_add(b, line, n);
+		return;
+	}
+	const char *start = tmp, *end = memchr(tmp, ':', n - (size_t)(tmp - line));
+
+	while (start > line && start[-1] != ' ')
+		start--;
+	end = end ? end : line + n;
+	for (size_t k = 0; k < 3; k++)
+		if (start - line == (ptrdiff_t)strlen(kinds[k]) && !strncmp(line, kinds[k], strlen(kinds[k])))
+			kind = kinds[k];
+	const char *pos = end, *stop = line + n;	/* past ":L:C" */
+
+	while (kind && pos < stop && (*pos == ':' || (*pos >= '0' && *pos <= '9')))
+		pos++;
+	if (kind && pos > end && pos[-1] == ':' && pos < stop && *pos == ' ') {
+		sibyl_strbuf_printf(b, "%s%.*s %s", file, (int)(pos - end), end, kind);
+		sibyl_strbuf_add(b, pos + 1, (size_t)(stop - pos - 1));
+		return;
+	}
+	sibyl_strbuf_add(b, line, (size_t)(start - line));
+	sibyl_strbuf_puts(b, file);
+	sibyl_strbuf_add(b, end, (size_t)(stop - end));
+}
+
+char *sibyl_build_log_map(const char *log, const char *file)
+{
+	struct sibyl_strbuf b = { 0 };
+
+	sibyl_strbuf_puts(&b, "");
+	for (const char *p = log; *p;) {
+		size_t n = strcspn(p, "\n");
+
+		map_line(&b, p, n, file);
+		p += n;
+		if (*p)
+			sibyl_strbuf_add(&b, p++, 1);
+	}
+	return sibyl_strbuf_take(&b);
 }

@@ -23,9 +23,10 @@ struct sibyl_compile_opts {
 	const char *opt_level;		/* "0" (default), "1", "2", "3", "s", "z" */
 };
 
-/* Compile to SPIR bitcode (spir64, OpenCL C 1.2) with clang-14. On a
- * compile error prints one line with clang's first error. *bc is
- * malloc'd. Returns 0 or -1. */
+/* Compile to SPIR bitcode (spir64, OpenCL C 1.2) with clang-14. *bc is
+ * malloc'd. Returns 0; -2 when clang refused the source (every message
+ * of clang's a diagnostic notice, the first error in err); -1 with err
+ * on other failures. With sibyl_verbose(), clang's warnings too. */
 int sibyl_compile_spir(const struct sibyl_compile_opts *o, void **bc, size_t *size, char *err,
 		       size_t errlen);
 
@@ -35,6 +36,11 @@ void sibyl_compile_frontend_args(const struct sibyl_compile_opts *o, struct siby
 
 /* malloc'd first "error:" line of a compiler log (or its first line). */
 char *sibyl_first_error_line(const char *log);
+
+/* A device compiler's log with its temporary file names replaced by
+ * `file` (PoCL builds a copy of the source under its own name), in the
+ * "FILE:LINE:COL: error: why" form; malloc'd. */
+char *sibyl_build_log_map(const char *log, const char *file);
 
 /* malloc'd option string for clBuildProgram: -D..., -I..., the user's. */
 char *sibyl_build_options(const struct sibyl_compile_opts *o);

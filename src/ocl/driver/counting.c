@@ -1,5 +1,6 @@
 /* Temporary files of a SPIR run (-i, --spir). */
 #include "ocl/driver/counting.h"
+#include "core/cleanup.h"
 #include "core/fs.h"
 #include "core/log.h"
 #include "core/output.h"
@@ -12,6 +13,7 @@ static int make_dir(struct sibyl_counting *c, char *err, size_t errlen)
 	memset(c, 0, sizeof(*c));
 	if (!(c->dir = sibyl_private_tmpdir("sibyl-kernel")))
 		return sibyl_seterr_errno(err, errlen, "kernel: temporary directory");
+	sibyl_cleanup_dir(c->dir, true);
 	return 0;
 }
 
@@ -51,7 +53,7 @@ void sibyl_counting_done(struct sibyl_counting *c)
 	if (c->inst.bitcode)
 		sibyl_instrumented_free(&c->inst);
 	if (c->dir)
-		sibyl_remove_tree(c->dir);
+		sibyl_cleanup_remove_dir(c->dir);
 	free(c->dir);
 	free(c->spir);
 	free(c->counters);

@@ -4,11 +4,13 @@
 #include "ocl/driver/summary.h"
 #include "ocl/driver/compile.h"
 #include "core/alloc.h"
+#include "core/cleanup.h"
 #include "core/fs.h"
 #include "core/helper.h"
 #include "core/log.h"
 #include "core/output.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +18,7 @@
 
 /* Positions count samples through the sweep: size index * samples + sample. */
 struct watch {
-	const struct sibyl_guard *g;
+	struct sibyl_guard *g;
 	char *err;		/* the caller's */
 	size_t errlen;
 	const struct sibyl_run_cfg *cfg;
@@ -24,9 +26,12 @@ struct watch {
 	long samples;
 	bool bad_counters;
 	bool started;		/* a sample started in this child */
+	bool running;		/* its kernel is CL_RUNNING (its compile is done) */
+	bool built;		/* the child built the program */
 	long current, next;	/* the position running, the first not done */
 	json_int_t seed;
 	uint64_t gsize;		/* of the sample running */
+	uint64_t local_elements;
 };
 
 static long position(const struct watch *w, json_t *msg)
@@ -73,60 +78,83 @@ static int decode_counters(struct watch *w, json_t *msg)
 	return 0;
 }
 
-static bool on_line(void *ctx, json_t *msg)
+static double on_start(struct watch *w, json_t *msg)
+{
+	w->current = position(w, msg);
+	w->gsize = (uint64_t)json_integer_value(json_object_get(msg, "gsize"));
+	w->started = true;
+	w->running = false;
+	w->seed = json_integer_value(json_object_get(msg, "seed"));
+	w->local_elements = (uint64_t)json_integer_value(json_object_get(msg, "local_elements"));
+	return w->g->build_timeout_s;	/* the launch may compile first */
+}
+
+/* The limit of the next line: the kernel's once it runs, else the build's. */
+static double on_line(void *ctx, json_t *msg)
 {
 	struct watch *w = ctx;
 	const char *ev = json_string_value(json_object_get(msg, "event"));
 
 	if (!ev)
-		return false;
-	if (!strcmp(ev, "start")) {
-		w->current = position(w, msg);
-		w->gsize = (uint64_t)json_integer_value(json_object_get(msg, "gsize"));
-		w->started = true;
-		w->seed = json_integer_value(json_object_get(msg, "seed"));
-		return true;
+		return w->g->build_timeout_s;
+	if (!strcmp(ev, "start"))
+		return on_start(w, msg);
+	if (!strcmp(ev, "running")) {
+		/* A late callback of an earlier sample arms nothing. */
+		if (w->started && position(w, msg) == w->current) {
+			w->running = true;
+			return w->g->timeout_s;
+		}
+		return w->running ? w->g->timeout_s : w->g->build_timeout_s;
 	}
+	w->running = false;
 	if (!strcmp(ev, "sample")) {
 		w->next = position(w, msg) + 1;
 		if (w->bad_counters || decode_counters(w, msg) < 0)
 			w->bad_counters = true;
 		else if (w->g->on_sample)
 			w->g->on_sample(w->g->ctx, msg);
-	} else if (!strcmp(ev, "device") && w->g->on_device) {
-		w->g->on_device(w->g->ctx, msg);
+	} else if (!strcmp(ev, "device")) {
+		w->built = true;
+		if (w->g->on_device)
+			w->g->on_device(w->g->ctx, msg);
 	}
-	return false;
+	return w->g->build_timeout_s;
 }
 
 /* The configuration file the runner reads, in a private directory of its
- * own: a name another user can guess could be planted in advance. */
-static char *write_config(const struct sibyl_run_cfg *cfg, char *err, size_t errlen)
+ * own (a name another user can guess could be planted in advance),
+ * beside the file that keeps the runner's stderr. */
+static char *write_config(const struct sibyl_run_cfg *cfg, const char *dir, char *err,
+			  size_t errlen)
 {
 	json_t *j = sibyl_run_cfg_to_json(cfg);
-	char *dir = sibyl_private_tmpdir("sibyl-run"), *path = NULL, *text = json_dumps(j, JSON_COMPACT);
+	char *path = sibyl_path_join(dir, "run.json"), *text = json_dumps(j, JSON_COMPACT);
 
 	json_decref(j);
-	if (!dir) {
-		sibyl_seterr_errno(err, errlen, "kernel: temporary directory");
-	} else if (sibyl_output_write((path = sibyl_path_join(dir, "run.json")), text,
-					   strlen(text), 0666) < 0) {
+	if (sibyl_output_write(path, text, strlen(text), 0666) < 0) {
 		sibyl_seterr_errno(err, errlen, "kernel: %s", path);
-		rmdir(dir);
 		free(path);
 		path = NULL;
 	}
-	free(dir);
 	free(text);
 	return path;
 }
 
-/* The file and its directory (`path` is cut to the directory). */
-static void remove_config(char *path)
+/* The runner's stderr (the device compiler's chatter), kept for the caller. */
+static void keep_chatter(struct watch *w, const char *dir)
 {
-	unlink(path);
-	*strrchr(path, '/') = '\0';
-	rmdir(path);
+	char *path = sibyl_path_join(dir, "stderr"), why[128], *text;
+	size_t len;
+
+	if ((text = sibyl_read_file(path, SIBYL_KERNEL_FILE_MAX, &len, why, sizeof(why))) && len) {
+		char *all = sibyl_xasprintf("%s%s", w->g->chatter ? w->g->chatter : "", text);
+
+		free(w->g->chatter);
+		w->g->chatter = all;
+	}
+	free(text);
+	free(path);
 }
 
 /* -i: the counters' bytes at each global size of the run. */
@@ -144,40 +172,115 @@ static int counters_sizes(struct sibyl_run_cfg *cfg, size_t n, char *err, size_t
 	return 0;
 }
 
-/* One child from (cfg->gsize, cfg->first_sample) to the end. */
-static int start(struct sibyl_run_cfg *cfg, struct watch *w, struct sibyl_run_status *res)
+static int spawn(struct watch *w, const char *config, const char *dir,
+		 struct sibyl_run_status *res)
 {
-	char *config = NULL, *runner = sibyl_run_helper_path("sibyl-kernel-run", "SIBYL_KERNEL_RUNNER");
-	int r = -1;
+	char *runner = sibyl_run_helper_path("sibyl-kernel-run", "SIBYL_KERNEL_RUNNER");
+	char *argv[] = { runner, (char *)config, NULL }, *out = sibyl_path_join(dir, "stderr");
+	int fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600), r;
+	/* Until its first line the child builds the program. */
+	struct sibyl_helper h = { argv, on_line, w, w->g->build_timeout_s, fd };
 
-	cfg->counters_sizes = NULL;
-	if ((!cfg->inst || !counters_sizes(cfg, sibyl_run_cfg_sizes(cfg), w->err, w->errlen)) &&
-	    (config = write_config(cfg, w->err, w->errlen))) {
-		char *argv[] = { runner, config, NULL };
-		/* Until its first line the child builds the program: a hang
-		 * there (a compiler loop) gets a generous limit of its own. */
-		struct sibyl_helper h = { argv, on_line, w, w->g->timeout_s,
-					  SIBYL_GUARD_SETUP_FACTOR * w->g->timeout_s };
-
-		r = sibyl_helper_run(&h, res, w->err, w->errlen);
-		if (r < 0)	/* it did not start: say whose helper */
-			sibyl_seterr(w->err, w->errlen, "kernel: cannot run %s: %s", runner,
-				     strerror(res->code));
-		remove_config(config);
-	}
-	free(cfg->counters_sizes);
-	cfg->counters_sizes = NULL;
-	free(config);
+	r = sibyl_helper_run(&h, res, w->err, w->errlen);
+	if (r < 0)	/* it did not start: say whose helper */
+		sibyl_seterr(w->err, w->errlen, "kernel: cannot run %s: %s", runner,
+			     strerror(res->code));
+	if (fd >= 0)
+		close(fd);
+	keep_chatter(w, dir);
+	free(out);
 	free(runner);
 	return r;
 }
 
-int sibyl_run_guarded(struct sibyl_run_cfg *cfg, const struct sibyl_guard *g, char *err,
-		      size_t errlen)
+/* One child from (cfg->gsize, cfg->first_sample) to the end. */
+static int start(struct sibyl_run_cfg *cfg, struct watch *w, struct sibyl_run_status *res)
 {
-	struct watch w = { .g = g, .err = err, .errlen = errlen, .cfg = cfg, .from = cfg->gsize, .step = cfg->gsize_step,
-			   .samples = cfg->samples, .current = -1, .next = cfg->first_sample };
-	const char *k = cfg->kernel->name;
+	char *config = NULL, *dir = sibyl_private_tmpdir("sibyl-run");
+	int r = -1;
+
+	if (!dir)
+		return sibyl_seterr_errno(w->err, w->errlen, "kernel: temporary directory");
+	sibyl_cleanup_dir(dir, true);
+	cfg->counters_sizes = NULL;
+	if ((!cfg->inst || !counters_sizes(cfg, sibyl_run_cfg_sizes(cfg), w->err, w->errlen)) &&
+	    (config = write_config(cfg, dir, w->err, w->errlen)))
+		r = spawn(w, config, dir, res);
+	sibyl_cleanup_remove_dir(dir);
+	free(cfg->counters_sizes);
+	cfg->counters_sizes = NULL;
+	free(config);
+	free(dir);
+	return r;
+}
+
+static const char *const status_names[] = {
+	[SIBYL_KS_OK] = "ok", [SIBYL_KS_ERROR] = "error", [SIBYL_KS_COMPILE] = "compile-error",
+	[SIBYL_KS_UNSUPPORTED] = "unsupported", [SIBYL_KS_CRASH] = "crash",
+	[SIBYL_KS_TIMEOUT] = "timeout",
+};
+
+const char *sibyl_kstatus_name(enum sibyl_kstatus s)
+{
+	return status_names[s];
+}
+
+static void failed(struct watch *w, enum sibyl_kstatus status, int sig)
+{
+	struct sibyl_kfailure *f = &w->g->failure;
+	const char *before = status == SIBYL_KS_ERROR || status == SIBYL_KS_UNSUPPORTED
+			     ? "setup" : "build";
+
+	f->status = status;
+	/* A crash may beat the runner's "running" line: blamed on the run. */
+	f->stage = !w->built ? before : !w->started ? "setup"
+		 : w->running || status != SIBYL_KS_TIMEOUT ? "run" : "jit";
+	f->signal = sig;
+	f->sampled = w->started;
+	f->seed = (uint64_t)w->seed;
+	f->gsize = w->gsize;
+	f->local_elements = w->local_elements;
+	f->message[0] = '\0';
+}
+
+/* The runner ended before its samples did: 0 when the sweep goes on
+ * (one sample crashed or hung: reported), -1 with err when it stops. */
+static int ended(struct watch *w, const struct sibyl_run_status *res)
+{
+	const char *k = w->cfg->kernel->name;
+	bool timed_out = res->outcome == SIBYL_RUN_TIMED_OUT;
+
+	if (res->outcome == SIBYL_RUN_FAILED) {
+		failed(w, res->code == SIBYL_KRUN_EXIT_BUILD ? SIBYL_KS_COMPILE
+			  : res->code == SIBYL_KRUN_EXIT_UNSUPPORTED ? SIBYL_KS_UNSUPPORTED
+			  : SIBYL_KS_ERROR, 0);
+		return sibyl_helper_failed("kernel: sibyl-kernel-run", res, w->err, w->errlen);
+	}
+	failed(w, timed_out ? SIBYL_KS_TIMEOUT : SIBYL_KS_CRASH, res->code);
+	if (timed_out && strcmp(w->g->failure.stage, "run"))
+		return sibyl_seterr(w->err, w->errlen, "kernel: compiling %s for the device took "
+				    "longer than %g s (--build-timeout)", k, w->g->build_timeout_s);
+	if (!w->started)	/* died building or setting up */
+		return sibyl_seterr(w->err, w->errlen, "kernel: the OpenCL runtime crashed "
+				    "(signal %d) while preparing %s", res->code, k);
+	char *m = w->g->failure.message;
+	size_t len = sizeof(w->g->failure.message);
+
+	if (timed_out)
+		snprintf(m, len, "kernel %s timed out after %g s with seed %lld (gsize %llu)", k,
+			 w->g->timeout_s, (long long)w->seed, (unsigned long long)w->gsize);
+	else
+		snprintf(m, len, "kernel %s crashed (signal %d) with seed %lld (gsize %llu)", k,
+			 res->code, (long long)w->seed, (unsigned long long)w->gsize);
+	sibyl_notice(SIBYL_NOTICE_ERROR, "%s", m);
+	return 0;
+}
+
+int sibyl_run_guarded(struct sibyl_run_cfg *cfg, struct sibyl_guard *g, char *err, size_t errlen)
+{
+	struct watch w = { .g = g, .err = err, .errlen = errlen, .cfg = cfg, .from = cfg->gsize,
+			   .step = cfg->gsize_step, .samples = cfg->samples, .current = -1,
+			   .next = cfg->first_sample };
 	long total = (long)sibyl_run_cfg_sizes(cfg) * cfg->samples;
 	int failures = 0;
 
@@ -187,30 +290,18 @@ int sibyl_run_guarded(struct sibyl_run_cfg *cfg, const struct sibyl_guard *g, ch
 		cfg->gsize = w.from + (uint64_t)(w.next / w.samples) * w.step;
 		cfg->first_sample = w.next % w.samples;
 		w.current = -1;
-		w.started = false;
-		if (start(cfg, &w, &res) < 0 || w.bad_counters)
+		w.started = w.running = w.built = false;
+		if (start(cfg, &w, &res) < 0 || w.bad_counters) {
+			failed(&w, SIBYL_KS_ERROR, 0);
 			return -1;
+		}
 		if (res.outcome == SIBYL_RUN_OK)
 			break;
-		if (res.outcome == SIBYL_RUN_FAILED) {	/* where it stopped */
+		if (ended(&w, &res) < 0) {	/* where it stopped */
 			cfg->gsize = w.from + (uint64_t)(w.next / w.samples) * w.step;
-			return sibyl_helper_failed("kernel: sibyl-kernel-run", &res, err, errlen);
+			return -1;
 		}
-		if (!w.started && res.outcome == SIBYL_RUN_TIMED_OUT)
-			return sibyl_seterr(err, errlen, "kernel: building %s took longer than %g s",
-					    k, SIBYL_GUARD_SETUP_FACTOR * g->timeout_s);
-		if (!w.started)	/* died building or setting up */
-			return sibyl_seterr(err, errlen, "kernel: the OpenCL runtime crashed "
-					    "(signal %d) while preparing %s", res.code, k);
 		/* One sample failed; with keep_going the others go on. */
-		if (res.outcome == SIBYL_RUN_TIMED_OUT)
-			sibyl_notice(SIBYL_NOTICE_ERROR, "kernel %s timed out after %g s with seed "
-				     "%lld (gsize %llu)", k, g->timeout_s, (long long)w.seed,
-				     (unsigned long long)w.gsize);
-		else
-			sibyl_notice(SIBYL_NOTICE_ERROR, "kernel %s crashed (signal %d) with seed "
-				     "%lld (gsize %llu)", k, res.code, (long long)w.seed,
-				     (unsigned long long)w.gsize);
 		failures++;
 		if (!g->keep_going)
 			break;

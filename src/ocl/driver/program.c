@@ -16,19 +16,31 @@
 #define SIBYL_VERSION "?"
 #endif
 
-/* The first error line of the build log, for a one-line message. */
-static int build_failed(cl_program prog, cl_device_id dev, cl_int e, const char *what, char *err,
-			size_t errlen)
+static char *build_log(cl_program prog, cl_device_id dev, const char *file)
 {
 	size_t len = 0;
-	char *log = NULL;
+	char *log = NULL, *mapped;
 
 	clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &len);
-	if (len && (log = calloc(1, len + 1)))
-		clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, len, log, NULL);
-	if (log && *log) {
+	if (!len || !(log = calloc(1, len + 1)))
+		return NULL;
+	clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, len, log, NULL);
+	mapped = sibyl_build_log_map(log, file);
+	free(log);
+	return mapped;
+}
+
+/* The whole log as a diagnostic (sibyl prints it, or puts it in its
+ * JSON), its first error in the one line: SIBYL_KRUN_EXIT_BUILD. */
+static int build_failed(cl_program prog, cl_device_id dev, cl_int e, const char *file,
+			const char *what, char *err, size_t errlen)
+{
+	char *log = build_log(prog, dev, file);
+
+	if (log && log[strspn(log, " \t\n")]) {
 		char *line = sibyl_first_error_line(log);
 
+		sibyl_notice(SIBYL_NOTICE_DIAG, "%s", log);
 		sibyl_seterr(err, errlen, "kernel: building %s: %s: %s", what,
 			     sibyl_cl_error_name(e), line);
 		free(line);
@@ -36,7 +48,17 @@ static int build_failed(cl_program prog, cl_device_id dev, cl_int e, const char 
 		sibyl_seterr(err, errlen, "kernel: building %s: %s", what, sibyl_cl_error_name(e));
 	}
 	free(log);
-	return -1;
+	return SIBYL_KRUN_EXIT_BUILD;
+}
+
+/* A build that worked may still have warned: said with -v. */
+static void build_chatter(const struct sibyl_run_cfg *cfg, cl_program prog, cl_device_id dev)
+{
+	char *log = cfg->verbose ? build_log(prog, dev, cfg->file) : NULL;
+
+	if (log && log[strspn(log, " \t\n")])
+		sibyl_notice(SIBYL_NOTICE_DIAG, "%s", log);
+	free(log);
 }
 
 static int build_source(const struct sibyl_run_cfg *cfg, cl_context ctx, cl_device_id dev,
@@ -56,13 +78,13 @@ static int build_source(const struct sibyl_run_cfg *cfg, cl_context ctx, cl_devi
 		return sibyl_seterr(err, errlen, "kernel: clCreateProgramWithSource: %s",
 				    sibyl_cl_error_name(e));
 	e = clBuildProgram(*out, 1, &dev, cfg->build_options, NULL, NULL);
-	return e == CL_SUCCESS ? 0 : build_failed(*out, dev, e, cfg->file, err, errlen);
+	return e == CL_SUCCESS ? 0 : build_failed(*out, dev, e, cfg->file, cfg->file, err, errlen);
 }
 
 /* what names the binary in the error line; NULL fails quietly (cache). */
-static int from_binary(cl_context ctx, cl_device_id dev, const void *bin, size_t size,
-		       const char *options, const char *what, cl_program *out, char *err,
-		       size_t errlen)
+static int from_binary(const struct sibyl_run_cfg *cfg, cl_context ctx, cl_device_id dev,
+		       const void *bin, size_t size, const char *options, const char *what,
+		       cl_program *out, char *err, size_t errlen)
 {
 	const unsigned char *b = bin;
 	cl_int e, status;
@@ -73,7 +95,7 @@ static int from_binary(cl_context ctx, cl_device_id dev, const void *bin, size_t
 	e = clBuildProgram(*out, 1, &dev, options, NULL, NULL);
 	if (e == CL_SUCCESS)
 		return 0;
-	return !what ? -1 : build_failed(*out, dev, e, what, err, errlen);
+	return !what ? -1 : build_failed(*out, dev, e, cfg->file, what, err, errlen);
 }
 
 /* The device binary a build produced, to cache. */
@@ -119,7 +141,7 @@ static int build_spir(const struct sibyl_run_cfg *cfg, cl_context ctx, cl_device
 	dir = sibyl_cache_dir();
 	p->cache = dir ? "miss" : "off";
 	if (dir && !sibyl_cache_load(dir, &key, &bin, &size)) {
-		r = from_binary(ctx, dev, bin, size, options, NULL, &p->program, err, errlen);
+		r = from_binary(cfg, ctx, dev, bin, size, options, NULL, &p->program, err, errlen);
 		free(bin);
 		if (!r) {
 			p->cache = "hit";
@@ -130,12 +152,14 @@ static int build_spir(const struct sibyl_run_cfg *cfg, cl_context ctx, cl_device
 			clReleaseProgram(p->program);
 		p->program = NULL;
 	}
-	r = from_binary(ctx, dev, bc, bc_size, options,
+	r = from_binary(cfg, ctx, dev, bc, bc_size, options,
 			cfg->spir_plain ? "the SPIR binary" : "the instrumented binary", &p->program,
 			err, errlen);
-	if (r && !p->program)
-		r = sibyl_seterr(err, errlen, "kernel: the device does not accept SPIR bitcode "
-				 "(cl_khr_spir)");
+	if (r && !p->program) {
+		sibyl_seterr(err, errlen, "kernel: the device does not accept SPIR bitcode "
+			     "(cl_khr_spir)");
+		r = SIBYL_KRUN_EXIT_UNSUPPORTED;
+	}
 	if (!r && dir)
 		store_binary(p->program, dir, &key);
 out:
@@ -155,10 +179,11 @@ int sibyl_program_build(const struct sibyl_run_cfg *cfg, cl_context ctx, cl_devi
 	r = cfg->spir_path ? build_spir(cfg, ctx, dev, out, err, errlen)
 			   : build_source(cfg, ctx, dev, &out->program, err, errlen);
 	if (r)
-		return -1;
+		return r;
+	build_chatter(cfg, out->program, dev);
 	out->kernel = clCreateKernel(out->program, cfg->kernel->name, &e);
 	if (e != CL_SUCCESS)
-		return sibyl_seterr(err, errlen, "kernel: clCreateKernel %s: %s", cfg->kernel->name,
-				    sibyl_cl_error_name(e));
+		return -sibyl_seterr(err, errlen, "kernel: clCreateKernel %s: %s",
+				     cfg->kernel->name, sibyl_cl_error_name(e));
 	return 0;
 }

@@ -18,7 +18,9 @@ struct sibyl_program {
 	const char *cache;		/* "hit", "miss" or NULL */
 };
 
-/* Build cfg's program and kernel: 0, or -1 with the error line in err. */
+/* Build cfg's program and kernel: 0, or the runner's exit status (1,
+ * SIBYL_KRUN_EXIT_BUILD, SIBYL_KRUN_EXIT_UNSUPPORTED) with the error
+ * line in err. */
 int sibyl_program_build(const struct sibyl_run_cfg *cfg, cl_context ctx, cl_device_id dev,
 			struct sibyl_program *out, char *err, size_t errlen);
 

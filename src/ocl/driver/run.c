@@ -92,10 +92,12 @@ static int check_local(const struct sibyl_run_cfg *cfg, struct dev_state *s,
 	return 0;
 }
 
+/* 0, or the runner's exit status (run.h) with the error line in s->err. */
 static int setup(const struct sibyl_run_cfg *cfg, struct dev_state *s, int fd)
 {
 	cl_platform_id plat;
 	cl_int e;
+	int r;
 
 	if (sibyl_cl_pick_device(cfg->platform, cfg->device, &plat, &s->dev, s->err, s->errlen) < 0)
 		return -1;
@@ -105,8 +107,8 @@ static int setup(const struct sibyl_run_cfg *cfg, struct dev_state *s, int fd)
 	s->q = clCreateCommandQueue(s->ctx, s->dev, CL_QUEUE_PROFILING_ENABLE, &e);
 	if (cl_check(s, e, "clCreateCommandQueue"))
 		return -1;
-	if (sibyl_program_build(cfg, s->ctx, s->dev, &s->prog, s->err, s->errlen) < 0)
-		return -1;
+	if ((r = sibyl_program_build(cfg, s->ctx, s->dev, &s->prog, s->err, s->errlen)))
+		return r;
 	char *pn = sibyl_cl_platform_name(plat), *dn = sibyl_cl_device_name(s->dev);
 	json_t *msg = json_pack("{s:s, s:s, s:s}", "event", "device", "platform", pn, "device", dn);
 
@@ -245,15 +247,42 @@ static int save_counters(const struct sibyl_run_cfg *cfg, const struct dev_state
 	return r;
 }
 
-static int launch(const struct sibyl_run_cfg *cfg, struct dev_state *s, json_t *msg)
+/* Which launch went CL_RUNNING: sibyl then times the kernel's run, no
+ * longer the device's compile (guard.h).  Freed by the callback. */
+struct running {
+	int fd;
+	long sample;
+	uint64_t gsize;
+};
+
+static void CL_CALLBACK on_running(cl_event ev, cl_int status, void *data)
+{
+	struct running *r = data;
+
+	(void)ev;
+	if (status == CL_RUNNING)
+		sibyl_emit(r->fd, json_pack("{s:s, s:i, s:I}", "event", "running", "sample",
+					    (int)r->sample, "gsize", (json_int_t)r->gsize));
+	free(r);
+}
+
+static int launch(const struct sibyl_run_cfg *cfg, struct dev_state *s, long i, int fd,
+		  json_t *msg)
 {
 	size_t g = cfg->gsize, l = cfg->lsize;
 	cl_event ev;
 	cl_int e = clEnqueueNDRangeKernel(s->q, s->prog.kernel, 1, NULL, &g, l ? &l : NULL, 0,
 					  NULL, &ev);
 
-	if (e == CL_SUCCESS)
+	if (e == CL_SUCCESS) {
+		struct running *r = sibyl_xmalloc(sizeof(*r));
+
+		*r = (struct running){ fd, i, cfg->gsize };
+		if (clSetEventCallback(ev, CL_RUNNING, on_running, r) != CL_SUCCESS)
+			free(r);
+		clFlush(s->q);
 		e = clWaitForEvents(1, &ev);
+	}
 	if (e != CL_SUCCESS)
 		return sibyl_seterr(s->err, s->errlen, "kernel: running %s (gsize %zu, lsize %zu): "
 				    "%s", cfg->kernel->name, g, l, sibyl_cl_error_name(e));
@@ -271,12 +300,12 @@ static int launch(const struct sibyl_run_cfg *cfg, struct dev_state *s, json_t *
 static int run_sample(const struct sibyl_run_cfg *cfg, struct dev_state *s, long i, int fd,
 		      bool report)
 {
-	struct sibyl_args_cfg acfg = { cfg->gsize, cfg->elements, cfg->seed + (uint64_t)i,
-				       s->local_elements };
+	struct sibyl_args_cfg acfg;
 	struct sibyl_args a;
 	void *counters = NULL;
 	int r = -1;
 
+	sibyl_run_cfg_args(cfg, cfg->seed + (uint64_t)i, s->local_elements, &acfg);
 	if (sibyl_args_generate(cfg->kernel, &acfg, &a, s->err, s->errlen) < 0)
 		return -1;
 	if (!s->mems && (create_buffers(cfg, s, &a) < 0 || check_local(cfg, s, &a) < 0))
@@ -287,15 +316,16 @@ static int run_sample(const struct sibyl_run_cfg *cfg, struct dev_state *s, long
 
 	if (cfg->dump_args)
 		json_object_set_new(msg, "args", sibyl_args_json(cfg->kernel, &a));
-	sibyl_emit(fd, json_pack("{s:s, s:i, s:I, s:I, s:b}", "event", "start", "sample", (int)i,
-				 "seed", (json_int_t)acfg.seed, "gsize", (json_int_t)cfg->gsize,
-				 "warmup", !report));
+	sibyl_emit(fd, json_pack("{s:s, s:i, s:I, s:I, s:I, s:b}", "event", "start", "sample",
+				 (int)i, "seed", (json_int_t)acfg.seed, "gsize",
+				 (json_int_t)cfg->gsize, "local_elements",
+				 (json_int_t)s->local_elements, "warmup", !report));
 	if (sibyl_run_cfg_counts(cfg))
 		counters = sibyl_xcalloc(1, s->counters_size + 1);
 	s->transfer_ns = 0;
 	uint64_t t0 = sibyl_mono_ns();
 
-	if (set_args(cfg, s, &a) < 0 || launch(cfg, s, msg) < 0 ||
+	if (set_args(cfg, s, &a) < 0 || launch(cfg, s, i, fd, msg) < 0 ||
 	    read_back(cfg, s, &a, counters) < 0) {
 		json_decref(msg);
 		goto out;
@@ -357,5 +387,5 @@ int sibyl_run_samples(const struct sibyl_run_cfg *cfg, int fd, char *err, size_t
 	}
 	/* Nothing else is released: the runner exits now, and PoCL 5 crashes
 	 * in clReleaseProgram for some programs (Rodinia's mergesort). */
-	return r ? 1 : 0;
+	return r > 0 ? r : r ? 1 : 0;
 }

@@ -5,7 +5,9 @@
  * sibyl links for bitcode work. It reports through JSON lines on a
  * file descriptor:
  *   {"event":"device", "platform", "device", "cache"}
- *   {"event":"start", "sample", "seed"}          (the timeout starts here)
+ *   {"event":"start", "sample", "seed", "gsize", "local_elements", "warmup"}
+ *   {"event":"running", "sample", "gsize"}   (CL_RUNNING: the device's
+ *                                             compile is over, the run starts)
  *   {"event":"sample", "sample", "seed", "gsize", "lsize", "host_ns",
  *    "device_ns", "queue_ns", "submit_ns", "transfer_ns",
  *    ["counters": file with the raw counters (-i)], ["args", "after"]}
@@ -14,7 +16,10 @@
  * A SPIR program is either the instrumented bitcode (-i: one more,
  * counters, argument) or the plain bitcode (--spir, spir_plain: the
  * kernel's own arguments only, nothing counted).
- * Errors are printed by the child itself (one line) with exit status 1.
+ * The child exits 1 after an error, SIBYL_KRUN_EXIT_BUILD when the
+ * device's compiler refused the program (its full log sent before as a
+ * diagnostic notice), SIBYL_KRUN_EXIT_UNSUPPORTED when the device lacks
+ * what the run needs.
  */
 #ifndef SIBYL_OCL_RUN_H
 #define SIBYL_OCL_RUN_H
@@ -24,6 +29,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#define SIBYL_KRUN_EXIT_BUILD 3
+#define SIBYL_KRUN_EXIT_UNSUPPORTED 4
 
 struct sibyl_run_cfg {
 	const char *platform, *device;	/* clutil.h choice */
@@ -36,6 +44,7 @@ struct sibyl_run_cfg {
 	unsigned counter_arg;		/* -i: the counters argument */
 	const char *counters_path;	/* -i: counters go to PATH.GSIZE.SAMPLE */
 	bool dump_args;
+	bool verbose;			/* the device compiler's log also on success */
 	bool fence;			/* buffers end at an inaccessible page */
 	uint64_t gsize, lsize, elements, seed;
 	uint64_t gsize_to, gsize_step;	/* a sweep gsize, +step, .. to (0: gsize only) */
@@ -56,11 +65,17 @@ static inline bool sibyl_run_cfg_counts(const struct sibyl_run_cfg *cfg)
 	return cfg->spir_path && !cfg->spir_plain;
 }
 
+/* The arguments' configuration of the sample with `seed` (the runner's,
+ * and sibyl's when it reports what a failed sample got). */
+struct sibyl_args_cfg;
+void sibyl_run_cfg_args(const struct sibyl_run_cfg *cfg, uint64_t seed, uint64_t local_elements,
+			struct sibyl_args_cfg *out);
+
 /* The number of global sizes cfg covers. */
 size_t sibyl_run_cfg_sizes(const struct sibyl_run_cfg *cfg);
 
-/* Build and run; returns the child's exit status: 0, or 1 with the
- * error line in err. */
+/* Build and run; returns the child's exit status: 0, or 1 (or
+ * SIBYL_KRUN_EXIT_*) with the error line in err. */
 int sibyl_run_samples(const struct sibyl_run_cfg *cfg, int fd, char *err, size_t errlen);
 
 /* Write one JSON object and a newline to fd (steals msg). */

@@ -1,5 +1,6 @@
 /* The run configuration handed from sibyl to sibyl-kernel-run as JSON. */
 #include "ocl/driver/run.h"
+#include "ocl/driver/args.h"
 #include "core/alloc.h"
 
 #include <stdlib.h>
@@ -19,6 +20,7 @@ json_t *sibyl_run_cfg_to_json(const struct sibyl_run_cfg *c)
 	json_object_set_new(j, "gsize_to", json_integer((json_int_t)c->gsize_to));
 	json_object_set_new(j, "gsize_step", json_integer((json_int_t)c->gsize_step));
 	json_object_set_new(j, "fence", json_boolean(c->fence));
+	json_object_set_new(j, "verbose", json_boolean(c->verbose));
 
 	if (c->spir_path)
 		json_object_set_new(j, "spir", json_string(c->spir_path));
@@ -79,5 +81,12 @@ int sibyl_run_cfg_from_json(json_t *j, struct sibyl_run_cfg *c, struct sibyl_ker
 	c->gsize_to = u64(j, "gsize_to");
 	c->gsize_step = u64(j, "gsize_step");
 	c->fence = json_is_true(json_object_get(j, "fence"));
+	c->verbose = json_is_true(json_object_get(j, "verbose"));
 	return c->file ? 0 : -1;
+}
+
+void sibyl_run_cfg_args(const struct sibyl_run_cfg *cfg, uint64_t seed, uint64_t local_elements,
+			struct sibyl_args_cfg *out)
+{
+	*out = (struct sibyl_args_cfg){ cfg->gsize, cfg->elements, seed, local_elements };
 }

@@ -89,7 +89,8 @@ int sibyl_sweep(struct sibyl_run_cfg *cfg, const struct sibyl_range *r,
 		const struct sibyl_sweep_opts *o, char *err, size_t errlen)
 {
 	struct sweep_state st = { stdout, o, cfg->kernel->name, 0, 0, { 0 } };
-	struct sibyl_guard g = { o->timeout_s, true, NULL, on_sample, &st };
+	struct sibyl_guard g = { o->timeout_s, o->build_timeout_s, true, NULL, on_sample, &st,
+				 { 0 }, NULL };
 	struct sibyl_output out = { 0 };
 	char why[1024];
 
@@ -112,6 +113,9 @@ int sibyl_sweep(struct sibyl_run_cfg *cfg, const struct sibyl_range *r,
 	int res = sibyl_run_guarded(cfg, &g, err, errlen);	/* -1: failed, else samples lost */
 
 	sibyl_progress_done(&st.line);
+	if (g.chatter && (res || sibyl_verbose()))	/* the device compiler's */
+		sibyl_notice(SIBYL_NOTICE_DIAG, "%s", g.chatter);
+	free(g.chatter);
 	/* A build error fails at once; a failure later (out of resources at
 	 * a large size) keeps what was measured. */
 	if (res < 0 && st.done) {

@@ -25,7 +25,7 @@ int sibyl_range_parse(const char *s, struct sibyl_range *r, char *err, size_t er
 struct sibyl_sweep_opts {
 	const char *out;	/* jsonl path; NULL: stdout */
 	bool force, coarse;
-	double timeout_s;
+	double timeout_s, build_timeout_s;	/* guard.h */
 };
 
 /* Returns 0 when every sample ran, 1 when some failed (each an error

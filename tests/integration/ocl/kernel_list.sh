@@ -24,11 +24,21 @@ one_line_error() {	# one_line_error WHAT PATTERN CMD...
 	echo "ok: $what: $(cat "$WORK/err")"
 }
 one_line_error "image argument" "unsupported" "$SIBYL" kernel "$K/image.cl" -k blur -g 4
-one_line_error "bool parameter" "cannot be used as the type of a kernel parameter" \
+# A compile error: clang's messages in full, then sibyl's one line.
+compile_error() {	# compile_error WHAT PATTERN CMD...
+	local what=$1 pattern=$2 rc=0
+	shift 2
+	"$@" > "$WORK/out" 2> "$WORK/err" || rc=$?
+	expect_eq "$what: exit status" 3 "$rc"
+	tail -n 1 "$WORK/err" | grep -q "^sibyl: kernel: compiling .*$pattern" ||
+		fail "$what: unexpected last line: $(cat "$WORK/err")"
+	grep -q "^[^ ]*: error: .*$pattern" "$WORK/err" || fail "$what: clang's message missing"
+}
+compile_error "bool parameter" "cannot be used as the type of a kernel parameter" \
 	"$SIBYL" kernel "$K/boolarg.cl" -k flag -g 4
 one_line_error "missing file" "No such file" "$SIBYL" kernel "$WORK/none.cl" -k x -g 4
 printf '__kernel void bad(__global int *a) { a[0] = b; }\n' > "$WORK/bad.cl"
-one_line_error "compile error" "undeclared identifier 'b'" "$SIBYL" kernel "$WORK/bad.cl" -k bad -g 4
+compile_error "compile error" "undeclared identifier 'b'" "$SIBYL" kernel "$WORK/bad.cl" -k bad -g 4
 one_line_error "unknown kernel" "no kernel 'third'" "$SIBYL" kernel "$K/two.cl" -k third -g 4
 one_line_error "bad gsize" "gsize" "$SIBYL" kernel "$K/two.cl" -k first -g 10:2
 one_line_error "local size not dividing" "multiple of the local size 64" \

@@ -48,13 +48,13 @@ struct launch {
 
 /* What instcount-run sends besides notices and its error: the device
  * time, printed on stderr as "device_ns N" (bench/ocl/run reads it). */
-static bool on_message(void *ctx, json_t *msg)
+static double on_message(void *ctx, json_t *msg)
 {
 	(void)ctx;
 	if (!strcmp(json_string_value(json_object_get(msg, "event")) ?: "", "device_ns"))
 		fprintf(stderr, "device_ns %lld\n",
 			(long long)json_integer_value(json_object_get(msg, "ns")));
-	return false;
+	return 0;
 }
 
 /* instcount-run with the host's KERNEL GSIZE LSIZE ARG... (argv[a+1]
