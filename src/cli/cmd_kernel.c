@@ -9,6 +9,7 @@
 #include "ocl/driver/guard.h"
 #include "ocl/instrument/instrument.h"
 #include "ocl/driver/kernel_info.h"
+#include "ocl/driver/ndrange.h"
 #include "ocl/driver/summary.h"
 #include "ocl/driver/sweep.h"
 
@@ -37,8 +38,8 @@ static const struct sibyl_command_help help = {
 
 struct opts {
 	struct sibyl_compile_opts c;
-	const char *kernel, *gsize, *platform, *device, *out;
-	long lsize, samples, seed, elements, warmup;
+	const char *kernel, *gsize, *lsize, *platform, *device, *out;
+	long samples, seed, elements, warmup;
 	double timeout, build_timeout;
 	bool inst, spir, timeit, stat, json, coarse, dump_args, force, fence, all, verbose;
 	struct sibyl_strbuf diagnostics;	/* compilers' messages, for --json */
@@ -194,15 +195,39 @@ static void on_sample(void *ctx, json_t *msg)
 	json_array_append(((struct collect *)ctx)->samples, msg);
 }
 
+/* "64,16" in n-D, "1024" in 1-D. */
+static const char *shape(const struct sibyl_run_cfg *cfg, bool local, char *buf, size_t len)
+{
+	uint64_t one[3] = { local ? cfg->lsize : cfg->gsize, 1, 1 };
+
+	return sibyl_dims_format(cfg->dims > 1 ? local ? cfg->ldim : cfg->gdim : one,
+				 cfg->dims > 1 ? cfg->dims : 1, buf, len);
+}
+
+/* The sizes as --json reports them: integers in 1-D, arrays in n-D. */
+static json_t *shape_json(const struct sibyl_run_cfg *cfg, bool local)
+{
+	json_t *a;
+
+	if (cfg->dims <= 1)
+		return json_integer((json_int_t)(local ? cfg->lsize : cfg->gsize));
+	a = json_array();
+	for (unsigned d = 0; d < cfg->dims; d++)
+		json_array_append_new(a, json_integer((json_int_t)(local ? cfg->ldim : cfg->gdim)[d]));
+	return a;
+}
+
 static void print_text(const struct opts *o, const struct sibyl_run_cfg *cfg, struct collect *c,
 		       struct sibyl_instcounts *mean)
 {
 	size_t n = json_array_size(c->samples);
 
+	char g[64], l[64];
+
 	if (!o->inst && !o->timeit)
-		printf("kernel '%s' ran %zu sample%s (gsize %llu, lsize %llu, seed %ld) on %s\n",
-		       cfg->kernel->name, n, n == 1 ? "" : "s", (unsigned long long)cfg->gsize,
-		       (unsigned long long)cfg->lsize, o->seed,
+		printf("kernel '%s' ran %zu sample%s (gsize %s, lsize %s, seed %ld) on %s\n",
+		       cfg->kernel->name, n, n == 1 ? "" : "s", shape(cfg, false, g, sizeof(g)),
+		       shape(cfg, true, l, sizeof(l)), o->seed,
 		       json_string_value(json_object_get(c->device, "device")));
 	if (o->inst)
 		sibyl_instcounts_print(stdout, cfg->kernel->name, mean);
@@ -226,13 +251,18 @@ static void print_json(const struct opts *o, const struct sibyl_run_cfg *cfg, st
 	json_t *samples = json_array(), *s;
 	size_t i;
 
-	json_array_foreach(c->samples, i, s)
-		json_array_append_new(samples, sibyl_sample_json(s, o->coarse));
-	json_t *top = json_pack("{s:s, s:s, s:O, s:O, s:I, s:I, s:I, s:o, s:o}",
+	json_array_foreach(c->samples, i, s) {
+		json_t *one = sibyl_sample_json(s, o->coarse);
+
+		json_object_set_new(one, "gsize", shape_json(cfg, false));
+		json_object_set_new(one, "lsize", shape_json(cfg, true));
+		json_array_append_new(samples, one);
+	}
+	json_t *top = json_pack("{s:s, s:s, s:O, s:O, s:o, s:o, s:I, s:o, s:o}",
 		"file", o->c.file, "kernel", cfg->kernel->name,
 		"platform", json_object_get(c->device, "platform"),
 		"device", json_object_get(c->device, "device"),
-		"gsize", (json_int_t)cfg->gsize, "lsize", (json_int_t)cfg->lsize,
+		"gsize", shape_json(cfg, false), "lsize", shape_json(cfg, true),
 		"seed", (json_int_t)o->seed, "signature", sibyl_kernel_json(cfg->kernel),
 		"samples", samples);
 
@@ -296,8 +326,7 @@ static int check_numbers(const struct opts *o, const struct sibyl_range *r)
 {
 	uint64_t sizes = (r->to - r->from) / r->step + 1, total;
 
-	if (in_range("samples", o->samples, 1, INT_MAX) || in_range("lsize", o->lsize, 0, LONG_MAX) ||
-	    in_range("elements", o->elements, 0, LONG_MAX) ||
+	if (in_range("samples", o->samples, 1, INT_MAX) || in_range("elements", o->elements, 0, LONG_MAX) ||
 	    in_range("warmup", o->warmup, 0, LONG_MAX) ||
 	    in_range("seed", o->seed, 0, LONG_MAX - (o->samples - 1)))
 		return -1;
@@ -314,44 +343,54 @@ static int check_numbers(const struct opts *o, const struct sibyl_range *r)
 	return 0;
 }
 
+static int unsupported(struct opts *o, const struct sibyl_kernel *k,
+		       const struct sibyl_karg *bad)
+{
+	char err[1024];
+
+	snprintf(err, sizeof(err), "kernel: %s: argument '%s' (%s) is unsupported: images "
+		 "and samplers cannot be generated", k->name, bad->name, bad->type_name);
+	sibyl_err("%s", err);
+	return failure(o, k->name, NULL, NULL, SIBYL_KS_UNSUPPORTED, "setup", err);
+}
+
 static int run(struct opts *o, const struct sibyl_kernel *k, void *bc, size_t size)
 {
 	const struct sibyl_karg *bad = sibyl_kernel_unsupported(k);
 	struct sibyl_range r;
 	char err[1024];
 
-	if (bad) {
-		snprintf(err, sizeof(err), "kernel: %s: argument '%s' (%s) is unsupported: images "
-			 "and samplers cannot be generated", k->name, bad->name, bad->type_name);
-		sibyl_err("%s", err);
-		return failure(o, k->name, NULL, NULL, SIBYL_KS_UNSUPPORTED, "setup", err);
-	}
+	if (bad)
+		return unsupported(o, k, bad);
 	if (o->stat)
 		return static_counts(o, bc, size, k->name);
 	if (!o->gsize)
 		return sibyl_err("kernel: -g GSIZE is required to run %s (see --help)", k->name), 2;
-	if (sibyl_range_parse(o->gsize, &r, err, sizeof(err)) < 0)
+	struct sibyl_ndrange nd;
+
+	if (sibyl_launch_shape(o->gsize, o->lsize, k, &nd, &r, err, sizeof(err)) < 0)
 		return sibyl_err("%s", err), 2;
 	if (check_numbers(o, &r) < 0)
 		return 2;
 	struct sibyl_args_cfg largest = { r.to, (uint64_t)o->elements, 0, 0 };
 
-	if (o->lsize && (r.from % (uint64_t)o->lsize || (r.from != r.to && r.step % (uint64_t)o->lsize)))
-		return sibyl_err("kernel: every global size must be a multiple of the local size %ld "
-				 "(OpenCL 1.2)", o->lsize), 2;
 	if (sibyl_args_check(k, &largest, err, sizeof(err)) < 0)
 		return sibyl_err("%s", err), 2;
 	char *build = sibyl_build_options(&o->c);
 	struct sibyl_run_cfg cfg = {
 		.platform = o->platform, .device = o->device, .kernel = k, .file = o->c.file,
 		.build_options = build, .user_options = o->c.build_options,
-		.dump_args = o->dump_args, .gsize = r.from, .lsize = (uint64_t)o->lsize,
+		.dump_args = o->dump_args, .gsize = r.from,
+		.lsize = sibyl_dims_total(nd.l, nd.dims), .dims = nd.dims,
 		.elements = (uint64_t)o->elements, .seed = (uint64_t)o->seed,
 		.samples = o->samples, .warmup = o->warmup, .fence = o->fence,
 		.verbose = o->verbose,
 	};
 	struct sibyl_counting counting = { 0 };
 	int ret;
+
+	memcpy(cfg.gdim, nd.g, sizeof(cfg.gdim));
+	memcpy(cfg.ldim, nd.l, sizeof(cfg.ldim));
 
 	if (o->inst ? sibyl_counting_prepare(&counting, bc, size, &cfg, err, sizeof(err)) < 0
 		    : o->spir && sibyl_counting_plain(&counting, bc, size, &cfg, err, sizeof(err)) < 0) {
@@ -405,13 +444,13 @@ static int run_all(struct opts *o, const struct sibyl_kernels *ks, void *bc, siz
 static int parse_options(int argc, char **argv, struct opts *o)
 {
 	struct sibyl_option opts[] = {
-		{ "file", 0, SIBYL_OPT_STRING, &o->c.file, "FILE.cl",
-		  "the OpenCL C file (or give it as the operand)" },
+		{ "file", 0, SIBYL_OPT_STRING, &o->c.file, "FILE.cl", "the OpenCL C file (or the operand)" },
 		{ "kernel", 'k', SIBYL_OPT_STRING, &o->kernel, "NAME", "the kernel to run" },
 		{ "all", 0, SIBYL_OPT_FLAG, &o->all, NULL, "run every kernel of the file in turn" },
-		{ "gsize", 'g', SIBYL_OPT_STRING, &o->gsize, "G|FROM:TO:STEP",
-		  "global size, or a sweep of global sizes" },
-		{ "lsize", 'l', SIBYL_OPT_LONG, &o->lsize, "L", "local size (default: the runtime's)" },
+		{ "gsize", 'g', SIBYL_OPT_STRING, &o->gsize, "G[,G[,G]]|FROM:TO:STEP",
+		  "global size (up to 3 dimensions), or a sweep of 1-D sizes" },
+		{ "lsize", 'l', SIBYL_OPT_STRING, &o->lsize, "L[,L[,L]]",
+		  "local size (default: reqd_work_group_size, else the runtime's)" },
 		{ "samples", 'n', SIBYL_OPT_LONG, &o->samples, "N", "runs, each with new arguments (1)" },
 		{ "inst-counts", 'i', SIBYL_OPT_FLAG, &o->inst, NULL,
 		  "count the LLVM instructions executed, on the device" },

@@ -157,6 +157,20 @@ static void classify(LLVMTargetDataRef td, LLVMTypeRef ty, unsigned space,
 	set_signed(a->type, !unsigned_name(base), !strncmp(base, "bool", 4));
 }
 
+/* __attribute__((reqd_work_group_size(X, Y, Z))): !{i32 X, i32 Y, i32 Z}. */
+static void read_reqd(LLVMValueRef fn, uint64_t out[3])
+{
+	LLVMValueRef node = fn_md(fn, "reqd_work_group_size"), ops[3] = { NULL, NULL, NULL };
+
+	if (!node || LLVMGetMDNodeNumOperands(node) != 3)
+		return;
+	LLVMGetMDNodeOperands(node, ops);
+	for (int d = 0; d < 3; d++)
+		out[d] = ops[d] && LLVMIsAConstantInt(ops[d]) ? LLVMConstIntGetZExtValue(ops[d]) : 0;
+	if (!out[0] || !out[1] || !out[2])
+		out[0] = out[1] = out[2] = 0;
+}
+
 static void read_kernel(LLVMTargetDataRef td, LLVMValueRef fn, struct sibyl_kernel *k)
 {
 	size_t len;
@@ -179,6 +193,7 @@ static void read_kernel(LLVMTargetDataRef td, LLVMValueRef fn, struct sibyl_kern
 		classify(td, LLVMTypeOf(LLVMGetParam(fn, i)), md.space[i], md.base[i], a);
 		free(md.base[i]);
 	}
+	read_reqd(fn, k->reqd_wg);
 	free(md.base);
 	free(md.space);
 	free(md.type);
@@ -207,6 +222,7 @@ int sibyl_kernels_read(const void *bc, size_t size, struct sibyl_kernels *out, c
 		if (LLVMIsDeclaration(fn) || LLVMGetFunctionCallConv(fn) != LLVMSPIRKERNELCallConv)
 			continue;
 		out->items = sibyl_xreallocarray(out->items, out->n + 1, sizeof(*out->items));
+		memset(&out->items[out->n], 0, sizeof(*out->items));
 		read_kernel(td, fn, &out->items[out->n++]);
 	}
 	LLVMDisposeTargetData(td);

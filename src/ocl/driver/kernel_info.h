@@ -10,6 +10,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* The memory layout of one value: a tree mirroring the LLVM type. */
@@ -55,6 +56,7 @@ struct sibyl_kernel {
 	char *name;
 	struct sibyl_karg *args;
 	size_t nargs;
+	uint64_t reqd_wg[3];	/* reqd_work_group_size; 0: none */
 };
 
 struct sibyl_kernels {

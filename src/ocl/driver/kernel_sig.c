@@ -90,7 +90,13 @@ json_t *sibyl_kernel_json(const struct sibyl_kernel *k)
 			"name", a->name, "type", a->type_name, "qualifiers", a->qualifiers,
 			"space", a->space, "kind", kinds[a->kind], "size", (json_int_t)a->type->size));
 	}
-	return json_pack("{s:s, s:o}", "name", k->name, "args", args);
+	json_t *j = json_pack("{s:s, s:o}", "name", k->name, "args", args);
+
+	if (k->reqd_wg[0])
+		json_object_set_new(j, "reqd_work_group_size",
+				    json_pack("[I, I, I]", (json_int_t)k->reqd_wg[0],
+					      (json_int_t)k->reqd_wg[1], (json_int_t)k->reqd_wg[2]));
+	return j;
 }
 
 static json_t *ktype_json(const struct sibyl_ktype *t)
@@ -174,6 +180,9 @@ int sibyl_kernel_from_json(json_t *j, struct sibyl_kernel *out)
 	if (!name || !json_is_array(args))
 		return -1;
 	out->name = sibyl_xstrdup(name);
+	for (size_t d = 0; d < 3; d++)
+		out->reqd_wg[d] = (uint64_t)json_integer_value(
+			json_array_get(json_object_get(j, "reqd_work_group_size"), d));
 	out->nargs = json_array_size(args);
 	out->args = sibyl_xcalloc(out->nargs + 1, sizeof(*out->args));
 	json_array_foreach(args, i, a) {

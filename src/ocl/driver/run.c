@@ -269,9 +269,15 @@ static void CL_CALLBACK on_running(cl_event ev, cl_int status, void *data)
 static int launch(const struct sibyl_run_cfg *cfg, struct dev_state *s, long i, int fd,
 		  json_t *msg)
 {
-	size_t g = cfg->gsize, l = cfg->lsize;
+	size_t g[3] = { cfg->gsize, 1, 1 }, l[3] = { cfg->lsize, 1, 1 };
+	cl_uint dims = cfg->dims > 1 ? cfg->dims : 1;
 	cl_event ev;
-	cl_int e = clEnqueueNDRangeKernel(s->q, s->prog.kernel, 1, NULL, &g, l ? &l : NULL, 0,
+
+	for (cl_uint d = 0; dims > 1 && d < 3; d++) {
+		g[d] = cfg->gdim[d];
+		l[d] = cfg->ldim[d];
+	}
+	cl_int e = clEnqueueNDRangeKernel(s->q, s->prog.kernel, dims, NULL, g, l[0] ? l : NULL, 0,
 					  NULL, &ev);
 
 	if (e == CL_SUCCESS) {
@@ -284,8 +290,9 @@ static int launch(const struct sibyl_run_cfg *cfg, struct dev_state *s, long i, 
 		e = clWaitForEvents(1, &ev);
 	}
 	if (e != CL_SUCCESS)
-		return sibyl_seterr(s->err, s->errlen, "kernel: running %s (gsize %zu, lsize %zu): "
-				    "%s", cfg->kernel->name, g, l, sibyl_cl_error_name(e));
+		return sibyl_seterr(s->err, s->errlen, "kernel: running %s (%zu work-items, "
+				    "groups of %zu): %s", cfg->kernel->name, (size_t)cfg->gsize,
+				    (size_t)cfg->lsize, sibyl_cl_error_name(e));
 	json_object_set_new(msg, "device_ns", json_real(event_span(ev, CL_PROFILING_COMMAND_START,
 								    CL_PROFILING_COMMAND_END)));
 	json_object_set_new(msg, "queue_ns", json_real(event_span(ev, CL_PROFILING_COMMAND_QUEUED,

@@ -46,7 +46,9 @@ struct sibyl_run_cfg {
 	bool dump_args;
 	bool verbose;			/* the device compiler's log also on success */
 	bool fence;			/* buffers end at an inaccessible page */
-	uint64_t gsize, lsize, elements, seed;
+	uint64_t gsize, lsize, elements, seed;	/* sizes: work-items in all */
+	unsigned dims;			/* > 1: gdim and ldim give the shape (ndrange.h) */
+	uint64_t gdim[3], ldim[3];
 	uint64_t gsize_to, gsize_step;	/* a sweep gsize, +step, .. to (0: gsize only) */
 	size_t *counters_sizes;		/* -i: the counters' bytes per global size */
 	long first_sample, samples;	/* of the first gsize; sample i uses seed + i */

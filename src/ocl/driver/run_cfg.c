@@ -21,6 +21,11 @@ json_t *sibyl_run_cfg_to_json(const struct sibyl_run_cfg *c)
 	json_object_set_new(j, "gsize_step", json_integer((json_int_t)c->gsize_step));
 	json_object_set_new(j, "fence", json_boolean(c->fence));
 	json_object_set_new(j, "verbose", json_boolean(c->verbose));
+	if (c->dims > 1)
+		json_object_set_new(j, "shape", json_pack("{s:i, s:[I, I, I], s:[I, I, I]}", "dims",
+			(int)c->dims, "global", (json_int_t)c->gdim[0], (json_int_t)c->gdim[1],
+			(json_int_t)c->gdim[2], "local", (json_int_t)c->ldim[0],
+			(json_int_t)c->ldim[1], (json_int_t)c->ldim[2]));
 
 	if (c->spir_path)
 		json_object_set_new(j, "spir", json_string(c->spir_path));
@@ -82,6 +87,13 @@ int sibyl_run_cfg_from_json(json_t *j, struct sibyl_run_cfg *c, struct sibyl_ker
 	c->gsize_step = u64(j, "gsize_step");
 	c->fence = json_is_true(json_object_get(j, "fence"));
 	c->verbose = json_is_true(json_object_get(j, "verbose"));
+	json_t *shape = json_object_get(j, "shape");
+
+	c->dims = shape ? (unsigned)json_integer_value(json_object_get(shape, "dims")) : 1;
+	for (size_t d = 0; shape && d < 3; d++) {
+		c->gdim[d] = (uint64_t)json_integer_value(json_array_get(json_object_get(shape, "global"), d));
+		c->ldim[d] = (uint64_t)json_integer_value(json_array_get(json_object_get(shape, "local"), d));
+	}
 	return c->file ? 0 : -1;
 }
 

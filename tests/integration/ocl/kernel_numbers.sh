@@ -38,7 +38,7 @@ refused "sweep of 2^63 sizes" "-g 1:9223372036854775807:1 -n 2: more than" -g 1:
 refused "--samples 0" "--samples: 0 is not in 1..2147483647" "${G[@]}" -n 0
 refused "--samples -1" "--samples: -1 is not in" "${G[@]}" -n -1
 refused "--samples 2^31" "--samples: 2147483648 is not in" "${G[@]}" -n 2147483648
-refused "--lsize -1" "--lsize: -1 is not in 0.." "${G[@]}" -l -1
+refused "--lsize -1" "--lsize: expected N or N,N or N,N,N" "${G[@]}" -l -1
 refused "--elements -1" "--elements: -1 is not in 0.." "${G[@]}" --elements -1
 refused "--warmup -1" "--warmup: -1 is not in 0.." "${G[@]}" --warmup -1
 refused "--seed -1" "--seed: -1 is not in 0.." "${G[@]}" --seed -1
