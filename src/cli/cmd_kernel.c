@@ -4,6 +4,7 @@
 #include "core/options.h"
 #include "core/strbuf.h"
 #include "ocl/driver/args.h"
+#include "ocl/driver/argspec.h"
 #include "ocl/driver/compile.h"
 #include "ocl/driver/counting.h"
 #include "ocl/driver/guard.h"
@@ -42,6 +43,7 @@ struct opts {
 	long samples, seed, elements, warmup;
 	double timeout, build_timeout;
 	bool inst, spir, timeit, stat, json, coarse, dump_args, force, fence, all, verbose;
+	struct sibyl_strlist args;		/* -a NAME=SPEC */
 	struct sibyl_strbuf diagnostics;	/* compilers' messages, for --json */
 };
 
@@ -354,6 +356,30 @@ static int unsupported(struct opts *o, const struct sibyl_kernel *k,
 	return failure(o, k->name, NULL, NULL, SIBYL_KS_UNSUPPORTED, "setup", err);
 }
 
+/* The shape, the numbers and the arguments, checked before anything
+ * runs: 0, or -1 after one line. */
+static int check_launch(const struct opts *o, const struct sibyl_kernel *k,
+			struct sibyl_ndrange *nd, struct sibyl_range *r,
+			struct sibyl_argspec **specs)
+{
+	char err[1024] = "";
+
+	if (!o->gsize)
+		return sibyl_err("kernel: -g GSIZE is required to run %s (see --help)", k->name);
+	if (sibyl_launch_shape(o->gsize, o->lsize, k, nd, r, err, sizeof(err)) < 0 ||
+	    sibyl_argspecs_make(k, &o->args, specs, err, sizeof(err)) < 0)
+		return sibyl_err("%s", err);
+	struct sibyl_args_cfg largest = { r->to, (uint64_t)o->elements, 0, 0, *specs };
+
+	if (check_numbers(o, r) == 0 && sibyl_args_check(k, &largest, err, sizeof(err)) == 0)
+		return 0;
+	if (*err)	/* check_numbers said its own line */
+		sibyl_err("%s", err);
+	sibyl_argspecs_free(*specs, k->nargs);
+	*specs = NULL;
+	return -1;
+}
+
 static int run(struct opts *o, const struct sibyl_kernel *k, void *bc, size_t size)
 {
 	const struct sibyl_karg *bad = sibyl_kernel_unsupported(k);
@@ -364,24 +390,17 @@ static int run(struct opts *o, const struct sibyl_kernel *k, void *bc, size_t si
 		return unsupported(o, k, bad);
 	if (o->stat)
 		return static_counts(o, bc, size, k->name);
-	if (!o->gsize)
-		return sibyl_err("kernel: -g GSIZE is required to run %s (see --help)", k->name), 2;
 	struct sibyl_ndrange nd;
+	struct sibyl_argspec *specs = NULL;
 
-	if (sibyl_launch_shape(o->gsize, o->lsize, k, &nd, &r, err, sizeof(err)) < 0)
-		return sibyl_err("%s", err), 2;
-	if (check_numbers(o, &r) < 0)
+	if (check_launch(o, k, &nd, &r, &specs) < 0)
 		return 2;
-	struct sibyl_args_cfg largest = { r.to, (uint64_t)o->elements, 0, 0 };
-
-	if (sibyl_args_check(k, &largest, err, sizeof(err)) < 0)
-		return sibyl_err("%s", err), 2;
 	char *build = sibyl_build_options(&o->c);
 	struct sibyl_run_cfg cfg = {
 		.platform = o->platform, .device = o->device, .kernel = k, .file = o->c.file,
 		.build_options = build, .user_options = o->c.build_options,
 		.dump_args = o->dump_args, .gsize = r.from,
-		.lsize = sibyl_dims_total(nd.l, nd.dims), .dims = nd.dims,
+		.lsize = sibyl_dims_total(nd.l, nd.dims), .dims = nd.dims, .specs = specs,
 		.elements = (uint64_t)o->elements, .seed = (uint64_t)o->seed,
 		.samples = o->samples, .warmup = o->warmup, .fence = o->fence,
 		.verbose = o->verbose,
@@ -396,6 +415,7 @@ static int run(struct opts *o, const struct sibyl_kernel *k, void *bc, size_t si
 		    : o->spir && sibyl_counting_plain(&counting, bc, size, &cfg, err, sizeof(err)) < 0) {
 		sibyl_err("%s", err);
 		sibyl_counting_done(&counting);
+		sibyl_argspecs_free(specs, k->nargs);
 		free(build);
 		return failure(o, k->name, NULL, NULL, SIBYL_KS_ERROR, "instrument", err);
 	}
@@ -409,6 +429,7 @@ static int run(struct opts *o, const struct sibyl_kernel *k, void *bc, size_t si
 		ret = run_once(o, &cfg);
 	}
 	sibyl_counting_done(&counting);
+	sibyl_argspecs_free(specs, k->nargs);
 	free(build);
 	return ret;
 }
@@ -458,8 +479,7 @@ static int parse_options(int argc, char **argv, struct opts *o)
 		  "run the plain kernel from the SPIR bitcode -i instruments (-O, -D, -I apply)" },
 		{ "time-it", 0, SIBYL_OPT_FLAG, &o->timeit, NULL, "time every sample" },
 		{ "static", 0, SIBYL_OPT_FLAG, &o->stat, NULL, "static instruction counts of the IR" },
-		{ "coarse", 0, SIBYL_OPT_FLAG, &o->coarse, NULL,
-		  "the thesis' view: 'load global', 'call' without bytes or callee" },
+		{ "coarse", 0, SIBYL_OPT_FLAG, &o->coarse, NULL, "-i without bytes or callees" },
 		{ "define", 'D', SIBYL_OPT_LIST, &o->c.defines, "NAME[=VAL]", "preprocessor macro" },
 		{ "include", 'I', SIBYL_OPT_LIST, &o->c.includes, "DIR", "include directory" },
 		{ "build-options", 0, SIBYL_OPT_STRING, &o->c.build_options, "OPTS",
@@ -468,9 +488,10 @@ static int parse_options(int argc, char **argv, struct opts *o)
 		  "clang optimisation level of the SPIR bitcode for -i/--spir/--static (0)" },
 		{ "platform", 'p', SIBYL_OPT_STRING, &o->platform, "P", "platform: index or name" },
 		{ "device", 'd', SIBYL_OPT_STRING, &o->device, "D", "device: index or name" },
-		{ "warmup", 0, SIBYL_OPT_LONG, &o->warmup, "N",
-		  "unreported launches first, e.g. to keep JIT out of --time-it (0)" },
+		{ "warmup", 0, SIBYL_OPT_LONG, &o->warmup, "N", "unreported launches first (0)" },
 		{ "seed", 0, SIBYL_OPT_LONG, &o->seed, "N", "seed of sample 0; sample i uses N+i (0)" },
+		{ "arg", 'a', SIBYL_OPT_LIST, &o->args, "NAME=V", "a scalar's value, a buffer's "
+		  "contents: random, zeros, ones, arange, file:PATH" },
 		{ "elements", 0, SIBYL_OPT_LONG, &o->elements, "N", "buffer elements (default G)" },
 		{ "timeout", 0, SIBYL_OPT_DOUBLE, &o->timeout, "S",
 		  "seconds a sample's kernel may run, 0: no limit (60)" },
@@ -553,5 +574,6 @@ out:
 	free(bc);
 	sibyl_strlist_free(&o.c.defines);
 	sibyl_strlist_free(&o.c.includes);
+	sibyl_strlist_free(&o.args);
 	return r;
 }

@@ -1,11 +1,15 @@
 /* Deterministic argument generation from the kernel signature. */
 #include "ocl/driver/args.h"
+#include "ocl/driver/argspec.h"
+#include "core/fs.h"
 #include "core/alloc.h"
 #include "core/log.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* splitmix64: small, fast, and good enough for test inputs. */
 static uint64_t next(uint64_t *s)
@@ -129,13 +133,27 @@ static size_t elem_size(const struct sibyl_karg *arg)
 	return arg->type->size ? arg->type->size : 1;
 }
 
-static uint64_t arg_count(const struct sibyl_karg *arg, const struct sibyl_args_cfg *cfg)
+static uint64_t default_count(const struct sibyl_args_cfg *cfg)
 {
+	return cfg->elements ? cfg->elements : cfg->gsize ? cfg->gsize : 1;
+}
+
+/* Elements of argument i: a file's buffer is as long as the file; a
+ * buffer a fixed size names is at least that long. */
+static uint64_t arg_count(const struct sibyl_kernel *k, size_t i, const struct sibyl_args_cfg *cfg)
+{
+	const struct sibyl_karg *arg = &k->args[i];
+	const struct sibyl_argspec *sp = cfg->specs ? &cfg->specs[i] : NULL;
+	uint64_t n = default_count(cfg);
+	struct stat st;
+
 	if (arg->kind == SIBYL_KARG_VALUE)
 		return 1;
 	if (arg->kind == SIBYL_KARG_LOCAL && cfg->local_elements)
 		return cfg->local_elements;
-	return cfg->elements ? cfg->elements : cfg->gsize ? cfg->gsize : 1;
+	if (sp && sp->gen == SIBYL_GEN_FILE)
+		return stat(sp->text, &st) == 0 ? (uint64_t)st.st_size / elem_size(arg) : 0;
+	return sp && sp->min_count > n ? sp->min_count : n;
 }
 
 int sibyl_args_check(const struct sibyl_kernel *k, const struct sibyl_args_cfg *cfg, char *err,
@@ -143,9 +161,19 @@ int sibyl_args_check(const struct sibyl_kernel *k, const struct sibyl_args_cfg *
 {
 	for (size_t i = 0; i < k->nargs; i++) {
 		const struct sibyl_karg *arg = &k->args[i];
-		uint64_t count = arg_count(arg, cfg);
+		uint64_t count = arg_count(k, i, cfg);
 		size_t bytes;
 
+		struct stat st;
+
+		if (cfg->specs && cfg->specs[i].gen == SIBYL_GEN_FILE &&
+		    stat(cfg->specs[i].text, &st) < 0)
+			return sibyl_seterr_errno(err, errlen, "kernel: argument '%s': %s",
+						  arg->name, cfg->specs[i].text);
+		if (!count && cfg->specs && cfg->specs[i].gen == SIBYL_GEN_FILE)
+			return sibyl_seterr(err, errlen, "kernel: argument '%s': %s holds not one "
+					    "element of %zu bytes", arg->name, cfg->specs[i].text,
+					    elem_size(arg));
 		/* count * elem wrapping made a tiny buffer for a huge count. */
 		if (count > SIZE_MAX || __builtin_mul_overflow((size_t)count, elem_size(arg), &bytes))
 			return sibyl_seterr(err, errlen, "kernel: argument '%s': %llu elements of "
@@ -153,6 +181,58 @@ int sibyl_args_check(const struct sibyl_kernel *k, const struct sibyl_args_cfg *
 					    arg->name, (unsigned long long)count, elem_size(arg));
 	}
 	return 0;
+}
+
+/* The buffer's contents as its generator says (random: from *s). */
+static int fill(const struct sibyl_karg *arg, const struct sibyl_argspec *sp, uint64_t g,
+		uint64_t *s, struct sibyl_argbuf *b, char *err, size_t errlen)
+{
+	size_t elem = elem_size(arg), len;
+	enum sibyl_gen gen = sp ? sp->gen : SIBYL_GEN_RANDOM;
+	char why[128], num[32];
+
+	if (gen == SIBYL_GEN_FILE) {
+		void *data = sibyl_read_file(sp->text, b->size, &len, why, sizeof(why));
+
+		if (!data)
+			return sibyl_seterr(err, errlen, "kernel: argument '%s': %s: %s", arg->name,
+					    sp->text, why);
+		memcpy(b->data, data, len < b->size ? len : b->size);
+		free(data);
+		return 0;
+	}
+	for (size_t e = 0; e < b->count; e++) {
+		unsigned char *p = (unsigned char *)b->data + e * elem;
+
+		if (gen == SIBYL_GEN_RANDOM || arg->type->kind > SIBYL_KT_FLOAT) {
+			gen_value(arg->type, g, s, p);	/* vectors and structs: random */
+		} else if (gen != SIBYL_GEN_ZEROS) {
+			snprintf(num, sizeof(num), "%zu", gen == SIBYL_GEN_ONES ? (size_t)1 : e);
+			if (sibyl_value_parse(arg->type, num, p) < 0)	/* arange past the type */
+				memset(p, 0, elem);
+		}
+	}
+	return 0;
+}
+
+/* A scalar: fixed, the length of the buffers it sizes, or random. */
+static void scalar(const struct sibyl_kernel *k, size_t i, const struct sibyl_args_cfg *cfg,
+		   const struct sibyl_args *out, uint64_t g, uint64_t *s)
+{
+	const struct sibyl_argspec *sp = cfg->specs ? &cfg->specs[i] : NULL;
+	struct sibyl_argbuf *b = &out->a[i];
+	char num[32];
+
+	if (sp && sp->gen == SIBYL_GEN_VALUE && !sibyl_value_parse(k->args[i].type, sp->text, b->data))
+		return;
+	if (sp && sp->gen == SIBYL_GEN_SIZE) {
+		size_t of = sp->size_of >= 0 ? out->a[sp->size_of].count : default_count(cfg);
+
+		snprintf(num, sizeof(num), "%zu", of);
+		if (!sibyl_value_parse(k->args[i].type, num, b->data))
+			return;
+	}
+	gen_value(k->args[i].type, g, s, b->data);
 }
 
 int sibyl_args_generate(const struct sibyl_kernel *k, const struct sibyl_args_cfg *cfg,
@@ -165,13 +245,16 @@ int sibyl_args_generate(const struct sibyl_kernel *k, const struct sibyl_args_cf
 		return -1;
 	out->n = k->nargs;
 	out->a = sibyl_xcalloc(k->nargs + 1, sizeof(*out->a));
+	for (size_t i = 0; i < k->nargs; i++) {	/* lengths first: sizes follow them */
+		struct sibyl_argbuf *b = &out->a[i];
+
+		b->count = (size_t)arg_count(k, i, cfg);
+		b->size = b->count * elem_size(&k->args[i]);
+	}
 	for (size_t i = 0; i < k->nargs; i++) {
 		const struct sibyl_karg *arg = &k->args[i];
 		struct sibyl_argbuf *b = &out->a[i];
-		size_t elem = elem_size(arg);
 
-		b->count = (size_t)arg_count(arg, cfg);
-		b->size = b->count * elem;
 		if (arg->kind == SIBYL_KARG_LOCAL || arg->kind == SIBYL_KARG_UNSUPPORTED)
 			continue;
 		if (!(b->data = calloc(1, b->size ? b->size : 1))) {
@@ -180,8 +263,12 @@ int sibyl_args_generate(const struct sibyl_kernel *k, const struct sibyl_args_cf
 			sibyl_args_free(out);
 			return -1;
 		}
-		for (size_t e = 0; e < b->count; e++)
-			gen_value(arg->type, g, &s, (unsigned char *)b->data + e * elem);
+		if (arg->kind == SIBYL_KARG_VALUE)
+			scalar(k, i, cfg, out, g, &s);
+		else if (fill(arg, cfg->specs ? &cfg->specs[i] : NULL, g, &s, b, err, errlen) < 0) {
+			sibyl_args_free(out);
+			return -1;
+		}
 	}
 	return 0;
 }

@@ -25,11 +25,14 @@ struct sibyl_args {
 	struct sibyl_argbuf *a;
 };
 
+struct sibyl_argspec;
+
 struct sibyl_args_cfg {
 	uint64_t gsize;		/* the value range */
 	uint64_t elements;	/* buffer elements; 0: gsize */
 	uint64_t seed;
 	uint64_t local_elements;	/* __local elements; 0: as buffers */
+	const struct sibyl_argspec *specs;	/* per argument (argspec.h); NULL: random */
 };
 
 /* Whether every buffer of `k` under cfg has a size (elements * element

@@ -47,6 +47,7 @@ struct sibyl_run_cfg {
 	bool verbose;			/* the device compiler's log also on success */
 	bool fence;			/* buffers end at an inaccessible page */
 	uint64_t gsize, lsize, elements, seed;	/* sizes: work-items in all */
+	const struct sibyl_argspec *specs;	/* -a (argspec.h), one per argument; NULL: none */
 	unsigned dims;			/* > 1: gdim and ldim give the shape (ndrange.h) */
 	uint64_t gdim[3], ldim[3];
 	uint64_t gsize_to, gsize_step;	/* a sweep gsize, +step, .. to (0: gsize only) */

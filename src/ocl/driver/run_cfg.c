@@ -1,6 +1,7 @@
 /* The run configuration handed from sibyl to sibyl-kernel-run as JSON. */
 #include "ocl/driver/run.h"
 #include "ocl/driver/args.h"
+#include "ocl/driver/argspec.h"
 #include "core/alloc.h"
 
 #include <stdlib.h>
@@ -21,6 +22,8 @@ json_t *sibyl_run_cfg_to_json(const struct sibyl_run_cfg *c)
 	json_object_set_new(j, "gsize_step", json_integer((json_int_t)c->gsize_step));
 	json_object_set_new(j, "fence", json_boolean(c->fence));
 	json_object_set_new(j, "verbose", json_boolean(c->verbose));
+	if (c->specs)
+		json_object_set_new(j, "args", sibyl_argspecs_json(c->specs, c->kernel->nargs));
 	if (c->dims > 1)
 		json_object_set_new(j, "shape", json_pack("{s:i, s:[I, I, I], s:[I, I, I]}", "dims",
 			(int)c->dims, "global", (json_int_t)c->gdim[0], (json_int_t)c->gdim[1],
@@ -87,7 +90,10 @@ int sibyl_run_cfg_from_json(json_t *j, struct sibyl_run_cfg *c, struct sibyl_ker
 	c->gsize_step = u64(j, "gsize_step");
 	c->fence = json_is_true(json_object_get(j, "fence"));
 	c->verbose = json_is_true(json_object_get(j, "verbose"));
-	json_t *shape = json_object_get(j, "shape");
+	json_t *shape = json_object_get(j, "shape"), *specs = json_object_get(j, "args");
+
+	if (specs)	/* the runner's: freed when it exits */
+		c->specs = sibyl_argspecs_from_json(specs, k->nargs);
 
 	c->dims = shape ? (unsigned)json_integer_value(json_object_get(shape, "dims")) : 1;
 	for (size_t d = 0; shape && d < 3; d++) {
@@ -100,5 +106,6 @@ int sibyl_run_cfg_from_json(json_t *j, struct sibyl_run_cfg *c, struct sibyl_ker
 void sibyl_run_cfg_args(const struct sibyl_run_cfg *cfg, uint64_t seed, uint64_t local_elements,
 			struct sibyl_args_cfg *out)
 {
-	*out = (struct sibyl_args_cfg){ cfg->gsize, cfg->elements, seed, local_elements };
+	*out = (struct sibyl_args_cfg){ cfg->gsize, cfg->elements, seed, local_elements,
+					cfg->specs };
 }
