@@ -81,10 +81,51 @@ void sibyl_compile_frontend_args(const struct sibyl_compile_opts *o, struct siby
 	add_words(l, o->build_options);
 }
 
+/* OpenCL 1.0's 32-bit atom_* builtins, which opencl-c.h declares but
+ * runtimes' kernel libraries (PoCL's) no longer define, so SPIR bitcode
+ * calling them does not link although the source build runs: defined
+ * here by the OpenCL 1.1 atomic_* builtins they were renamed to (same
+ * mangled names as the declarations, so the calls bind to these).  The
+ * 64-bit ones (cl_khr_int64_base_atomics) have no other name: left as
+ * they are. */
+static const char legacy_atomics[] =
+	"#define SIBYL_A1(op, T, AS) T __attribute__((overloadable)) "
+	"atom_##op(volatile AS T *p) { return atomic_##op(p); }\n"
+	"#define SIBYL_A2(op, T, AS) T __attribute__((overloadable)) "
+	"atom_##op(volatile AS T *p, T v) { return atomic_##op(p, v); }\n"
+	"#define SIBYL_A3(op, T, AS) T __attribute__((overloadable)) "
+	"atom_##op(volatile AS T *p, T c, T v) { return atomic_##op(p, c, v); }\n"
+	"#define SIBYL_ALL(m, op) m(op, int, __global) m(op, uint, __global) "
+	"m(op, int, __local) m(op, uint, __local)\n"
+	"SIBYL_ALL(SIBYL_A2, add) SIBYL_ALL(SIBYL_A2, sub) SIBYL_ALL(SIBYL_A2, xchg)\n"
+	"SIBYL_ALL(SIBYL_A2, min) SIBYL_ALL(SIBYL_A2, max) SIBYL_ALL(SIBYL_A2, and)\n"
+	"SIBYL_ALL(SIBYL_A2, or) SIBYL_ALL(SIBYL_A2, xor)\n"
+	"SIBYL_ALL(SIBYL_A1, inc) SIBYL_ALL(SIBYL_A1, dec) SIBYL_ALL(SIBYL_A3, cmpxchg)\n"
+	"#undef SIBYL_ALL\n#undef SIBYL_A1\n#undef SIBYL_A2\n#undef SIBYL_A3\n";
+
+/* The header above, in dir, when the file calls atom_* ("atomic_" does
+ * not contain "atom_"): its path, else NULL. */
+static char *legacy_header(const char *file, const char *dir)
+{
+	size_t len;
+	char why[128], *src = sibyl_read_file(file, SIBYL_KERNEL_FILE_MAX, &len, why, sizeof(why));
+	char *path = NULL;
+
+	if (src && memmem(src, len, "atom_", 5)) {
+		path = sibyl_path_join(dir, "legacy_atomics.h");
+		if (sibyl_output_write(path, legacy_atomics, strlen(legacy_atomics), 0600) < 0) {
+			free(path);
+			path = NULL;
+		}
+	}
+	free(src);
+	return path;
+}
+
 /* The clang-14 command line: the recipe PoCL accepts (spir64, CL1.2,
  * default header, arg info for names and qualifiers). */
 static void clang_argv(struct sibyl_strlist *l, const struct sibyl_compile_opts *o,
-		       const char *out)
+		       const char *out, const char *prelude)
 {
 	const char *lvl = o->opt_level ? o->opt_level : "0";
 	char *w;
@@ -96,6 +137,10 @@ static void clang_argv(struct sibyl_strlist *l, const struct sibyl_compile_opts 
 		add_words(l, "-Xclang -disable-O0-optnone");
 	add_defines_includes(l, o);
 	add_words(l, o->build_options);
+	if (prelude) {
+		sibyl_strlist_add(l, "-include");
+		sibyl_strlist_add(l, prelude);
+	}
 	sibyl_strlist_add(l, o->file);
 	sibyl_strlist_add(l, "-o");
 	sibyl_strlist_add(l, out);
@@ -162,8 +207,10 @@ int sibyl_compile_spir(const struct sibyl_compile_opts *o, void **bc, size_t *si
 	if (!(dir = sibyl_private_tmpdir("sibyl-spir")))
 		return sibyl_seterr_errno(err, errlen, "kernel: temporary directory");
 	tmp = sibyl_path_join(dir, "kernel.bc");
-	clang_argv(&l, o, tmp);
 	sibyl_cleanup_dir(dir, true);
+	char *prelude = legacy_header(o->file, dir);
+
+	clang_argv(&l, o, tmp, prelude);
 	if (run_capture(&l, &said) < 0) {
 		char *line = sibyl_first_error_line(said && *said ? said : "clang-14 failed");
 
@@ -181,6 +228,7 @@ int sibyl_compile_spir(const struct sibyl_compile_opts *o, void **bc, size_t *si
 		r = 0;
 	}
 	unlink(tmp);
+	free(prelude);
 	sibyl_cleanup_remove_dir(dir);
 	free(tmp);
 	free(dir);

@@ -63,4 +63,5 @@ structs       structs        64  16  yes
 locals        locals         128 64  yes
 memory        memory         64  16  no  --elements 192
 args          args           64  8   no
+legacy_atomics legacy_atomics 128 32 no
 TABLE
