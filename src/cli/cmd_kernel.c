@@ -202,8 +202,10 @@ static const char *shape(const struct sibyl_run_cfg *cfg, bool local, char *buf,
 {
 	uint64_t one[3] = { local ? cfg->lsize : cfg->gsize, 1, 1 };
 
-	return sibyl_dims_format(cfg->dims > 1 ? local ? cfg->ldim : cfg->gdim : one,
-				 cfg->dims > 1 ? cfg->dims : 1, buf, len);
+	bool nd = cfg->dims > 1 && !(local && !cfg->ldim[0]);	/* 0: the runtime's */
+
+	return sibyl_dims_format(nd ? local ? cfg->ldim : cfg->gdim : one, nd ? cfg->dims : 1,
+				 buf, len);
 }
 
 /* The sizes as --json reports them: integers in 1-D, arrays in n-D. */
@@ -211,7 +213,7 @@ static json_t *shape_json(const struct sibyl_run_cfg *cfg, bool local)
 {
 	json_t *a;
 
-	if (cfg->dims <= 1)
+	if (cfg->dims <= 1 || (local && !cfg->ldim[0]))
 		return json_integer((json_int_t)(local ? cfg->lsize : cfg->gsize));
 	a = json_array();
 	for (unsigned d = 0; d < cfg->dims; d++)
@@ -350,8 +352,9 @@ static int unsupported(struct opts *o, const struct sibyl_kernel *k,
 {
 	char err[1024];
 
-	snprintf(err, sizeof(err), "kernel: %s: argument '%s' (%s) is unsupported: images "
-		 "and samplers cannot be generated", k->name, bad->name, bad->type_name);
+	snprintf(err, sizeof(err), "kernel: %s: argument '%s' (%s) is unsupported: only 1-D, "
+		 "2-D and 3-D images and samplers are generated", k->name, bad->name,
+		 bad->type_name);
 	sibyl_err("%s", err);
 	return failure(o, k->name, NULL, NULL, SIBYL_KS_UNSUPPORTED, "setup", err);
 }
@@ -369,7 +372,8 @@ static int check_launch(const struct opts *o, const struct sibyl_kernel *k,
 	if (sibyl_launch_shape(o->gsize, o->lsize, k, nd, r, err, sizeof(err)) < 0 ||
 	    sibyl_argspecs_make(k, &o->args, specs, err, sizeof(err)) < 0)
 		return sibyl_err("%s", err);
-	struct sibyl_args_cfg largest = { r->to, (uint64_t)o->elements, 0, 0, *specs };
+	struct sibyl_args_cfg largest = { r->to, (uint64_t)o->elements, 0, 0, *specs,
+					  { nd->dims > 1 ? nd->g[0] : r->to, nd->g[1], nd->g[2] } };
 
 	if (check_numbers(o, r) == 0 && sibyl_args_check(k, &largest, err, sizeof(err)) == 0)
 		return 0;

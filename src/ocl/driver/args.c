@@ -130,7 +130,21 @@ static void gen_value(const struct sibyl_ktype *t, uint64_t g, uint64_t *s, unsi
 
 static size_t elem_size(const struct sibyl_karg *arg)
 {
+	if (arg->kind == SIBYL_KARG_IMAGE)
+		return SIBYL_IMAGE_PIXEL;
 	return arg->type->size ? arg->type->size : 1;
+}
+
+/* An image as large as the range, in its own dimensions (a 2-D image
+ * of a 1-D range is one row). */
+static void image_extent(const struct sibyl_karg *arg, const struct sibyl_args_cfg *cfg,
+			 size_t ext[3])
+{
+	unsigned d = sibyl_image_dims(arg);
+
+	for (unsigned i = 0; i < 3; i++)
+		ext[i] = i >= d ? 1 : cfg->gdim[i] ? (size_t)cfg->gdim[i]
+		       : i ? 1 : (size_t)(cfg->gsize ? cfg->gsize : 1);
 }
 
 static uint64_t default_count(const struct sibyl_args_cfg *cfg)
@@ -149,6 +163,14 @@ static uint64_t arg_count(const struct sibyl_kernel *k, size_t i, const struct s
 
 	if (arg->kind == SIBYL_KARG_VALUE)
 		return 1;
+	if (arg->kind == SIBYL_KARG_SAMPLER)
+		return 0;
+	if (arg->kind == SIBYL_KARG_IMAGE) {
+		size_t e[3];
+
+		image_extent(arg, cfg, e);
+		return (uint64_t)e[0] * e[1] * e[2];	/* each at most 2^63 / the others' */
+	}
 	if (arg->kind == SIBYL_KARG_LOCAL && cfg->local_elements)
 		return cfg->local_elements;
 	if (sp && sp->gen == SIBYL_GEN_FILE)
@@ -250,12 +272,15 @@ int sibyl_args_generate(const struct sibyl_kernel *k, const struct sibyl_args_cf
 
 		b->count = (size_t)arg_count(k, i, cfg);
 		b->size = b->count * elem_size(&k->args[i]);
+		if (k->args[i].kind == SIBYL_KARG_IMAGE)
+			image_extent(&k->args[i], cfg, b->extent);
 	}
 	for (size_t i = 0; i < k->nargs; i++) {
 		const struct sibyl_karg *arg = &k->args[i];
 		struct sibyl_argbuf *b = &out->a[i];
 
-		if (arg->kind == SIBYL_KARG_LOCAL || arg->kind == SIBYL_KARG_UNSUPPORTED)
+		if (arg->kind == SIBYL_KARG_LOCAL || arg->kind == SIBYL_KARG_UNSUPPORTED ||
+		    arg->kind == SIBYL_KARG_SAMPLER)
 			continue;
 		if (!(b->data = calloc(1, b->size ? b->size : 1))) {
 			sibyl_seterr(err, errlen, "kernel: argument '%s': cannot allocate %zu "
@@ -265,6 +290,9 @@ int sibyl_args_generate(const struct sibyl_kernel *k, const struct sibyl_args_cf
 		}
 		if (arg->kind == SIBYL_KARG_VALUE)
 			scalar(k, i, cfg, out, g, &s);
+		else if (arg->kind == SIBYL_KARG_IMAGE)
+			for (size_t f = 0; f < b->size / sizeof(float); f++)
+				((float *)b->data)[f] = (float)((double)(next(&s) >> 11) * 0x1p-53);
 		else if (fill(arg, cfg->specs ? &cfg->specs[i] : NULL, g, &s, b, err, errlen) < 0) {
 			sibyl_args_free(out);
 			return -1;
@@ -344,6 +372,13 @@ json_t *sibyl_args_json(const struct sibyl_kernel *k, const struct sibyl_args *a
 				json_array_append_new(d, sibyl_value_json(arg->type,
 					(const unsigned char *)b->data + e * arg->type->size));
 			json_object_set_new(o, "data", d);
+		} else if (arg->kind == SIBYL_KARG_IMAGE) {
+			json_object_set_new(o, "image", json_pack("{s:I, s:I, s:I, s:s}",
+				"width", (json_int_t)b->extent[0], "height", (json_int_t)b->extent[1],
+				"depth", (json_int_t)b->extent[2], "format", "CL_RGBA, CL_FLOAT"));
+		} else if (arg->kind == SIBYL_KARG_SAMPLER) {
+			json_object_set_new(o, "sampler", json_string("CLK_NORMALIZED_COORDS_FALSE | "
+				"CLK_ADDRESS_CLAMP | CLK_FILTER_NEAREST"));
 		} else {
 			json_object_set_new(o, "bytes", json_integer((json_int_t)b->size));
 		}

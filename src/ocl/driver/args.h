@@ -17,7 +17,8 @@
 struct sibyl_argbuf {
 	void *data;	/* VALUE: bytes for clSetKernelArg; BUFFER: initial contents */
 	size_t size;	/* bytes */
-	size_t count;	/* BUFFER, LOCAL: elements */
+	size_t count;	/* BUFFER, LOCAL: elements; IMAGE: pixels (RGBA floats) */
+	size_t extent[3];	/* IMAGE: width, height, depth */
 };
 
 struct sibyl_args {
@@ -33,7 +34,12 @@ struct sibyl_args_cfg {
 	uint64_t seed;
 	uint64_t local_elements;	/* __local elements; 0: as buffers */
 	const struct sibyl_argspec *specs;	/* per argument (argspec.h); NULL: random */
+	uint64_t gdim[3];	/* the range's shape: images take its extent */
 };
+
+/* Images are CL_RGBA, CL_FLOAT: a format every device with images reads
+ * and writes (OpenCL 1.2, 5.3.2.1); pixels uniform in [0, 1). */
+#define SIBYL_IMAGE_PIXEL 16
 
 /* Whether every buffer of `k` under cfg has a size (elements * element
  * size) that size_t holds: 0, or -1 after one line naming the argument. */

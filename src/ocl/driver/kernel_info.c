@@ -143,8 +143,10 @@ static void classify(LLVMTargetDataRef td, LLVMTypeRef ty, unsigned space,
 
 	a->space = space_name(space);
 	a->type = ktype_of(td, ptr ? LLVMGetElementType(ty) : ty);
-	if (a->type->kind == SIBYL_KT_OPAQUE)
-		a->kind = SIBYL_KARG_UNSUPPORTED;	/* image2d_t, sampler_t, ... */
+	if (a->type->kind == SIBYL_KT_OPAQUE)	/* image2d_t, sampler_t, event_t, ... */
+		a->kind = !strcmp(base, "sampler_t") ? SIBYL_KARG_SAMPLER
+			: !strcmp(base, "image1d_t") || !strcmp(base, "image2d_t") ||
+			  !strcmp(base, "image3d_t") ? SIBYL_KARG_IMAGE : SIBYL_KARG_UNSUPPORTED;
 	else if (!ptr || space == 0)
 		a->kind = SIBYL_KARG_VALUE;		/* scalars, vectors, byval structs */
 	else if (space == 3)

@@ -40,7 +40,9 @@ enum sibyl_karg_kind {
 	SIBYL_KARG_VALUE,	/* scalar, vector or struct passed by value */
 	SIBYL_KARG_BUFFER,	/* __global or __constant pointer */
 	SIBYL_KARG_LOCAL,	/* __local pointer: only a size */
-	SIBYL_KARG_UNSUPPORTED,	/* image, sampler, ... */
+	SIBYL_KARG_UNSUPPORTED,	/* image arrays and buffers, events, ... */
+	SIBYL_KARG_IMAGE,	/* image1d_t, image2d_t, image3d_t */
+	SIBYL_KARG_SAMPLER,	/* sampler_t */
 };
 
 struct sibyl_karg {
@@ -79,6 +81,9 @@ struct sibyl_ktype *sibyl_ktype_new(enum sibyl_ktype_kind kind, size_t size);
 void sibyl_ktype_free(struct sibyl_ktype *t);
 void sibyl_kernels_free(struct sibyl_kernels *k);
 const struct sibyl_kernel *sibyl_kernels_find(const struct sibyl_kernels *k, const char *name);
+
+/* An image argument's dimensions (1, 2, 3), from its type name. */
+unsigned sibyl_image_dims(const struct sibyl_karg *a);
 
 /* First unsupported argument of a kernel, or NULL. */
 const struct sibyl_karg *sibyl_kernel_unsupported(const struct sibyl_kernel *k);

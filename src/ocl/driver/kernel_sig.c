@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const kinds[] = { "value", "buffer", "local", "unsupported" };
+static const char *const kinds[] = { "value", "buffer", "local", "unsupported", "image",
+				     "sampler" };
 static const char *const tkinds[] = { "int", "float", "vector", "array", "struct", "opaque" };
 
 struct sibyl_ktype *sibyl_ktype_new(enum sibyl_ktype_kind kind, size_t size)
@@ -57,6 +58,13 @@ const struct sibyl_kernel *sibyl_kernels_find(const struct sibyl_kernels *k, con
 		if (!strcmp(k->items[i].name, name))
 			return &k->items[i];
 	return NULL;
+}
+
+unsigned sibyl_image_dims(const struct sibyl_karg *a)
+{
+	const char *d = strstr(a->type_name, "image");
+
+	return d && d[5] >= '1' && d[5] <= '3' ? (unsigned)(d[5] - '0') : 2;
 }
 
 const struct sibyl_karg *sibyl_kernel_unsupported(const struct sibyl_kernel *k)
@@ -194,7 +202,7 @@ int sibyl_kernel_from_json(json_t *j, struct sibyl_kernel *out)
 		g->qualifiers = sibyl_xstrdup(json_string_value(json_object_get(a, "qualifiers")) ?: "");
 		g->space = space_of(json_string_value(json_object_get(a, "space")));
 		g->kind = SIBYL_KARG_UNSUPPORTED;
-		for (size_t n = 0; kind && n < 4; n++)
+		for (size_t n = 0; kind && n < sizeof(kinds) / sizeof(kinds[0]); n++)
 			if (!strcmp(kind, kinds[n]))
 				g->kind = (enum sibyl_karg_kind)n;
 		g->type = ktype_from(json_object_get(a, "layout"));

@@ -121,9 +121,7 @@ int sibyl_launch_shape(const char *gsize, const char *lsize, const struct sibyl_
 	if (sibyl_ndrange_reqd(nd, k->reqd_wg, k->name, warn, sizeof(warn)))
 		sibyl_warn("%s", warn);
 	if (nd->dims > 1 || k->reqd_wg[0]) {
-		if (r->from != r->to && nd->dims > 1)
-			return sibyl_seterr(err, errlen, "kernel: a sweep is one-dimensional");
-		if (nd->dims > 1) {
+		if (nd->dims > 1) {	/* "64:128,16" failed to parse: sweeps are 1-D */
 			uint64_t t = sibyl_dims_total(nd->g, nd->dims);
 
 			if (!t)

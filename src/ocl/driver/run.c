@@ -23,6 +23,7 @@ struct dev_state {
 	struct sibyl_program prog;
 	cl_mem *mems;		/* per argument; NULL for values and __local */
 	cl_mem counters;	/* -i (not --spir) */
+	cl_sampler sampler;	/* every sampler_t argument */
 	size_t counters_size;
 	double transfer_ns;	/* of the current sample */
 	uint64_t local_elements;	/* items of each __local argument */
@@ -129,6 +130,49 @@ static size_t fence_align(cl_device_id dev)
 	return bits / 8 > 128 ? bits / 8 : 128;
 }
 
+/* Whether the device takes images of CL_RGBA, CL_FLOAT (args.h). */
+static int image_format(struct dev_state *s, cl_mem_object_type type, const char *name)
+{
+	cl_bool images = CL_FALSE;
+	cl_image_format f[256];
+	cl_uint n = 0;
+
+	clGetDeviceInfo(s->dev, CL_DEVICE_IMAGE_SUPPORT, sizeof(images), &images, NULL);
+	if (images)
+		clGetSupportedImageFormats(s->ctx, CL_MEM_READ_WRITE, type, 256, f, &n);
+	for (cl_uint i = 0; i < n && i < 256; i++)
+		if (f[i].image_channel_order == CL_RGBA && f[i].image_channel_data_type == CL_FLOAT)
+			return 0;
+	return sibyl_seterr(s->err, s->errlen, "kernel: argument '%s': the device has %s",
+			    name, images ? "no CL_RGBA, CL_FLOAT images" : "no images");
+}
+
+/* An image of the argument's type (its pixels are written per sample),
+ * or the run's one sampler: unnormalised coordinates, clamped, nearest. */
+static int create_image(struct dev_state *s, const struct sibyl_karg *arg,
+			const struct sibyl_argbuf *b, cl_mem *out)
+{
+	static const cl_mem_object_type types[] = { CL_MEM_OBJECT_IMAGE1D, CL_MEM_OBJECT_IMAGE2D,
+						    CL_MEM_OBJECT_IMAGE3D };
+	cl_image_format f = { CL_RGBA, CL_FLOAT };
+	cl_int e;
+
+	if (arg->kind == SIBYL_KARG_SAMPLER) {
+		if (!s->sampler)
+			s->sampler = clCreateSampler(s->ctx, CL_FALSE, CL_ADDRESS_CLAMP,
+						     CL_FILTER_NEAREST, &e);
+		return s->sampler ? 0 : cl_check(s, e, arg->name);
+	}
+	cl_image_desc d = { .image_type = types[sibyl_image_dims(arg) - 1],
+			    .image_width = b->extent[0], .image_height = b->extent[1],
+			    .image_depth = b->extent[2] };
+
+	if (image_format(s, d.image_type, arg->name) < 0)
+		return -1;
+	*out = clCreateImage(s->ctx, CL_MEM_READ_WRITE, &f, &d, NULL, &e);
+	return cl_check(s, e, arg->name);
+}
+
 /* Buffers keep their size for every sample of a run: create them once. */
 static int create_buffers(const struct sibyl_run_cfg *cfg, struct dev_state *s,
 			  const struct sibyl_args *a)
@@ -138,6 +182,11 @@ static int create_buffers(const struct sibyl_run_cfg *cfg, struct dev_state *s,
 
 	s->mems = sibyl_xcalloc(k->nargs + 1, sizeof(*s->mems));
 	for (size_t i = 0; i < k->nargs; i++) {
+		if (k->args[i].kind == SIBYL_KARG_IMAGE || k->args[i].kind == SIBYL_KARG_SAMPLER) {
+			if (create_image(s, &k->args[i], &a->a[i], &s->mems[i]) < 0)
+				return -1;
+			continue;
+		}
 		if (k->args[i].kind != SIBYL_KARG_BUFFER)
 			continue;
 		cl_mem_flags f = !strcmp(k->args[i].space, "constant") ? CL_MEM_READ_ONLY
@@ -161,6 +210,20 @@ static int create_buffers(const struct sibyl_run_cfg *cfg, struct dev_state *s,
 	return cl_check(s, e, "the counters buffer");
 }
 
+static cl_int write_image(struct dev_state *s, cl_mem img, const struct sibyl_argbuf *b)
+{
+	size_t origin[3] = { 0, 0, 0 };
+	cl_event ev;
+	cl_int e = clEnqueueWriteImage(s->q, img, CL_FALSE, origin, b->extent, 0, 0, b->data, 0,
+				       NULL, &ev);
+
+	if (e == CL_SUCCESS) {
+		clWaitForEvents(1, &ev);
+		transfer_done(s, ev);
+	}
+	return e;
+}
+
 /* Set every argument and write the buffers' contents. */
 static int set_args(const struct sibyl_run_cfg *cfg, struct dev_state *s,
 		    const struct sibyl_args *a)
@@ -179,6 +242,14 @@ static int set_args(const struct sibyl_run_cfg *cfg, struct dev_state *s,
 			break;
 		case SIBYL_KARG_LOCAL:
 			e = clSetKernelArg(kn, i, b->size, NULL);
+			break;
+		case SIBYL_KARG_SAMPLER:
+			e = clSetKernelArg(kn, i, sizeof(cl_sampler), &s->sampler);
+			break;
+		case SIBYL_KARG_IMAGE:
+			e = write_image(s, s->mems[i], b);
+			if (e == CL_SUCCESS)
+				e = clSetKernelArg(kn, i, sizeof(cl_mem), &s->mems[i]);
 			break;
 		default:
 			e = clEnqueueWriteBuffer(s->q, s->mems[i], CL_FALSE, 0, b->size, b->data,
@@ -213,7 +284,8 @@ static int read_back(const struct sibyl_run_cfg *cfg, struct dev_state *s, struc
 	cl_int e = CL_SUCCESS;
 
 	for (size_t i = 0; i < cfg->kernel->nargs && e == CL_SUCCESS; i++) {
-		if (!s->mems[i] || !strcmp(cfg->kernel->args[i].space, "constant"))
+		if (!s->mems[i] || cfg->kernel->args[i].kind != SIBYL_KARG_BUFFER ||
+		    !strcmp(cfg->kernel->args[i].space, "constant"))
 			continue;
 		e = clEnqueueReadBuffer(s->q, s->mems[i], CL_TRUE, 0, a->a[i].size, a->a[i].data,
 					0, NULL, &ev);

@@ -107,5 +107,7 @@ void sibyl_run_cfg_args(const struct sibyl_run_cfg *cfg, uint64_t seed, uint64_t
 			struct sibyl_args_cfg *out)
 {
 	*out = (struct sibyl_args_cfg){ cfg->gsize, cfg->elements, seed, local_elements,
-					cfg->specs };
+					cfg->specs, { cfg->gsize, 1, 1 } };
+	if (cfg->dims > 1)
+		memcpy(out->gdim, cfg->gdim, sizeof(out->gdim));
 }

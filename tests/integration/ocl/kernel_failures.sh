@@ -38,7 +38,7 @@ status 0 "warning, -v" "$SIBYL" kernel "$F/warns.cl" -k warns -g 4 -v
 grep -q "warns.cl:2:2: warning: sibyl-test-warning" "$WORK/err" || fail "no warning with -v"
 
 # Unsupported arguments: status 4, an object too.
-status 4 "unsupported" "$SIBYL" kernel "$K/args/image.cl" -k blur -g 4 --json
+status 4 "unsupported" "$SIBYL" kernel "$K/args/unsupported.cl" -k layers -g 4 --json
 expect_eq "json unsupported" unsupported "$(json "j['status']" "$WORK/out")"
 
 # A crash: status 5; the object has the seed and the arguments that

@@ -23,7 +23,7 @@ one_line_error() {	# one_line_error WHAT PATTERN CMD...
 	grep -q "$pattern" "$WORK/err" || fail "$what: unexpected message: $(cat "$WORK/err")"
 	echo "ok: $what: $(cat "$WORK/err")"
 }
-one_line_error "image argument" "unsupported" "$SIBYL" kernel "$K/image.cl" -k blur -g 4
+one_line_error "image array argument" "unsupported" "$SIBYL" kernel "$K/unsupported.cl" -k layers -g 4
 # A compile error: clang's messages in full, then sibyl's one line.
 compile_error() {	# compile_error WHAT PATTERN CMD...
 	local what=$1 pattern=$2 rc=0

@@ -80,7 +80,7 @@ static void test_ranges(void **state)
 
 	kernel_init(&k);
 	for (uint64_t seed = 0; seed < 200; seed++) {
-		struct sibyl_args_cfg cfg = { 1000, 0, seed, 0, NULL };
+		struct sibyl_args_cfg cfg = { 1000, 0, seed, 0, NULL, { 0, 0, 0 } };
 		struct sibyl_args a;
 
 		assert_int_equal(sibyl_args_generate(&k, &cfg, &a, err, sizeof(err)), 0);
@@ -109,7 +109,7 @@ static void test_seeds(void **state)
 {
 	struct sibyl_kernel k;
 	struct sibyl_args a, b, c;
-	struct sibyl_args_cfg ca = { 64, 8, 42, 0, NULL }, cc = { 64, 8, 43, 0, NULL };
+	struct sibyl_args_cfg ca = { 64, 8, 42, 0, NULL, { 0, 0, 0 } }, cc = { 64, 8, 43, 0, NULL, { 0, 0, 0 } };
 	(void)state;
 
 	kernel_init(&k);
@@ -126,7 +126,7 @@ static void test_seeds(void **state)
 	assert_int_equal(json_integer_value(json_object_get(json_array_get(ja, 5), "bytes")), 16);
 	json_decref(ja);
 	struct sibyl_args l;
-	struct sibyl_args_cfg cl = { 64, 8, 42, 5, NULL };	/* __local: 5 items */
+	struct sibyl_args_cfg cl = { 64, 8, 42, 5, NULL, { 0, 0, 0 } };	/* __local: 5 items */
 
 	assert_int_equal(sibyl_args_generate(&k, &cl, &l, err, sizeof(err)), 0);
 	assert_int_equal(l.a[5].size, 10);
@@ -144,10 +144,10 @@ static void test_sizes_overflow(void **state)
 {
 	struct sibyl_kernel k;
 	struct sibyl_args a;
-	struct sibyl_args_cfg big = { 64, 1ull << 62, 0, 0, NULL };	/* x 32 bytes */
-	struct sibyl_args_cfg wide = { UINT64_MAX, 0, 0, 0, NULL };	/* the gsize counts */
-	struct sibyl_args_cfg local = { 64, 8, 0, 1ull << 63, NULL };	/* x 2 bytes */
-	struct sibyl_args_cfg edge = { 64, SIZE_MAX / 32, 0, 0, NULL };
+	struct sibyl_args_cfg big = { 64, 1ull << 62, 0, 0, NULL, { 0, 0, 0 } };	/* x 32 bytes */
+	struct sibyl_args_cfg wide = { UINT64_MAX, 0, 0, 0, NULL, { 0, 0, 0 } };	/* the gsize counts */
+	struct sibyl_args_cfg local = { 64, 8, 0, 1ull << 63, NULL, { 0, 0, 0 } };	/* x 2 bytes */
+	struct sibyl_args_cfg edge = { 64, SIZE_MAX / 32, 0, 0, NULL, { 0, 0, 0 } };
 	(void)state;
 
 	kernel_init(&k);
