@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Run rate of `sibyl kernel` over a corpus of .cl files (bench/kernels/run).
+
+Every kernel of every file that clang-14 compiles runs once with
+-g 1024 -l 64 --timeout 10 (the figures of docs/kernel.md), plain and
+with -i; the exit status says how it ended (docs/kernel.md: 0 ran,
+3 compile error, 4 unsupported, 5 crash, 6 timeout, 1 other).
+ORACLE=1 also compares -i with Oclgrind on --spir (-g 64 -l 16)."""
+import collections, json, os, subprocess, sys
+
+SIBYL, ROOT = sys.argv[1], sys.argv[2]
+STATUS = {0: "ran", 1: "error", 3: "compile-error", 4: "unsupported", 5: "crash", 6: "timeout"}
+RUN = ["-g", "1024", "-l", "64", "--timeout", "10"]
+
+
+def sibyl(args, timeout=300, env=None):
+    try:
+        p = subprocess.run([SIBYL, "kernel"] + args, capture_output=True, text=True,
+                           timeout=timeout, env=env)
+        return p.returncode, p.stdout
+    except subprocess.TimeoutExpired:
+        return None, ""
+
+
+def listing(text):
+    out, on = [], False
+    for line in text.splitlines():
+        on = on or line.startswith("Instructions executed for kernel")
+        if on:
+            if not line.strip():
+                break
+            out.append(line)
+    return out
+
+
+def oracle(f, k):
+    """None when either side failed, else whether the listings are equal."""
+    args = [f, "-k", k, "-g", "64", "-l", "16", "--seed", "3", "--timeout", "30"]
+    rc, mine = sibyl(args + ["-i"])
+    if rc != 0:
+        return None
+    env = dict(os.environ, LC_ALL="C")
+    try:
+        p = subprocess.run(["oclgrind", "--inst-counts", SIBYL, "kernel"] + args + ["--spir"],
+                           capture_output=True, text=True, timeout=300, env=env)
+    except subprocess.TimeoutExpired:
+        return None
+    if p.returncode:
+        return None
+    return listing(mine) == listing(p.stdout)
+
+
+def main():
+    files = sorted(os.path.join(d, n) for d, _, ns in os.walk(ROOT) for n in ns if n.endswith(".cl"))
+    tally = {m: collections.Counter() for m in ("plain", "-i")}
+    compiled = kernels = 0
+    equal = compared = 0
+    for f in files:
+        rc, out = sibyl([f, "--json"])
+        if rc != 0:
+            continue
+        compiled += 1
+        for k in (k["name"] for k in json.loads(out)["kernels"]):
+            kernels += 1
+            for mode, extra in (("plain", []), ("-i", ["-i"])):
+                rc, _ = sibyl([f, "-k", k] + RUN + extra)
+                tally[mode][STATUS.get(rc, "killed" if rc is None else "error")] += 1
+            if os.environ.get("ORACLE"):
+                same = oracle(f, k)
+                if same is not None:
+                    compared += 1
+                    equal += same
+    print(f"bench/kernels: {len(files)} files of {ROOT}, {compiled} compile as they are, "
+          f"{kernels} kernels; sibyl kernel {' '.join(RUN)}")
+    print(f"{'':8} {'ran':>5} {'rate':>6}  " + " ".join(f"{s:>13}" for s in STATUS.values() if s != "ran"))
+    for mode, c in tally.items():
+        print(f"{mode:8} {c['ran']:5d} {100 * c['ran'] / max(kernels, 1):5.0f}%  "
+              + " ".join(f"{c[s]:13d}" for s in STATUS.values() if s != "ran"))
+    if os.environ.get("ORACLE"):
+        print(f"-i = oclgrind --inst-counts on --spir: {equal} of {compared} kernels where both ran")
+
+
+main()
