@@ -19,6 +19,11 @@ const struct sibyl_command sibyl_commands[] = {
 	{ "plan show", cmd_plan, "print a performance profile, or plot its samples and pieces", false },
 	{ "kernel", cmd_kernel, "run, time and count instructions of a standalone OpenCL kernel",
 	  false },
+	/* Only its subcommands do work; `sibyl kmodel --help` lists them. */
+	{ "kmodel", cmd_kmodel, "predict an OpenCL kernel's time at any size from small runs",
+	  true },
+	{ "kmodel dataset", cmd_kmodel, "sweep a kernel suite into a dataset of instruction "
+	  "counts and device times", false },
 	{ "device", cmd_device, "measure an OpenCL device's latencies and bandwidth", false },
 	{ "predict", cmd_predict, "predict the whole program's speedup from a trace and profiles",
 	  false },

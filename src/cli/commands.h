@@ -15,6 +15,7 @@ int cmd_export(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_kernel(int argc, char **argv);
 int cmd_device(int argc, char **argv);
+int cmd_kmodel(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
 int cmd_gen_docs(int argc, char **argv);
 

@@ -1,0 +1,305 @@
+/* `sibyl kmodel dataset`: counts and times of every suite kernel. */
+#define _GNU_SOURCE
+#include "kmodel/dataset.h"
+#include "core/log.h"
+#include "core/progress.h"
+#include "ocl/driver/compile.h"
+#include "ocl/driver/counting.h"
+#include "ocl/driver/guard.h"
+#include "ocl/driver/kernel_info.h"
+#include "ocl/driver/summary.h"
+#include "ocl/driver/sweep.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct ds {
+	const struct sibyl_kmodel_suite *suite;
+	const struct sibyl_kmodel_dataset_opts *o;
+	struct sibyl_kmodel_data data;
+	FILE *out;
+	long samples;
+	const struct sibyl_kmodel_entry *e;
+	json_t *kernel_line;	/* to write before its first sample */
+	json_t *counts;		/* "gsize/sample" -> counts, of the counting run */
+	json_t *block;		/* the time run's samples of one global size */
+	char *device;		/* of this run */
+	bool wrong_device;
+	size_t sizes_done, sizes_total;
+	struct sibyl_progress line;
+};
+
+static void put(struct ds *d, json_t *j)
+{
+	json_dumpf(j, d->out, JSON_COMPACT | JSON_SORT_KEYS);
+	fputc('\n', d->out);
+}
+
+static char *key(json_t *msg)
+{
+	char *k;
+
+	if (asprintf(&k, "%lld/%lld", (long long)json_integer_value(json_object_get(msg, "gsize")),
+		     (long long)json_integer_value(json_object_get(msg, "sample"))) < 0)
+		abort();
+	return k;
+}
+
+static void on_count(void *ctx, json_t *msg)
+{
+	struct ds *d = ctx;
+	json_t *s = sibyl_sample_json(msg, true);
+	char *k = key(msg);
+
+	json_object_set_new(d->counts, k, sibyl_kmodel_counts_object(json_object_get(s, "instcounts")));
+	free(k);
+	json_decref(s);
+}
+
+static void on_device(void *ctx, json_t *msg)
+{
+	struct ds *d = ctx;
+	const char *dev = json_string_value(json_object_get(msg, "device"));
+	const char *had = d->data.header ? json_string_value(json_object_get(d->data.header,
+									       "device")) : NULL;
+
+	if (!dev || d->device)
+		return;
+	d->device = strdup(dev);
+	d->wrong_device = had && strcmp(had, dev);
+	if (d->data.header)
+		return;
+	d->data.header = json_pack("{s:s, s:s, s:i, s:s, s:s, s:O, s:s}", "type", "dataset",
+				   "format", "sibyl-kmodel-dataset", "version", 1, "suite",
+				   d->suite->path, "sibyl", SIBYL_VERSION, "platform",
+				   json_object_get(msg, "platform"), "device", dev);
+	put(d, d->data.header);
+}
+
+/* All samples of a global size are in: write them (with the kernel's
+ * line before its first) in one go. */
+static void flush_block(struct ds *d)
+{
+	size_t i;
+	json_t *s;
+
+	if (!json_array_size(d->block) || d->wrong_device)
+		return;
+	if (d->kernel_line) {
+		put(d, d->kernel_line);
+		json_decref(d->kernel_line);
+		d->kernel_line = NULL;
+	}
+	json_array_foreach(d->block, i, s)
+		put(d, s);
+	fflush(d->out);
+	json_array_clear(d->block);
+	d->sizes_done++;
+	sibyl_progress_update(&d->line, (double)d->sizes_done, (double)d->sizes_total, "%s",
+			      d->e->name);
+}
+
+static bool has_sample(const struct ds *d, json_int_t gsize, json_int_t sample)
+{
+	size_t i;
+	json_t *s;
+
+	json_array_foreach(d->data.samples, i, s)
+		if (json_integer_value(json_object_get(s, "gsize")) == gsize &&
+		    json_integer_value(json_object_get(s, "sample")) == sample &&
+		    !strcmp(json_string_value(json_object_get(s, "kernel")), d->e->name))
+			return true;
+	return false;
+}
+
+static void on_time(void *ctx, json_t *msg)
+{
+	struct ds *d = ctx;
+	char *k = key(msg);
+	json_t *counts = json_object_get(d->counts, k);
+	json_int_t gsize = json_integer_value(json_object_get(msg, "gsize"));
+
+	free(k);
+	if (json_array_size(d->block) && json_integer_value(json_object_get(
+			json_array_get(d->block, 0), "gsize")) != gsize)
+		flush_block(d);
+	if (!counts || has_sample(d, gsize, json_integer_value(json_object_get(msg, "sample"))))
+		return;	/* its counting sample crashed; or measured before */
+	json_array_append_new(d->block, json_pack("{s:s, s:s, s:I, s:O, s:O, s:O, s:O, s:O}",
+		"type", "sample", "kernel", d->e->name, "gsize", gsize,
+		"lsize", json_object_get(msg, "lsize"), "sample", json_object_get(msg, "sample"),
+		"seed", json_object_get(msg, "seed"), "device_ns", json_object_get(msg, "device_ns"),
+		"counts", counts));
+	if ((long)json_array_size(d->block) == d->samples)
+		flush_block(d);
+}
+
+/* The first global size of e not yet in the file (0: none). */
+static uint64_t first_missing(struct ds *d, const struct sibyl_range *r)
+{
+	for (uint64_t g = r->from; g <= r->to; g += r->step) {
+		if (!sibyl_kmodel_data_has(&d->data, d->e->name, (long long)g, d->samples))
+			return g;
+		d->sizes_done++;
+	}
+	return 0;
+}
+
+static json_t *static_line(const struct sibyl_kmodel_entry *e, const void *bc, size_t size,
+			   char *err, size_t errlen)
+{
+	struct sibyl_instcounts c;
+
+	if (sibyl_static_counts(bc, size, e->name, &c, err, errlen) < 0)
+		return NULL;
+	sibyl_instcounts_coarsen(&c);
+	json_t *records = sibyl_instcounts_json(&c);
+	json_t *line = json_pack("{s:s, s:s, s:s, s:s, s:o}", "type", "kernel", "kernel", e->name,
+				 "file", e->file, "category", e->category, "static",
+				 sibyl_kmodel_counts_object(records));
+
+	json_decref(records);
+	sibyl_instcounts_free(&c);
+	return line;
+}
+
+/* The counting run, then the timed one over the same seeds. */
+static int sweep_both(struct ds *d, struct sibyl_run_cfg *cfg, const void *bc, size_t size,
+		      char *err, size_t errlen)
+{
+	struct sibyl_counting counting = { 0 };
+	struct sibyl_guard gc = { d->o->timeout_s, true, on_device, on_count, d };
+	struct sibyl_guard gt = { d->o->timeout_s, true, on_device, on_time, d };
+	struct sibyl_run_cfg plain = *cfg;
+	int r = sibyl_counting_prepare(&counting, bc, size, cfg, err, errlen);
+
+	if (r == 0)
+		r = sibyl_run_guarded(cfg, &gc, err, errlen);
+	sibyl_counting_done(&counting);
+	if (r >= 0 && !d->wrong_device) {
+		int t;
+
+		plain.warmup = 1;	/* PoCL compiles at a size's first launch */
+		t = sibyl_run_guarded(&plain, &gt, err, errlen);
+		flush_block(d);
+		r = t < 0 ? t : r + t;
+	}
+	return r;
+}
+
+static int run_entry(struct ds *d, const struct sibyl_kernel *k, const struct sibyl_range *r,
+		     uint64_t from, const void *bc, size_t size, char *err, size_t errlen)
+{
+	struct sibyl_compile_opts c = { .file = d->e->file };
+	char *build = sibyl_build_options(&c);
+	struct sibyl_run_cfg cfg = {
+		.platform = d->o->platform, .device = d->o->device, .kernel = k,
+		.file = d->e->file, .build_options = build, .gsize = from, .gsize_to = r->to,
+		.gsize_step = r->step, .lsize = (uint64_t)d->e->lsize, .samples = d->samples,
+	};
+	int ret = sweep_both(d, &cfg, bc, size, err, errlen);
+
+	free(build);
+	return ret;
+}
+
+/* One suite kernel: 0, 1 when samples failed, -1 with the line in err. */
+static int measure(struct ds *d, char *err, size_t errlen)
+{
+	struct sibyl_compile_opts c = { .file = d->e->file };
+	struct sibyl_kernels ks = { 0 };
+	struct sibyl_strlist args = { 0 };
+	const struct sibyl_kernel *k;
+	struct sibyl_range r;
+	void *bc = NULL;
+	size_t size = 0;
+	int ret = -1;
+
+	if (sibyl_range_parse(d->e->gsize, &r, err, errlen) < 0)
+		return -1;
+	uint64_t from = first_missing(d, &r);
+
+	if (!from)
+		return 0;
+	if (sibyl_compile_spir(&c, &bc, &size, err, errlen) < 0 ||
+	    sibyl_kernels_read(bc, size, &ks, err, errlen) < 0)
+		goto out;
+	sibyl_compile_frontend_args(&c, &args);
+	sibyl_kernels_refine(&ks, c.file, args.items, (int)args.count);
+	sibyl_strlist_free(&args);
+	if (!(k = sibyl_kernels_find(&ks, d->e->name))) {
+		sibyl_seterr(err, errlen, "kmodel: %s has no kernel '%s'", d->e->file, d->e->name);
+		goto out;
+	}
+	if (!json_object_get(d->data.kernels, d->e->name) &&
+	    !(d->kernel_line = static_line(d->e, bc, size, err, errlen)))
+		goto out;
+	ret = run_entry(d, k, &r, from, bc, size, err, errlen);
+out:
+	json_decref(d->kernel_line);
+	d->kernel_line = NULL;
+	sibyl_kernels_free(&ks);
+	free(bc);
+	return ret;
+}
+
+static size_t count_sizes(const struct sibyl_kmodel_entry *e)
+{
+	struct sibyl_range r;
+
+	if (sibyl_range_parse(e->gsize, &r, NULL, 0) < 0)
+		return 0;
+	return (size_t)((r.to - r.from) / r.step + 1);
+}
+
+static int measure_all(struct ds *d, char *err, size_t errlen)
+{
+	int failed = 0;
+
+	for (size_t i = 0; i < d->suite->n; i++) {
+		char why[1024];
+
+		d->e = &d->suite->items[i];
+		if (d->o->only && strcmp(d->o->only, d->e->name))
+			continue;
+		json_object_clear(d->counts);
+		int r = measure(d, why, sizeof(why));
+
+		if (d->wrong_device)
+			return sibyl_seterr(err, errlen, "kmodel: %s was measured on %s, not on "
+					    "%s: use another file", d->o->out, json_string_value(
+						    json_object_get(d->data.header, "device")),
+					    d->device);
+		if (r < 0)
+			sibyl_notice(SIBYL_NOTICE_ERROR, "kmodel: %s: %s", d->e->name, why);
+		failed |= r != 0;
+	}
+	return failed;
+}
+
+int sibyl_kmodel_dataset(const struct sibyl_kmodel_suite *s,
+			 const struct sibyl_kmodel_dataset_opts *o, char *err, size_t errlen)
+{
+	struct ds d = { .suite = s, .o = o, .samples = o->samples ? o->samples : s->samples };
+	int r = -1;
+
+	if (sibyl_kmodel_data_read(o->out, true, &d.data, err, errlen) < 0 ||
+	    !(d.out = sibyl_kmodel_data_append(o->out, err, errlen)))
+		goto out;
+	d.counts = json_object();
+	d.block = json_array();
+	for (size_t i = 0; i < s->n; i++)
+		if (!o->only || !strcmp(o->only, s->items[i].name))
+			d.sizes_total += count_sizes(&s->items[i]);
+	sibyl_progress_start(&d.line, stderr, "kmodel dataset", "sizes");
+	r = measure_all(&d, err, errlen);
+	sibyl_progress_done(&d.line);
+	if (fclose(d.out) != 0 && r >= 0)
+		r = sibyl_seterr_errno(err, errlen, "kmodel: writing %s", o->out);
+out:
+	json_decref(d.counts);
+	json_decref(d.block);
+	free(d.device);
+	sibyl_kmodel_data_free(&d.data);
+	return r;
+}

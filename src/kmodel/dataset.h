@@ -1,0 +1,66 @@
+/*
+ * `sibyl kmodel dataset`: sweep every kernel of a training suite and
+ * append what was measured to a JSON-lines file (docs/kmodel.md):
+ *   {"type":"dataset", "format":"sibyl-kmodel-dataset", "version":1,
+ *    "suite", "sibyl", "platform", "device"}            first line
+ *   {"type":"kernel", "kernel", "file", "category", "static":{op: n}}
+ *   {"type":"sample", "kernel", "gsize", "lsize", "sample", "seed",
+ *    "device_ns", "counts":{op: n}}
+ * Counts are the dynamic LLVM instruction counts of the instrumented
+ * run (the thesis' coarse names: "load global", "call", "br"); the time
+ * is the device time of the plain kernel built from source with the
+ * same arguments (same seed), after one unreported warm-up launch per
+ * global size, since the instrumented kernel is slower than the one a
+ * user runs.
+ *
+ * The file is appended to one global size at a time (all its samples),
+ * so an interruption loses at most the size being measured; a run on an
+ * existing file skips every (kernel, global size) already in it, drops
+ * a torn last line, and refuses a file of another device.
+ */
+#ifndef SIBYL_KMODEL_DATASET_H
+#define SIBYL_KMODEL_DATASET_H
+
+#include "kmodel/suite.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+struct sibyl_kmodel_dataset_opts {
+	const char *out;		/* DATA.jsonl, created or resumed */
+	const char *platform, *device;	/* clutil.h choice */
+	const char *only;		/* one kernel of the suite, or NULL */
+	long samples;			/* per global size; 0: the suite's */
+	double timeout_s;		/* per sample */
+};
+
+/* 0 when every kernel was measured, 1 when some failed (each an error
+ * notice), -1 with the line in err. */
+int sibyl_kmodel_dataset(const struct sibyl_kmodel_suite *s,
+			 const struct sibyl_kmodel_dataset_opts *o, char *err, size_t errlen);
+
+/* --- the file (dataset_file.c) ---------------------------------------- */
+
+struct sibyl_kmodel_data {
+	json_t *header;		/* the "dataset" line, or NULL */
+	json_t *kernels;	/* name -> its "kernel" line */
+	json_t *samples;	/* the "sample" lines, in order */
+};
+
+/* Read a dataset (a missing file reads as empty when missing_ok). A
+ * torn last line (no newline: an interrupted append) is ignored. */
+int sibyl_kmodel_data_read(const char *path, bool missing_ok, struct sibyl_kmodel_data *d,
+			   char *err, size_t errlen);
+void sibyl_kmodel_data_free(struct sibyl_kmodel_data *d);
+/* Whether the file holds every sample of (kernel, gsize) up to `samples`. */
+bool sibyl_kmodel_data_has(const struct sibyl_kmodel_data *d, const char *kernel,
+			   long long gsize, long samples);
+/* Open for appending, cutting a torn last line first. */
+FILE *sibyl_kmodel_data_append(const char *path, char *err, size_t errlen);
+
+/* Coarse counts {"load global": n, "call": n, ...} of instcounts
+ * records (summary.h's sibyl_instcounts_json). */
+json_t *sibyl_kmodel_counts_object(json_t *records);
+
+#endif

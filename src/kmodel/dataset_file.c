@@ -1,0 +1,174 @@
+/* The dataset file: read, resume, append. */
+#define _GNU_SOURCE
+#include "kmodel/dataset.h"
+#include "core/fs.h"
+#include "core/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DATA_MAX ((size_t)1 << 30)
+
+static int add_line(struct sibyl_kmodel_data *d, const char *path, json_t *j, int line,
+		    char *err, size_t errlen)
+{
+	const char *type = json_string_value(json_object_get(j, "type"));
+	const char *k = json_string_value(json_object_get(j, "kernel"));
+
+	if (line == 1) {
+		const char *fmt = json_string_value(json_object_get(j, "format"));
+
+		if (!type || strcmp(type, "dataset") || !fmt || strcmp(fmt, "sibyl-kmodel-dataset"))
+			return sibyl_seterr(err, errlen, "kmodel: %s: not a kmodel dataset (its "
+					    "first line is no \"dataset\" header)", path);
+		if (json_integer_value(json_object_get(j, "version")) != 1)
+			return sibyl_seterr(err, errlen, "kmodel: %s: dataset version %lld is "
+					    "not 1", path, (long long)json_integer_value(
+						    json_object_get(j, "version")));
+		d->header = json_incref(j);
+	} else if (type && !strcmp(type, "kernel") && k) {
+		json_object_set(d->kernels, k, j);
+	} else if (type && !strcmp(type, "sample") && k) {
+		json_array_append(d->samples, j);
+	} else {
+		return sibyl_seterr(err, errlen, "kmodel: %s:%d: neither a kernel nor a sample "
+				    "line", path, line);
+	}
+	return 0;
+}
+
+static int parse(struct sibyl_kmodel_data *d, const char *path, char *text, char *err,
+		 size_t errlen)
+{
+	int line = 0;
+
+	for (char *p = text, *nl; (nl = strchr(p, '\n')); p = nl + 1) {
+		json_error_t je;
+		json_t *j = json_loadb(p, (size_t)(nl - p), 0, &je);
+
+		line++;
+		if (!j)
+			return sibyl_seterr(err, errlen, "kmodel: %s:%d: %s", path, line, je.text);
+		int r = add_line(d, path, j, line, err, errlen);
+
+		json_decref(j);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int sibyl_kmodel_data_read(const char *path, bool missing_ok, struct sibyl_kmodel_data *d,
+			   char *err, size_t errlen)
+{
+	char why[256];
+	size_t len;
+	char *text;
+
+	d->header = NULL;
+	d->kernels = json_object();
+	d->samples = json_array();
+	if (missing_ok && access(path, F_OK) < 0 && errno == ENOENT)
+		return 0;
+	if (!(text = sibyl_read_file(path, DATA_MAX, &len, why, sizeof(why))))
+		return sibyl_seterr(err, errlen, "kmodel: %s: %s", path, why);
+	int r = parse(d, path, text, err, errlen);
+
+	free(text);
+	if (r == 0 && !d->header && !missing_ok)
+		r = sibyl_seterr(err, errlen, "kmodel: %s: empty dataset", path);
+	return r;
+}
+
+void sibyl_kmodel_data_free(struct sibyl_kmodel_data *d)
+{
+	json_decref(d->header);
+	json_decref(d->kernels);
+	json_decref(d->samples);
+	memset(d, 0, sizeof(*d));
+}
+
+bool sibyl_kmodel_data_has(const struct sibyl_kmodel_data *d, const char *kernel,
+			   long long gsize, long samples)
+{
+	long seen = 0;
+	size_t i;
+	json_t *s;
+
+	json_array_foreach(d->samples, i, s)
+		if (json_integer_value(json_object_get(s, "gsize")) == gsize &&
+		    !strcmp(json_string_value(json_object_get(s, "kernel")), kernel) &&
+		    json_integer_value(json_object_get(s, "sample")) < samples)
+			seen++;
+	return seen >= samples;
+}
+
+/* Cut the file after its last newline: what follows is a line an
+ * interruption tore, never a whole one. */
+static int cut_torn_line(int fd, const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	off_t end;
+	char c;
+
+	if (fstat(fd, &st) < 0)
+		return sibyl_seterr_errno(err, errlen, "kmodel: %s", path);
+	for (end = st.st_size; end > 0; end--) {
+		if (pread(fd, &c, 1, end - 1) != 1)
+			return sibyl_seterr_errno(err, errlen, "kmodel: %s", path);
+		if (c == '\n')
+			break;
+	}
+	if (end < st.st_size && ftruncate(fd, end) < 0)
+		return sibyl_seterr_errno(err, errlen, "kmodel: %s", path);
+	return 0;
+}
+
+FILE *sibyl_kmodel_data_append(const char *path, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0666);
+	struct stat st;
+	FILE *f;
+
+	if (errlen)
+		err[0] = '\0';
+	if (fd < 0)
+		return sibyl_seterr_errno(err, errlen, "kmodel: %s", path), NULL;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		sibyl_seterr(err, errlen, "kmodel: %s: not a regular file", path);
+		close(fd);
+		return NULL;
+	}
+	if (cut_torn_line(fd, path, err, errlen) < 0 || !(f = fdopen(fd, "a"))) {
+		if (!*err)
+			sibyl_seterr_errno(err, errlen, "kmodel: %s", path);
+		close(fd);
+		return NULL;
+	}
+	return f;
+}
+
+json_t *sibyl_kmodel_counts_object(json_t *records)
+{
+	json_t *o = json_object(), *r;
+	size_t i;
+
+	json_array_foreach(records, i, r) {
+		const char *op = json_string_value(json_object_get(r, "op"));
+		const char *space = json_string_value(json_object_get(r, "space"));
+		char name[128];
+
+		if (!op)
+			continue;
+		snprintf(name, sizeof(name), space ? "%s %s" : "%s", op, space);
+		json_int_t prev = json_integer_value(json_object_get(o, name));
+
+		json_object_set_new(o, name, json_integer(prev + json_integer_value(
+								 json_object_get(r, "count"))));
+	}
+	return o;
+}

@@ -1,0 +1,107 @@
+/* The training suite's manifest. */
+#include "kmodel/suite.h"
+#include "core/alloc.h"
+#include "core/fs.h"
+#include "core/log.h"
+
+#include <jansson.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SUITE_MAX ((size_t)16 << 20)
+
+static char *resolve(const char *manifest, const char *file)
+{
+	if (file[0] == '/')
+		return sibyl_xstrdup(file);
+	char *copy = sibyl_xstrdup(manifest), *p = sibyl_path_join(dirname(copy), file);
+
+	free(copy);
+	return p;
+}
+
+static int read_entry(const char *path, json_t *k, size_t i, struct sibyl_kmodel_entry *e,
+		      char *err, size_t errlen)
+{
+	const char *name = NULL, *file = NULL, *cat = "", *gsize = NULL;
+	json_int_t lsize = 0;
+
+	if (json_unpack(k, "{s:s, s:s, s?:s, s:s, s?:I}", "name", &name, "file", &file,
+			"category", &cat, "gsize", &gsize, "lsize", &lsize) < 0 || lsize < 0)
+		return sibyl_seterr(err, errlen, "kmodel: %s: kernel %zu needs \"name\", \"file\" "
+				    "and \"gsize\" strings (and a non-negative \"lsize\")", path, i + 1);
+	e->name = sibyl_xstrdup(name);
+	e->file = resolve(path, file);
+	e->category = sibyl_xstrdup(cat);
+	e->gsize = sibyl_xstrdup(gsize);
+	e->lsize = (long)lsize;
+	return 0;
+}
+
+static int check_unique(const struct sibyl_kmodel_suite *s, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < s->n; i++)
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(s->items[i].name, s->items[j].name))
+				return sibyl_seterr(err, errlen, "kmodel: %s: kernel '%s' is "
+						    "listed twice", s->path, s->items[i].name);
+	return 0;
+}
+
+int sibyl_kmodel_suite_read(const char *path, struct sibyl_kmodel_suite *s, char *err,
+			    size_t errlen)
+{
+	char why[256];
+	size_t len;
+	char *text = sibyl_read_file(path, SUITE_MAX, &len, why, sizeof(why));
+	json_error_t je;
+	json_t *j, *ks;
+	int r = -1;
+
+	memset(s, 0, sizeof(*s));
+	if (!text)
+		return sibyl_seterr(err, errlen, "kmodel: %s: %s", path, why);
+	j = json_loadb(text, len, 0, &je);
+	free(text);
+	if (!j)
+		return sibyl_seterr(err, errlen, "kmodel: %s:%d: %s", path, je.line, je.text);
+	s->path = sibyl_xstrdup(path);
+	const char *fmt = json_string_value(json_object_get(j, "format"));
+	json_int_t samples = json_integer_value(json_object_get(j, "samples"));
+
+	ks = json_object_get(j, "kernels");
+	if (!fmt || strcmp(fmt, "sibyl-kmodel-suite"))
+		sibyl_seterr(err, errlen, "kmodel: %s: not a kmodel suite (no \"format\": "
+			     "\"sibyl-kmodel-suite\")", path);
+	else if (json_integer_value(json_object_get(j, "version")) != 1)
+		sibyl_seterr(err, errlen, "kmodel: %s: suite version %lld is not 1", path,
+			     (long long)json_integer_value(json_object_get(j, "version")));
+	else if (!json_is_array(ks) || !json_array_size(ks))
+		sibyl_seterr(err, errlen, "kmodel: %s: \"kernels\" is not a non-empty list", path);
+	else
+		r = 0;
+	s->samples = samples > 0 ? (long)samples : 3;
+	s->items = r ? NULL : sibyl_xcalloc(json_array_size(ks), sizeof(*s->items));
+	for (size_t i = 0; !r && i < json_array_size(ks); i++, s->n++)
+		r = read_entry(path, json_array_get(ks, i), i, &s->items[i], err, errlen);
+	if (!r)
+		r = check_unique(s, err, errlen);
+	json_decref(j);
+	if (r)
+		sibyl_kmodel_suite_free(s);
+	return r;
+}
+
+void sibyl_kmodel_suite_free(struct sibyl_kmodel_suite *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->items[i].name);
+		free(s->items[i].file);
+		free(s->items[i].category);
+		free(s->items[i].gsize);
+	}
+	free(s->items);
+	free(s->path);
+	memset(s, 0, sizeof(*s));
+}

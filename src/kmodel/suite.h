@@ -1,0 +1,31 @@
+/*
+ * The kmodel training suite: a JSON manifest (tests/kernels/suite/
+ * suite.json, docs/kmodel.md) naming OpenCL kernels, their files
+ * (relative to the manifest) and the global sizes to sweep.
+ */
+#ifndef SIBYL_KMODEL_SUITE_H
+#define SIBYL_KMODEL_SUITE_H
+
+#include <stddef.h>
+
+struct sibyl_kmodel_entry {
+	char *name;	/* the kernel, unique in the suite */
+	char *file;	/* the .cl file, resolved against the manifest */
+	char *category;
+	char *gsize;	/* FROM:TO:STEP, as `sibyl kernel -g` */
+	long lsize;	/* 0: the runtime chooses */
+};
+
+struct sibyl_kmodel_suite {
+	char *path;
+	long samples;	/* per global size */
+	struct sibyl_kmodel_entry *items;
+	size_t n;
+};
+
+/* Read and check a manifest. 0, or -1 with the line in err. */
+int sibyl_kmodel_suite_read(const char *path, struct sibyl_kmodel_suite *s, char *err,
+			    size_t errlen);
+void sibyl_kmodel_suite_free(struct sibyl_kmodel_suite *s);
+
+#endif

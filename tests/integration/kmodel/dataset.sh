@@ -1,0 +1,71 @@
+#!/bin/bash
+# sibyl kmodel dataset: counts and device times of every suite kernel,
+# one line per sample; resumed after an interruption (a torn last line,
+# sizes missing) without measuring anything twice; refused on a dataset
+# of another device or a file that is no dataset, which stay as they are.
+. "$(dirname "$0")/../lib.sh"
+K="$SIBYL_SOURCE/tests/kernels/suite"
+cat > "$WORK/suite.json" <<JSON
+{"format": "sibyl-kmodel-suite", "version": 1, "samples": 2, "kernels": [
+ {"name": "saxpy", "file": "$K/elementwise.cl", "category": "element-wise", "gsize": "1024:4096:1024"},
+ {"name": "scan_blelloch", "file": "$K/scan.cl", "category": "scan", "gsize": "512:1024:256", "lsize": 128}
+]}
+JSON
+D="$WORK/data.jsonl"
+"$SIBYL" kmodel dataset "$WORK/suite.json" -o "$D"
+check() {	# check LINES: the dataset's shape
+	/usr/bin/python3 - "$D" "$1" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert lines[0]["type"] == "dataset" and lines[0]["device"], lines[0]
+kernels = [l for l in lines if l["type"] == "kernel"]
+samples = [l for l in lines if l["type"] == "sample"]
+assert sorted(k["kernel"] for k in kernels) == ["saxpy", "scan_blelloch"], kernels
+assert kernels[0]["static"]["store global"] >= 1
+keys = [(s["kernel"], s["gsize"], s["sample"]) for s in samples]
+assert len(keys) == len(set(keys)), "a sample measured twice"
+assert len(samples) == (4 + 3) * 2, len(samples)
+for s in samples:
+    assert s["device_ns"] > 0
+    if s["kernel"] == "saxpy":	# one global store per work-item
+        assert s["counts"]["store global"] == s["gsize"], s
+assert len(lines) == int(sys.argv[2]), len(lines)
+print("ok: %d samples" % len(samples))
+PY
+}
+check 17
+cp "$D" "$WORK/full.jsonl"
+
+# Interrupted: the last two sizes gone and a line torn in the middle.
+head -n 12 "$WORK/full.jsonl" > "$D"
+sed -n 13p "$WORK/full.jsonl" | head -c 40 >> "$D"
+"$SIBYL" kmodel dataset "$WORK/suite.json" -o "$D"
+check 17
+# Nothing left to measure: nothing changes.
+cp "$D" "$WORK/before"
+"$SIBYL" kmodel dataset "$WORK/suite.json" -o "$D"
+cmp "$D" "$WORK/before" || fail "a complete dataset changed"
+
+# Another device's dataset: refused in one line, the file untouched.
+sed '1s/"device":"[^"]*"/"device":"another GPU"/' "$WORK/full.jsonl" | head -n 5 > "$WORK/other.jsonl"
+cp "$WORK/other.jsonl" "$WORK/other.before"
+if "$SIBYL" kmodel dataset "$WORK/suite.json" -o "$WORK/other.jsonl" 2> "$WORK/err"; then
+	fail "another device's dataset accepted"
+fi
+grep -q "^sibyl: kmodel: .*other.jsonl was measured on another GPU" "$WORK/err" || fail "$(cat "$WORK/err")"
+[ "$(wc -l < "$WORK/err")" = 1 ] || fail "more than one line: $(cat "$WORK/err")"
+cmp "$WORK/other.jsonl" "$WORK/other.before" || fail "another device's dataset changed"
+
+# Not a dataset; a bad suite.
+echo '{"x": 1}' > "$WORK/notdata.jsonl"
+if "$SIBYL" kmodel dataset "$WORK/suite.json" -o "$WORK/notdata.jsonl" 2> "$WORK/err"; then
+	fail "a file that is no dataset accepted"
+fi
+grep -q "not a kmodel dataset" "$WORK/err" || fail "$(cat "$WORK/err")"
+[ "$(cat "$WORK/notdata.jsonl")" = '{"x": 1}' ] || fail "the file that is no dataset changed"
+echo '{"format": "sibyl-kmodel-suite", "version": 1, "kernels": [{"name": "x"}]}' > "$WORK/bad.json"
+if "$SIBYL" kmodel dataset "$WORK/bad.json" -o "$WORK/x.jsonl" 2> "$WORK/err"; then
+	fail "a bad suite accepted"
+fi
+grep -q "kernel 1 needs" "$WORK/err" || fail "$(cat "$WORK/err")"
+echo "ok: dataset"
