@@ -16,6 +16,11 @@ int sibyl_lstsq(const double *X, const double *y, size_t n, size_t p, double *w,
 {
 	bool tall = n >= p;
 	size_t r = tall ? n : p, c = tall ? p : n;
+
+	if (!n || !p) {
+		memset(w, 0, p * sizeof(*w));
+		return 0;
+	}
 	gsl_matrix *a = gsl_matrix_alloc(r, c), *v = gsl_matrix_alloc(c, c);
 	gsl_vector *s = gsl_vector_alloc(c);
 
