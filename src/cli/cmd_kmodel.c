@@ -3,9 +3,14 @@
 #include "core/log.h"
 #include "core/options.h"
 #include "kmodel/dataset.h"
+#include "kmodel/evaluate.h"
+#include "kmodel/table.h"
+#include "kmodel/timemodel.h"
 #include "kmodel/suite.h"
 
+#include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const struct sibyl_command_help dataset_help = {
@@ -52,18 +57,107 @@ static int kmodel_dataset(int argc, char **argv)
 	return r ? 1 : 0;
 }
 
+static const struct sibyl_command_help evaluate_help = {
+	"kmodel evaluate", "DATA.jsonl [--folds K] [--json]",
+	"The thesis' experiment (Table 21.1), split by kernel: for each held-out kernel of a "
+	"dataset, R^2 and RMSE of OCLMan (the time model trained on the other kernels, applied "
+	"to the counts the kernel's own OCLBoi predicts) and of OCLBase (degree-2 polynomial of "
+	"the global size and static counts).  See docs/kmodel.md.",
+};
+
+static void print_eval(const struct sibyl_kmodel_eval *e)
+{
+	double *man = calloc(e->n + 1, sizeof(*man)), *base = calloc(e->n + 1, sizeof(*base));
+	size_t better = 0;
+
+	printf("%-16s %12s %12s %12s %12s  %-20s %s\n", "kernel", "OCLMan R2", "OCLBase R2",
+	       "OCLMan RMSE", "OCLBase RMSE", "OCLBoi", "time model");
+	for (size_t i = 0; i < e->n; i++) {
+		const struct sibyl_kmodel_eval_row *r = &e->rows[i];
+
+		printf("%-16s %12.4g %12.4g %10.4g ms %10.4g ms  %-20s %s\n", r->name, r->r2_oclman,
+		       r->r2_oclbase, r->rmse_oclman * 1e3, r->rmse_oclbase * 1e3, r->boi_kind,
+		       r->time_kind);
+		man[i] = r->r2_oclman;
+		base[i] = r->r2_oclbase;
+		better += r->r2_oclman > r->r2_oclbase;
+	}
+	printf("median R2: OCLMan %.4g, OCLBase %.4g; OCLMan better on %zu of %zu kernels\n",
+	       sibyl_kmodel_median(man, e->n), sibyl_kmodel_median(base, e->n), better, e->n);
+	free(man);
+	free(base);
+}
+
+static void print_eval_json(const struct sibyl_kmodel_eval *e)
+{
+	json_t *ks = json_array();
+
+	for (size_t i = 0; i < e->n; i++) {
+		const struct sibyl_kmodel_eval_row *r = &e->rows[i];
+
+		json_array_append_new(ks, json_pack("{s:s, s:f, s:f, s:f, s:f, s:s, s:f, s:s, s:f}",
+			"name", r->name, "r2_oclman", r->r2_oclman, "r2_oclbase", r->r2_oclbase,
+			"rmse_oclman", r->rmse_oclman, "rmse_oclbase", r->rmse_oclbase,
+			"oclboi", r->boi_kind, "oclboi_cv_r2", r->boi_score, "time_model",
+			r->time_kind, "fit_seconds", r->fit_seconds));
+	}
+	json_t *top = json_pack("{s:o}", "kernels", ks);
+
+	json_dumpf(top, stdout, JSON_INDENT(2));
+	putchar('\n');
+	json_decref(top);
+}
+
+static int kmodel_evaluate(int argc, char **argv)
+{
+	long folds = 5;
+	bool json = false;
+	struct sibyl_option opts[] = {
+		{ "folds", 0, SIBYL_OPT_LONG, &folds, "K", "folds of kernels (5)" },
+		{ "json", 0, SIBYL_OPT_FLAG, &json, NULL, "print one JSON object" },
+		SIBYL_OPT_END,
+	};
+	int n, r = sibyl_cli_options(&evaluate_help, opts, argc, argv, false, &n);
+	struct sibyl_kmodel_data d;
+	struct sibyl_kmodel_table t;
+	struct sibyl_kmodel_eval e;
+	char err[1024];
+
+	if (r)
+		return r > 0 ? 0 : 2;
+	if (n != 1)
+		return sibyl_err("kmodel evaluate: expected DATA.jsonl (see --help)"), 2;
+	if (folds < 2 || folds > 1000)
+		return sibyl_err("kmodel evaluate: --folds: %ld is not in 2..1000", folds), 2;
+	r = sibyl_kmodel_data_read(argv[1], false, &d, err, sizeof(err));
+	if (!r && !(r = sibyl_kmodel_table_build(&d, &t, err, sizeof(err)))) {
+		r = sibyl_kmodel_evaluate(&t, (size_t)folds, &e, err, sizeof(err));
+		if (!r && json)
+			print_eval_json(&e);
+		else if (!r)
+			print_eval(&e);
+		if (!r)
+			sibyl_kmodel_eval_free(&e);
+		sibyl_kmodel_table_free(&t);
+	}
+	if (r)
+		sibyl_err("%s", err);
+	sibyl_kmodel_data_free(&d);
+	return r ? 1 : 0;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(int argc, char **argv);
 } subcommands[] = {
-	{ "dataset", kmodel_dataset },
+	{ "dataset", kmodel_dataset }, { "evaluate", kmodel_evaluate },
 };
 
 static const struct sibyl_command_help kmodel_help = {
-	"kmodel", "dataset SUITE.json -o DATA.jsonl ...",
+	"kmodel", "dataset|evaluate ...",
 	"Predict an OpenCL kernel's device time at any global size from small runs (OCLMan, "
 	"Niarchos 2020 Part VII).  Subcommands: dataset (sweep a training suite into counts and "
-	"times).  See docs/kmodel.md.",
+	"times), evaluate (OCLMan against OCLBase on held-out kernels).  See docs/kmodel.md.",
 };
 
 int cmd_kmodel(int argc, char **argv)
@@ -78,6 +172,6 @@ int cmd_kmodel(int argc, char **argv)
 	if (r)
 		return r > 0 ? 0 : 2;
 	if (n)
-		return sibyl_err("kmodel: '%s' is not a subcommand: dataset (see --help)", argv[1]), 2;
-	return sibyl_err("kmodel: expected a subcommand: dataset (see --help)"), 2;
+		return sibyl_err("kmodel: '%s' is not a subcommand: dataset, evaluate (see --help)", argv[1]), 2;
+	return sibyl_err("kmodel: expected a subcommand: dataset, evaluate (see --help)"), 2;
 }

@@ -24,6 +24,8 @@ const struct sibyl_command sibyl_commands[] = {
 	  true },
 	{ "kmodel dataset", cmd_kmodel, "sweep a kernel suite into a dataset of instruction "
 	  "counts and device times", false },
+	{ "kmodel evaluate", cmd_kmodel, "OCLMan against OCLBase on held-out kernels of a dataset "
+	  "(R^2, RMSE)", false },
 	{ "device", cmd_device, "measure an OpenCL device's latencies and bandwidth", false },
 	{ "predict", cmd_predict, "predict the whole program's speedup from a trace and profiles",
 	  false },

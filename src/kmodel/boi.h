@@ -1,0 +1,36 @@
+/*
+ * OCLBoi (Niarchos 2020 ch. 20): one kernel's model from the global
+ * size to each instruction count.  Four kinds — linear, elastic net,
+ * degree-2 polynomial + linear, degree-2 polynomial + elastic net (the
+ * elastic nets' alpha and l1_ratio by grid search) — and the one chosen
+ * has the best 5-fold cross-validated R^2 (a more complex kind must win
+ * by more than 1e-6), averaged over the counts that
+ * vary: a count that never changes (often 0) would score 1 whatever the
+ * model, and the thesis' average over them flattered every candidate.
+ * The folds are not shuffled: samples come in increasing global size,
+ * so each fold predicts sizes it did not see, as a prediction must.
+ */
+#ifndef SIBYL_KMODEL_BOI_H
+#define SIBYL_KMODEL_BOI_H
+
+#include "model/regress.h"
+
+#include <stddef.h>
+
+struct sibyl_kmodel_boi {
+	size_t nf;
+	struct sibyl_reg_spec spec;	/* the kind chosen */
+	const char *kind;		/* "linear", "elastic net", "poly2 + linear", ... */
+	double score;			/* its mean cross-validated R^2 */
+	struct sibyl_reg_model *m;	/* one per count */
+	double gmin, gmax;		/* the sizes it saw */
+};
+
+/* Fit on n samples of global size g and counts C (n x nf). */
+int sibyl_kmodel_boi_fit(const double *g, const double *C, size_t n, size_t nf,
+			 struct sibyl_kmodel_boi *b, char *err, size_t errlen);
+/* The counts at global size g (negative predictions are 0). */
+void sibyl_kmodel_boi_predict(const struct sibyl_kmodel_boi *b, double g, double *counts);
+void sibyl_kmodel_boi_free(struct sibyl_kmodel_boi *b);
+
+#endif

@@ -1,0 +1,38 @@
+/*
+ * `sibyl kmodel evaluate`: the thesis' experiment (Niarchos 2020
+ * ch. 21.4, Table 21.1), split by kernel, never by sample.  The kernels
+ * of a dataset go to `folds` folds (kernel i to fold i mod folds); for
+ * each fold, the time model (its kind chosen by cross validation among
+ * the other kernels) and OCLBase are trained on the other kernels, and
+ * each held-out kernel's times are predicted two ways:
+ *  - OCLMan: the time model applied to the counts its own OCLBoi
+ *    predicts at each global size (OCLBoi sees the kernel's counts,
+ *    which profiling gives, never its times);
+ *  - OCLBase: least squares on degree-2 polynomial features of the
+ *    global size and the kernel's static counts.
+ */
+#ifndef SIBYL_KMODEL_EVALUATE_H
+#define SIBYL_KMODEL_EVALUATE_H
+
+#include "kmodel/table.h"
+
+struct sibyl_kmodel_eval_row {
+	const char *name;
+	double r2_oclman, r2_oclbase;
+	double rmse_oclman, rmse_oclbase;	/* seconds */
+	const char *boi_kind;			/* OCLBoi's model */
+	double boi_score;			/* its cross-validated R^2 */
+	const char *time_kind;			/* the time model's kind */
+	double fit_seconds;			/* OCLBoi's fit and the predictions */
+};
+
+struct sibyl_kmodel_eval {
+	size_t n;
+	struct sibyl_kmodel_eval_row *rows;	/* one per kernel, in the table's order */
+};
+
+int sibyl_kmodel_evaluate(const struct sibyl_kmodel_table *t, size_t folds,
+			  struct sibyl_kmodel_eval *e, char *err, size_t errlen);
+void sibyl_kmodel_eval_free(struct sibyl_kmodel_eval *e);
+
+#endif

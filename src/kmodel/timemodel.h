@@ -1,0 +1,55 @@
+/*
+ * The per-device time model (Niarchos 2020 ch. 21.3): device time as a
+ * linear function of the instruction counts, kernel-agnostic, trained
+ * on a suite.  Three kinds:
+ *  - "linear": least squares, the thesis' model;
+ *  - "nonneg": every count's cost >= 0 (an instruction cannot take
+ *    negative time), the intercept free;
+ *  - "nonneg-relative": the same fitted on relative residuals (rows
+ *    weighted by 1 / time) with a non-negative launch cost: suite times
+ *    span five orders of magnitude, and plain least squares lets the
+ *    slowest kernels set every coefficient.
+ * The kind is chosen by cross validation across kernels (never across
+ * samples of one kernel): the median over held-out kernels of R^2.
+ */
+#ifndef SIBYL_KMODEL_TIMEMODEL_H
+#define SIBYL_KMODEL_TIMEMODEL_H
+
+#include "kmodel/table.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum sibyl_kmodel_tkind {
+	SIBYL_TM_LINEAR,
+	SIBYL_TM_NONNEG,
+	SIBYL_TM_NONNEG_RELATIVE,
+	SIBYL_TM_KINDS
+};
+
+struct sibyl_kmodel_tm {
+	enum sibyl_kmodel_tkind kind;
+	size_t nf;
+	double *w;	/* seconds per instruction, nf */
+	double b;	/* seconds */
+};
+
+const char *sibyl_kmodel_tkind_name(enum sibyl_kmodel_tkind k);
+
+/* Fit on the samples of the kernels with use[k] set. */
+int sibyl_kmodel_tm_fit(enum sibyl_kmodel_tkind kind, const struct sibyl_kmodel_table *t,
+			const bool *use, struct sibyl_kmodel_tm *m, char *err, size_t errlen);
+double sibyl_kmodel_tm_predict(const struct sibyl_kmodel_tm *m, const double *counts);
+void sibyl_kmodel_tm_free(struct sibyl_kmodel_tm *m);
+
+/* The kind of best median held-out R^2 over `folds` folds of the
+ * kernels with use[k] set (kernel i in fold i mod folds). */
+int sibyl_kmodel_tm_choose(const struct sibyl_kmodel_table *t, const bool *use, size_t folds,
+			   enum sibyl_kmodel_tkind *best, char *err, size_t errlen);
+
+/* Per-kernel scores of predictions p of kernel k's times. */
+double sibyl_kmodel_r2_of(const struct sibyl_kmodel_table *t, size_t k, const double *p);
+double sibyl_kmodel_rmse_of(const struct sibyl_kmodel_table *t, size_t k, const double *p);
+double sibyl_kmodel_median(double *v, size_t n);
+
+#endif

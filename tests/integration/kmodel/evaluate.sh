@@ -1,0 +1,56 @@
+#!/bin/bash
+# sibyl kmodel evaluate on a dataset whose truth is known: counts that
+# are linear or quadratic in the global size, times that are a positive
+# combination of them.  OCLBoi must pick a polynomial model exactly for
+# the quadratic kernels, OCLMan must predict every held-out kernel
+# (R^2 > 0.99) and beat OCLBase; bad input is one line.
+. "$(dirname "$0")/../lib.sh"
+D="$WORK/data.jsonl"
+/usr/bin/python3 - "$D" <<'PY'
+import json, random, sys
+random.seed(30)
+cost = {"add": 1e-9, "load global": 4e-9, "fmul": 2e-9, "br": 0.5e-9}
+out = open(sys.argv[1], "w")
+def put(o): out.write(json.dumps(o) + "\n")
+put({"type": "dataset", "format": "sibyl-kmodel-dataset", "version": 1, "suite": "synthetic",
+     "sibyl": "test", "platform": "p", "device": "d"})
+for k in range(10):
+    name = "k%d" % k
+    quad = k % 3 == 0
+    coef = {op: (random.uniform(1, 50), random.uniform(0, 8 if op != "br" else 0)) for op in cost}
+    put({"type": "kernel", "kernel": name, "file": name + ".cl", "category": "x",
+         "static": {op: random.randint(1, 20) for op in cost}})
+    for g in range(1024, 8193, 1024):
+        for s in range(3):
+            c = {op: int(a * g + (b * g * g / 1024 if quad else b)) for op, (a, b) in coef.items()}
+            t = 2e-6 + sum(cost[op] * n for op, n in c.items())
+            put({"type": "sample", "kernel": name, "gsize": g, "lsize": 0, "sample": s,
+                 "seed": s, "device_ns": t * 1e9 * random.uniform(0.995, 1.005), "counts": c})
+PY
+"$SIBYL" kmodel evaluate "$D" --json > "$WORK/eval.json"
+/usr/bin/python3 - "$WORK/eval.json" <<'PY'
+import json, sys
+ks = json.load(open(sys.argv[1]))["kernels"]
+assert len(ks) == 10, len(ks)
+for k in ks:
+    quad = int(k["name"][1:]) % 3 == 0
+    assert k["oclboi"].startswith("poly2") == quad, k
+    assert k["r2_oclman"] > 0.99, k
+    assert k["r2_oclman"] > k["r2_oclbase"], k
+    assert set(k) >= {"name", "r2_oclman", "r2_oclbase", "rmse_oclman", "rmse_oclbase"}
+print("ok: %d held-out kernels, OCLMan R^2 >= %.4f" % (len(ks), min(k["r2_oclman"] for k in ks)))
+PY
+"$SIBYL" kmodel evaluate "$D" | grep -Eq "^median R2: OCLMan (1|0\.99[0-9]*), .*better on 10 of 10 kernels" ||
+	fail "text summary: $("$SIBYL" kmodel evaluate "$D" | tail -1)"
+
+echo '{"x": 1}' > "$WORK/bad.jsonl"
+st=0; "$SIBYL" kmodel evaluate "$WORK/bad.jsonl" 2> "$WORK/err" || st=$?
+expect_eq "not a dataset: exit status" 1 "$st"
+grep -q "^sibyl: kmodel: .*bad.jsonl: not a kmodel dataset" "$WORK/err" || fail "$(cat "$WORK/err")"
+st=0; "$SIBYL" kmodel evaluate "$D" --folds 1 2> "$WORK/err" || st=$?
+expect_eq "--folds 1: exit status" 2 "$st"
+head -n 40 "$D" > "$WORK/one.jsonl"	# one kernel: nothing to hold out
+st=0; "$SIBYL" kmodel evaluate "$WORK/one.jsonl" 2> "$WORK/err" || st=$?
+expect_eq "one kernel: exit status" 1 "$st"
+grep -q "cannot make 5 folds" "$WORK/err" || fail "$(cat "$WORK/err")"
+echo "ok: evaluate"
