@@ -3,7 +3,9 @@
 #include "core/log.h"
 #include "core/options.h"
 #include "kmodel/dataset.h"
+#include "kmodel/devmodel.h"
 #include "kmodel/evaluate.h"
+#include "kmodel/predict.h"
 #include "kmodel/table.h"
 #include "kmodel/timemodel.h"
 #include "kmodel/suite.h"
@@ -146,18 +148,147 @@ static int kmodel_evaluate(int argc, char **argv)
 	return r ? 1 : 0;
 }
 
+static const struct sibyl_command_help train_help = {
+	"kmodel train-device", "DATA.jsonl -o DEV.json [--force]",
+	"Train the device's time model (instruction counts -> device time) on a dataset of the "
+	"suite: its kind (linear, nonneg, nonneg-relative) chosen by 5-fold cross validation "
+	"across kernels, then fitted on every kernel.  DEV.json keeps the device, the suite, "
+	"sibyl's version and the cross validation's figures.  See docs/kmodel.md.",
+};
+
+static int kmodel_train(int argc, char **argv)
+{
+	const char *out = NULL;
+	bool force = false;
+	struct sibyl_option opts[] = {
+		{ "output", 'o', SIBYL_OPT_STRING, &out, "DEV.json", "the device model to write" },
+		{ "force", 'f', SIBYL_OPT_FLAG, &force, NULL, "replace an existing DEV.json" },
+		SIBYL_OPT_END,
+	};
+	int n, r = sibyl_cli_options(&train_help, opts, argc, argv, false, &n);
+	struct sibyl_kmodel_data d;
+	struct sibyl_kmodel_table t;
+	struct sibyl_kmodel_device m;
+	char err[1024];
+
+	if (r)
+		return r > 0 ? 0 : 2;
+	if (n != 1 || !out)
+		return sibyl_err("kmodel train-device: expected DATA.jsonl and -o DEV.json (see "
+				 "--help)"), 2;
+	r = sibyl_kmodel_data_read(argv[1], false, &d, err, sizeof(err));
+	if (!r && !(r = sibyl_kmodel_table_build(&d, &t, err, sizeof(err)))) {
+		r = sibyl_kmodel_device_train(&d, argv[1], &t, &m, err, sizeof(err));
+		if (!r) {
+			r = sibyl_kmodel_device_save(&m, out, force, err, sizeof(err));
+			if (!r)
+				printf("%s: %s time model of %s, %zu kernels; held-out median R^2 "
+				       "%.3f, measured/predicted %.2f..%.2f (5%%..95%%)\n", out,
+				       sibyl_kmodel_tkind_name(m.tm.kind), m.device, m.kernels,
+				       m.cv.median_r2, m.cv.lo, m.cv.hi);
+			sibyl_kmodel_device_free(&m);
+		}
+		sibyl_kmodel_table_free(&t);
+	}
+	if (r)
+		sibyl_err("%s", err);
+	sibyl_kmodel_data_free(&d);
+	return r ? 1 : 0;
+}
+
+static const struct sibyl_command_help predict_help = {
+	"kmodel predict", "--model DEV.json FILE.cl -k NAME --gsize N [--profile FROM:TO:STEP] "
+	"[-l L] [-n SAMPLES] [--json]",
+	"OCLMan for any kernel: profile its instruction counts at small global sizes, fit its "
+	"OCLBoi on the fly, and predict its device time at global size N with the device's time "
+	"model, with an interval from the model's cross validation.  A size far outside the "
+	"profiled ones is warned about.  See docs/kmodel.md.",
+};
+
+static void print_prediction(const struct sibyl_kmodel_prediction *p, double g, bool json)
+{
+	if (json) {
+		json_t *j = json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:s, s:f, s:f}", "seconds",
+				      p->seconds, "low", p->low, "high", p->high, "gsize", g,
+				      "profiled_min", p->gmin, "profiled_max", p->gmax, "oclboi",
+				      p->oclboi, "oclboi_cv_r2", p->oclboi_cv_r2, "fit_seconds",
+				      p->fit_seconds);
+
+		json_dumpf(j, stdout, JSON_INDENT(2));
+		putchar('\n');
+		json_decref(j);
+		return;
+	}
+	printf("gsize %.0f: %.4g ms (%.4g .. %.4g ms); OCLBoi %s (CV R^2 %.4f) from gsizes "
+	       "%.0f..%.0f\n", g, p->seconds * 1e3, p->low * 1e3, p->high * 1e3, p->oclboi,
+	       p->oclboi_cv_r2, p->gmin, p->gmax);
+}
+
+static int kmodel_predict(int argc, char **argv)
+{
+	struct sibyl_kmodel_predict_opts o = { .profile = "1024:8192:1024", .samples = 1,
+					       .timeout_s = 60 };
+	const char *model = NULL;
+	bool json = false, force = false;
+	struct sibyl_option opts[] = {
+		{ "model", 'm', SIBYL_OPT_STRING, &model, "DEV.json", "the device model" },
+		{ "file", 0, SIBYL_OPT_STRING, &o.file, "FILE.cl",
+		  "the OpenCL C file (or give it as the operand)" },
+		/* -f is --force in every command; `-f FILE.cl` thus still
+		 * names the file, as the operand (docs/cli.md). */
+		{ "force", 'f', SIBYL_OPT_FLAG, &force, NULL, "accepted; predict writes no file" },
+		{ "kernel", 'k', SIBYL_OPT_STRING, &o.kernel, "NAME", "the kernel" },
+		{ "gsize", 'g', SIBYL_OPT_DOUBLE, &o.gsize, "N", "the global size to predict" },
+		{ "profile", 0, SIBYL_OPT_STRING, &o.profile, "FROM:TO:STEP",
+		  "global sizes profiled (1024:8192:1024)" },
+		{ "lsize", 'l', SIBYL_OPT_LONG, &o.lsize, "L", "local size (default: the runtime's)" },
+		{ "samples", 'n', SIBYL_OPT_LONG, &o.samples, "N", "samples per profiled size (1)" },
+		{ "platform", 'p', SIBYL_OPT_STRING, &o.platform, "P", "platform: index or name" },
+		{ "device", 'd', SIBYL_OPT_STRING, &o.device, "D", "device: index or name" },
+		{ "timeout", 0, SIBYL_OPT_DOUBLE, &o.timeout_s, "S",
+		  "seconds a sample may run, 0: no limit (60)" },
+		{ "json", 0, SIBYL_OPT_FLAG, &json, NULL, "print {seconds, low, high, ...}" },
+		SIBYL_OPT_END,
+	};
+	int n, r = sibyl_cli_options(&predict_help, opts, argc, argv, false, &n);
+	struct sibyl_kmodel_device m;
+	struct sibyl_kmodel_prediction p;
+	char err[1024];
+
+	if (r)
+		return r > 0 ? 0 : 2;
+	if (n == 1 && !o.file)
+		o.file = argv[1], n = 0;
+	if (n || !model || !o.file || !o.kernel || !(o.gsize >= 1))
+		return sibyl_err("kmodel predict: expected --model, -f FILE.cl, -k NAME and "
+				 "--gsize N >= 1 (see --help)"), 2;
+	if (o.samples < 1 || o.samples > 1000 || o.lsize < 0)
+		return sibyl_err("kmodel predict: -n must be in 1..1000 and -l >= 0"), 2;
+	if (sibyl_kmodel_device_load(model, &m, err, sizeof(err)) < 0)
+		return sibyl_err("%s", err), 1;
+	r = sibyl_kmodel_predict(&m, &o, &p, err, sizeof(err));
+	if (r)
+		sibyl_err("%s", err);
+	else
+		print_prediction(&p, o.gsize, json);
+	sibyl_kmodel_device_free(&m);
+	return r ? 1 : 0;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(int argc, char **argv);
 } subcommands[] = {
 	{ "dataset", kmodel_dataset }, { "evaluate", kmodel_evaluate },
+	{ "train-device", kmodel_train }, { "predict", kmodel_predict },
 };
 
 static const struct sibyl_command_help kmodel_help = {
-	"kmodel", "dataset|evaluate ...",
+	"kmodel", "dataset|evaluate|train-device|predict ...",
 	"Predict an OpenCL kernel's device time at any global size from small runs (OCLMan, "
 	"Niarchos 2020 Part VII).  Subcommands: dataset (sweep a training suite into counts and "
-	"times), evaluate (OCLMan against OCLBase on held-out kernels).  See docs/kmodel.md.",
+	"times), evaluate (OCLMan against OCLBase on held-out kernels), train-device (the device's "
+	"time model), predict (a kernel's time at any global size).  See docs/kmodel.md.",
 };
 
 int cmd_kmodel(int argc, char **argv)
@@ -172,6 +303,6 @@ int cmd_kmodel(int argc, char **argv)
 	if (r)
 		return r > 0 ? 0 : 2;
 	if (n)
-		return sibyl_err("kmodel: '%s' is not a subcommand: dataset, evaluate (see --help)", argv[1]), 2;
-	return sibyl_err("kmodel: expected a subcommand: dataset, evaluate (see --help)"), 2;
+		return sibyl_err("kmodel: '%s' is not a subcommand: dataset, evaluate, train-device, predict (see --help)", argv[1]), 2;
+	return sibyl_err("kmodel: expected a subcommand: dataset, evaluate, train-device, predict (see --help)"), 2;
 }

@@ -26,6 +26,10 @@ const struct sibyl_command sibyl_commands[] = {
 	  "counts and device times", false },
 	{ "kmodel evaluate", cmd_kmodel, "OCLMan against OCLBase on held-out kernels of a dataset "
 	  "(R^2, RMSE)", false },
+	{ "kmodel train-device", cmd_kmodel, "train a device's time model (counts -> time) on a "
+	  "dataset", false },
+	{ "kmodel predict", cmd_kmodel, "predict a kernel's device time at a global size (OCLMan)",
+	  false },
 	{ "device", cmd_device, "measure an OpenCL device's latencies and bandwidth", false },
 	{ "predict", cmd_predict, "predict the whole program's speedup from a trace and profiles",
 	  false },

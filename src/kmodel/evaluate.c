@@ -88,16 +88,16 @@ static int score_kernel(const struct sibyl_kmodel_table *t, size_t k,
 static int one_fold(const struct sibyl_kmodel_table *t, size_t folds, size_t f, bool *use,
 		    struct sibyl_kmodel_eval *e, char *err, size_t errlen)
 {
-	enum sibyl_kmodel_tkind kind = SIBYL_TM_LINEAR;
+	struct sibyl_kmodel_tm_choice c = { 0 };
 	struct sibyl_kmodel_tm tm = { 0 };
 	struct sibyl_reg_model base = { 0 };
 	int r;
 
 	for (size_t k = 0; k < t->nk; k++)
 		use[k] = k % folds != f;
-	r = sibyl_kmodel_tm_choose(t, use, INNER_FOLDS, &kind, err, errlen);
+	r = sibyl_kmodel_tm_choose(t, use, INNER_FOLDS, &c, err, errlen);
 	if (!r)
-		r = sibyl_kmodel_tm_fit(kind, t, use, &tm, err, errlen);
+		r = sibyl_kmodel_tm_fit(c.kind, t, use, &tm, err, errlen);
 	if (!r)
 		r = fit_base(t, use, &base, err, errlen);
 	for (size_t k = f; !r && k < t->nk; k += folds)

@@ -134,12 +134,20 @@ double sibyl_kmodel_median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+#define RATIO_MAX 1e6
+
+/* Measured / predicted time of every held-out sample. */
+struct ratios {
+	double *v;
+	size_t n;
+};
+
 /* Held-out R^2 of kind over the folds: each kernel's times predicted
  * from its measured counts by a model that never saw it.  pos[k]: the
  * kernel's place among those in use (its fold is pos mod folds). */
 static int cv_kind(enum sibyl_kmodel_tkind kind, const struct sibyl_kmodel_table *t,
-		   const bool *use, const size_t *pos, size_t folds, double *med, char *err,
-		   size_t errlen)
+		   const bool *use, const size_t *pos, size_t folds, double *med,
+		   struct ratios *q, char *err, size_t errlen)
 {
 	bool *train = sibyl_xcalloc(t->nk + 1, sizeof(*train));
 	double *r2 = sibyl_xcalloc(t->nk + 1, sizeof(*r2)), *p = sibyl_xcalloc(t->ns + 1, sizeof(*p));
@@ -156,8 +164,14 @@ static int cv_kind(enum sibyl_kmodel_tkind kind, const struct sibyl_kmodel_table
 		for (size_t k = 0; k < t->nk; k++) {
 			if (!use[k] || pos[k] % folds != f)
 				continue;
-			for (size_t i = 0; i < t->k[k].n; i++)
-				p[i] = sibyl_kmodel_tm_predict(&m, t->C + t->k[k].rows[i] * t->nf);
+			for (size_t i = 0; i < t->k[k].n; i++) {
+				size_t row = t->k[k].rows[i];
+
+				p[i] = sibyl_kmodel_tm_predict(&m, t->C + row * t->nf);
+				/* A prediction of no time at all underestimates
+				 * without bound: the largest ratio kept. */
+				q->v[q->n++] = p[i] > 0 ? fmin(t->t[row] / p[i], RATIO_MAX) : RATIO_MAX;
+			}
 			r2[nr++] = sibyl_kmodel_r2_of(t, k, p);
 		}
 		sibyl_kmodel_tm_free(&m);
@@ -168,12 +182,13 @@ static int cv_kind(enum sibyl_kmodel_tkind kind, const struct sibyl_kmodel_table
 }
 
 int sibyl_kmodel_tm_choose(const struct sibyl_kmodel_table *t, const bool *use, size_t folds,
-			   enum sibyl_kmodel_tkind *best, char *err, size_t errlen)
+			   struct sibyl_kmodel_tm_choice *c, char *err, size_t errlen)
 {
-	double best_score = -INFINITY;
 	size_t *pos = sibyl_xcalloc(t->nk + 1, sizeof(*pos)), np = 0;
+	struct ratios q = { sibyl_xcalloc(t->ns + 1, sizeof(double)), 0 };
 	int r = 0;
 
+	c->median_r2 = -INFINITY;
 	for (size_t k = 0; k < t->nk; k++)
 		pos[k] = use[k] ? np++ : 0;
 	if (np < 2)
@@ -183,12 +198,17 @@ int sibyl_kmodel_tm_choose(const struct sibyl_kmodel_table *t, const bool *use, 
 	for (int k = 0; !r && k < SIBYL_TM_KINDS; k++) {
 		double s;
 
-		r = cv_kind((enum sibyl_kmodel_tkind)k, t, use, pos, folds, &s, err, errlen);
-		if (!r && s > best_score) {
-			best_score = s;
-			*best = (enum sibyl_kmodel_tkind)k;
+		q.n = 0;
+		r = cv_kind((enum sibyl_kmodel_tkind)k, t, use, pos, folds, &s, &q, err, errlen);
+		if (!r && s > c->median_r2) {
+			c->median_r2 = s;
+			c->kind = (enum sibyl_kmodel_tkind)k;
+			sibyl_kmodel_median(q.v, q.n);	/* sorts */
+			c->lo = q.v[(size_t)(0.05 * (double)(q.n - 1))];
+			c->hi = q.v[(size_t)(0.95 * (double)(q.n - 1))];
 		}
 	}
 	free(pos);
+	free(q.v);
 	return r;
 }

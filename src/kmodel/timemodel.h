@@ -42,10 +42,18 @@ int sibyl_kmodel_tm_fit(enum sibyl_kmodel_tkind kind, const struct sibyl_kmodel_
 double sibyl_kmodel_tm_predict(const struct sibyl_kmodel_tm *m, const double *counts);
 void sibyl_kmodel_tm_free(struct sibyl_kmodel_tm *m);
 
-/* The kind of best median held-out R^2 over `folds` folds of the
- * kernels with use[k] set (kernel i in fold i mod folds). */
+struct sibyl_kmodel_tm_choice {
+	enum sibyl_kmodel_tkind kind;	/* of best median held-out R^2 */
+	double median_r2;
+	/* The 5% and 95% quantiles of measured / predicted time over the
+	 * held-out samples: a prediction interval for a new kernel. */
+	double lo, hi;
+};
+
+/* Choose the kind by `folds` folds of the kernels with use[k] set
+ * (the i-th of them in fold i mod folds). */
 int sibyl_kmodel_tm_choose(const struct sibyl_kmodel_table *t, const bool *use, size_t folds,
-			   enum sibyl_kmodel_tkind *best, char *err, size_t errlen);
+			   struct sibyl_kmodel_tm_choice *c, char *err, size_t errlen);
 
 /* Per-kernel scores of predictions p of kernel k's times. */
 double sibyl_kmodel_r2_of(const struct sibyl_kmodel_table *t, size_t k, const double *p);

@@ -1,5 +1,5 @@
 # sibyl kmodel: the training suite, datasets, regressions against
 # scikit-learn.
-foreach(t suite dataset evaluate)
+foreach(t suite dataset evaluate predict)
   sibyl_script_test(kmodel_${t} ${CMAKE_CURRENT_SOURCE_DIR}/kmodel/${t}.sh)
 endforeach()

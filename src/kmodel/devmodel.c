@@ -1,0 +1,166 @@
+/* The per-device time model file. */
+#include "kmodel/devmodel.h"
+#include "core/alloc.h"
+#include "core/fs.h"
+#include "core/log.h"
+#include "core/output.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define FORMAT "sibyl-kmodel-device"
+#define CV_FOLDS 5
+
+static char *dup_of(json_t *j, const char *key)
+{
+	const char *s = json_string_value(json_object_get(j, key));
+
+	return sibyl_xstrdup(s ? s : "");
+}
+
+int sibyl_kmodel_device_train(const struct sibyl_kmodel_data *d, const char *dataset,
+			      const struct sibyl_kmodel_table *t, struct sibyl_kmodel_device *m,
+			      char *err, size_t errlen)
+{
+	bool *use = sibyl_xcalloc(t->nk + 1, sizeof(*use));
+	int r;
+
+	memset(m, 0, sizeof(*m));
+	for (size_t k = 0; k < t->nk; k++)
+		use[k] = true;
+	r = sibyl_kmodel_tm_choose(t, use, CV_FOLDS, &m->cv, err, errlen);
+	if (!r)
+		r = sibyl_kmodel_tm_fit(m->cv.kind, t, use, &m->tm, err, errlen);
+	free(use);
+	if (r)
+		return r;
+	m->device = dup_of(d->header, "device");
+	m->platform = dup_of(d->header, "platform");
+	m->suite = dup_of(d->header, "suite");
+	m->sibyl = sibyl_xstrdup(SIBYL_VERSION);
+	m->dataset = sibyl_xstrdup(dataset);
+	m->kernels = t->nk;
+	m->names = sibyl_xcalloc(t->nf + 1, sizeof(*m->names));
+	for (size_t j = 0; j < t->nf; j++)
+		m->names[j] = sibyl_xstrdup(t->names[j]);
+	return 0;
+}
+
+int sibyl_kmodel_device_save(const struct sibyl_kmodel_device *m, const char *path, bool force,
+			     char *err, size_t errlen)
+{
+	json_t *costs = json_object();
+
+	if (sibyl_output_check(path, force, NULL, err, errlen) < 0)
+		return -1;
+	for (size_t j = 0; j < m->tm.nf; j++)
+		json_object_set_new(costs, m->names[j], json_real(m->tm.w[j]));
+	json_t *j = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:I, s:{s:s, s:f, s:o}, "
+			      "s:{s:f, s:f, s:f}}",
+		"format", FORMAT, "version", 1, "device", m->device, "platform", m->platform,
+		"suite", m->suite, "sibyl", m->sibyl, "dataset", m->dataset,
+		"kernels", (json_int_t)m->kernels, "time_model", "kind",
+		sibyl_kmodel_tkind_name(m->tm.kind), "launch_seconds", m->tm.b,
+		"seconds_per_instruction", costs, "cv", "median_r2", m->cv.median_r2,
+		"ratio_low", m->cv.lo, "ratio_high", m->cv.hi);
+	char *text = j ? json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) : NULL;
+
+	json_decref(j);
+	if (!text)	/* a NaN or an infinity, which JSON cannot hold */
+		return sibyl_seterr(err, errlen, "kmodel: %s: the model has non-finite numbers",
+				    path);
+	int r = sibyl_output_write(path, text, strlen(text), 0666);
+
+	free(text);
+	return r < 0 ? sibyl_seterr_errno(err, errlen, "kmodel: %s", path) : 0;
+}
+
+static int kind_of(const char *s, enum sibyl_kmodel_tkind *k)
+{
+	for (int i = 0; s && i < SIBYL_TM_KINDS; i++)
+		if (!strcmp(s, sibyl_kmodel_tkind_name((enum sibyl_kmodel_tkind)i)))
+			return *k = (enum sibyl_kmodel_tkind)i, 0;
+	return -1;
+}
+
+static int from_json(json_t *j, const char *path, struct sibyl_kmodel_device *m, char *err,
+		     size_t errlen)
+{
+	json_t *tm = json_object_get(j, "time_model"), *cv = json_object_get(j, "cv");
+	json_t *costs = json_object_get(tm, "seconds_per_instruction"), *v;
+	const char *fmt = json_string_value(json_object_get(j, "format")), *name;
+
+	if (!fmt || strcmp(fmt, FORMAT))
+		return sibyl_seterr(err, errlen, "kmodel: %s: not a kmodel device model", path);
+	if (json_integer_value(json_object_get(j, "version")) != 1)
+		return sibyl_seterr(err, errlen, "kmodel: %s: device model version %lld is not 1",
+				    path, (long long)json_integer_value(json_object_get(j, "version")));
+	if (!json_is_object(costs) || kind_of(json_string_value(json_object_get(tm, "kind")),
+					      &m->tm.kind) < 0)
+		return sibyl_seterr(err, errlen, "kmodel: %s: no valid \"time_model\"", path);
+	m->device = dup_of(j, "device");
+	m->platform = dup_of(j, "platform");
+	m->suite = dup_of(j, "suite");
+	m->sibyl = dup_of(j, "sibyl");
+	m->dataset = dup_of(j, "dataset");
+	m->kernels = (size_t)json_integer_value(json_object_get(j, "kernels"));
+	m->tm.b = json_number_value(json_object_get(tm, "launch_seconds"));
+	m->names = sibyl_xcalloc(json_object_size(costs) + 1, sizeof(*m->names));
+	m->tm.w = sibyl_xcalloc(json_object_size(costs) + 1, sizeof(*m->tm.w));
+	json_object_foreach(costs, name, v) {
+		m->names[m->tm.nf] = sibyl_xstrdup(name);
+		m->tm.w[m->tm.nf++] = json_number_value(v);
+	}
+	m->cv.kind = m->tm.kind;
+	m->cv.median_r2 = json_number_value(json_object_get(cv, "median_r2"));
+	m->cv.lo = json_number_value(json_object_get(cv, "ratio_low"));
+	m->cv.hi = json_number_value(json_object_get(cv, "ratio_high"));
+	return 0;
+}
+
+int sibyl_kmodel_device_load(const char *path, struct sibyl_kmodel_device *m, char *err,
+			     size_t errlen)
+{
+	char why[256];
+	size_t len;
+	char *text = sibyl_read_file(path, (size_t)16 << 20, &len, why, sizeof(why));
+	json_error_t je;
+	json_t *j;
+
+	memset(m, 0, sizeof(*m));
+	if (!text)
+		return sibyl_seterr(err, errlen, "kmodel: %s: %s", path, why);
+	j = json_loadb(text, len, 0, &je);
+	free(text);
+	if (!j)
+		return sibyl_seterr(err, errlen, "kmodel: %s:%d: %s", path, je.line, je.text);
+	int r = from_json(j, path, m, err, errlen);
+
+	json_decref(j);
+	if (r)
+		sibyl_kmodel_device_free(m);
+	return r;
+}
+
+double sibyl_kmodel_device_time(const struct sibyl_kmodel_device *m, const double *counts,
+				const char *const *names, size_t n)
+{
+	double s = m->tm.b;
+
+	/* An instruction the suite never ran has no cost to weigh it by. */
+	for (size_t j = 0; j < m->tm.nf; j++)
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(m->names[j], names[i]))
+				s += m->tm.w[j] * counts[i];
+	return s;
+}
+
+void sibyl_kmodel_device_free(struct sibyl_kmodel_device *m)
+{
+	for (size_t j = 0; m->names && j < m->tm.nf; j++)
+		free(m->names[j]);
+	free(m->names);
+	free(m->device), free(m->platform), free(m->suite), free(m->sibyl), free(m->dataset);
+	sibyl_kmodel_tm_free(&m->tm);
+	memset(m, 0, sizeof(*m));
+}

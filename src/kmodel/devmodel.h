@@ -1,0 +1,39 @@
+/*
+ * The per-device time model file (`sibyl kmodel train-device`,
+ * docs/kmodel.md): versioned JSON with its provenance — the device and
+ * platform the dataset was measured on, the suite, sibyl's version —
+ * the time model's kind, launch cost and cost per instruction, and what
+ * cross validation across kernels said of it (its median R^2, and the
+ * spread of measured / predicted time that makes prediction intervals).
+ */
+#ifndef SIBYL_KMODEL_DEVMODEL_H
+#define SIBYL_KMODEL_DEVMODEL_H
+
+#include "kmodel/table.h"
+#include "kmodel/timemodel.h"
+
+#include <stdbool.h>
+
+struct sibyl_kmodel_device {
+	char *device, *platform, *suite, *sibyl, *dataset;
+	size_t kernels;				/* trained on */
+	char **names;				/* tm.nf instruction names */
+	struct sibyl_kmodel_tm tm;
+	struct sibyl_kmodel_tm_choice cv;
+};
+
+/* Choose the kind by 5-fold cross validation over the kernels, fit on
+ * them all.  d is the dataset t was built from. */
+int sibyl_kmodel_device_train(const struct sibyl_kmodel_data *d, const char *dataset,
+			      const struct sibyl_kmodel_table *t, struct sibyl_kmodel_device *m,
+			      char *err, size_t errlen);
+int sibyl_kmodel_device_save(const struct sibyl_kmodel_device *m, const char *path, bool force,
+			     char *err, size_t errlen);
+int sibyl_kmodel_device_load(const char *path, struct sibyl_kmodel_device *m, char *err,
+			     size_t errlen);
+/* Seconds for counts given by name (JSON object {name: count}). */
+double sibyl_kmodel_device_time(const struct sibyl_kmodel_device *m, const double *counts,
+				const char *const *names, size_t n);
+void sibyl_kmodel_device_free(struct sibyl_kmodel_device *m);
+
+#endif
