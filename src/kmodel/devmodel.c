@@ -1,5 +1,6 @@
 /* The per-device time model file. */
 #include "kmodel/devmodel.h"
+#include "kmodel/suite.h"
 #include "core/alloc.h"
 #include "core/fs.h"
 #include "core/log.h"
@@ -121,19 +122,11 @@ static int from_json(json_t *j, const char *path, struct sibyl_kmodel_device *m,
 int sibyl_kmodel_device_load(const char *path, struct sibyl_kmodel_device *m, char *err,
 			     size_t errlen)
 {
-	char why[256];
-	size_t len;
-	char *text = sibyl_read_file(path, (size_t)16 << 20, &len, why, sizeof(why));
-	json_error_t je;
 	json_t *j;
 
 	memset(m, 0, sizeof(*m));
-	if (!text)
-		return sibyl_seterr(err, errlen, "kmodel: %s: %s", path, why);
-	j = json_loadb(text, len, 0, &je);
-	free(text);
-	if (!j)
-		return sibyl_seterr(err, errlen, "kmodel: %s:%d: %s", path, je.line, je.text);
+	if (!(j = sibyl_kmodel_json_load(path, err, errlen)))
+		return -1;
 	int r = from_json(j, path, m, err, errlen);
 
 	json_decref(j);

@@ -49,23 +49,32 @@ static int check_unique(const struct sibyl_kmodel_suite *s, char *err, size_t er
 	return 0;
 }
 
-int sibyl_kmodel_suite_read(const char *path, struct sibyl_kmodel_suite *s, char *err,
-			    size_t errlen)
+json_t *sibyl_kmodel_json_load(const char *path, char *err, size_t errlen)
 {
 	char why[256];
 	size_t len;
 	char *text = sibyl_read_file(path, SUITE_MAX, &len, why, sizeof(why));
 	json_error_t je;
+	json_t *j;
+
+	if (!text)
+		return sibyl_seterr(err, errlen, "kmodel: %s: %s", path, why), NULL;
+	j = json_loadb(text, len, 0, &je);
+	free(text);
+	if (!j)
+		sibyl_seterr(err, errlen, "kmodel: %s:%d: %s", path, je.line, je.text);
+	return j;
+}
+
+int sibyl_kmodel_suite_read(const char *path, struct sibyl_kmodel_suite *s, char *err,
+			    size_t errlen)
+{
 	json_t *j, *ks;
 	int r = -1;
 
 	memset(s, 0, sizeof(*s));
-	if (!text)
-		return sibyl_seterr(err, errlen, "kmodel: %s: %s", path, why);
-	j = json_loadb(text, len, 0, &je);
-	free(text);
-	if (!j)
-		return sibyl_seterr(err, errlen, "kmodel: %s:%d: %s", path, je.line, je.text);
+	if (!(j = sibyl_kmodel_json_load(path, err, errlen)))
+		return -1;
 	s->path = sibyl_xstrdup(path);
 	const char *fmt = json_string_value(json_object_get(j, "format"));
 	json_int_t samples = json_integer_value(json_object_get(j, "samples"));

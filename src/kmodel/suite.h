@@ -6,6 +6,7 @@
 #ifndef SIBYL_KMODEL_SUITE_H
 #define SIBYL_KMODEL_SUITE_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 struct sibyl_kmodel_entry {
@@ -27,5 +28,9 @@ struct sibyl_kmodel_suite {
 int sibyl_kmodel_suite_read(const char *path, struct sibyl_kmodel_suite *s, char *err,
 			    size_t errlen);
 void sibyl_kmodel_suite_free(struct sibyl_kmodel_suite *s);
+
+/* A kmodel JSON file (suite, device model) of at most 16 MiB, parsed;
+ * NULL with "kmodel: PATH[:LINE]: why" in err. */
+json_t *sibyl_kmodel_json_load(const char *path, char *err, size_t errlen);
 
 #endif
