@@ -34,16 +34,18 @@ static size_t gather(const struct sibyl_kmodel_table *t, const bool *use, bool o
 	return n;
 }
 
-/* Minimise the relative residuals: each row divided by its time. */
-static int fit_relative(const struct sibyl_kmodel_table *t, const bool *use,
-			struct sibyl_kmodel_tm *m, char *err, size_t errlen)
+/* Non-negative costs and launch time (a column of ones, not centred:
+ * no time is negative); on relative residuals, each row divided by its
+ * time, when `relative`. */
+static int fit_nonneg(const struct sibyl_kmodel_table *t, const bool *use, bool relative,
+		      struct sibyl_kmodel_tm *m, char *err, size_t errlen)
 {
 	size_t p = t->nf + 1;
 	double *X = sibyl_xcalloc(t->ns * p + 1, sizeof(*X)), *y = sibyl_xcalloc(t->ns + 1, sizeof(*y));
 	double *w = sibyl_xcalloc(p, sizeof(*w));
 	size_t n = gather(t, use, true, X, y);
 
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; relative && i < n; i++) {
 		for (size_t j = 0; j < p; j++)
 			X[i * p + j] /= y[i];
 		y[i] = 1;
@@ -63,12 +65,11 @@ int sibyl_kmodel_tm_fit(enum sibyl_kmodel_tkind kind, const struct sibyl_kmodel_
 	m->kind = kind;
 	m->nf = t->nf;
 	m->w = sibyl_xcalloc(t->nf + 1, sizeof(*m->w));
-	if (kind == SIBYL_TM_NONNEG_RELATIVE)
-		return fit_relative(t, use, m, err, errlen);
+	if (kind != SIBYL_TM_LINEAR)
+		return fit_nonneg(t, use, kind == SIBYL_TM_NONNEG_RELATIVE, m, err, errlen);
 	double *X = sibyl_xcalloc(t->ns * t->nf + 1, sizeof(*X)), *y = sibyl_xcalloc(t->ns + 1, sizeof(*y));
 	size_t n = gather(t, use, false, X, y);
-	struct sibyl_reg_spec spec = { kind == SIBYL_TM_LINEAR ? SIBYL_REG_OLS : SIBYL_REG_NNLS,
-				       false, false, 0, 0 };
+	struct sibyl_reg_spec spec = { SIBYL_REG_OLS, false, false, 0, 0 };
 	struct sibyl_reg_model rm;
 	int r = sibyl_reg_fit(&spec, X, y, n, t->nf, &rm, err, errlen);
 

@@ -4,7 +4,7 @@
  * on a suite.  Three kinds:
  *  - "linear": least squares, the thesis' model;
  *  - "nonneg": every count's cost >= 0 (an instruction cannot take
- *    negative time), the intercept free;
+ *    negative time), and the launch time too (so is every prediction);
  *  - "nonneg-relative": the same fitted on relative residuals (rows
  *    weighted by 1 / time) with a non-negative launch cost: suite times
  *    span five orders of magnitude, and plain least squares lets the
