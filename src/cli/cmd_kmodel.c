@@ -16,7 +16,8 @@
 #include <string.h>
 
 static const struct sibyl_command_help dataset_help = {
-	"kmodel dataset", "SUITE.json -o DATA.jsonl [-n SAMPLES] [-k NAME] [--platform P --device D] "
+	"kmodel dataset", "SUITE.json -o DATA.jsonl [-n SAMPLES] [-k NAME] [-O LEVEL] "
+	"[--platform P --device D] "
 	"[--timeout S]",
 	"Sweep every kernel of a training suite (a manifest of OpenCL kernels and global sizes, "
 	"e.g. tests/kernels/suite/suite.json) and append one JSON line per sample to DATA.jsonl: "
@@ -35,6 +36,8 @@ static int kmodel_dataset(int argc, char **argv)
 		{ "samples", 'n', SIBYL_OPT_LONG, &o.samples, "N",
 		  "samples per global size (the suite's, else 3)" },
 		{ "kernel", 'k', SIBYL_OPT_STRING, &o.only, "NAME", "only this kernel of the suite" },
+		{ "opt-level", 'O', SIBYL_OPT_STRING, &o.opt_level, "LEVEL",
+		  "clang optimisation level of the counted IR (0)" },
 		{ "platform", 'p', SIBYL_OPT_STRING, &o.platform, "P", "platform: index or name" },
 		{ "device", 'd', SIBYL_OPT_STRING, &o.device, "D", "device: index or name" },
 		{ "timeout", 0, SIBYL_OPT_DOUBLE, &o.timeout_s, "S",

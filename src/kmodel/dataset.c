@@ -29,6 +29,11 @@ struct ds {
 	struct sibyl_progress line;
 };
 
+static const char *opt_level(const struct sibyl_kmodel_dataset_opts *o)
+{
+	return o->opt_level ? o->opt_level : "0";
+}
+
 static void put(struct ds *d, json_t *j)
 {
 	json_dumpf(j, d->out, JSON_COMPACT | JSON_SORT_KEYS);
@@ -69,10 +74,11 @@ static void on_device(void *ctx, json_t *msg)
 	d->wrong_device = had && strcmp(had, dev);
 	if (d->data.header)
 		return;
-	d->data.header = json_pack("{s:s, s:s, s:i, s:s, s:s, s:O, s:s}", "type", "dataset",
+	d->data.header = json_pack("{s:s, s:s, s:i, s:s, s:s, s:O, s:s, s:s}", "type", "dataset",
 				   "format", "sibyl-kmodel-dataset", "version", 1, "suite",
 				   d->suite->path, "sibyl", SIBYL_VERSION, "platform",
-				   json_object_get(msg, "platform"), "device", dev);
+				   json_object_get(msg, "platform"), "device", dev, "opt_level",
+				   opt_level(d->o));
 	put(d, d->data.header);
 }
 
@@ -206,7 +212,7 @@ static int run_entry(struct ds *d, const struct sibyl_kernel *k, const struct si
 /* One suite kernel: 0, 1 when samples failed, -1 with the line in err. */
 static int measure(struct ds *d, char *err, size_t errlen)
 {
-	struct sibyl_compile_opts c = { .file = d->e->file };
+	struct sibyl_compile_opts c = { .file = d->e->file, .opt_level = d->o->opt_level };
 	struct sibyl_kernels ks = { 0 };
 	struct sibyl_strlist args = { 0 };
 	const struct sibyl_kernel *k;
@@ -277,6 +283,18 @@ static int measure_all(struct ds *d, char *err, size_t errlen)
 	return failed;
 }
 
+/* Counts of IR at another -O level are another dataset. */
+static int same_level(const struct ds *d, char *err, size_t errlen)
+{
+	const char *had = d->data.header ? json_string_value(json_object_get(d->data.header,
+									       "opt_level")) : NULL;
+
+	if (had && strcmp(had, opt_level(d->o)))
+		return sibyl_seterr(err, errlen, "kmodel: %s counts IR at -O%s, not -O%s: use "
+				    "another file", d->o->out, had, opt_level(d->o));
+	return 0;
+}
+
 int sibyl_kmodel_dataset(const struct sibyl_kmodel_suite *s,
 			 const struct sibyl_kmodel_dataset_opts *o, char *err, size_t errlen)
 {
@@ -284,6 +302,7 @@ int sibyl_kmodel_dataset(const struct sibyl_kmodel_suite *s,
 	int r = -1;
 
 	if (sibyl_kmodel_data_read(o->out, true, &d.data, err, errlen) < 0 ||
+	    same_level(&d, err, errlen) < 0 ||
 	    !(d.out = sibyl_kmodel_data_append(o->out, err, errlen)))
 		goto out;
 	d.counts = json_object();

@@ -2,7 +2,7 @@
  * `sibyl kmodel dataset`: sweep every kernel of a training suite and
  * append what was measured to a JSON-lines file (docs/kmodel.md):
  *   {"type":"dataset", "format":"sibyl-kmodel-dataset", "version":1,
- *    "suite", "sibyl", "platform", "device"}            first line
+ *    "suite", "sibyl", "platform", "device", "opt_level"}  first line
  *   {"type":"kernel", "kernel", "file", "category", "static":{op: n}}
  *   {"type":"sample", "kernel", "gsize", "lsize", "sample", "seed",
  *    "device_ns", "counts":{op: n}}
@@ -16,7 +16,7 @@
  * The file is appended to one global size at a time (all its samples),
  * so an interruption loses at most the size being measured; a run on an
  * existing file skips every (kernel, global size) already in it, drops
- * a torn last line, and refuses a file of another device.
+ * a torn last line, and refuses a file of another device or -O level.
  */
 #ifndef SIBYL_KMODEL_DATASET_H
 #define SIBYL_KMODEL_DATASET_H
@@ -31,6 +31,7 @@ struct sibyl_kmodel_dataset_opts {
 	const char *out;		/* DATA.jsonl, created or resumed */
 	const char *platform, *device;	/* clutil.h choice */
 	const char *only;		/* one kernel of the suite, or NULL */
+	const char *opt_level;		/* clang -O of the counted IR; NULL: 0 */
 	long samples;			/* per global size; 0: the suite's */
 	double timeout_s;		/* per sample */
 };

@@ -12,11 +12,16 @@
 #define FORMAT "sibyl-kmodel-device"
 #define CV_FOLDS 5
 
-static char *dup_of(json_t *j, const char *key)
+static char *dup_or(json_t *j, const char *key, const char *absent)
 {
 	const char *s = json_string_value(json_object_get(j, key));
 
-	return sibyl_xstrdup(s ? s : "");
+	return sibyl_xstrdup(s ? s : absent);
+}
+
+static char *dup_of(json_t *j, const char *key)
+{
+	return dup_or(j, key, "");
 }
 
 int sibyl_kmodel_device_train(const struct sibyl_kmodel_data *d, const char *dataset,
@@ -38,6 +43,7 @@ int sibyl_kmodel_device_train(const struct sibyl_kmodel_data *d, const char *dat
 	m->device = dup_of(d->header, "device");
 	m->platform = dup_of(d->header, "platform");
 	m->suite = dup_of(d->header, "suite");
+	m->opt_level = dup_or(d->header, "opt_level", "0");
 	m->sibyl = sibyl_xstrdup(SIBYL_VERSION);
 	m->dataset = sibyl_xstrdup(dataset);
 	m->kernels = t->nk;
@@ -56,10 +62,11 @@ int sibyl_kmodel_device_save(const struct sibyl_kmodel_device *m, const char *pa
 		return -1;
 	for (size_t j = 0; j < m->tm.nf; j++)
 		json_object_set_new(costs, m->names[j], json_real(m->tm.w[j]));
-	json_t *j = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:I, s:{s:s, s:f, s:o}, "
+	json_t *j = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:{s:s, s:f, s:o}, "
 			      "s:{s:f, s:f, s:f}}",
 		"format", FORMAT, "version", 1, "device", m->device, "platform", m->platform,
 		"suite", m->suite, "sibyl", m->sibyl, "dataset", m->dataset,
+		"opt_level", m->opt_level,
 		"kernels", (json_int_t)m->kernels, "time_model", "kind",
 		sibyl_kmodel_tkind_name(m->tm.kind), "launch_seconds", m->tm.b,
 		"seconds_per_instruction", costs, "cv", "median_r2", m->cv.median_r2,
@@ -102,6 +109,7 @@ static int from_json(json_t *j, const char *path, struct sibyl_kmodel_device *m,
 	m->device = dup_of(j, "device");
 	m->platform = dup_of(j, "platform");
 	m->suite = dup_of(j, "suite");
+	m->opt_level = dup_or(j, "opt_level", "0");
 	m->sibyl = dup_of(j, "sibyl");
 	m->dataset = dup_of(j, "dataset");
 	m->kernels = (size_t)json_integer_value(json_object_get(j, "kernels"));
@@ -154,6 +162,7 @@ void sibyl_kmodel_device_free(struct sibyl_kmodel_device *m)
 		free(m->names[j]);
 	free(m->names);
 	free(m->device), free(m->platform), free(m->suite), free(m->sibyl), free(m->dataset);
+	free(m->opt_level);
 	sibyl_kmodel_tm_free(&m->tm);
 	memset(m, 0, sizeof(*m));
 }

@@ -16,6 +16,7 @@
 
 struct sibyl_kmodel_device {
 	char *device, *platform, *suite, *sibyl, *dataset;
+	char *opt_level;			/* clang -O of the counted IR */
 	size_t kernels;				/* trained on */
 	char **names;				/* tm.nf instruction names */
 	struct sibyl_kmodel_tm tm;

@@ -18,14 +18,17 @@
 
 /* The kernel's counts at the profiled sizes, in a private temporary
  * dataset. */
-static int profile(const struct sibyl_kmodel_predict_opts *o, const char *path,
-		   struct sibyl_kmodel_data *d, char *err, size_t errlen)
+static int profile(const struct sibyl_kmodel_device *m, const struct sibyl_kmodel_predict_opts *o,
+		   const char *path, struct sibyl_kmodel_data *d, char *err, size_t errlen)
 {
 	struct sibyl_kmodel_entry e = { (char *)o->kernel, (char *)o->file, (char *)"",
 					(char *)o->profile, o->lsize };
 	struct sibyl_kmodel_suite s = { (char *)"(predict)", o->samples, &e, 1 };
-	struct sibyl_kmodel_dataset_opts dop = { path, o->platform, o->device, NULL,
-						 o->samples, o->timeout_s };
+	/* Counted as the device model's dataset was. */
+	struct sibyl_kmodel_dataset_opts dop = {
+		.out = path, .platform = o->platform, .device = o->device,
+		.opt_level = m->opt_level, .samples = o->samples, .timeout_s = o->timeout_s,
+	};
 	int r = sibyl_kmodel_dataset(&s, &dop, err, errlen);
 
 	if (r > 0)
@@ -100,7 +103,7 @@ int sibyl_kmodel_predict(const struct sibyl_kmodel_device *m,
 		return sibyl_seterr_errno(err, errlen, "kmodel: temporary directory");
 	char *path = sibyl_path_join(dir, "profile.jsonl");
 
-	r = profile(o, path, &d, err, errlen);
+	r = profile(m, o, path, &d, err, errlen);
 	if (!r)
 		r = check_device(m, &d, err, errlen);
 	if (!r)

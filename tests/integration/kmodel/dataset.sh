@@ -38,7 +38,8 @@ cp "$D" "$WORK/full.jsonl"
 
 # Interrupted: the last two sizes gone and a line torn in the middle.
 head -n 12 "$WORK/full.jsonl" > "$D"
-sed -n 13p "$WORK/full.jsonl" | head -c 40 >> "$D"
+sed -n 13p "$WORK/full.jsonl" > "$WORK/line13"
+head -c 40 "$WORK/line13" >> "$D"
 "$SIBYL" kmodel dataset "$WORK/suite.json" -o "$D"
 check 17
 # Nothing left to measure: nothing changes.
@@ -46,8 +47,16 @@ cp "$D" "$WORK/before"
 "$SIBYL" kmodel dataset "$WORK/suite.json" -o "$D"
 cmp "$D" "$WORK/before" || fail "a complete dataset changed"
 
+# Counts of IR at another -O level: refused, the file untouched.
+if "$SIBYL" kmodel dataset "$WORK/suite.json" -o "$D" -O 2 2> "$WORK/err"; then
+	fail "an -O0 dataset carried on at -O2"
+fi
+grep -q "^sibyl: kmodel: .*data.jsonl counts IR at -O0, not -O2" "$WORK/err" || fail "$(cat "$WORK/err")"
+cmp "$D" "$WORK/before" || fail "a dataset of another -O level changed"
+grep -q '"opt_level":"0"' "$D" || fail "no opt_level in the header"
+
 # Another device's dataset: refused in one line, the file untouched.
-sed '1s/"device":"[^"]*"/"device":"another GPU"/' "$WORK/full.jsonl" | head -n 5 > "$WORK/other.jsonl"
+head -n 5 "$WORK/full.jsonl" | sed '1s/"device":"[^"]*"/"device":"another GPU"/' > "$WORK/other.jsonl"
 cp "$WORK/other.jsonl" "$WORK/other.before"
 if "$SIBYL" kmodel dataset "$WORK/suite.json" -o "$WORK/other.jsonl" 2> "$WORK/err"; then
 	fail "another device's dataset accepted"
