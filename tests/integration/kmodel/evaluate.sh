@@ -40,8 +40,9 @@ for k in ks:
     assert set(k) >= {"name", "r2_oclman", "r2_oclbase", "rmse_oclman", "rmse_oclbase"}
 print("ok: %d held-out kernels, OCLMan R^2 >= %.4f" % (len(ks), min(k["r2_oclman"] for k in ks)))
 PY
-"$SIBYL" kmodel evaluate "$D" | grep -Eq "^median R2: OCLMan (1|0\.99[0-9]*), .*better on 10 of 10 kernels" ||
-	fail "text summary: $("$SIBYL" kmodel evaluate "$D" | tail -1)"
+"$SIBYL" kmodel evaluate "$D" > "$WORK/table"
+grep -Eq "^median R2: OCLMan (1|0\.99[0-9]*), .*better on 10 of 10 kernels" "$WORK/table" ||
+	fail "text summary: $(tail -1 "$WORK/table")"
 
 echo '{"x": 1}' > "$WORK/bad.jsonl"
 st=0; "$SIBYL" kmodel evaluate "$WORK/bad.jsonl" 2> "$WORK/err" || st=$?
