@@ -63,7 +63,7 @@ static int kmodel_dataset(int argc, char **argv)
 }
 
 static const struct sibyl_command_help evaluate_help = {
-	"kmodel evaluate", "DATA.jsonl [--folds K] [--json]",
+	"kmodel evaluate", "DATA.jsonl [--folds K] [--json] [--plot FILE.png [--force]]",
 	"The thesis' experiment (Table 21.1), split by kernel: for each held-out kernel of a "
 	"dataset, R^2 and RMSE of OCLMan (the time model trained on the other kernels, applied "
 	"to the counts the kernel's own OCLBoi predicts) and of OCLBase (degree-2 polynomial of "
@@ -116,10 +116,14 @@ static void print_eval_json(const struct sibyl_kmodel_eval *e)
 static int kmodel_evaluate(int argc, char **argv)
 {
 	long folds = 5;
-	bool json = false;
+	bool json = false, force = false;
+	const char *plot = NULL;
 	struct sibyl_option opts[] = {
 		{ "folds", 0, SIBYL_OPT_LONG, &folds, "K", "folds of kernels (5)" },
 		{ "json", 0, SIBYL_OPT_FLAG, &json, NULL, "print one JSON object" },
+		{ "plot", 0, SIBYL_OPT_STRING, &plot, "FILE.png|svg",
+		  "measured and predicted times per held-out kernel" },
+		{ "force", 'f', SIBYL_OPT_FLAG, &force, NULL, "replace an existing plot" },
 		SIBYL_OPT_END,
 	};
 	int n, r = sibyl_cli_options(&evaluate_help, opts, argc, argv, false, &n);
@@ -137,6 +141,8 @@ static int kmodel_evaluate(int argc, char **argv)
 	r = sibyl_kmodel_data_read(argv[1], false, &d, err, sizeof(err));
 	if (!r && !(r = sibyl_kmodel_table_build(&d, &t, err, sizeof(err)))) {
 		r = sibyl_kmodel_evaluate(&t, (size_t)folds, &e, err, sizeof(err));
+		if (!r && plot && (r = sibyl_kmodel_eval_plot(&e, plot, force, err, sizeof(err))))
+			sibyl_kmodel_eval_free(&e);
 		if (!r && json)
 			print_eval_json(&e);
 		else if (!r)

@@ -74,14 +74,20 @@ static int score_kernel(const struct sibyl_kmodel_table *t, size_t k,
 		bp[i] = sibyl_reg_predict(base, x);
 	}
 	if (!r) {
+		double *measured = sibyl_xcalloc(kk->n, sizeof(*measured));
+
+		for (size_t i = 0; i < kk->n; i++)
+			measured[i] = t->t[kk->rows[i]];
 		*row = (struct sibyl_kmodel_eval_row){
 			kk->name, sibyl_kmodel_r2_of(t, k, man), sibyl_kmodel_r2_of(t, k, bp),
 			sibyl_kmodel_rmse_of(t, k, man), sibyl_kmodel_rmse_of(t, k, bp),
 			boi.kind, boi.score, sibyl_kmodel_tkind_name(tm->kind),
-			(double)(sibyl_mono_ns() - t0) * 1e-9 };
+			(double)(sibyl_mono_ns() - t0) * 1e-9, kk->n, g, measured, man, bp };
 		sibyl_kmodel_boi_free(&boi);
+	} else {
+		free(g), free(man), free(bp);
 	}
-	free(g), free(C), free(man), free(bp), free(x);
+	free(C), free(x);
 	return r;
 }
 
@@ -128,6 +134,12 @@ int sibyl_kmodel_evaluate(const struct sibyl_kmodel_table *t, size_t folds,
 
 void sibyl_kmodel_eval_free(struct sibyl_kmodel_eval *e)
 {
+	for (size_t i = 0; e->rows && i < e->n; i++) {
+		free(e->rows[i].gsize);
+		free(e->rows[i].measured);
+		free(e->rows[i].oclman);
+		free(e->rows[i].oclbase);
+	}
 	free(e->rows);
 	memset(e, 0, sizeof(*e));
 }

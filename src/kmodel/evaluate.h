@@ -16,6 +16,8 @@
 
 #include "kmodel/table.h"
 
+#include <stdbool.h>
+
 struct sibyl_kmodel_eval_row {
 	const char *name;
 	double r2_oclman, r2_oclbase;
@@ -24,6 +26,8 @@ struct sibyl_kmodel_eval_row {
 	double boi_score;			/* its cross-validated R^2 */
 	const char *time_kind;			/* the time model's kind */
 	double fit_seconds;			/* OCLBoi's fit and the predictions */
+	size_t n;				/* its samples: */
+	double *gsize, *measured, *oclman, *oclbase;	/* seconds */
 };
 
 struct sibyl_kmodel_eval {
@@ -34,5 +38,10 @@ struct sibyl_kmodel_eval {
 int sibyl_kmodel_evaluate(const struct sibyl_kmodel_table *t, size_t folds,
 			  struct sibyl_kmodel_eval *e, char *err, size_t errlen);
 void sibyl_kmodel_eval_free(struct sibyl_kmodel_eval *e);
+
+/* Measured, OCLMan's and OCLBase's times against the global size, one
+ * panel per held-out kernel, as PNG or SVG (model/plot_file.h). */
+int sibyl_kmodel_eval_plot(const struct sibyl_kmodel_eval *e, const char *path, bool force,
+			   char *err, size_t errlen);
 
 #endif

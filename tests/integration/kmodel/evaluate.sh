@@ -3,7 +3,8 @@
 # are linear or quadratic in the global size, times that are a positive
 # combination of them.  OCLBoi must pick a polynomial model exactly for
 # the quadratic kernels, OCLMan must predict every held-out kernel
-# (R^2 > 0.99) and beat OCLBase; bad input is one line.
+# (R^2 > 0.99) and beat OCLBase; --plot draws a PNG; bad input is one
+# line.
 . "$(dirname "$0")/../lib.sh"
 D="$WORK/data.jsonl"
 /usr/bin/python3 - "$D" <<'PY'
@@ -43,6 +44,14 @@ PY
 "$SIBYL" kmodel evaluate "$D" > "$WORK/table"
 grep -Eq "^median R2: OCLMan (1|0\.99[0-9]*), .*better on 10 of 10 kernels" "$WORK/table" ||
 	fail "text summary: $(tail -1 "$WORK/table")"
+
+# The figure: a PNG, not replaced without --force.
+"$SIBYL" kmodel evaluate "$D" --plot "$WORK/eval.png" > /dev/null
+[ "$(head -c 4 "$WORK/eval.png" | od -An -c | tr -d ' ')" = '211PNG' ] || fail "no PNG written"
+if "$SIBYL" kmodel evaluate "$D" --plot "$WORK/eval.png" > /dev/null 2> "$WORK/err"; then
+	fail "an existing plot replaced without --force"
+fi
+"$SIBYL" kmodel evaluate "$D" --plot "$WORK/eval.png" --force > /dev/null
 
 echo '{"x": 1}' > "$WORK/bad.jsonl"
 st=0; "$SIBYL" kmodel evaluate "$WORK/bad.jsonl" 2> "$WORK/err" || st=$?
