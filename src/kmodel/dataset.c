@@ -56,7 +56,7 @@ static void on_count(void *ctx, json_t *msg)
 	json_t *s = sibyl_sample_json(msg, true);
 	char *k = key(msg);
 
-	json_object_set_new(d->counts, k, sibyl_kmodel_counts_object(json_object_get(s, "instcounts")));
+	json_object_set_new(d->counts, k, sibyl_kmodel_counts(json_object_get(s, "instcounts")));
 	free(k);
 	json_decref(s);
 }
@@ -162,7 +162,7 @@ static json_t *static_line(const struct sibyl_kmodel_entry *e, const void *bc, s
 	json_t *records = sibyl_instcounts_json(&c);
 	json_t *line = json_pack("{s:s, s:s, s:s, s:s, s:o}", "type", "kernel", "kernel", e->name,
 				 "file", e->file, "category", e->category, "static",
-				 sibyl_kmodel_counts_object(records));
+				 sibyl_kmodel_counts(records));
 
 	json_decref(records);
 	sibyl_instcounts_free(&c);

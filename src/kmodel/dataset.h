@@ -3,9 +3,11 @@
  * append what was measured to a JSON-lines file (docs/kmodel.md):
  *   {"type":"dataset", "format":"sibyl-kmodel-dataset", "version":1,
  *    "suite", "sibyl", "platform", "device", "opt_level"}  first line
- *   {"type":"kernel", "kernel", "file", "category", "static":{op: n}}
+ *   {"type":"kernel", "kernel", "file", "category", "static": counts}
  *   {"type":"sample", "kernel", "gsize", "lsize", "sample", "seed",
- *    "device_ns", "counts":{op: n}}
+ *    "device_ns", "counts": counts}
+ * where counts are records [{"name": "load global", "count": n}, ...]
+ * (names are data, never keys: docs/formats.md).
  * Counts are the dynamic LLVM instruction counts of the instrumented
  * run (the thesis' coarse names: "load global", "call", "br"); the time
  * is the device time of the plain kernel built from source with the
@@ -60,8 +62,9 @@ bool sibyl_kmodel_data_has(const struct sibyl_kmodel_data *d, const char *kernel
 /* Open for appending, cutting a torn last line first. */
 FILE *sibyl_kmodel_data_append(const char *path, char *err, size_t errlen);
 
-/* Coarse counts {"load global": n, "call": n, ...} of instcounts
- * records (summary.h's sibyl_instcounts_json). */
-json_t *sibyl_kmodel_counts_object(json_t *records);
+/* Coarse counts [{"name": "load global", "count": n}, ...] of
+ * instcounts records (summary.h's sibyl_instcounts_json), in their
+ * order, bytes and callees merged. */
+json_t *sibyl_kmodel_counts(json_t *records);
 
 #endif

@@ -152,23 +152,28 @@ FILE *sibyl_kmodel_data_append(const char *path, char *err, size_t errlen)
 	return f;
 }
 
-json_t *sibyl_kmodel_counts_object(json_t *records)
+json_t *sibyl_kmodel_counts(json_t *records)
 {
-	json_t *o = json_object(), *r;
-	size_t i;
+	json_t *out = json_array(), *r, *have = NULL;
+	size_t i, j;
 
 	json_array_foreach(records, i, r) {
 		const char *op = json_string_value(json_object_get(r, "op"));
 		const char *space = json_string_value(json_object_get(r, "space"));
+		json_int_t n = json_integer_value(json_object_get(r, "count"));
 		char name[128];
 
 		if (!op)
 			continue;
 		snprintf(name, sizeof(name), space ? "%s %s" : "%s", op, space);
-		json_int_t prev = json_integer_value(json_object_get(o, name));
-
-		json_object_set_new(o, name, json_integer(prev + json_integer_value(
-								 json_object_get(r, "count"))));
+		json_array_foreach(out, j, have)
+			if (!strcmp(json_string_value(json_object_get(have, "name")), name))
+				break;
+		if (j < json_array_size(out))
+			json_object_set_new(have, "count", json_integer(n + json_integer_value(
+								json_object_get(have, "count"))));
+		else
+			json_array_append_new(out, json_pack("{s:s, s:I}", "name", name, "count", n));
 	}
-	return o;
+	return out;
 }

@@ -56,12 +56,13 @@ int sibyl_kmodel_device_train(const struct sibyl_kmodel_data *d, const char *dat
 int sibyl_kmodel_device_save(const struct sibyl_kmodel_device *m, const char *path, bool force,
 			     char *err, size_t errlen)
 {
-	json_t *costs = json_object();
+	json_t *costs = json_array();
 
 	if (sibyl_output_check(path, force, NULL, err, errlen) < 0)
 		return -1;
 	for (size_t j = 0; j < m->tm.nf; j++)
-		json_object_set_new(costs, m->names[j], json_real(m->tm.w[j]));
+		json_array_append_new(costs, json_pack("{s:s, s:f}", "name", m->names[j],
+						       "seconds", m->tm.w[j]));
 	json_t *j = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:{s:s, s:f, s:o}, "
 			      "s:{s:f, s:f, s:f}}",
 		"format", FORMAT, "version", 1, "device", m->device, "platform", m->platform,
@@ -69,7 +70,7 @@ int sibyl_kmodel_device_save(const struct sibyl_kmodel_device *m, const char *pa
 		"opt_level", m->opt_level,
 		"kernels", (json_int_t)m->kernels, "time_model", "kind",
 		sibyl_kmodel_tkind_name(m->tm.kind), "launch_seconds", m->tm.b,
-		"seconds_per_instruction", costs, "cv", "median_r2", m->cv.median_r2,
+		"instructions", costs, "cv", "median_r2", m->cv.median_r2,
 		"ratio_low", m->cv.lo, "ratio_high", m->cv.hi);
 	char *text = j ? json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) : NULL;
 
@@ -95,15 +96,16 @@ static int from_json(json_t *j, const char *path, struct sibyl_kmodel_device *m,
 		     size_t errlen)
 {
 	json_t *tm = json_object_get(j, "time_model"), *cv = json_object_get(j, "cv");
-	json_t *costs = json_object_get(tm, "seconds_per_instruction"), *v;
-	const char *fmt = json_string_value(json_object_get(j, "format")), *name;
+	json_t *costs = json_object_get(tm, "instructions"), *v;
+	const char *fmt = json_string_value(json_object_get(j, "format"));
+	size_t i;
 
 	if (!fmt || strcmp(fmt, FORMAT))
 		return sibyl_seterr(err, errlen, "kmodel: %s: not a kmodel device model", path);
 	if (json_integer_value(json_object_get(j, "version")) != 1)
 		return sibyl_seterr(err, errlen, "kmodel: %s: device model version %lld is not 1",
 				    path, (long long)json_integer_value(json_object_get(j, "version")));
-	if (!json_is_object(costs) || kind_of(json_string_value(json_object_get(tm, "kind")),
+	if (!json_is_array(costs) || kind_of(json_string_value(json_object_get(tm, "kind")),
 					      &m->tm.kind) < 0)
 		return sibyl_seterr(err, errlen, "kmodel: %s: no valid \"time_model\"", path);
 	m->device = dup_of(j, "device");
@@ -114,11 +116,15 @@ static int from_json(json_t *j, const char *path, struct sibyl_kmodel_device *m,
 	m->dataset = dup_of(j, "dataset");
 	m->kernels = (size_t)json_integer_value(json_object_get(j, "kernels"));
 	m->tm.b = json_number_value(json_object_get(tm, "launch_seconds"));
-	m->names = sibyl_xcalloc(json_object_size(costs) + 1, sizeof(*m->names));
-	m->tm.w = sibyl_xcalloc(json_object_size(costs) + 1, sizeof(*m->tm.w));
-	json_object_foreach(costs, name, v) {
+	m->names = sibyl_xcalloc(json_array_size(costs) + 1, sizeof(*m->names));
+	m->tm.w = sibyl_xcalloc(json_array_size(costs) + 1, sizeof(*m->tm.w));
+	json_array_foreach(costs, i, v) {
+		const char *name = json_string_value(json_object_get(v, "name"));
+
+		if (!name)
+			continue;
 		m->names[m->tm.nf] = sibyl_xstrdup(name);
-		m->tm.w[m->tm.nf++] = json_number_value(v);
+		m->tm.w[m->tm.nf++] = json_number_value(json_object_get(v, "seconds"));
 	}
 	m->cv.kind = m->tm.kind;
 	m->cv.median_r2 = json_number_value(json_object_get(cv, "median_r2"));

@@ -14,17 +14,18 @@ static int by_name(const void *a, const void *b)
 /* The union of the instruction names of every sample and static line. */
 static void collect_names(const struct sibyl_kmodel_data *d, struct sibyl_kmodel_table *t)
 {
-	json_t *seen = json_object(), *s, *kl;
+	json_t *seen = json_object(), *s, *kl, *rec;
 	const char *name, *kname;
-	size_t i;
-	void *tmp;
+	size_t i, j;
 
 	json_array_foreach(d->samples, i, s)
-		json_object_foreach_safe(json_object_get(s, "counts"), tmp, name, kl)
-			json_object_set(seen, name, json_true());
+		json_array_foreach(json_object_get(s, "counts"), j, rec)
+			if ((name = json_string_value(json_object_get(rec, "name"))))
+				json_object_set(seen, name, json_true());
 	json_object_foreach(d->kernels, kname, kl)
-		json_object_foreach_safe(json_object_get(kl, "static"), tmp, name, s)
-			json_object_set(seen, name, json_true());
+		json_array_foreach(json_object_get(kl, "static"), j, rec)
+			if ((name = json_string_value(json_object_get(rec, "name"))))
+				json_object_set(seen, name, json_true());
 	t->names = sibyl_xcalloc(json_object_size(seen) + 1, sizeof(*t->names));
 	json_object_foreach(seen, name, s)
 		t->names[t->nf++] = sibyl_xstrdup(name);
@@ -34,8 +35,17 @@ static void collect_names(const struct sibyl_kmodel_data *d, struct sibyl_kmodel
 
 static void fill_counts(json_t *counts, const struct sibyl_kmodel_table *t, double *row)
 {
-	for (size_t j = 0; j < t->nf; j++)
-		row[j] = (double)json_integer_value(json_object_get(counts, t->names[j]));
+	json_t *rec;
+	size_t i;
+
+	json_array_foreach(counts, i, rec) {
+		const char *name = json_string_value(json_object_get(rec, "name"));
+		const char **at = name ? bsearch(&name, t->names, t->nf, sizeof(*t->names),
+						 by_name) : NULL;
+
+		if (at)
+			row[at - t->names] += (double)json_integer_value(json_object_get(rec, "count"));
+	}
 }
 
 static struct sibyl_kmodel_kernel *kernel_of(struct sibyl_kmodel_table *t, const char *name,

@@ -21,14 +21,18 @@ assert lines[0]["type"] == "dataset" and lines[0]["device"], lines[0]
 kernels = [l for l in lines if l["type"] == "kernel"]
 samples = [l for l in lines if l["type"] == "sample"]
 assert sorted(k["kernel"] for k in kernels) == ["saxpy", "scan_blelloch"], kernels
-assert kernels[0]["static"]["store global"] >= 1
+def counts(records):
+    names = [r["name"] for r in records]
+    assert len(names) == len(set(names)), records
+    return {r["name"]: r["count"] for r in records}
+assert counts(kernels[0]["static"])["store global"] >= 1
 keys = [(s["kernel"], s["gsize"], s["sample"]) for s in samples]
 assert len(keys) == len(set(keys)), "a sample measured twice"
 assert len(samples) == (4 + 3) * 2, len(samples)
 for s in samples:
     assert s["device_ns"] > 0
     if s["kernel"] == "saxpy":	# one global store per work-item
-        assert s["counts"]["store global"] == s["gsize"], s
+        assert counts(s["counts"])["store global"] == s["gsize"], s
 assert len(lines) == int(sys.argv[2]), len(lines)
 print("ok: %d samples" % len(samples))
 PY

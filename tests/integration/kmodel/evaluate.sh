@@ -20,13 +20,14 @@ for k in range(10):
     quad = k % 3 == 0
     coef = {op: (random.uniform(1, 50), random.uniform(0, 8 if op != "br" else 0)) for op in cost}
     put({"type": "kernel", "kernel": name, "file": name + ".cl", "category": "x",
-         "static": {op: random.randint(1, 20) for op in cost}})
+         "static": [{"name": op, "count": random.randint(1, 20)} for op in cost]})
     for g in range(1024, 8193, 1024):
         for s in range(3):
             c = {op: int(a * g + (b * g * g / 1024 if quad else b)) for op, (a, b) in coef.items()}
             t = 2e-6 + sum(cost[op] * n for op, n in c.items())
             put({"type": "sample", "kernel": name, "gsize": g, "lsize": 0, "sample": s,
-                 "seed": s, "device_ns": t * 1e9 * random.uniform(0.995, 1.005), "counts": c})
+                 "seed": s, "device_ns": t * 1e9 * random.uniform(0.995, 1.005),
+                 "counts": [{"name": op, "count": n} for op, n in c.items()]})
 PY
 "$SIBYL" kmodel evaluate "$D" --json > "$WORK/eval.json"
 /usr/bin/python3 - "$WORK/eval.json" <<'PY'
