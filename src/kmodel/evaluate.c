@@ -27,7 +27,7 @@ static void base_row(const struct sibyl_kmodel_table *t, size_t k, size_t r, dou
 static int fit_base(const struct sibyl_kmodel_table *t, const bool *use,
 		    struct sibyl_reg_model *m, char *err, size_t errlen)
 {
-	static const struct sibyl_reg_spec spec = { SIBYL_REG_OLS, true, true, 0, 0 };
+	static const struct sibyl_reg_spec spec = { SIBYL_REG_OLS, true, true, 0, 0, 0 };
 	size_t p = t->nf + 1, n = 0;
 	double *X = sibyl_xcalloc(t->ns * p + 1, sizeof(*X)), *y = sibyl_xcalloc(t->ns + 1, sizeof(*y));
 

@@ -69,7 +69,7 @@ int sibyl_kmodel_tm_fit(enum sibyl_kmodel_tkind kind, const struct sibyl_kmodel_
 		return fit_nonneg(t, use, kind == SIBYL_TM_NONNEG_RELATIVE, m, err, errlen);
 	double *X = sibyl_xcalloc(t->ns * t->nf + 1, sizeof(*X)), *y = sibyl_xcalloc(t->ns + 1, sizeof(*y));
 	size_t n = gather(t, use, false, X, y);
-	struct sibyl_reg_spec spec = { SIBYL_REG_OLS, false, false, 0, 0 };
+	struct sibyl_reg_spec spec = { SIBYL_REG_OLS, false, false, 0, 0, 0 };
 	struct sibyl_reg_model rm;
 	int r = sibyl_reg_fit(&spec, X, y, n, t->nf, &rm, err, errlen);
 

@@ -95,8 +95,8 @@ static int solve(struct sibyl_reg_model *m, double *F, const double *y, size_t n
 	else if (m->spec.kind == SIBYL_REG_NNLS)
 		r = sibyl_nnls(F, yc, n, m->p, m->w, err, errlen);
 	else
-		sibyl_enet_cd(F, yc, n, m->p, m->spec.alpha, m->spec.l1_ratio, ENET_TOL,
-			      ENET_MAX_ITER, m->w);
+		sibyl_enet_cd(F, yc, n, m->p, m->spec.alpha, m->spec.l1_ratio,
+			      m->spec.tol > 0 ? m->spec.tol : ENET_TOL, ENET_MAX_ITER, m->w);
 	m->b = ym;
 	for (size_t j = 0; j < m->p; j++)
 		m->b -= fm[j] * m->w[j];

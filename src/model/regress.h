@@ -30,6 +30,8 @@ struct sibyl_reg_spec {
 	bool scale;		/* then standardise each feature */
 	double alpha, l1_ratio;	/* elastic net: alpha (l1_ratio |w|_1 +
 				 * (1 - l1_ratio) |w|^2 / 2) + |r|^2 / 2n */
+	double tol;		/* elastic net: duality gap / |y|^2 to stop
+				 * at; 0: 1e-10 */
 };
 
 struct sibyl_reg_model {
