@@ -113,8 +113,8 @@ static bool all_positive(const double *z, const bool *passive, size_t p)
 	return true;
 }
 
-int sibyl_nnls(const double *X, const double *y, size_t n, size_t p, double *w, char *err,
-	       size_t errlen)
+static int nnls_scaled(const double *X, const double *y, size_t n, size_t p, double *w,
+		       char *err, size_t errlen)
 {
 	double *g = sibyl_xcalloc(p, sizeof(*g)), *z = sibyl_xcalloc(p, sizeof(*z));
 	double *sub = sibyl_xcalloc(n * p + 1, sizeof(*sub)), *zs = sibyl_xcalloc(p, sizeof(*zs));
@@ -144,6 +144,31 @@ int sibyl_nnls(const double *X, const double *y, size_t n, size_t p, double *w, 
 			memcpy(w, z, p * sizeof(*w));
 	}
 	free(g), free(z), free(sub), free(zs), free(passive);
+	return r;
+}
+
+/* Columns scaled to unit norm first: the solution is the same (a
+ * positive scale keeps the sign), but counts from 10^3 to 10^10 next to
+ * a column of ones otherwise make the active set cycle and stop at 0. */
+int sibyl_nnls(const double *X, const double *y, size_t n, size_t p, double *w, char *err,
+	       size_t errlen)
+{
+	double *S = sibyl_xcalloc(n * p + 1, sizeof(*S)), *norm = sibyl_xcalloc(p + 1, sizeof(*norm));
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < p; j++)
+			norm[j] += X[i * p + j] * X[i * p + j];
+	for (size_t j = 0; j < p; j++)
+		norm[j] = norm[j] > 0 ? sqrt(norm[j]) : 1;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < p; j++)
+			S[i * p + j] = X[i * p + j] / norm[j];
+	int r = nnls_scaled(S, y, n, p, w, err, errlen);
+
+	for (size_t j = 0; j < p; j++)
+		w[j] /= norm[j];
+	free(S);
+	free(norm);
 	return r;
 }
 

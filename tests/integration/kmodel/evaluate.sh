@@ -46,6 +46,18 @@ PY
 grep -Eq "^median R2: OCLMan (1|0\.99[0-9]*), .*better on 10 of 10 kernels" "$WORK/table" ||
 	fail "text summary: $(tail -1 "$WORK/table")"
 
+# The device model recovers the truth's costs (times are exact to 0.5%).
+"$SIBYL" kmodel train-device "$D" -o "$WORK/dev.json" > /dev/null
+/usr/bin/python3 - "$WORK/dev.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))["time_model"]
+cost = {"add": 1e-9, "load global": 4e-9, "fmul": 2e-9, "br": 0.5e-9}
+got = {c["name"]: c["seconds"] for c in m["instructions"]}
+for op, want in cost.items():
+    assert abs(got[op] - want) <= 0.05 * want, (op, got[op], want, m)
+print("ok: %s time model, costs within 5%%" % m["kind"])
+PY
+
 # The figure: a PNG, not replaced without --force.
 "$SIBYL" kmodel evaluate "$D" --plot "$WORK/eval.png" > /dev/null
 [ "$(head -c 4 "$WORK/eval.png" | od -An -c | tr -d ' ')" = '211PNG' ] || fail "no PNG written"

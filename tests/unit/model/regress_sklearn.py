@@ -50,8 +50,14 @@ def check(name, X, y, cases, grid=()):
         last = est.steps[-1][1]
         coef = np.ravel(last.coef_)
         scale = max(np.abs(coef).max(), 1e-300)
-        close(what + " coefficients", f["w"], coef, scale)
-        close(what + " intercept", f["b"], last.intercept_, max(abs(last.intercept_), scale))
+        if c.get("collinear"):
+            # Collinear columns: many coefficient vectors fit as well
+            # (NNLS does not pick the minimum norm one); the fit is unique.
+            fitted = X @ np.asarray(f["w"]) + f["b"]
+            close(what + " fitted values", fitted, est.predict(X), np.abs(y).max())
+        else:
+            close(what + " coefficients", f["w"], coef, scale)
+            close(what + " intercept", f["b"], last.intercept_, max(abs(last.intercept_), scale))
         close(what + " R^2", f["r2"], est.score(X, y), 1)
         cv = cross_val_score(estimator(c), X, y, cv=KFold(k), scoring="r2").mean()
         close(what + " 5-fold R^2", f["cv"], cv, 1)
@@ -114,7 +120,13 @@ def main():
     ret = rng.uniform(1e3, 1e5, n)
     C = np.column_stack([ret, ret, 4 * ret, rng.uniform(0, 1e6, n), rng.uniform(0, 1e4, n)])
     t = C @ [2e-3, 2e-3, 1e-4, 5e-5, -1e-3] + 30 + rng.normal(scale=5, size=n)
-    check("counts", C, t, [{"kind": "ols"}, {"kind": "nnls"}])
+    check("counts", C, t, [{"kind": "ols"}, {"kind": "nnls", "collinear": True}])
+    # Counts of five orders of magnitude, not collinear, a negative
+    # truth for one: the non-negative fit's coefficients are unique.
+    D = np.column_stack([rng.uniform(1e3, 1e5, n), rng.uniform(0, 1e9, n),
+                         rng.uniform(0, 1e4, n), rng.uniform(1, 10, n)])
+    t = D @ [2e-3, 5e-9, -1e-3, 0.5] + 30 + rng.normal(scale=5, size=n)
+    check("scales", D, t, [{"kind": "ols"}, {"kind": "nnls"}])
 
 
 main()
