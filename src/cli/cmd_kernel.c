@@ -43,7 +43,7 @@ struct opts {
 	long samples, seed, elements, warmup;
 	double timeout, build_timeout;
 	bool inst, spir, timeit, stat, json, coarse, dump_args, force, fence, all, verbose;
-	struct sibyl_strlist args;		/* -a NAME=SPEC */
+	struct sibyl_strlist args;		/* -A NAME=SPEC */
 	struct sibyl_strbuf diagnostics;	/* compilers' messages, for --json */
 };
 
@@ -494,7 +494,7 @@ static int parse_options(int argc, char **argv, struct opts *o)
 		{ "device", 'd', SIBYL_OPT_STRING, &o->device, "D", "device: index or name" },
 		{ "warmup", 0, SIBYL_OPT_LONG, &o->warmup, "N", "unreported launches first (0)" },
 		{ "seed", 0, SIBYL_OPT_LONG, &o->seed, "N", "seed of sample 0; sample i uses N+i (0)" },
-		{ "arg", 'a', SIBYL_OPT_LIST, &o->args, "NAME=V", "a scalar's value, a buffer's "
+		{ "arg", 'A', SIBYL_OPT_LIST, &o->args, "NAME=V", "a scalar's value, a buffer's "
 		  "contents: random, zeros, ones, arange, file:PATH" },
 		{ "elements", 0, SIBYL_OPT_LONG, &o->elements, "N", "buffer elements (default G)" },
 		{ "timeout", 0, SIBYL_OPT_DOUBLE, &o->timeout, "S",

@@ -13,6 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* PoCL compiles a kernel at its first launch; sibyl kernel's default limit. */
+#define BUILD_TIMEOUT_S 600.0
+
 struct ds {
 	const struct sibyl_kmodel_suite *suite;
 	const struct sibyl_kmodel_dataset_opts *o;
@@ -174,19 +177,24 @@ static int sweep_both(struct ds *d, struct sibyl_run_cfg *cfg, const void *bc, s
 		      char *err, size_t errlen)
 {
 	struct sibyl_counting counting = { 0 };
-	struct sibyl_guard gc = { d->o->timeout_s, true, on_device, on_count, d };
-	struct sibyl_guard gt = { d->o->timeout_s, true, on_device, on_time, d };
+	struct sibyl_guard gc = { .timeout_s = d->o->timeout_s, .build_timeout_s = BUILD_TIMEOUT_S,
+				  .keep_going = true, .on_device = on_device,
+				  .on_sample = on_count, .ctx = d };
+	struct sibyl_guard gt = gc;
 	struct sibyl_run_cfg plain = *cfg;
 	int r = sibyl_counting_prepare(&counting, bc, size, cfg, err, errlen);
 
 	if (r == 0)
 		r = sibyl_run_guarded(cfg, &gc, err, errlen);
+	free(gc.chatter);
 	sibyl_counting_done(&counting);
 	if (r >= 0 && !d->wrong_device) {
 		int t;
 
 		plain.warmup = 1;	/* PoCL compiles at a size's first launch */
+		gt.on_sample = on_time;
 		t = sibyl_run_guarded(&plain, &gt, err, errlen);
+		free(gt.chatter);
 		flush_block(d);
 		r = t < 0 ? t : r + t;
 	}

@@ -6,7 +6,7 @@
 K="$SIBYL_SOURCE/tests/kernels/control/legacy_atomics.cl"
 
 for how in source --spir -i; do
-	"$SIBYL" kernel "$K" -k legacy_atomics -g 128 -l 32 -a hist=zeros --seed 3 \
+	"$SIBYL" kernel "$K" -k legacy_atomics -g 128 -l 32 -A hist=zeros --seed 3 \
 		--dump-args --json ${how#source} > "$WORK/$how.json"
 	expect_eq "atom_* results ($how)" "[128, 470, -128, 127, -125, 255, 5, 9, -128]" \
 		"$(json "j['samples'][0]['after'][0]['data'][:9]" "$WORK/$how.json")"

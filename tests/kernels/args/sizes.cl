@@ -1,7 +1,7 @@
 /* Sizes the signature names: n is the length of every buffer, m_len
  * the length of m.  Random values from [-g, g] made kernels like these
  * crash; sibyl gives n the buffers' length, or the buffers the length
- * that -a n=... fixes. */
+ * that -A n=... fixes. */
 __kernel void sum_to(__global const float *in, __global float *out, int n)
 {
 	float s = 0;
