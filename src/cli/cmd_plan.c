@@ -20,7 +20,7 @@ static const struct sibyl_command_help help = {
 	"Wernsing & Stitt (2010) and write its piecewise-linear performance profile "
 	"(docs/profile-format.md).  Percentages are given in percent (10 = 10%).  "
 	"--evaluate N plans, then measures N random work metrics and compares the profile "
-	"and two baselines with the same sample budget against them; adapters that can draw "
+	"and three baselines with the same sample budget each against them; adapters that can draw "
 	"random invocation parameters (--list-adapters) are measured at those instead, "
 	"predicted through their work metric, as in the paper.  With --profile it evaluates "
 	"a profile planned before instead of planning.  Sampling runs in a "
@@ -41,7 +41,7 @@ static const struct sibyl_command_help evaluate_help = {
 	"[-e N] [options]",
 	"Measure N random work metrics (100 unless -e N; or random invocation parameters) "
 	"against a profile: one planned now (and saved with -o), or a stored one "
-	"(--profile), and against two baselines with the same sample budget "
+	"(--profile), and against three baselines with the same sample budget each "
 	"(sibyl plan --help).",
 };
 

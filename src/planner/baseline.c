@@ -1,4 +1,4 @@
-/* Baselines for --evaluate: uniform sampling and a power-law fit. */
+/* Baselines for --evaluate: uniform sampling, a power-law fit, per-size history. */
 #include "planner/evaluate.h"
 #include "core/alloc.h"
 
@@ -6,6 +6,7 @@
 #include <gsl/gsl_vector.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 uint64_t *sibyl_uniform_metrics(uint64_t lo, uint64_t hi, size_t budget, size_t *n)
 {
@@ -106,4 +107,71 @@ int sibyl_power_fit(const double *x, const double *y, size_t n, double *a, doubl
 	free(u);
 	free(v);
 	return 0;
+}
+
+static int by_x(const void *a, const void *b)
+{
+	double u = ((const struct sibyl_point *)a)->x, v = ((const struct sibyl_point *)b)->x;
+
+	return (u > v) - (u < v);
+}
+
+/*
+ * StarPU keys its history on a footprint of the task's data sizes, so
+ * only an exact repeat of a size is predicted from history; the means
+ * of the sizes seen are what its regression is then fitted to.
+ */
+void sibyl_history_build(struct sibyl_history *h, const struct sibyl_point *m, size_t n)
+{
+	struct sibyl_point *s = sibyl_xmalloc((n ? n : 1) * sizeof(*s));
+
+	memset(h, 0, sizeof(*h));
+	memcpy(s, m, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), by_x);
+	h->x = sibyl_xmalloc((n ? n : 1) * sizeof(*h->x));
+	h->mean = sibyl_xmalloc((n ? n : 1) * sizeof(*h->mean));
+	h->samples = n;
+	for (size_t i = 0, j; i < n; i = j) {
+		double sum = 0;
+
+		for (j = i; j < n && s[j].x == s[i].x; j++)
+			sum += s[j].y;
+		h->x[h->n] = s[i].x;
+		h->mean[h->n++] = sum / (double)(j - i);
+	}
+	h->have_fit = sibyl_power_fit(h->x, h->mean, h->n, &h->a, &h->b, &h->c) == 0;
+	free(s);
+}
+
+double sibyl_history_predict(const struct sibyl_history *h, double x, bool *seen)
+{
+	size_t lo = 0, hi = h->n;
+
+	while (lo < hi) {	/* the first metric >= x */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (h->x[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*seen = lo < h->n && h->x[lo] == x;
+	if (*seen)
+		return h->mean[lo];
+	if (h->have_fit)
+		return h->a * pow(x, h->b) + h->c;
+	if (!h->n)
+		return NAN;
+	/* Nearest of the two neighbours. */
+	if (lo == h->n || (lo > 0 && x - h->x[lo - 1] < h->x[lo] - x))
+		lo--;
+	return h->mean[lo];
+}
+
+void sibyl_history_free(struct sibyl_history *h)
+{
+	free(h->x);
+	free(h->mean);
+	h->x = h->mean = NULL;
+	h->n = 0;
 }

@@ -96,18 +96,16 @@ out:
 	return rc;
 }
 
-/* Measure the uniform baseline's samples and turn them into a profile. */
-static int uniform_profile(const struct sibyl_plan_params *p, size_t budget,
-			   sibyl_measure_fn measure, void *ctx, struct sibyl_profile *u,
-			   struct sibyl_eval *e, char *err, size_t errlen)
+/* Measure a baseline's work metrics xs[0..n) into points (malloc'd). */
+static int measure_metrics(const uint64_t *xs, size_t n, sibyl_measure_fn measure, void *ctx,
+			   struct sibyl_point **points, struct sibyl_eval *e, char *err,
+			   size_t errlen)
 {
-	size_t n;
-	uint64_t *xs = sibyl_uniform_metrics(p->lo, p->hi, budget, &n);
 	struct sibyl_eval_point *at = calloc(n ? n : 1, sizeof(*at));
 	int rc = -1;
 
-	u->points = calloc(n ? n : 1, sizeof(*u->points));
-	if (!xs || !at || !u->points) {
+	*points = calloc(n ? n : 1, sizeof(**points));
+	if (!at || !*points) {
 		sibyl_seterr(err, errlen, "out of memory");
 		goto out;
 	}
@@ -116,12 +114,49 @@ static int uniform_profile(const struct sibyl_plan_params *p, size_t budget,
 	if (sibyl_eval_measure_pass(measure, ctx, NULL, at, n, 0, e, err, errlen))
 		goto out;
 	for (size_t i = 0; i < n; i++)
-		u->points[i] = (struct sibyl_point){ at[i].x, at[i].measured[0] };
-	u->npoints = n;
+		(*points)[i] = (struct sibyl_point){ at[i].x, at[i].measured[0] };
 	rc = 0;
 out:
-	free(xs);
 	free(at);
+	return rc;
+}
+
+/* Measure the uniform baseline's samples and turn them into a profile. */
+static int uniform_profile(const struct sibyl_plan_params *p, size_t budget,
+			   sibyl_measure_fn measure, void *ctx, struct sibyl_profile *u,
+			   struct sibyl_eval *e, char *err, size_t errlen)
+{
+	size_t n;
+	uint64_t *xs = sibyl_uniform_metrics(p->lo, p->hi, budget, &n);
+	int rc = measure_metrics(xs, n, measure, ctx, &u->points, e, err, errlen);
+
+	u->npoints = rc ? 0 : n;
+	free(xs);
+	return rc;
+}
+
+/*
+ * The history baseline's past runs: budget random work metrics drawn as
+ * the evaluation's are (uniform over the range, from a stream of their
+ * own), as a StarPU user's history holds the sizes the program ran
+ * before.  Over a small range some repeat, and the evaluation meets
+ * them again; over a wide one the model is mostly its regression.
+ */
+static int history_model(const struct sibyl_plan_params *p, size_t budget,
+			 sibyl_measure_fn measure, void *ctx, struct sibyl_eval *e, char *err,
+			 size_t errlen)
+{
+	uint64_t rng = p->seed ^ 0x4157a2c0ull, *xs = sibyl_xmalloc(budget * sizeof(*xs));
+	struct sibyl_point *m = NULL;
+	int rc;
+
+	for (size_t i = 0; i < budget; i++)
+		xs[i] = sibyl_random_between(&rng, p->lo, p->hi);
+	rc = measure_metrics(xs, budget, measure, ctx, &m, e, err, errlen);
+	if (rc == 0)
+		sibyl_history_build(&e->history_model, m, budget);
+	free(xs);
+	free(m);
 	return rc;
 }
 
@@ -135,7 +170,7 @@ out:
 static void score(const struct sibyl_profile *prof, struct sibyl_eval *e, bool have_power,
 		  double a, double b, double c)
 {
-	double s[4] = { 0 }, q[4] = { 0 }, diff = 0;
+	double s[5] = { 0 }, q[5] = { 0 }, diff = 0;
 	size_t inside = 0;
 
 	for (size_t i = 0; i < e->n; i++) {
@@ -146,6 +181,7 @@ static void score(const struct sibyl_profile *prof, struct sibyl_eval *e, bool h
 		pt->planner = sibyl_profile_eval(prof, pt->x);
 		pt->uniform = sibyl_profile_eval(&e->uniform_profile, pt->x);
 		pt->power = have_power ? a * pow(pt->x, b) + c : NAN;
+		pt->history = sibyl_history_predict(&e->history_model, pt->x, &pt->history_seen);
 		pt->outside = where == SIBYL_COVER_BELOW || where == SIBYL_COVER_ABOVE;
 		diff += fabs(m[0] - m[1]) / ((m[0] + m[1]) / 2);
 		if (pt->outside) {
@@ -157,10 +193,13 @@ static void score(const struct sibyl_profile *prof, struct sibyl_eval *e, bool h
 		add_error(&s[0], &q[0], pt->planner, m[0]);
 		add_error(&s[1], &q[1], pt->uniform, m[0]);
 		add_error(&s[2], &q[2], pt->power, m[0]);
+		add_error(&s[4], &q[4], pt->history, m[0]);
+		e->history_hits += pt->history_seen;
 	}
 	e->planner = finish(s[0], q[0], inside);
 	e->uniform = finish(s[1], q[1], inside);
 	e->power = finish(s[2], q[2], inside);
+	e->history = finish(s[4], q[4], inside);
 	e->outside = finish(s[3], q[3], e->outside_n);
 	e->noise_pct = 100 * diff / (double)e->n / sqrt(2);
 }
@@ -222,6 +261,8 @@ int sibyl_plan_evaluate(const struct sibyl_profile *prof, const struct sibyl_pla
 	for (int pass = 0; pass < 2; pass++)
 		if (sibyl_eval_measure_pass(measure, ctx, pe, pts, n, pass, e, err, errlen))
 			goto out;
+	if (history_model(p, budget, measure, ctx, e, err, errlen))
+		goto out;
 	score(prof, e, have_power, a, b, c);
 	e->power_a = a, e->power_b = b, e->power_c = c;
 	rc = 0;
@@ -234,21 +275,23 @@ void sibyl_eval_free(struct sibyl_eval *e)
 {
 	free(e->points);
 	free(e->uniform_profile.points);
+	sibyl_history_free(&e->history_model);
 	e->points = NULL;
 	e->uniform_profile.points = NULL;
 }
 
 int sibyl_eval_write_csv(const struct sibyl_eval *e, FILE *f)
 {
-	fprintf(f, "work_metric,params,measured_s,measured_again_s,planner_s,uniform_s,power_s\n");
+	fprintf(f, "work_metric,params,measured_s,measured_again_s,planner_s,uniform_s,power_s,"
+		"history_s\n");
 	for (size_t i = 0; i < e->n; i++) {
 		const struct sibyl_eval_point *pt = &e->points[i];
 
 		fprintf(f, "%.17g,", pt->x);
 		for (size_t k = 0; k < pt->nparams; k++)
 			fprintf(f, "%s%.17g", k ? ";" : "", pt->params[k]);
-		fprintf(f, ",%.9g,%.9g,%.9g,%.9g,%.9g\n", pt->measured[0], pt->measured[1],
-			pt->planner, pt->uniform, pt->power);
+		fprintf(f, ",%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", pt->measured[0], pt->measured[1],
+			pt->planner, pt->uniform, pt->power, pt->history);
 	}
 	return fflush(f) || ferror(f) ? -1 : 0;
 }

@@ -1,8 +1,12 @@
 /*
  * Checking a profile against fresh measurements (section VI.B): random
- * work metrics, measured vs predicted, and two baselines given the
- * planner's sample budget: uniform sampling with linear interpolation,
- * and a StarPU-style a*n^b + c fit on those same uniform samples.
+ * work metrics, measured vs predicted, and three baselines given the
+ * planner's sample budget each: uniform sampling with linear
+ * interpolation, a StarPU-style a*n^b + c fit on those same uniform
+ * samples, and StarPU's history-based model: the mean time of each
+ * exact work metric seen in earlier runs (random work metrics drawn as
+ * the evaluation's are, standing for a program's past calls), a*n^b + c
+ * fitted to those means for a metric never seen.
  *
  * Errors are relative to the measurement: e_i = (pred_i - meas_i) / meas_i;
  * mean error % = 100 * mean |e_i|; RMSE % = 100 * sqrt(mean e_i^2).
@@ -42,8 +46,19 @@ struct sibyl_eval_point {
 	size_t nparams;            /* 0: drawn as a work metric */
 	double params[SIBYL_MAX_PARAMS];
 	double measured[2];        /* first pass (the errors' reference), second pass */
-	double planner, uniform, power;
+	double planner, uniform, power, history;
+	bool history_seen;         /* the history model had this exact metric */
 	bool outside;              /* beyond the profile's points: extrapolated */
+};
+
+/* StarPU's history-based model: per exact work metric, the mean time;
+ * for a metric not in the history, a*n^b + c over the means (StarPU's
+ * regression), or the nearest metric's mean when that cannot be fitted. */
+struct sibyl_history {
+	double *x, *mean;          /* distinct metrics seen, ascending, and their means */
+	size_t n, samples;         /* distinct metrics, measurements behind them */
+	bool have_fit;
+	double a, b, c;            /* the fallback fit: seconds = a * n^b + c */
 };
 
 struct sibyl_eval {
@@ -52,11 +67,13 @@ struct sibyl_eval {
 	size_t budget;             /* samples each baseline got */
 	/* Over the points the profile covers (all of them for a complete
 	 * profile); the points beyond, extrapolated, apart. */
-	struct sibyl_error planner, uniform, power;
+	struct sibyl_error planner, uniform, power, history;
+	size_t history_hits;       /* covered points the history had seen exactly */
 	size_t outside_n;
 	struct sibyl_error outside;
 	struct sibyl_profile uniform_profile;  /* the uniform baseline's samples */
 	double power_a, power_b, power_c;  /* seconds = a * n^b + c */
+	struct sibyl_history history_model;  /* from budget samples of its own */
 	double noise_pct;          /* the noise floor of one measurement, % */
 	double seconds;            /* time spent measuring for the evaluation */
 	size_t remeasured;         /* unguarded measurements taken again */
@@ -87,10 +104,17 @@ int sibyl_power_fit(const double *x, const double *y, size_t n, double *a, doubl
  * (malloc'd, ascending, without repeats; *n may end below budget). */
 uint64_t *sibyl_uniform_metrics(uint64_t lo, uint64_t hi, size_t budget, size_t *n);
 
+/* The history model of n measurements (any order, repeats allowed);
+ * free with sibyl_history_free.  Predict at x: the mean of x's
+ * measurements when x was seen (*seen true), else the fallback. */
+void sibyl_history_build(struct sibyl_history *h, const struct sibyl_point *m, size_t n);
+double sibyl_history_predict(const struct sibyl_history *h, double x, bool *seen);
+void sibyl_history_free(struct sibyl_history *h);
+
 void sibyl_eval_free(struct sibyl_eval *e);
 /* The points as CSV with a header line: work_metric, params (";"
  * separated, empty for a drawn metric), measured_s, measured_again_s,
- * planner_s, uniform_s, power_s.  0, or -1 with errno. */
+ * planner_s, uniform_s, power_s, history_s.  0, or -1 with errno. */
 int sibyl_eval_write_csv(const struct sibyl_eval *e, FILE *f);
 
 /* Measure each point once into measured[pass]; an unguarded measurement

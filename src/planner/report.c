@@ -68,6 +68,12 @@ static void add_evaluation_json(json_t *j, const struct sibyl_eval *e)
 		"budget", (json_int_t)e->budget, "uniform", error_json(&e->uniform),
 		"power", "mean_error_pct", e->power.mean_pct, "rmse_pct", e->power.rmse_pct,
 		"a", e->power_a, "b", e->power_b, "c", e->power_c));
+	json_t *hist = error_json(&e->history);
+
+	/* How much of it was history and how much its regression. */
+	json_object_set_new(hist, "metrics_seen", json_integer((json_int_t)e->history_model.n));
+	json_object_set_new(hist, "points_seen", json_integer((json_int_t)e->history_hits));
+	json_object_set_new(json_object_get(j, "baselines"), "history", hist);
 	json_object_set_new(j, "noise_floor_pct", json_real(e->noise_pct));
 	/* Scored apart: points beyond the profile's, which it extrapolates. */
 	json_object_set_new(j, "outside_points", json_integer((json_int_t)e->outside_n));
@@ -123,6 +129,9 @@ static void evaluation_text(FILE *f, const struct sibyl_eval *e)
 		e->uniform.mean_pct, e->uniform.rmse_pct);
 	fprintf(f, "%-34s %11.2f%% %9.2f%%\n", "a*n^b+c fit (StarPU-style)", e->power.mean_pct,
 		e->power.rmse_pct);
+	fprintf(f, "%-34s %11.2f%% %9.2f%%   (%zu of the points seen before)\n",
+		"per-size history (StarPU-style)", e->history.mean_pct, e->history.rmse_pct,
+		e->history_hits);
 	fprintf(f, "%-34s %11.2f%%\n", "noise floor (measured twice)", e->noise_pct);
 	if (e->outside_n)
 		fprintf(f, "%-34s %11.2f%% %9.2f%%   (%zu of %zu points, scored apart)\n",

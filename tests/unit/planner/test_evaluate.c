@@ -143,7 +143,8 @@ static void test_evaluate_noise_floor(void **state)
 	/* 10 uniform samples (one call each), then 50 metrics twice. */
 	evaluate_exact(phases, NULL, 50, &e);
 	assert_false(e.by_params);
-	assert_int_equal(calls, 10 + 2 * 50);
+	/* + 10 samples of the history baseline, after the two passes. */
+	assert_int_equal(calls, 10 + 2 * 50 + 10);
 	assert_float_equal(e.noise_pct, 2 / sqrt(2), 1e-9);
 	assert_float_equal(e.planner.mean_pct, 100 * (1 - 1 / 1.01), 1e-9);
 	assert_float_equal(e.planner.rmse_pct, 100 * (1 - 1 / 1.01), 1e-9);
@@ -161,7 +162,7 @@ static void test_evaluate_noise_floor(void **state)
 	assert_int_equal(sibyl_eval_write_csv(&e, f), 0);
 	fclose(f);
 	const char *header = "work_metric,params,measured_s,measured_again_s,planner_s,"
-			     "uniform_s,power_s\n";
+			     "uniform_s,power_s,history_s\n";
 
 	assert_int_equal(strncmp(csv, header, strlen(header)), 0);
 	size_t lines = 0;
@@ -202,7 +203,7 @@ static void test_evaluate_remeasures_unguarded(void **state)
 	calls = 0;
 	slow_from = 3, slow_to = 7, stays_slow = UINT_MAX;
 	evaluate_exact(unsteady, NULL, 50, &e);
-	assert_int_equal(calls, 10 + 4 + 50 + 50);
+	assert_int_equal(calls, 10 + 4 + 50 + 50 + 10);
 	assert_int_equal(e.remeasured, 4);
 	assert_int_equal(e.unguarded, 0);
 	assert_float_equal(e.uniform.mean_pct, 0, 1e-9);
@@ -210,20 +211,21 @@ static void test_evaluate_remeasures_unguarded(void **state)
 	calls = 0;
 	slow_from = 20, slow_to = 30;
 	evaluate_exact(unsteady, NULL, 50, &e);
-	assert_int_equal(calls, 10 + 50 + 10 + 50);
+	assert_int_equal(calls, 10 + 50 + 10 + 50 + 10);
 	assert_int_equal(e.remeasured, 10);
 	assert_int_equal(e.unguarded, 0);
 	assert_float_equal(e.planner.mean_pct, 0, 1e-9);
 	assert_float_equal(e.noise_pct, 0, 1e-9);
 	sibyl_eval_free(&e);
-	/* Slow for good from the second pass: each of its points is measured
-	 * four times in vain and keeps the fastest (2 times slow). */
+	/* Slow for good from the second pass: each of its points, and each
+	 * history sample after them, is measured four times in vain and
+	 * keeps the fastest (2 times slow). */
 	calls = 0;
 	slow_from = slow_to = 0, stays_slow = 10 + 50;
 	evaluate_exact(unsteady, NULL, 50, &e);
-	assert_int_equal(calls, 10 + 50 + 4 * 50);
-	assert_int_equal(e.remeasured, 3 * 50);
-	assert_int_equal(e.unguarded, 50);
+	assert_int_equal(calls, 10 + 50 + 4 * 50 + 4 * 10);
+	assert_int_equal(e.remeasured, 3 * 50 + 3 * 10);
+	assert_int_equal(e.unguarded, 50 + 10);
 	for (size_t i = 0; i < 50; i++)
 		assert_float_equal(e.points[i].measured[1], 2 * e.points[i].measured[0], 1e-15);
 	sibyl_eval_free(&e);
@@ -275,7 +277,7 @@ static void test_evaluate_by_params(void **state)
 	calls = param_calls = slow_calls = 0;
 	evaluate_exact(phases, &pe, 40, &e);
 	assert_true(e.by_params);
-	assert_int_equal(calls, 10);           /* the uniform baseline only */
+	assert_int_equal(calls, 10 + 10);      /* the uniform and history baselines only */
 	assert_int_equal(param_calls, 2 * 40);
 	assert_float_equal(e.planner.mean_pct, 0, 1e-9);
 	assert_float_equal(e.noise_pct, 0, 1e-9);
@@ -285,6 +287,60 @@ static void test_evaluate_by_params(void **state)
 	evaluate_exact(phases, &pe, 40, &e);
 	assert_true(e.planner.mean_pct > 50);
 	assert_int_equal(e.points[0].nparams, 2);
+	sibyl_eval_free(&e);
+}
+
+/* The history model: the mean of each metric seen, a*n^b+c over the
+ * means elsewhere, the nearest mean when that cannot be fitted. */
+static void test_history_model(void **state)
+{
+	(void)state;
+	static const struct sibyl_point m[] = { { 10, 4 }, { 5, 1 }, { 40, 16 }, { 5, 3 },
+						{ 20, 8 } };
+	struct sibyl_history h;
+	bool seen;
+
+	sibyl_history_build(&h, m, 5);
+	assert_int_equal(h.n, 4);
+	assert_int_equal(h.samples, 5);
+	assert_float_equal(sibyl_history_predict(&h, 5, &seen), 2, 1e-12);
+	assert_true(seen);
+	/* The means lie on 0.4 n: the regression gives 12 at 30. */
+	assert_float_equal(sibyl_history_predict(&h, 30, &seen), 12, 1e-3);
+	assert_false(seen);
+	sibyl_history_free(&h);
+	sibyl_history_build(&h, m, 2);	/* two metrics: no fit */
+	assert_false(h.have_fit);
+	assert_float_equal(sibyl_history_predict(&h, 9, &seen), 4, 1e-12);
+	assert_float_equal(sibyl_history_predict(&h, 6, &seen), 1, 1e-12);
+	assert_float_equal(sibyl_history_predict(&h, 100, &seen), 4, 1e-12);
+	sibyl_history_free(&h);
+}
+
+/* Over a range of ten metrics the history meets the evaluation's. */
+static void test_evaluate_history_hits(void **state)
+{
+	(void)state;
+	static struct sibyl_point exact[2] = { { 1, 1e-6 }, { 10, 1e-5 } };
+	struct sibyl_profile prof = { .lo = 1, .hi = 10, .points = exact, .npoints = 2 };
+	struct sibyl_plan_params p;
+	struct sibyl_eval e;
+	char err[128];
+
+	sibyl_plan_defaults(&p);
+	p.lo = 1;
+	p.hi = 10;
+	calls = 0;
+	slow_calls = 0;
+	assert_int_equal(sibyl_plan_evaluate(&prof, &p, 40, 20, phases, NULL, NULL, &e, err,
+					     sizeof(err)), 0);
+	/* Ten uniform samples (no repeats), 40 points twice, 20 of history. */
+	assert_int_equal(calls, 10 + 2 * 40 + 20);
+	assert_true(e.history_hits > 20);
+	assert_true(e.history_model.n <= 10);
+	for (size_t i = 0; i < e.n; i++)
+		if (e.points[i].history_seen)
+			assert_float_equal(e.points[i].history, 0.99e-6 * e.points[i].x, 1e-15);
 	sibyl_eval_free(&e);
 }
 
@@ -298,6 +354,8 @@ int main(void)
 		cmocka_unit_test(test_evaluate_noise_floor),
 		cmocka_unit_test(test_evaluate_by_params),
 		cmocka_unit_test(test_evaluate_remeasures_unguarded),
+		cmocka_unit_test(test_history_model),
+		cmocka_unit_test(test_evaluate_history_hits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
