@@ -263,22 +263,54 @@ static int check_trace(struct sibyl_plan_session *s, char *err, size_t errlen)
 /*
  * The evaluation's measurements go through the worker, counted for a
  * progress line: the uniform baseline's samples, then two passes over the
- * points, and any measurement taken again (evaluate.h).
+ * points, the history baseline's samples, and any measurement taken
+ * again (evaluate.h).  The share done and the ETA weigh each measurement
+ * by what the profile predicts it costs, not by one: the uniform
+ * baseline comes first and in ascending order, and counted alone its
+ * cheap first half promised an ETA several times too short.
  */
 struct eval_progress {
 	struct sibyl_worker *w;
+	const struct sibyl_profile *profile;
+	const struct sibyl_sampling *sampling;
 	bool show;
 	struct sibyl_progress line;
 	size_t done, total;
+	double cost_done, cost_total;  /* seconds, as predicted */
 };
 
-static void count_measurement(struct eval_progress *ep)
+/* A sample is its runs (at least repeat, at least min_seconds a round)
+ * and, whatever they cost, some rounds' fixed work. */
+static double predicted_cost(const struct eval_progress *ep, double metric)
+{
+	const struct sibyl_sampling *sp = ep->sampling;
+	double t = fmax(0, sibyl_profile_eval(ep->profile, metric));
+
+	return fmax(t * sp->repeat, sp->min_seconds * sp->rounds) + 1e-3 * sp->rounds;
+}
+
+static void count_measurement(struct eval_progress *ep, double metric)
 {
 	size_t total = ++ep->done > ep->total ? ep->done : ep->total;
 
+	ep->cost_done += predicted_cost(ep, metric);
 	if (ep->show)
-		sibyl_progress_update(&ep->line, (double)ep->done, (double)total,
+		sibyl_progress_update(&ep->line, fmin(ep->cost_done, ep->cost_total), ep->cost_total,
 				      "%zu of %zu measurements", ep->done, total);
+}
+
+/* What the whole evaluation should cost: the uniform metrics', and as
+ * much again per metric for the points and the history, drawn
+ * uniformly over the same range. */
+static void plan_cost(struct eval_progress *ep, const uint64_t *uniform, size_t nu, size_t n,
+		      size_t budget)
+{
+	double u = 0;
+
+	for (size_t i = 0; i < nu; i++)
+		u += predicted_cost(ep, (double)uniform[i]);
+	ep->total = nu + 2 * n + budget;
+	ep->cost_total = nu ? u * (double)ep->total / (double)nu : 1;
 }
 
 static int measure_counted(void *ctx, uint64_t metric, double *seconds, char *err,
@@ -287,7 +319,7 @@ static int measure_counted(void *ctx, uint64_t metric, double *seconds, char *er
 	struct eval_progress *ep = ctx;
 	int rc = sibyl_worker_measure(ep->w, metric, seconds, err, errlen);
 
-	count_measurement(ep);
+	count_measurement(ep, (double)metric);
 	return rc;
 }
 
@@ -298,7 +330,7 @@ static int measure_params_counted(void *ctx, const double *params, size_t nparam
 	int rc = sibyl_worker_measure_params(ep->w, params, nparams, metric, seconds, err,
 					     errlen);
 
-	count_measurement(ep);
+	count_measurement(ep, (double)metric);
 	return rc;
 }
 
@@ -347,14 +379,17 @@ static int evaluate(struct sibyl_plan_session *s, char *err, size_t errlen)
 	struct sibyl_param_eval by_params = { .draw = hooks ? hooks->draw : NULL,
 					      .metric_of = s->rq.adapter->metric_of,
 					      .measure = measure_params_counted };
-	size_t n = (size_t)s->job.evaluate, budget = budget_share(s), uniform;
-	struct eval_progress ep = { .w = s->worker, .show = s->rq.progress };
+	size_t n = (size_t)s->job.evaluate, budget = budget_share(s), nu;
+	struct eval_progress ep = { .w = s->worker, .profile = s->result.profile,
+				    .sampling = &s->rq.sampling, .show = s->rq.progress };
+	uint64_t *uniform = sibyl_uniform_metrics(p->lo, p->hi, budget, &nu);
 	char what[256];
 
-	free(sibyl_uniform_metrics(p->lo, p->hi, budget, &uniform));
-	ep.total = uniform + 2 * n;
+	plan_cost(&ep, uniform, nu, n, budget);
+	free(uniform);
 	snprintf(what, sizeof(what), "evaluate %s", s->rq.adapter->name);
-	sibyl_progress_start(&ep.line, stderr, what, "measurements");
+	/* No rate: the share done is in predicted seconds, not a count. */
+	sibyl_progress_start(&ep.line, stderr, what, NULL);
 	int rc = sibyl_plan_evaluate(s->result.profile, p, n, budget, measure_counted, &ep,
 				     hooks && !s->job.evaluate_metrics ? &by_params : NULL,
 				     &s->eval, err, errlen);
