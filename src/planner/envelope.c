@@ -93,11 +93,130 @@ static void envelope_between(struct builder *b, const struct sibyl_profile *cons
 	free(cuts);
 }
 
+/*
+ * How precisely a profile knows its times, % of the time: the noise
+ * floor a guided plan measured, or else the median distance of its
+ * samples from it (measurement noise and what its lines miss, as one
+ * sample sees them).  0 when it keeps neither: no tie can be told.
+ */
+static double noise_pct(const struct sibyl_profile *p)
+{
+	json_t *floor = p->coverage ? json_object_get(p->coverage, "noise_floor_pct") : NULL;
+	size_t k = 0;
+
+	if (json_is_number(floor) && json_number_value(floor) >= 0)
+		return json_number_value(floor);
+	double *r = sibyl_xmalloc((p->nsamples + 1) * sizeof(*r)), med = 0;
+
+	for (size_t i = 0; i < p->nsamples; i++) {
+		double y = sibyl_profile_eval(p, p->samples[i].x);
+
+		if (y > 0 && isfinite(p->samples[i].y))
+			r[k++] = 100 * fabs(p->samples[i].y - y) / y;
+	}
+	if (k) {
+		gsl_sort(r, 1, k);
+		med = k % 2 ? r[k / 2] : (r[k / 2 - 1] + r[k / 2]) / 2;
+	}
+	free(r);
+	return med;
+}
+
+/* The most, in % of a's time, that a beats b by over [from, to] where
+ * both cover it: between breakpoints both are lines, so their ratio is
+ * monotonic and its extremes lie at the breakpoints. */
+static double margin_pct(const struct sibyl_profile *a, const struct sibyl_profile *b,
+			 double from, double to)
+{
+	const struct sibyl_profile *both[2] = { a, b };
+	double lo = fmax(from, fmax(first_x(a), first_x(b)));
+	double hi = fmin(to, fmin(last_x(a), last_x(b))), best = 0;
+
+	for (size_t k = 0; k < 2; k++)
+		for (size_t i = 0; i <= both[k]->npoints + 1; i++) {
+			double x = i == 0 ? lo : i > both[k]->npoints ? hi : both[k]->points[i - 1].x;
+			double ya = sibyl_profile_eval(a, x), yb = sibyl_profile_eval(b, x);
+
+			if (x >= lo && x <= hi && ya > 0)
+				best = fmax(best, 100 * (yb - ya) / ya);
+		}
+	return best;
+}
+
+static const struct sibyl_profile *named(const struct sibyl_profile *const *in, size_t n,
+					 const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(in[i]->name && *in[i]->name ? in[i]->name : "?", name))
+			return in[i];
+	return NULL;
+}
+
+/*
+ * Each change of winner, and whether it is a tie: when on either side
+ * the winner there beats the other by no more than their joint noise
+ * (the root of the sum of squares), the measurements cannot tell where,
+ * or whether, one overtakes the other.
+ */
+static json_t *crossovers(const struct sibyl_profile *env, const struct sibyl_profile *const *in,
+			  size_t n)
+{
+	json_t *out = json_array();
+
+	for (size_t k = 0; k + 1 < env->npieces; k++) {
+		const struct sibyl_piece *l = &env->pieces[k], *r = &env->pieces[k + 1];
+		const struct sibyl_profile *a = named(in, n, l->name), *b = named(in, n, r->name);
+
+		if (!a || !b || a == b)
+			continue;
+		double noise = hypot(noise_pct(a), noise_pct(b));
+		double left = margin_pct(a, b, l->from, l->to), right = margin_pct(b, a, r->from, r->to);
+
+		json_array_append_new(out, json_pack("{sfsssssfsfsfsb}", "at", l->to, "from", l->name,
+						     "to", r->name, "left_margin_pct", left,
+						     "right_margin_pct", right, "noise_pct", noise,
+						     "tie", fmin(left, right) <= noise));
+	}
+	return out;
+}
+
+/* Profiles of different work metrics measure different things: their
+ * times at one metric are not of the same work.  One naming none is
+ * taken as the others'. */
+static int same_metric(const struct sibyl_profile *const *in, size_t n, char *err,
+		       size_t errlen)
+{
+	const struct sibyl_profile *first = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!in[i]->work_metric || !*in[i]->work_metric)
+			continue;
+		if (first && strcmp(first->work_metric, in[i]->work_metric))
+			return sibyl_seterr(err, errlen, "%s is measured in '%s' and %s in '%s': an "
+					    "envelope compares profiles of one work metric",
+					    first->name ? first->name : "?", first->work_metric,
+					    in[i]->name ? in[i]->name : "?", in[i]->work_metric);
+		if (!first)
+			first = in[i];
+	}
+	return 0;
+}
+
+static const char *metric_of(const struct sibyl_profile *const *in, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (in[i]->work_metric && *in[i]->work_metric)
+			return in[i]->work_metric;
+	return "";
+}
+
 struct sibyl_profile *sibyl_envelope(const struct sibyl_profile *const *in, size_t n,
 				     char *err, size_t errlen)
 {
 	size_t nb = 0;
 
+	if (same_metric(in, n, err, errlen))
+		return NULL;
 	for (size_t i = 0; i < n; i++) {
 		if (!in[i]->npoints) {
 			sibyl_seterr(err, errlen, "profile %zu (%s) has samples but no points: its "
@@ -136,7 +255,7 @@ struct sibyl_profile *sibyl_envelope(const struct sibyl_profile *const *in, size
 		envelope_between(&b, in, n, lo, hi);
 	}
 	p->name = sibyl_xstrdup("envelope");
-	p->work_metric = sibyl_xstrdup(in[0]->work_metric ? in[0]->work_metric : "");
+	p->work_metric = sibyl_xstrdup(metric_of(in, n));
 	p->lo = xs[0];
 	p->hi = xs[nb - 1];
 	p->complete = true;
@@ -145,7 +264,8 @@ struct sibyl_profile *sibyl_envelope(const struct sibyl_profile *const *in, size
 							"complete", in[i]->complete));
 		p->complete &= in[i]->complete;
 	}
-	p->provenance = json_pack("{ssso}", "kind", "envelope", "inputs", inputs);
+	p->provenance = json_pack("{sssoso}", "kind", "envelope", "inputs", inputs,
+				  "crossovers", crossovers(p, in, n));
 	free(xs);
 	return p;
 }
@@ -171,15 +291,59 @@ struct sibyl_profile *sibyl_envelope_files(const char *const *paths, size_t n,
 	return env;
 }
 
+/* The implementations a piece ties with at its ends (a new reference). */
+static json_t *ties_of(json_t *cross, const struct sibyl_piece *q)
+{
+	json_t *t = json_array(), *c;
+	size_t i;
+
+	json_array_foreach(cross, i, c) {
+		double at = json_number_value(json_object_get(c, "at"));
+
+		if (!json_is_true(json_object_get(c, "tie")))
+			continue;
+		if (at == q->to)
+			json_array_append(t, json_object_get(c, "to"));
+		else if (at == q->from)
+			json_array_append(t, json_object_get(c, "from"));
+	}
+	return t;
+}
+
+/* A line for each crossover within the noise. */
+static void print_ties(FILE *f, json_t *cross)
+{
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(cross, i, c) {
+		if (!json_is_true(json_object_get(c, "tie")))
+			continue;
+		fprintf(f, "tie at %.1f: %s and %s are within the noise (%.1f%%): %s is at most "
+			"%.1f%% faster before, %s %.1f%% after\n",
+			json_number_value(json_object_get(c, "at")),
+			json_string_value(json_object_get(c, "from")),
+			json_string_value(json_object_get(c, "to")),
+			json_number_value(json_object_get(c, "noise_pct")),
+			json_string_value(json_object_get(c, "from")),
+			json_number_value(json_object_get(c, "left_margin_pct")),
+			json_string_value(json_object_get(c, "to")),
+			json_number_value(json_object_get(c, "right_margin_pct")));
+	}
+}
+
 void sibyl_envelope_print(FILE *f, const struct sibyl_profile *env, bool json)
 {
+	json_t *cross = env->provenance ? json_object_get(env->provenance, "crossovers") : NULL;
+
 	if (json) {
 		json_t *a = json_array();
 
 		for (size_t i = 0; i < env->npieces; i++)
-			json_array_append_new(a, json_pack("{sfsfss}", "from", env->pieces[i].from,
+			json_array_append_new(a, json_pack("{sfsfssso}", "from", env->pieces[i].from,
 							   "to", env->pieces[i].to, "implementation",
-							   env->pieces[i].name));
+							   env->pieces[i].name, "ties_with",
+							   ties_of(cross, &env->pieces[i])));
 		json_dumpf(a, f, JSON_INDENT(1));
 		fputc('\n', f);
 		json_decref(a);
@@ -189,4 +353,5 @@ void sibyl_envelope_print(FILE *f, const struct sibyl_profile *env, bool json)
 	for (size_t i = 0; i < env->npieces; i++)
 		fprintf(f, "%16.1f %16.1f  %s\n", env->pieces[i].from, env->pieces[i].to,
 			env->pieces[i].name);
+	print_ties(f, cross);
 }

@@ -8,8 +8,11 @@
  * "badinit" fails in init; "kink" reports a time with a bend and spends
  * as much; "staircase" makes prime metrics ten times slower than their
  * neighbours, "bimodal" takes 40 or 130 us by turns, "millis" reports
- * milliseconds for seconds.  With -DBAD_ABI the object claims a future
- * ABI version.
+ * milliseconds for seconds, "wobble" is spin within 3% up and down
+ * from one metric to the next (a profile as noisy as a real one, on the
+ * synthetic clock), "failrun" returns -2 and "failsetup" fails its
+ * setup with 7 from metric 50 on.  With -DBAD_ABI the object claims a
+ * future ABI version.
  */
 #include <sibyl/adapter.h>
 
@@ -98,6 +101,28 @@ static double millis(void *state, void *sample, uint64_t metric)
 	return 1e3 * spin(state, sample, metric);
 }
 
+/* Spin within 3% up and down: repeats agree, neighbours scatter. */
+static double wobble(void *state, void *sample, uint64_t metric)
+{
+	(void)state;
+	(void)sample;
+	double step = (double)(metric * 2654435761u % 7) - 3;	/* -3..3, scattered */
+
+	return busy((2 + (double)metric) * 1e-6 * (1 + 0.01 * step));
+}
+
+static double failrun(void *state, void *sample, uint64_t metric)
+{
+	return metric >= 50 ? -2 : spin(state, sample, metric);
+}
+
+static int failsetup(void *state, uint64_t metric, void **sample)
+{
+	(void)state;
+	*sample = NULL;
+	return metric >= 50 ? 7 : 0;
+}
+
 /* A machine slowed on two runs of every three, on the same clock. */
 static double flicker(void *state, void *sample, uint64_t metric)
 {
@@ -142,6 +167,10 @@ static const struct sibyl_adapter adapters[] = {
 	ADAPTER("badinit", bad_init, spin), ADAPTER("flicker", init, flicker),
 	ADAPTER("kink", init, kink), ADAPTER("staircase", init, staircase),
 	ADAPTER("bimodal", init, bimodal), ADAPTER("millis", init, millis),
+	ADAPTER("wobble", init, wobble), ADAPTER("failrun", init, failrun),
+	{ .abi_version = ABI, .name = "failsetup", .description = "test failsetup",
+	  .work_metric = "microseconds", .min_metric = 1, .max_metric = 2000, .init = init,
+	  .setup = failsetup, .run = spin },
 };
 #define NADAPTERS (sizeof(adapters) / sizeof(adapters[0]))
 

@@ -7,6 +7,7 @@
 #include "planner/envelope.h"
 #include "planner/evaluate.h"
 
+#include <jansson.h>
 #include <limits.h>
 #include <math.h>
 #include <stdbool.h>
@@ -131,6 +132,43 @@ static void evaluate_exact(sibyl_measure_fn measure, const struct sibyl_param_ev
 	p.hi = 1000;
 	if (sibyl_plan_evaluate(&prof, &p, n, 10, measure, NULL, pe, e, err, sizeof(err)))
 		fail_msg("evaluate: %s", err);
+}
+
+/* Two lines crossing by 1%: a tie when their samples scatter by 2%, a
+ * crossover when they have no noise; profiles of two work metrics are
+ * refused. */
+static void test_envelope_ties(void **state)
+{
+	(void)state;
+	struct sibyl_profile *in[2] = { line("a", 0, 10, 100, 110), line("b", 0, 10.1, 100, 109) };
+	char err[200];
+	struct sibyl_profile *e = sibyl_envelope((const struct sibyl_profile *const *)in, 2, err,
+						 sizeof(err));
+	json_t *c = json_array_get(json_object_get(e->provenance, "crossovers"), 0);
+
+	assert_int_equal(e->npieces, 2);
+	assert_false(json_is_true(json_object_get(c, "tie")));
+	assert_float_equal(json_number_value(json_object_get(c, "noise_pct")), 0, 1e-12);
+	sibyl_profile_free(e);
+	for (size_t k = 0; k < 2; k++) {
+		in[k]->nsamples = 4;
+		in[k]->samples = calloc(4, sizeof(*in[k]->samples));
+		for (size_t i = 0; i < 4; i++)
+			in[k]->samples[i] = (struct sibyl_point){ 25.0 * (double)i,
+				sibyl_profile_eval(in[k], 25.0 * (double)i) * (i % 2 ? 1.02 : 0.98) };
+	}
+	e = sibyl_envelope((const struct sibyl_profile *const *)in, 2, err, sizeof(err));
+	c = json_array_get(json_object_get(e->provenance, "crossovers"), 0);
+	assert_true(json_is_true(json_object_get(c, "tie")));
+	assert_float_equal(json_number_value(json_object_get(c, "noise_pct")), 2 * sqrt(2), 1e-6);
+	sibyl_profile_free(e);
+	free(in[1]->work_metric);
+	in[1]->work_metric = strdup("bytes");
+	assert_null(sibyl_envelope((const struct sibyl_profile *const *)in, 2, err, sizeof(err)));
+	assert_string_equal(err, "a is measured in 'n' and b in 'bytes': an envelope compares "
+			    "profiles of one work metric");
+	sibyl_profile_free(in[0]);
+	sibyl_profile_free(in[1]);
 }
 
 static void test_evaluate_noise_floor(void **state)
@@ -351,6 +389,7 @@ int main(void)
 		cmocka_unit_test(test_power_fit_rejects),
 		cmocka_unit_test(test_uniform_metrics),
 		cmocka_unit_test(test_envelope_crossing),
+		cmocka_unit_test(test_envelope_ties),
 		cmocka_unit_test(test_evaluate_noise_floor),
 		cmocka_unit_test(test_evaluate_by_params),
 		cmocka_unit_test(test_evaluate_remeasures_unguarded),
