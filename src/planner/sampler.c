@@ -53,7 +53,8 @@ static void sample(const struct sampler *w, const struct sibyl_sample_request *r
 
 	if (failed) {
 		r->status = -1;
-		snprintf(r->msg, sizeof(r->msg), "setup failed%s", sibyl_sample_where(rq, at));
+		snprintf(r->msg, sizeof(r->msg), "setup failed (returned %d; 0 is success)%s",
+			 failed, sibyl_sample_where(rq, at));
 		return;
 	}
 	double t0 = sibyl_seconds();

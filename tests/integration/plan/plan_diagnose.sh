@@ -37,4 +37,9 @@ expect_eq "spin complete" "complete" "$(json "j['stats']['status']" "$WORK/spin.
 # Milliseconds for seconds: refused at the first sample.
 expect_stop "unit slip" "run reported 0.003 s but took .* at work metric 1: return seconds" -- \
 	"$SIBYL" plan run --adapter "$WORK/test.so:millis" "${QUICK[@]}" -o "$WORK/millis.json"
+# A failed run or setup says what it returned.
+expect_stop "failed run" "run failed (returned -2) at work metric 50" -- \
+	"$SIBYL" plan run --adapter "$WORK/test.so:failrun" "${QUICK[@]}" -o "$WORK/failrun.json"
+expect_stop "failed setup" "setup failed (returned 7; 0 is success) at work metric 50" -- \
+	"$SIBYL" plan run --adapter "$WORK/test.so:failsetup" "${QUICK[@]}" -o "$WORK/failsetup.json"
 echo "ok: plan_diagnose"
