@@ -271,20 +271,24 @@ static int plan_envelope(int argc, char **argv)
 }
 
 static const struct sibyl_command_help show_help = {
-	"plan show", "PROFILE.json [-o PLOT.png|PLOT.svg [--force]]",
+	"plan show", "PROFILE.json [-o PLOT.png|PLOT.svg [--force] [--linear]]",
 	"Show a profile: as text (what it is of, its range, points, segments and an "
 	"envelope's pieces), or with -o as a plot: its samples as points and its "
-	"piecewise-linear profile as lines (an envelope: one colour per implementation).  "
-	"The plot's format follows the extension.",
+	"piecewise-linear profile as lines (an envelope: one colour per implementation), "
+	"with a legend; an axis whose data span two decades or more is logarithmic, and "
+	"an incomplete profile is plotted over the range it covers.  The plot's format "
+	"follows the extension.",
 };
 
 static int plan_show(int argc, char **argv)
 {
 	const char *output = NULL;
-	bool force = false;
+	bool force = false, linear = false;
 	struct sibyl_option opts[] = {
 		{ "output", 'o', SIBYL_OPT_STRING, &output, "FILE", "PNG or SVG file to write" },
 		{ "force", 'f', SIBYL_OPT_FLAG, &force, NULL, "replace an existing output" },
+		{ "linear", 0, SIBYL_OPT_FLAG, &linear, NULL,
+		  "linear axes even where the data span decades" },
 		SIBYL_OPT_END,
 	};
 	int n, r = sibyl_cli_options(&show_help, opts, argc, argv, false, &n);
@@ -294,11 +298,13 @@ static int plan_show(int argc, char **argv)
 		return r > 0 ? 0 : 2;
 	if (n != 1)
 		return sibyl_err("plan show: expected one profile (see --help)"), 2;
+	if (linear && !output)
+		return sibyl_err("plan show: --linear is for a plot: give -o PLOT.png"), 2;
 	struct sibyl_profile *p = sibyl_profile_load(argv[1], err, sizeof(err));
 
 	if (!p)
 		return sibyl_err("plan show: %s", err), 1;
-	r = output ? sibyl_plot_profile(p, output, force, err, sizeof(err)) : 0;
+	r = output ? sibyl_plot_profile(p, output, force, linear, err, sizeof(err)) : 0;
 	if (r)
 		sibyl_err("plan show: %s", err);
 	else if (!output)

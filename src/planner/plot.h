@@ -8,8 +8,9 @@
 #include <stddef.h>
 
 /* PNG (cairo) or SVG by the extension of path; written to a temporary
- * file, then renamed.  -1 with a one-line reason. */
+ * file, then renamed.  Axes whose data span two decades or more are
+ * logarithmic unless linear.  -1 with a one-line reason. */
 int sibyl_plot_profile(const struct sibyl_profile *p, const char *path, bool force,
-		       char *err, size_t errlen);
+		       bool linear, char *err, size_t errlen);
 
 #endif
