@@ -55,17 +55,21 @@ struct sibyl_adapter {
 	uint64_t max_metric;
 	unsigned flags;            /* SIBYL_ADAPTER_* */
 
-	/* Once per process (may be NULL): allocate state, open devices.
-	 * Returns 0, or -1 with a reason in errbuf. */
+	/* Once per worker process (may be NULL): allocate state, open
+	 * devices.  config and its strings live only during the call: copy
+	 * what is needed.  Returns 0, or -1 with a reason in errbuf. */
 	int (*init)(void **state, const struct sibyl_adapter_config *config,
 		    char *errbuf, size_t errlen);
 	void (*fini)(void *state);
 
-	/* Per sample, untimed: build the inputs for `metric` (may be NULL). */
+	/* Per run (a sample is several runs), untimed: build the inputs for
+	 * `metric` into *sample (may be NULL).  0 on success; anything else
+	 * fails the sample, and then neither run nor teardown is called. */
 	int (*setup)(void *state, uint64_t metric, void **sample);
-	/* Per sample, timed: run the implementation once on the inputs and
+	/* Per run, timed: run the implementation once on the inputs and
 	 * return the elapsed seconds, or a negative value on failure. */
 	double (*run)(void *state, void *sample, uint64_t metric);
+	/* Per run, after run: free what setup made. */
 	void (*teardown)(void *state, void *sample);
 
 	/* The inverse mapping: invocation parameters -> work metric, so a
