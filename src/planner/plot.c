@@ -184,7 +184,7 @@ static void frame_of(const struct sibyl_profile *p, bool linear, struct frame *f
 
 static void draw_frame(const struct sibyl_profile *p, const struct frame *f)
 {
-	char ylabel[64], title[sizeof(struct sibyl_plot_label) + 96];
+	char ylabel[64], title[sizeof(struct sibyl_plot_label) + 160];
 	struct sibyl_plot_label name, metric;
 	double a, b;
 
@@ -193,8 +193,8 @@ static void draw_frame(const struct sibyl_profile *p, const struct frame *f)
 	if (p->complete || !sibyl_profile_covered(p, &a, &b))
 		snprintf(title, sizeof(title), "%s", name.s);
 	else
-		snprintf(title, sizeof(title), "%s (partial: covers %g to %g of %g to %g)", name.s,
-			 a, b, p->lo, p->hi);
+		snprintf(title, sizeof(title), "%s (partial: covers %.15g to %.15g of %.15g to "
+			 "%.15g)", name.s, a, b, p->lo, p->hi);
 	/* Room on the left for the time labels, on the right for the last
 	 * work metric's. */
 	plcol0(15);
