@@ -317,7 +317,16 @@ static inline void sibyl_rt_emit_record(struct sibyl_rt_thread *t, uint32_t func
  * it as they found it), so it is set without being tested, and the slot
  * comes straight from the buffer unless the buffer is full.
  */
-static __attribute__((noinline, cold, unused)) void
+#ifdef __OPTIMIZE__
+#define SIBYL_RT_COLD static __attribute__((noinline, cold, unused))
+#else
+/* GCC at -O0 emits every static function that is not inline, used or
+ * not: a program including this header without linking the runtime
+ * (sibyl's own wrapper generator) would then need sibyl_rt_refill.
+ * Nothing is inlined at -O0 anyway. */
+#define SIBYL_RT_COLD static inline __attribute__((cold))
+#endif
+SIBYL_RT_COLD void
 sibyl_rt_emit_refilled(struct sibyl_rt_thread *t, uint32_t func, uint64_t start, uint64_t end,
 		       uint64_t in_bytes, uint64_t out_bytes, uint64_t inout_bytes,
 		       unsigned method, double work, uint32_t depth)
