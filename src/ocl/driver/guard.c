@@ -64,8 +64,9 @@ static int decode_counters(struct watch *w, json_t *msg)
 	if (!c.n) {	/* every work-item runs at least a ret */
 		sibyl_instcounts_free(&c);
 		return sibyl_seterr(w->err, w->errlen, "kernel: the counters stayed zero: the "
-				    "device did not run the instrumented code (Oclgrind, for one, "
-				    "lacks 64-bit atomics)");
+				    "device did not run the instrumented code (at global sizes too "
+				    "large for per-item rows it needs 64-bit atomics, which "
+				    "Oclgrind, for one, lacks)");
 	}
 	json_t *list = json_array();
 
