@@ -5,7 +5,6 @@
 #include "core/log.h"
 #include "core/output.h"
 
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,31 +35,21 @@ int sibyl_counting_plain(struct sibyl_counting *c, const void *bc, size_t size,
  * stores, where the shared row takes one atomic per counter and
  * work-item, which made kernels of a few microseconds 3-5 times slower
  * instrumented (docs/instcounts.md). */
-#define ROWS_MAX_BYTES ((uint64_t)32 << 20)
-
-static bool rows_fit(const struct sibyl_instrumented *shared, const struct sibyl_run_cfg *cfg)
-{
-	uint64_t items = cfg->gsize_to > cfg->gsize ? cfg->gsize_to : cfg->gsize;
-	uint64_t row = sibyl_instrumented_buffer_size(shared, 1, 0);
-
-	return items && row && items <= ROWS_MAX_BYTES / row;
-}
+#define ROWS_MAX_BYTES ((size_t)32 << 20)
 
 int sibyl_counting_prepare(struct sibyl_counting *c, const void *bc, size_t size,
 			   struct sibyl_run_cfg *cfg, char *err, size_t errlen)
 {
-	struct sibyl_instrument_options rows = { .per_item_rows = true };
+	struct sibyl_instrument_options rows = {
+		.max_items = cfg->gsize_to > cfg->gsize ? cfg->gsize_to : cfg->gsize,
+		.rows_max_bytes = ROWS_MAX_BYTES,
+	};
 
 	if (make_dir(c, err, errlen) < 0)
 		return -1;
-	if (sibyl_instrument_kernel(bc, size, cfg->kernel->name, &c->inst, err, errlen) < 0)
+	if (sibyl_instrument_kernel_ex(bc, size, cfg->kernel->name, &rows, &c->inst, err,
+				       errlen) < 0)
 		return -1;
-	if (rows_fit(&c->inst, cfg)) {
-		sibyl_instrumented_free(&c->inst);
-		if (sibyl_instrument_kernel_ex(bc, size, cfg->kernel->name, &rows, &c->inst, err,
-					       errlen) < 0)
-			return -1;
-	}
 	c->spir = sibyl_path_join(c->dir, "instrumented.bc");
 	c->counters = sibyl_path_join(c->dir, "counters");
 	if (sibyl_output_write(c->spir, c->inst.bitcode, c->inst.size, 0666) < 0)

@@ -66,6 +66,10 @@ struct sibyl_instrument_options {
 	 * counters into its own row (global_items rows of ~50 counters),
 	 * and the decoder sums the rows. */
 	bool per_item_rows;
+	/* Rows also when `max_items` of them fit in `rows_max_bytes`
+	 * (the kernel's number of counters decides; 0: never). */
+	uint64_t max_items;
+	size_t rows_max_bytes;
 };
 
 /* sibyl_instrument_kernel with options (NULL: the defaults). */

@@ -46,12 +46,18 @@ static LLVMValueRef slot_ptr(struct rewrite *r, LLVMValueRef base, size_t slot)
 	return LLVMBuildInBoundsGEP2(r->b, r->i64, base, &idx, 1, "");
 }
 
+/* *p += v, at the builder's position. */
+static void add_into(struct rewrite *r, LLVMValueRef p, LLVMValueRef v)
+{
+	LLVMValueRef was = LLVMBuildLoad2(r->b, r->i64, p, "");
+
+	LLVMBuildStore(r->b, LLVMBuildAdd(r->b, was, v, ""), p);
+}
+
 static void count_entry(struct rewrite *r, LLVMValueRef base, LLVMValueRef before, size_t counter)
 {
 	LLVMPositionBuilderBefore(r->b, before);
-	LLVMValueRef p = slot_ptr(r, base, counter);
-	LLVMValueRef v = LLVMBuildLoad2(r->b, r->i64, p, "");
-	LLVMBuildStore(r->b, LLVMBuildAdd(r->b, v, LLVMConstInt(r->i64, 1, 0), ""), p);
+	add_into(r, slot_ptr(r, base, counter), LLVMConstInt(r->i64, 1, 0));
 }
 
 static LLVMValueRef first_non_phi(LLVMBasicBlockRef b)
@@ -154,9 +160,8 @@ static void add_to_sink(struct rewrite *r, int f, LLVMValueRef ret)
 	LLVMPositionBuilderBefore(r->b, ret);
 	for (size_t j = 0; j < r->count[f]; j++) {
 		LLVMValueRef v = LLVMBuildLoad2(r->b, r->i64, slot_ptr(r, r->own[f], j), "");
-		LLVMValueRef to = slot_ptr(r, r->sink[f], r->base[f] - r->count[0] + j);
-		LLVMValueRef was = LLVMBuildLoad2(r->b, r->i64, to, "");
-		LLVMBuildStore(r->b, LLVMBuildAdd(r->b, was, v, ""), to);
+
+		add_into(r, slot_ptr(r, r->sink[f], r->base[f] - r->count[0] + j), v);
 	}
 }
 
