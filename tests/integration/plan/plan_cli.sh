@@ -10,7 +10,7 @@ grep -q '^insertion-sort ' "$WORK/list" || fail "insertion-sort not listed"
 "$SIBYL" plan --list-adapters --json > "$WORK/list.json"
 range=$(json "[str(a['min'])+':'+str(a['max']) for a in j if a['name']=='insertion-sort'][0]" "$WORK/list.json")
 grep -q "^insertion-sort  *$range " "$WORK/list" || fail "table and JSON disagree on the range ($range)"
-expect_eq "adapters in the .so" "spin crash hang badinit flicker kink staircase bimodal millis wobble failrun failsetup" \
+expect_eq "adapters in the .so" "spin crash hang badinit flicker kink staircase bimodal millis wobble failrun failsetup device" \
 	"$("$SIBYL" plan --list-adapters --adapter-so "$WORK/test.so" --json | /usr/bin/python3 -c 'import json,sys; print(" ".join(a["name"] for a in json.load(sys.stdin)))')"
 
 # A built-in adapter on a small range; loose thresholds keep it quick on a

@@ -13,7 +13,7 @@ FAST=(--adapter-so "$WORK/test.so:kink" --range 1:2000 --repeat 1 --rounds 1 --s
 "$SIBYL" plan list > "$WORK/list.new"
 "$SIBYL" plan --list-adapters > "$WORK/list.old"
 cmp -s "$WORK/list.new" "$WORK/list.old" || fail "plan list and plan --list-adapters differ"
-expect_eq "plan list --adapter-so" "spin crash hang badinit flicker kink staircase bimodal millis wobble failrun failsetup" \
+expect_eq "plan list --adapter-so" "spin crash hang badinit flicker kink staircase bimodal millis wobble failrun failsetup device" \
 	"$("$SIBYL" plan list --adapter-so "$WORK/test.so" --json | /usr/bin/python3 -c \
 	'import json,sys; print(" ".join(a["name"] for a in json.load(sys.stdin)))')"
 

@@ -42,4 +42,7 @@ expect_stop "failed run" "run failed (returned -2) at work metric 50" -- \
 	"$SIBYL" plan run --adapter "$WORK/test.so:failrun" "${QUICK[@]}" -o "$WORK/failrun.json"
 expect_stop "failed setup" "setup failed (returned 7; 0 is success) at work metric 50" -- \
 	"$SIBYL" plan run --adapter "$WORK/test.so:failsetup" "${QUICK[@]}" -o "$WORK/failsetup.json"
+# An OpenCL implementation keeps every CPU: its runtime's threads are its.
+"$SIBYL" plan run --adapter "$WORK/test.so:device" "${QUICK[@]}" --range 1:200 \
+	-o "$WORK/device.json" >/dev/null 2>&1 || fail "device adapter pinned to fewer CPUs"
 echo "ok: plan_diagnose"

@@ -11,11 +11,15 @@
  * milliseconds for seconds, "wobble" is spin within 3% up and down
  * from one metric to the next (a profile as noisy as a real one, on the
  * synthetic clock), "failrun" returns -2 and "failsetup" fails its
- * setup with 7 from metric 50 on.  With -DBAD_ABI the object claims a
- * future ABI version.
+ * setup with 7 from metric 50 on; "device" is an OpenCL adapter whose
+ * runs fail (-3) when the worker keeps it off some of the CPUs (a CPU
+ * device's runtime starts threads of its own).  With -DBAD_ABI the
+ * object claims a future ABI version.
  */
+#define _GNU_SOURCE
 #include <sibyl/adapter.h>
 
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -158,6 +162,16 @@ static double hang(void *state, void *sample, uint64_t metric)
 	return spin(state, sample, metric);
 }
 
+static double all_cpus(void *state, void *sample, uint64_t metric)
+{
+	cpu_set_t mask;
+
+	if (sched_getaffinity(0, sizeof(mask), &mask) ||
+	    CPU_COUNT(&mask) < sysconf(_SC_NPROCESSORS_ONLN))
+		return -3;
+	return spin(state, sample, metric);
+}
+
 #define ADAPTER(NAME, INIT, RUN) { .abi_version = ABI, .name = NAME, \
 	.description = "test " NAME, .work_metric = "microseconds", .min_metric = 1, \
 	.max_metric = 2000, .init = INIT, .run = RUN }
@@ -171,6 +185,9 @@ static const struct sibyl_adapter adapters[] = {
 	{ .abi_version = ABI, .name = "failsetup", .description = "test failsetup",
 	  .work_metric = "microseconds", .min_metric = 1, .max_metric = 2000, .init = init,
 	  .setup = failsetup, .run = spin },
+	{ .abi_version = ABI, .name = "device", .description = "test device",
+	  .work_metric = "microseconds", .min_metric = 1, .max_metric = 2000,
+	  .flags = SIBYL_ADAPTER_OPENCL, .init = init, .run = all_cpus },
 };
 #define NADAPTERS (sizeof(adapters) / sizeof(adapters[0]))
 
