@@ -65,6 +65,14 @@ void predict_set_actual_total(struct sibyl_prediction *p, unsigned runs, double 
 double predict_error(const struct sibyl_prediction *p);
 double predict_paired_error(const struct sibyl_prediction *p);
 
+/* Where a compared prediction differs from the accelerated run: the
+ * kernels' time, and the rest of the program (its time outside the
+ * kernels plus the one-time costs), predicted and actual. */
+struct predict_split {
+	double kernels_predicted_s, kernels_actual_s, rest_predicted_s, rest_actual_s;
+};
+struct predict_split predict_error_split(const struct sibyl_prediction *p);
+
 /* interval.c: 95% prediction intervals from the profiles' segment fits. */
 struct predict_fits;
 struct predict_fits *predict_fits_new(const struct sibyl_profile *p);

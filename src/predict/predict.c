@@ -321,3 +321,14 @@ void sibyl_prediction_free(struct sibyl_prediction *p)
 	free(p->calls);
 	memset(p, 0, sizeof(*p));
 }
+
+struct predict_split predict_error_split(const struct sibyl_prediction *p)
+{
+	struct predict_split s = { .kernels_predicted_s = p->predicted_kernels_s };
+
+	for (size_t i = 0; i < p->nkernels; i++)
+		s.kernels_actual_s += p->kernels[i].actual_s;
+	s.rest_predicted_s = p->traced_total_s - s.kernels_predicted_s;
+	s.rest_actual_s = p->actual_total_s - s.kernels_actual_s;
+	return s;
+}

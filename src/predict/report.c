@@ -103,6 +103,20 @@ static void print_interposition(FILE *out, const struct sibyl_prediction *p)
 		(unsigned long long)p->interposition.inside);
 }
 
+/* Whether the kernels or the rest of the program made the error: on a
+ * shared machine the rest, which the prediction takes from one traced
+ * run, often moves more than the kernels are off. */
+static void print_split(FILE *out, const struct sibyl_prediction *p)
+{
+	struct predict_split s = predict_error_split(p);
+
+	fprintf(out, "difference by part: kernels predicted %.6g s, actual %.6g s (%+.3g s); "
+		"the rest (time outside them, one-time costs) predicted %.6g s, actual %.6g s "
+		"(%+.3g s)\n", s.kernels_predicted_s, s.kernels_actual_s,
+		s.kernels_predicted_s - s.kernels_actual_s, s.rest_predicted_s, s.rest_actual_s,
+		s.rest_predicted_s - s.rest_actual_s);
+}
+
 /* --actual / --verify: the accelerated runs against the prediction. */
 static void print_actual(FILE *out, const struct sibyl_prediction *p)
 {
@@ -120,6 +134,7 @@ static void print_actual(FILE *out, const struct sibyl_prediction *p)
 			p->total_s / p->actual_total_max_s, p->total_s / p->actual_total_min_s);
 	else
 		fprintf(out, "actual: %.6g s accelerated\n", p->actual_total_s);
+	print_split(out, p);
 	/* Like with like: the accelerated runs were traced too. */
 	if (!p->paired.runs) {
 		fprintf(out, "predicted speedup %.3f, actual %.3f, error %.1f%%\n",
@@ -303,6 +318,12 @@ int sibyl_prediction_print_json(FILE *out, const struct sibyl_trace *t,
 		json_object_set_new(j, "actual_total_range_s", json_pack("[ff]",
 			p->actual_total_min_s, p->actual_total_max_s));
 		json_object_set_new(j, "error", num(predict_error(p)));
+		struct predict_split sp = predict_error_split(p);
+
+		json_object_set_new(j, "error_split", json_pack("{sfsfsfsf}",
+			"kernels_predicted_s", sp.kernels_predicted_s, "kernels_actual_s",
+			sp.kernels_actual_s, "rest_predicted_s", sp.rest_predicted_s,
+			"rest_actual_s", sp.rest_actual_s));
 	}
 	if (p->paired.runs)
 		json_object_set_new(j, "paired", json_pack("{sisos[ff]sos[ff]so}",

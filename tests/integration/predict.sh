@@ -317,6 +317,12 @@ want = t['wall_ns'] / a['wall_ns']
 assert abs(v['actual_speedup'] - want) < 1e-9 * want, (v['actual_speedup'], want)
 assert abs(v['error'] - (v['traced']['global_speedup'] - want) / want) < 1e-9
 assert sum(k['actual_calls'] for k in v['kernels']) == 20, v['kernels']
+# The split: kernels as the accelerated trace timed them, the rest its wall
+# time beside them; predicted, the traced total less the kernels' share.
+s = v['error_split']
+assert abs(s['kernels_actual_s'] - sum(k['actual_s'] for k in v['kernels'])) < 1e-9, s
+assert abs(s['kernels_actual_s'] + s['rest_actual_s'] - a['wall_ns'] * 1e-9) < 1e-9, s
+assert abs(s['kernels_predicted_s'] + s['rest_predicted_s'] - v['traced']['predicted_total_s']) < 1e-9, s
 print('ok: actual speedup', want)
 PY
 	fail "--actual"
