@@ -194,8 +194,11 @@ static int record(char **command, const char *dir, const struct trace_preload *p
 	if (drained && !(drain = sibyl_drain_create(dir, (uint64_t)ring_kb * 1024, err,
 						     sizeof(err))))
 		return sibyl_err("trace: %s", err), 2;
+	int perf_hooks = sibyl_perf_hooks_hold();
+
 	run.start_ns = sibyl_mono_ns();	/* the command's time: from here to its end */
 	if (start_command(command, dir, pre, &child, &run.status) < 0) {
+		sibyl_perf_hooks_release(perf_hooks);
 		sibyl_drain_finish(drain);
 		return 2;
 	}
@@ -208,6 +211,7 @@ static int record(char **command, const char *dir, const struct trace_preload *p
 	wait_command(&child, &run.status);
 	/* Draining what it left is sibyl's time, not the command's. */
 	run.end_ns = sibyl_mono_ns();
+	sibyl_perf_hooks_release(perf_hooks);
 	run.complete = finish_trace(drain, dir);
 	run.finished = true;
 	sibyl_interposition_measure(&run.costs);

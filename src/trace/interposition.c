@@ -138,6 +138,27 @@ static int perf_open(uint64_t config, int group)
 	return (int)syscall(SYS_perf_event_open, &a, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
 }
 
+/*
+ * The kernel runs perf's context-switch hooks only while some per-task
+ * event exists (a static key, patched into its text), and turns them off
+ * about a second after the last one closes.  The first counter a traced
+ * program opened then waited for the patching: 7-15 ms here, inside its
+ * measured time, in one run of four started a second or more after the
+ * previous one (a bench's rhythm), and only when its wrappers count.
+ * An event held by sibyl trace from before the command starts until it
+ * ends keeps the hooks on; it counts sibyl's own task, which then sleeps.
+ */
+int sibyl_perf_hooks_hold(void)
+{
+	return perf_open(PERF_COUNT_SW_TASK_CLOCK, -1);
+}
+
+void sibyl_perf_hooks_release(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
 #define COUNTER_CALLS 500
 
 /* The counters generator reads its group before and after each call,

@@ -20,4 +20,10 @@ struct sibyl_interposition_costs {
 };
 void sibyl_interposition_measure(struct sibyl_interposition_costs *c);
 
+/* Keep the kernel's perf hooks on while the command runs, so that the
+ * counters its wrappers open do not wait for them (see the .c): an fd
+ * to pass to sibyl_perf_hooks_release, or -1 (nothing to hold). */
+int sibyl_perf_hooks_hold(void);
+void sibyl_perf_hooks_release(int fd);
+
 #endif
