@@ -85,11 +85,17 @@ static json_t *one_time_json(const struct sibyl_adapter *a, const struct sibyl_w
 		json_array_append_new(runs, json_pack("[fff]", s.one_time[i].init,
 						      s.one_time[i].first_run,
 						      s.one_time[i].first_sample));
-	return json_pack("{sfsbsIsfsfso}", "init_seconds", s.init_seconds,
+	json_t *touch = json_array();
+
+	for (unsigned i = 0; i < s.first_touch_n; i++)
+		json_array_append_new(touch, json_pack("[II]", (json_int_t)s.first_touch[i].metric,
+						       (json_int_t)s.first_touch[i].faults));
+	return json_pack("{sfsbsIsfsfsoso}", "init_seconds", s.init_seconds,
 			 "init_shared", (a->flags & SIBYL_ADAPTER_INIT_SHARED) != 0,
 			 "first_call_metric", (json_int_t)s.first_metric,
 			 "first_call_seconds", s.first_run_seconds,
-			 "first_call_sample_seconds", s.first_sample_seconds, "runs", runs);
+			 "first_call_sample_seconds", s.first_sample_seconds, "runs", runs,
+			 "first_touch", touch);
 }
 
 /* The speed guard's profile is the machine at its best; a program meets

@@ -36,11 +36,20 @@ struct sampler {
 	const struct sibyl_sampling *sp;
 	struct sibyl_speed_guard guard;
 	double *times;             /* SIBYL_MAX_RUNS */
+	bool count_faults;         /* sample(): count the run's page faults */
 };
 
 /* How far a run's reported time may exceed the wall time around it. */
 #define WALL_SLACK 2.0
 #define WALL_ALLOWANCE 1e-4
+
+/* The process's: an implementation's helper threads fault for it too. */
+static uint64_t minor_faults(void)
+{
+	struct rusage u;
+
+	return getrusage(RUSAGE_SELF, &u) ? 0 : (uint64_t)u.ru_minflt;
+}
 
 static void sample(const struct sampler *w, const struct sibyl_sample_request *rq,
 		   struct sibyl_sample_reply *r)
@@ -57,10 +66,14 @@ static void sample(const struct sampler *w, const struct sibyl_sample_request *r
 			 failed, sibyl_sample_where(rq, at));
 		return;
 	}
+	uint64_t faults = w->count_faults ? minor_faults() : 0;
 	double t0 = sibyl_seconds();
 
 	r->seconds = a->run(w->state, s, rq->metric);
 	double wall = sibyl_seconds() - t0;
+
+	if (w->count_faults)
+		r->first_run_faults = minor_faults() - faults;
 
 	if (!(r->seconds >= 0)) {
 		r->status = -1;
@@ -398,14 +411,19 @@ static void serve_samples(struct sampler *w, struct sibyl_msg_reader *in, int ou
 		/* A fresh process pays page faults and cold caches on its first
 		 * run: the first request runs once more and drops that run. */
 		double first_run = 0;
+		uint64_t first_faults = 0;
 
 		if (first) {
+			w->count_faults = true;
 			sample(w, &rq, &r);
+			w->count_faults = false;
 			first_run = r.seconds;
+			first_faults = r.first_run_faults;
 		}
 		if (!first || r.status == 0)
 			measure_watched(w, &rq, &r);
 		r.first_run_seconds = first_run;	/* measure() starts a fresh reply */
+		r.first_run_faults = first_faults;
 		if (reply(out, &r))
 			break;
 	}

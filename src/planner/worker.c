@@ -220,6 +220,7 @@ static int request(struct sibyl_worker *w, const struct sibyl_sample_request *rq
 		w->stats.first_metric = rq->metric;
 		w->stats.first_run_seconds = r.first_run_seconds;
 		w->stats.first_sample_seconds = r.seconds;
+		w->stats.first_run_faults = r.first_run_faults;
 		w->stats.one_time[0] = (struct sibyl_one_time_run){ w->stats.init_seconds,
 								    r.first_run_seconds, r.seconds };
 		w->stats.one_time_runs = 1;
@@ -335,6 +336,43 @@ void sibyl_worker_one_time_again(struct sibyl_worker *w, const char *source,
 	s->init_seconds = mid->init;
 	s->first_run_seconds = mid->first_run;
 	s->first_sample_seconds = mid->first_sample;
+}
+
+#define FIRST_TOUCH_SECONDS 2.0
+
+void sibyl_worker_first_touch(struct sibyl_worker *w, const char *source,
+			      const struct sibyl_adapter_config *config,
+			      const struct sibyl_sampling *sp, uint64_t hi)
+{
+	struct sibyl_worker_stats *s = &w->stats;
+	struct sibyl_sampling plain = *sp;
+	double lo = (double)s->first_metric, start = sibyl_seconds();
+	char err[256];
+
+	s->first_touch_n = 0;
+	if (!s->samples || w->by_params || lo < 1 || (double)hi <= lo)
+		return;
+	plain.guard_wait = 0;
+	plain.rounds = 1;
+	for (unsigned i = 0; i < SIBYL_FIRST_TOUCH_STEPS && !interrupted_by &&
+			     sibyl_seconds() - start < FIRST_TOUCH_SECONDS; i++) {
+		double f = (double)i / (SIBYL_FIRST_TOUCH_STEPS - 1);
+		uint64_t m = (uint64_t)llround(lo * pow((double)hi / lo, f));
+		struct sibyl_worker *fresh = sibyl_worker_start(w->a, source, config, &plain, err,
+								sizeof(err));
+		double seconds;
+
+		if (!fresh)
+			break;
+		int rc = sibyl_worker_measure(fresh, m, &seconds, err, sizeof(err));
+
+		if (rc >= 0)
+			s->first_touch[s->first_touch_n++] = (struct sibyl_first_touch){
+				m, fresh->stats.first_run_faults };
+		sibyl_worker_stop(fresh);
+		if (rc < 0)
+			break;
+	}
 }
 
 void sibyl_worker_stop(struct sibyl_worker *w)

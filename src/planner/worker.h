@@ -52,6 +52,7 @@ double sibyl_sample_time_limit(const struct sibyl_sampling *sp);	/* sampler.c */
 /* What the speed guard did over a worker's samples so far. */
 /* Fresh workers that measure the one-time costs, the planning one included. */
 #define SIBYL_ONE_TIME_RUNS 3
+#define SIBYL_FIRST_TOUCH_STEPS 10
 
 struct sibyl_worker_stats {
 	unsigned long samples;
@@ -76,6 +77,14 @@ struct sibyl_worker_stats {
 	struct sibyl_one_time_run {
 		double init, first_run, first_sample;
 	} one_time[SIBYL_ONE_TIME_RUNS];
+	/* Page faults of a fresh worker's first run, at the first sample's
+	 * work metric, then at each of a ladder of work metrics
+	 * (sibyl_worker_first_touch). */
+	uint64_t first_run_faults;
+	unsigned first_touch_n;
+	struct sibyl_first_touch {
+		uint64_t metric, faults;
+	} first_touch[SIBYL_FIRST_TOUCH_STEPS];
 	/* Under the guard, each sample's time and its unguarded round's. */
 	struct sibyl_typical_sample {
 		uint64_t metric;
@@ -119,6 +128,14 @@ void sibyl_worker_stats(const struct sibyl_worker *w, struct sibyl_worker_stats 
 void sibyl_worker_one_time_again(struct sibyl_worker *w, const char *source,
 				 const struct sibyl_adapter_config *config,
 				 const struct sibyl_sampling *sp);
+/* The memory the implementation touches first as a program's calls grow:
+ * for work metrics from the first sample's up to hi, evenly on a log
+ * scale, a fresh worker's first run and its page faults (sibyl predict
+ * charges a call the faults its work adds over the largest before it).
+ * Stops at the first worker that fails or at ~2 s of workers. */
+void sibyl_worker_first_touch(struct sibyl_worker *w, const char *source,
+			      const struct sibyl_adapter_config *config,
+			      const struct sibyl_sampling *sp, uint64_t hi);
 /* Ask the worker to run fini and exit; kill it if it does not. */
 void sibyl_worker_stop(struct sibyl_worker *w);
 

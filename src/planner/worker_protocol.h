@@ -41,6 +41,10 @@ struct sibyl_sample_reply {
 	 * init (in the first reply), the fresh process's first run (in the
 	 * first sample's reply; 0 in later ones). */
 	double init_seconds, first_run_seconds;
+	/* The page faults of that first run (getrusage minor faults around
+	 * run() alone): the memory the implementation touches first at this
+	 * work metric (sibyl_worker_first_touch). */
+	uint64_t first_run_faults;
 	/* Under the speed guard: one round timed as the runs come, when the
 	 * sample was asked for (how a program meets the machine); else 0. */
 	double typical_seconds;

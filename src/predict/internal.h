@@ -19,6 +19,9 @@ struct predict_call {
 	bool faults_counted;	/* the trace counted its page faults */
 	uint64_t faults;
 	double fault_s;		/* faults at the cost sibyl trace measured */
+	/* New memory the accelerated implementation would touch here, its
+	 * work being the largest so far (first_touch.c), and its cost. */
+	double touch_faults, touch_s;
 	bool nested;		/* inside another modelled call of its thread */
 	bool accelerated;	/* predicted on the accelerator */
 };
@@ -45,6 +48,11 @@ static inline size_t predict_kernel_end(const struct predict_calls *calls, size_
 		to++;
 	return to;
 }
+
+/* first_touch.c: each call's touch_faults and touch_s, from the
+ * profiles' stats.one_time.first_touch, in the order the calls began. */
+void predict_first_touch(const struct sibyl_prediction *out, struct predict_calls *calls,
+			 double page_fault_ns);
 
 /* predict.c: one call's time on the accelerator: compute and transfer
  * (both NAN when the outside rule keeps it on the original), and whether

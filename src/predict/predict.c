@@ -42,7 +42,7 @@ struct predict_time predict_call_time(const struct sibyl_predict_options *o,
 	 * the typical factor makes them the speed a program meets.  The
 	 * call's page faults are the program's memory, not the kernel's. */
 	r.compute = fmax(0, sibyl_profile_eval(p, c->work)) * (c->typical > 0 ? c->typical : 1) +
-		    c->fault_s;
+		    c->fault_s + c->touch_s;
 	r.transfer = transfer_s(o, c);
 	return r;
 }
@@ -88,6 +88,21 @@ static void crossover(struct sibyl_kernel_prediction *k, struct choice *ch, size
 	}
 }
 
+/* Call c runs on the accelerator: compute and transfer seconds. */
+static void accelerate(struct sibyl_kernel_prediction *k, struct predict_call *c, double comp,
+		       double xfer)
+{
+	c->accelerated = true;
+	k->faults_counted |= c->faults_counted;
+	k->faults += c->faults;
+	k->fault_s += c->fault_s;
+	k->touch_faults += c->touch_faults;
+	k->touch_s += c->touch_s;
+	k->accelerated++;
+	k->compute_s += comp;
+	k->transfer_s += xfer;
+}
+
 /* The calls v[0, n) of kernel ki. */
 static void predict_kernel(const struct sibyl_predict_options *o, struct sibyl_prediction *out,
 			   size_t ki, struct predict_call *v, size_t nv)
@@ -129,20 +144,15 @@ static void predict_kernel(const struct sibyl_predict_options *o, struct sibyl_p
 			k->kept_s += c->seconds;
 			continue;
 		}
-		c->accelerated = true;
-		k->faults_counted |= c->faults_counted;
-		k->faults += c->faults;
-		k->fault_s += c->fault_s;
-		k->accelerated++;
-		k->compute_s += comp;
-		k->transfer_s += xfer;
-		best += (comp - c->fault_s) / c->typical;
-		predict_interval_add(out, ki, fits, c->work, comp - c->fault_s, c->typical);
+		accelerate(k, c, comp, xfer);
+		best += (comp - c->fault_s - c->touch_s) / c->typical;
+		predict_interval_add(out, ki, fits, c->work, comp - c->fault_s - c->touch_s,
+				     c->typical);
 	}
 	predict_fits_free(fits);
 	predict_typical_free(typical);
 	/* The factor the accelerated calls met, weighted by their time. */
-	k->typical_factor = best > 0 ? (k->compute_s - k->fault_s) / best : 1;
+	k->typical_factor = best > 0 ? (k->compute_s - k->fault_s - k->touch_s) / best : 1;
 	k->predicted_s = k->compute_s + k->transfer_s + k->kept_s;
 	k->speedup = k->predicted_s > 0 ? k->measured_s / k->predicted_s : INFINITY;
 	crossover(k, ch, n);
@@ -219,6 +229,7 @@ int sibyl_predict(const struct sibyl_trace *t, const struct sibyl_predict_option
 		sibyl_prediction_free(out);
 		return -1;
 	}
+	predict_first_touch(out, out->calls, meta->page_fault_ns);
 	/* Every kernel has calls (it was made by its first): one run each. */
 	for (size_t k = 0, from = 0; k < out->nkernels; k++) {
 		size_t to = predict_kernel_end(out->calls, from);

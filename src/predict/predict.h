@@ -73,6 +73,10 @@ struct sibyl_kernel_prediction {
 	bool faults_counted;
 	uint64_t faults;
 	double fault_s;
+	/* Memory the implementation touches first as the calls grow
+	 * (stats.one_time.first_touch): faults and their cost, included in
+	 * compute_s. */
+	double touch_faults, touch_s;
 	uint64_t below, above;		/* calls outside the profile's points */
 	double outside_measured_s;	/* their measured time */
 	/* From an accelerated run (sibyl_predict_compare): the same kernel's

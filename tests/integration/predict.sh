@@ -63,6 +63,29 @@ check no-one-time 'cblas_dgemm,dgemm_' "$WORK/once.json" --no-one-time -- --no-o
 # An init the original pays too (init_shared) is left out; the first call stays.
 /usr/bin/python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); j["stats"]["one_time"]["init_shared"]=True; json.dump(j, open(sys.argv[2], "w"))' "$WORK/once.json" "$WORK/shared.json"
 check init-shared 'cblas_dgemm,dgemm_' "$WORK/shared.json"
+# Memory the implementation touches first as calls grow
+# (stats.one_time.first_touch): matmul's products ascend, so each cblas
+# call (first at its size) is charged the faults its work adds; in all
+# F(largest) - F(first_call_metric), at the trace's page fault cost.
+/usr/bin/python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); j["stats"]["one_time"]["first_touch"]=[[1000, 10], [4e6, 50]]; json.dump(j, open(sys.argv[2], "w"))' "$WORK/once.json" "$WORK/touch.json"
+"$SIBYL" predict "$WORK/tr" --model "*dgemm*=$WORK/once.json" --json >"$WORK/untouched.json"
+"$SIBYL" predict "$WORK/tr" --model "*dgemm*=$WORK/touch.json" --json >"$WORK/touched.json"
+/usr/bin/python3 - "$WORK/untouched.json" "$WORK/touched.json" "$WORK/tr/meta.json" <<'PY' ||
+import json, sys
+before, after, meta = (json.load(open(f)) for f in sys.argv[1:])
+k = {x['name']: x for x in after['kernels']}
+k0 = {x['name']: x for x in before['kernels']}
+# 2*160^3 > 4e6: the curve is flat beyond its last point.
+assert abs(k['cblas_dgemm']['first_touch_faults'] - 40) < 1e-9, k['cblas_dgemm']
+assert k['dgemm_']['first_touch_faults'] == 0, k['dgemm_']
+want = 40 * meta['page_fault_ns'] * 1e-9
+assert abs(k['cblas_dgemm']['first_touch_s'] - want) < 1e-12, (k['cblas_dgemm'], want)
+added = k['cblas_dgemm']['predicted_s'] - k0['cblas_dgemm']['predicted_s']
+assert abs(added - want) < 1e-12, (added, want)
+print('ok: first touch, 40 faults on cblas_dgemm,', want, 's')
+PY
+	fail "first touch"
+
 # The planner's typical samples (stats.typical) scale the profile's times:
 # without segments, by their ratio of sums.
 /usr/bin/python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); j["stats"]={"typical": {"factor": 1.25, "samples": [[1000, 1e-5, 1.25e-5], [4e6, 6e-5, 7.5e-5]]}}; json.dump(j, open(sys.argv[2], "w"))' "$WORK/acc.json" "$WORK/typical.json"
@@ -219,6 +242,10 @@ assert one['init_shared'] is True and one['init_seconds'] > 0, one
 runs = one['runs']
 cost = lambda r: r[0] + max(0.0, r[1] - r[2])
 assert len(runs) == 3, runs
+# A ladder of fresh first runs, ascending, their page faults counted.
+touch = one['first_touch']
+assert len(touch) >= 2 and all(b[0] > a[0] for a, b in zip(touch, touch[1:])), touch
+assert all(isinstance(f, int) and f >= 0 for _, f in touch), touch
 mid = sorted(runs, key=cost)[1]
 assert [one['init_seconds'], one['first_call_seconds'], one['first_call_sample_seconds']] == mid, (one, mid)
 want = max(0.0, one['first_call_seconds'] - one['first_call_sample_seconds'])
