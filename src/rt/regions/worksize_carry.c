@@ -17,15 +17,45 @@
 #include "rt/regions/regions.h"
 
 #define CARRY_RANGES 8
+#define RECENT 32		/* threads x levels remembered */
 
 struct measured {
+	const struct sibyl_rt_thread *thread;	/* NULL: empty */
+	unsigned level;
 	uint32_t func;
 	uint64_t start, caller;	/* start_tsc of the call and of its caller (0: none) */
+	uint64_t used;		/* when last remembered or used (a counter) */
 	unsigned n;
 	struct region r[CARRY_RANGES];	/* where its entry counted input */
 };
 
-static __thread struct measured last[SHADOW_LEVELS] __attribute__((tls_model("initial-exec")));
+/* Not per thread (static TLS is scarce): one table under the tracker's
+ * lock, which every caller holds; the least recently used entry goes. */
+static struct measured recent[RECENT];
+static uint64_t clock_now;
+
+/* Where this thread's entries were last: tried first (they may have
+ * been reused by another thread since). */
+static __thread struct measured *mine[SHADOW_LEVELS] __attribute__((tls_model("initial-exec")));
+
+/* The entry of `t` at `level`, NULL when none; make: the one to reuse. */
+static struct measured *last_of(const struct sibyl_rt_thread *t, unsigned level, bool make)
+{
+	struct measured *m = mine[level], *old = &recent[0];
+
+	if (m && m->thread == t && m->level == level)
+		return m->used = ++clock_now, m;
+	for (unsigned i = 0; i < RECENT; i++) {
+		if (recent[i].thread == t && recent[i].level == level)
+			return mine[level] = &recent[i], recent[i].used = ++clock_now, &recent[i];
+		if (recent[i].used < old->used)
+			old = &recent[i];
+	}
+	if (!make)
+		return NULL;
+	*old = (struct measured){ .thread = t, .level = level, .used = ++clock_now };
+	return mine[level] = old;
+}
 
 /* The level of the call in progress, or SHADOW_LEVELS when too deep. */
 static unsigned level_of(const struct sibyl_rt_thread *t)
@@ -72,11 +102,12 @@ static uint64_t marked_bytes(unsigned level, uintptr_t lo, uintptr_t hi)
 uint64_t carry_candidate(const struct sibyl_rt_thread *t, uintptr_t lo, uintptr_t hi)
 {
 	unsigned level = level_of(t);
+	const struct measured *last = level < SHADOW_LEVELS ? last_of(t, level, false) : NULL;
 
-	if (level == SHADOW_LEVELS || !last[level].start || last[level].caller != caller_start(t))
+	if (!last || !last->start || last->caller != caller_start(t))
 		return 0;
-	for (unsigned i = 0; i < last[level].n; i++) {
-		const struct region *r = &last[level].r[i];
+	for (unsigned i = 0; i < last->n; i++) {
+		const struct region *r = &last->r[i];
 
 		if (lo > r->start && lo < r->end)
 			return marked_bytes(level, lo, hi < r->end ? hi : r->end);
@@ -87,12 +118,13 @@ uint64_t carry_candidate(const struct sibyl_rt_thread *t, uintptr_t lo, uintptr_
 void carry_take(const struct sibyl_rt_thread *t, struct sibyl_rt_ws_full *st, uint64_t bytes)
 {
 	unsigned level = level_of(t);
+	const struct measured *last = bytes && level < SHADOW_LEVELS ? last_of(t, level, false) : NULL;
 
-	if (!bytes || level == SHADOW_LEVELS)
+	if (!last)
 		return;
 	st->carry += bytes;
-	st->carry_func = last[level].func;
-	st->carry_start = last[level].start;
+	st->carry_func = last->func;
+	st->carry_start = last->start;
 }
 
 void carry_remember(const struct sibyl_rt_thread *t, const struct sibyl_rt_ws_full *st)
@@ -101,7 +133,7 @@ void carry_remember(const struct sibyl_rt_thread *t, const struct sibyl_rt_ws_fu
 
 	if (level == SHADOW_LEVELS)
 		return;
-	struct measured *m = &last[level];
+	struct measured *m = last_of(t, level, true);
 
 	m->func = t->shadow[level].func;
 	m->start = t->shadow[level].start;
