@@ -88,77 +88,6 @@ struct region *region_cache_stack(void)
 	return &cache.stack;
 }
 
-/*
- * The last call's answer: a call from the same site, with the same
- * frame and the same pointers, while the sets are unchanged, has the
- * same sizes (a codec or a BLAS loop on the same buffers).  Not for
- * arrays of pointers, whose elements may have changed in between.
- */
-#define MEMO_ARGS 8
-
-static __thread struct {
-	uint64_t version;
-	uintptr_t return_address, frame;
-	unsigned n;
-	const void *p[MEMO_ARGS];
-	unsigned flags[MEMO_ARGS];
-	struct sibyl_rt_ws_sizes sizes;
-} memo __attribute__((tls_model("initial-exec")));
-
-static bool memo_matches(uintptr_t ret, uintptr_t frame, const struct sibyl_rt_ws_arg *args,
-			 unsigned n)
-{
-	if (memo.return_address != ret || memo.frame != frame || memo.n != n || !ret)
-		return false;
-	for (unsigned i = 0; i < n; i++)
-		if (memo.p[i] != args[i].p || memo.flags[i] != args[i].flags)
-			return false;
-	return true;
-}
-
-/* The cache is usable (region_cache_usable): the memo holds for the sets
- * it was filled at. */
-bool region_cache_answer(uintptr_t ret, uintptr_t frame, const struct sibyl_rt_ws_arg *args,
-			 unsigned n, struct sibyl_rt_ws_sizes *out)
-{
-	if (memo.version != cache.version || !memo_matches(ret, frame, args, n))
-		return false;
-	*out = memo.sizes;
-	return true;
-}
-
-void region_cache_remember(uint64_t version, uintptr_t ret, uintptr_t frame,
-			   const struct sibyl_rt_ws_arg *args, unsigned n,
-			   const struct sibyl_rt_ws_sizes *sizes)
-{
-	memo.return_address = 0;	/* invalid until complete */
-	if (n > MEMO_ARGS)
-		return;
-	for (unsigned i = 0; i < n; i++) {
-		if (args[i].flags & SIBYL_WS_ARRAY)
-			return;
-		memo.p[i] = args[i].p;
-		memo.flags[i] = args[i].flags;
-	}
-	memo.version = version;
-	memo.frame = frame;
-	memo.n = n;
-	memo.sizes = *sizes;
-	memo.return_address = ret;
-}
-
-/* A memo of another call site or of older sets is worth replacing;
- * one of this site's with other pointers is not (they move each call). */
-bool region_cache_memo_stale(uintptr_t ret)
-{
-	return memo.version != cache.version || memo.return_address != ret;
-}
-
-struct quick_group {
-	uintptr_t start, end, min;
-	bool is_const;
-};
-
 /* The entry the argument at each position was found in last: tried
  * first, since a loop passes the same buffers in the same positions. */
 static __thread uint8_t hint[MEMO_ARGS] __attribute__((tls_model("initial-exec")));
@@ -186,17 +115,14 @@ static bool quick_region(uintptr_t p, unsigned pos, uintptr_t frame, uintptr_t f
 }
 
 /*
- * The common call answered in one pass over the arguments, the cache
- * being usable: no pointer arrays, a known caller frame, and every
- * pointer in a region the cache holds.  The same sizes as the general
- * path (worksize_fast.c), which takes over when this returns false.
+ * The regions of a call's pointers in one pass over the arguments, the
+ * cache being usable: no pointer arrays, a known caller frame, and every
+ * pointer in a region the cache holds ({0, 0} for those below 4096).
+ * The general path (worksize_fast.c) takes over when this returns false.
  */
-bool region_cache_measure(const struct sibyl_rt_ws_arg *args, unsigned n, uintptr_t frame,
-			  uintptr_t ret, struct sibyl_rt_ws_sizes *out)
+bool region_cache_where(const struct sibyl_rt_ws_arg *args, unsigned n, uintptr_t frame,
+			uintptr_t ret, struct region *where)
 {
-	struct quick_group g[MEMO_ARGS];
-	unsigned ng = 0;
-
 	if (n > MEMO_ARGS || frame < cache.stack.start || frame >= cache.stack.end ||
 	    cache.return_address != ret || !ret)
 		return false;
@@ -204,30 +130,14 @@ bool region_cache_measure(const struct sibyl_rt_ws_arg *args, unsigned n, uintpt
 				      ? frame + cache.frame_size - sizeof(void *) : cache.stack.end;
 
 	for (unsigned i = 0; i < n; i++) {
-		uintptr_t p = (uintptr_t)args[i].p, start, end;
-		bool is_const = args[i].flags & SIBYL_WS_CONST;
-		unsigned k = 0;
+		uintptr_t p = (uintptr_t)args[i].p;
 
+		where[i] = (struct region){ 0, 0 };
 		if (p < 4096)
 			continue;
-		if ((args[i].flags & SIBYL_WS_ARRAY) || !quick_region(p, i, frame, frame_end, &start, &end))
+		if ((args[i].flags & SIBYL_WS_ARRAY) ||
+		    !quick_region(p, i, frame, frame_end, &where[i].start, &where[i].end))
 			return false;
-		if (args[i].size && args[i].size < end - p)
-			end = p + args[i].size;	/* one struct (worksize_fast.c) */
-		while (k < ng && g[k].start != start)
-			k++;
-		if (k == ng) {
-			g[ng++] = (struct quick_group){ start, end, p, is_const };
-			continue;
-		}
-		if (p < g[k].min)
-			g[k].min = p;
-		if (end > g[k].end)
-			g[k].end = end;
-		g[k].is_const |= is_const;
 	}
-	*out = (struct sibyl_rt_ws_sizes){ .regions = ng };
-	for (unsigned k = 0; k < ng; k++)
-		*(g[k].is_const ? &out->in_bytes : &out->out_bytes) += g[k].end - g[k].min;
 	return true;
 }

@@ -121,21 +121,15 @@ void region_cache_set_frame(uintptr_t return_address, uintptr_t size);
 /* This thread's stack mapping ({0, 0} until found). */
 struct region *region_cache_stack(void);
 
-/* With the cache usable: the sizes of the last call, if this one is from
- * the same site with the same frame and pointers. */
-bool region_cache_answer(uintptr_t return_address, uintptr_t frame,
-			 const struct sibyl_rt_ws_arg *args, unsigned n,
-			 struct sibyl_rt_ws_sizes *out);
-/* Remember a call's sizes, found while the sets were at `version`. */
-void region_cache_remember(uint64_t version, uintptr_t return_address, uintptr_t frame,
-			   const struct sibyl_rt_ws_arg *args, unsigned n,
-			   const struct sibyl_rt_ws_sizes *sizes);
-/* The memo is of another call site or of sets that have changed since. */
-bool region_cache_memo_stale(uintptr_t return_address);
-/* With the cache usable: the sizes in one pass when every pointer is in
- * the caller's frame, the stack or the cache and none is an array. */
-bool region_cache_measure(const struct sibyl_rt_ws_arg *args, unsigned n, uintptr_t frame,
-			  uintptr_t return_address, struct sibyl_rt_ws_sizes *out);
+/* Pointer arguments a call site's memo (site_memo.c) and the cache's
+ * one-pass lookup take at most. */
+#define MEMO_ARGS 8
+
+/* With the cache usable: the region of each pointer argument, in one
+ * pass, when every one is in the caller's frame, the stack or the cache
+ * and none is an array ({0, 0} for pointers below 4096). */
+bool region_cache_where(const struct sibyl_rt_ws_arg *args, unsigned n, uintptr_t frame,
+			uintptr_t return_address, struct region *where);
 
 /* ---- worksize_fast.c ---- */
 /* A group of pointers into one region (paper IV.C.1): it stands for
@@ -153,6 +147,26 @@ struct ws_group {
  * (WS_MAX_GROUPS at most); *unknown counts pointers into no region. */
 unsigned ws_groups_locked(const struct sibyl_rt_ws_arg *args, unsigned n, uintptr_t frame,
 			  uintptr_t ret, struct ws_group *out, uint32_t *unknown);
+
+/* The sizes the groups stand for (paper IV.C.1). */
+void ws_sizes_of(const struct ws_group *g, unsigned ngroups, uint32_t unknown,
+		 struct sibyl_rt_ws_sizes *out);
+
+/* ---- site_memo.c: what the last call from a site found ---- */
+/* A call's pointer arguments were found in where[i] ({0, 0}: in no
+ * region), the sets being at `version`: remembered for the next call
+ * from the same site (not when an argument is an array). */
+void site_memo_fill(uint64_t version, uintptr_t return_address, uintptr_t frame,
+		    const struct sibyl_rt_ws_arg *args, unsigned n, const struct region *where);
+/* The sets at `version`, nothing pending: the groups of a call from the
+ * memo's site, frame and argument types whose pointers each lie where
+ * the same argument's did; g has room for MEMO_ARGS + 1. */
+bool site_memo_groups(uint64_t version, uintptr_t return_address, uintptr_t frame,
+		      const struct sibyl_rt_ws_arg *args, unsigned n, struct ws_group *g,
+		      unsigned *ngroups, uint32_t *unknown);
+/* The same, summed into sizes. */
+bool site_memo_sizes(uint64_t version, uintptr_t return_address, uintptr_t frame,
+		     const struct sibyl_rt_ws_arg *args, unsigned n, struct sibyl_rt_ws_sizes *out);
 
 /* ---- shadow.c: what the library last saw (worksize.full) ---- */
 #define SHADOW_PAGE 4096

@@ -24,6 +24,7 @@ struct ws_call {
 	struct ws_group g[MAX_GROUPS];
 	unsigned ngroups;
 	uint32_t unknown;
+	struct region where[MEMO_ARGS];	/* of each pointer argument (site_memo.c) */
 };
 
 /* This thread's stack mapping is looked up once per thread. */
@@ -148,15 +149,17 @@ static void add_found(struct ws_call *c, uintptr_t p, const struct region *r, bo
 	add_to_group(c, r, p, flags & SIBYL_WS_CONST, i ? i * (uint32_t)sizeof(*elem) : size);
 }
 
-static void add_pointer(struct ws_call *c, uintptr_t p, unsigned flags, uint32_t size)
+/* *where: the region p was found in, {0, 0} when none. */
+static void add_pointer(struct ws_call *c, uintptr_t p, unsigned flags, uint32_t size,
+			struct region *where)
 {
-	struct region r;
 	bool readable;
 
+	*where = (struct region){ 0, 0 };
 	if (p < 4096)
 		return;		/* NULL, or a small integer passed as a pointer */
-	if (region_of(c, p, &r, &readable))
-		add_found(c, p, &r, readable, flags, size, 0);
+	if (region_of(c, p, where, &readable))
+		add_found(c, p, where, readable, flags, size, 0);
 	else
 		c->unknown++;
 }
@@ -170,22 +173,23 @@ static void measure(struct ws_call *c, const struct sibyl_rt_ws_arg *args, unsig
 	c->unknown = 0;
 	c->missed = false;
 	find_stack(c, ret);
-	for (unsigned i = 0; i < n && !c->missed; i++)
-		add_pointer(c, (uintptr_t)args[i].p, args[i].flags, args[i].size);
+	for (unsigned i = 0; i < n && !c->missed; i++) {
+		struct region r;
+
+		add_pointer(c, (uintptr_t)args[i].p, args[i].flags, args[i].size,
+			    i < MEMO_ARGS ? &c->where[i] : &r);
+	}
 }
 
-static void sum_groups(const struct ws_call *c, struct sibyl_rt_ws_sizes *out)
+void ws_sizes_of(const struct ws_group *g, unsigned ngroups, uint32_t unknown,
+		 struct sibyl_rt_ws_sizes *out)
 {
-	for (unsigned i = 0; i < c->ngroups; i++) {
-		uint64_t l = c->g[i].end - c->g[i].min;
+	uint64_t bytes[2] = { 0, 0 };	/* output, input */
 
-		if (c->g[i].is_const)
-			out->in_bytes += l;
-		else
-			out->out_bytes += l;
-	}
-	out->regions = c->ngroups;
-	out->unknown = c->unknown;
+	for (unsigned i = 0; i < ngroups; i++)
+		bytes[g[i].is_const] += g[i].end - g[i].min;
+	*out = (struct sibyl_rt_ws_sizes){ .in_bytes = bytes[1], .out_bytes = bytes[0],
+					    .regions = ngroups, .unknown = unknown };
 }
 
 unsigned ws_groups_locked(const struct sibyl_rt_ws_arg *args, unsigned n, uintptr_t frame,
@@ -197,7 +201,11 @@ unsigned ws_groups_locked(const struct sibyl_rt_ws_arg *args, unsigned n, uintpt
 	c.frame = frame;
 	c.locked = true;
 	c.follow = __atomic_load_n(&regions_lost, __ATOMIC_RELAXED) == 0;
+	uint64_t version = c.s->version;
+
 	measure(&c, args, n, ret);
+	if (c.s->version == version)	/* the maps were not re-read meanwhile */
+		site_memo_fill(version, ret, frame, args, n, c.where);
 	for (unsigned i = 0; i < c.ngroups; i++)
 		out[i] = c.g[i];
 	*unknown = c.unknown;
@@ -226,47 +234,56 @@ static bool measure_locked(struct ws_call *c, const struct sibyl_rt_ws_arg *args
 }
 
 /*
- * With the sets unchanged since this thread's cache was filled: the last
- * call's answer if it is the same call, else one pass over the cache
- * (region_cache.c), else the general pass, still without the lock.  When
- * the sets changed or a pointer is not in the cache: again under the
- * lock, after applying the allocation log.
+ * Not answered by the memo: one pass over the cache (region_cache.c),
+ * else the general pass, still without the lock when the cache is
+ * usable.  When the sets changed or a pointer is not in the cache: again
+ * under the lock, after applying the allocation log.  Whichever found
+ * the regions leaves them in the memo for the next call.  Out of line:
+ * the memo's path needs no 2 KiB frame.
  */
-REGIONS_EXPORT int sibyl_regions_worksize(struct sibyl_rt_thread *t, const struct sibyl_rt_ws_arg *args,
-					 unsigned n, const void *frame, const void *ret,
-					 struct sibyl_rt_ws_sizes *out)
+static __attribute__((noinline)) void measure_call(const struct sibyl_rt_ws_arg *args, unsigned n,
+						    uintptr_t frame, uintptr_t ret, uint64_t version,
+						    bool cached, struct sibyl_rt_ws_sizes *out)
 {
 	struct ws_call c;	/* not zero-filled: the groups are 2 KiB */
 	bool remember = true;
 
+	c.s = region_state();
+	if (cached && region_cache_where(args, n, frame, ret, c.where)) {
+		/* The same pass again, from the memo: one way to group. */
+		site_memo_fill(version, ret, frame, args, n, c.where);
+		site_memo_sizes(version, ret, frame, args, n, out);
+		return;
+	}
+	c.frame = frame;
+	c.locked = false;
+	c.follow = __atomic_load_n(&regions_lost, __ATOMIC_RELAXED) == 0;
+	if (cached)
+		measure(&c, args, n, ret);
+	if (!cached || c.missed)
+		remember = measure_locked(&c, args, n, ret, &version);
+	ws_sizes_of(c.g, c.ngroups, c.unknown, out);
+	if (remember)
+		site_memo_fill(version, ret, frame, args, n, c.where);
+}
+
+/* The memo answers a call like the last one from its site while the
+ * sets are unchanged since this thread's cache was filled. */
+REGIONS_EXPORT int sibyl_regions_worksize(struct sibyl_rt_thread *t, const struct sibyl_rt_ws_arg *args,
+					 unsigned n, const void *frame, const void *ret,
+					 struct sibyl_rt_ws_sizes *out)
+{
 	if (t->in_runtime) {
 		*out = (struct sibyl_rt_ws_sizes){ 0 };
 		return 0;
 	}
 	t->in_runtime = 1;
-	c.s = region_state();
-	uint64_t version = __atomic_load_n(&c.s->version, __ATOMIC_ACQUIRE);
-	bool cached = region_cache_usable(c.s);
+	struct region_state *s = region_state();
+	uint64_t version = __atomic_load_n(&s->version, __ATOMIC_ACQUIRE);
+	bool cached = region_cache_usable(s);
 
-	if (cached && region_cache_answer((uintptr_t)ret, (uintptr_t)frame, args, n, out))
-		goto done;
-	if (cached && region_cache_measure(args, n, (uintptr_t)frame, (uintptr_t)ret, out)) {
-		remember = region_cache_memo_stale((uintptr_t)ret);
-		goto found;
-	}
-	c.frame = (uintptr_t)frame;
-	c.locked = false;
-	c.follow = __atomic_load_n(&regions_lost, __ATOMIC_RELAXED) == 0;
-	if (cached)
-		measure(&c, args, n, (uintptr_t)ret);
-	if (!cached || c.missed)
-		remember = measure_locked(&c, args, n, (uintptr_t)ret, &version);
-	*out = (struct sibyl_rt_ws_sizes){ 0 };
-	sum_groups(&c, out);
-found:
-	if (remember)
-		region_cache_remember(version, (uintptr_t)ret, (uintptr_t)frame, args, n, out);
-done:
+	if (!cached || !site_memo_sizes(version, (uintptr_t)ret, (uintptr_t)frame, args, n, out))
+		measure_call(args, n, (uintptr_t)frame, (uintptr_t)ret, version, cached, out);
 	t->in_runtime = 0;
 	return 1;
 }

@@ -353,7 +353,12 @@ REGIONS_EXPORT int sibyl_regions_full_enter(struct sibyl_rt_thread *t,
 	shadow_in_use = true;
 	lock_applied();
 	region_cache_sync(region_state());
-	unsigned ng = ws_groups_locked(args, n, (uintptr_t)frame, (uintptr_t)ret, g, &st->unknown);
+	unsigned ng;
+
+	/* A call like the last one from its site: no lookup (site_memo.c). */
+	if (!site_memo_groups(region_state()->version, (uintptr_t)ret, (uintptr_t)frame, args, n, g,
+			      &ng, &st->unknown))
+		ng = ws_groups_locked(args, n, (uintptr_t)frame, (uintptr_t)ret, g, &st->unknown);
 
 	st->regions = ng;
 	for (unsigned i = 0; i < ng && st->n < SIBYL_WS_FULL_RANGES; i++) {
