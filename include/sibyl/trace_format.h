@@ -26,8 +26,10 @@
  * sizes and carry its in-out bytes (older readers ignore both).
  * Version 4: call records carry flags (SIBYL_CALL_*), .proc headers how
  * the image ended; older readers ignore both.
- * Version 5: carry records (SIBYL_REC_WS_CARRY); older readers skip them. */
-#define SIBYL_TRACE_VERSION 5
+ * Version 5: carry records (SIBYL_REC_WS_CARRY); older readers skip them.
+ * Version 6: carry records about a call on another thread (flags, tid);
+ * older readers find no such call after the record and ignore it. */
+#define SIBYL_TRACE_VERSION 6
 #define SIBYL_TRACE_MIN_VERSION 1
 #define SIBYL_TRACE_ENDIAN_MARK 0x01020304u
 
@@ -178,16 +180,21 @@ struct sibyl_worksize_record {
  * on this thread, (func, start_tsc), were read by a later call (the one
  * whose records this one follows), which counted them: readers take
  * them off the earlier call's input (docs/worksize.md, "A buffer read
- * in parts").  Older readers skip the record.
+ * in parts").  Older readers skip the record.  Version 6: with
+ * SIBYL_CARRY_OTHER_THREAD, the earlier call is one of thread `tid`'s.
  */
+#define SIBYL_CARRY_OTHER_THREAD 1
+
 struct sibyl_ws_carry_record {
 	uint16_t kind;		/* SIBYL_REC_WS_CARRY */
 	uint8_t method;		/* enum sibyl_ws_method */
-	uint8_t pad;
+	uint8_t flags;		/* SIBYL_CARRY_* (version 6; 0 before) */
 	uint32_t func;		/* of the earlier call */
 	uint64_t start_tsc;	/* of the earlier call */
 	uint64_t bytes;
-	uint64_t reserved[5];
+	uint32_t tid;		/* OTHER_THREAD: the earlier call's thread */
+	uint32_t pad;
+	uint64_t reserved[4];
 };
 
 #define SIBYL_RECORD_SIZE 64

@@ -173,6 +173,7 @@ int sibyl_regions_worksize(struct sibyl_rt_thread *t, const struct sibyl_rt_ws_a
 struct sibyl_rt_ws_full {
 	uint64_t in_bytes;
 	uint32_t n, regions, unknown;
+	uint32_t carry_tid;	/* the earlier call's thread, when another one's (0: this one) */
 	uint64_t version;	/* of the tracker's sets when entry looked */
 	uint32_t counted;	/* bit i: entry counted input in r[i] */
 	uint32_t carry_func;	/* the earlier call part of whose input this one read */
@@ -496,7 +497,9 @@ static inline void sibyl_rt_emit_ws_carry(struct sibyl_rt_thread *t, unsigned me
 
 	if (r) {
 		*r = (struct sibyl_ws_carry_record){ .method = (uint8_t)method, .func = st->carry_func,
-						     .start_tsc = st->carry_start, .bytes = st->carry };
+						     .start_tsc = st->carry_start, .bytes = st->carry,
+						     .flags = st->carry_tid ? SIBYL_CARRY_OTHER_THREAD : 0,
+						     .tid = st->carry_tid };
 		__atomic_store_n(&r->kind, SIBYL_REC_WS_CARRY, __ATOMIC_RELEASE);
 		sibyl_rt_commit(t);
 	}

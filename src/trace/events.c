@@ -66,10 +66,9 @@ int events_header_check(const void *buf, size_t len, struct sibyl_events_info *i
 	info->committed = h.committed;
 	info->dropped = h.dropped;
 	info->start_tsc = h.start_tsc;
-	cur->rec = (const unsigned char *)buf + h.header_size;
-	cur->n = h.committed;
-	cur->i = 0;
-	cur->version = h.version;
+	/* No foreign carries until the reader links them (reader.c). */
+	*cur = (struct events_cursor){ .rec = (const unsigned char *)buf + h.header_size,
+				       .n = h.committed, .version = h.version, .tid = h.tid };
 	return 0;
 }
 
@@ -176,6 +175,49 @@ static bool measured_full(const unsigned char *at, uint16_t kind)
 	return ws.method == SIBYL_WS_FULL;
 }
 
+/* Bytes a later call read: off the call's full input (and off its call
+ * record's when full sized it). */
+static void take_off(struct sibyl_call_record *call, struct sibyl_worksize_record *full,
+		     uint64_t bytes)
+{
+	bytes = bytes < full->in_bytes ? bytes : full->in_bytes;
+	full->in_bytes -= bytes;
+	if (call->size_method == SIBYL_WS_FULL)
+		call->in_bytes -= bytes < call->in_bytes ? bytes : call->in_bytes;
+}
+
+int foreign_carry_cmp(const void *a, const void *b)
+{
+	const struct foreign_carry *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->func != y->func)
+		return x->func < y->func ? -1 : 1;
+	return x->start_tsc < y->start_tsc ? -1 : x->start_tsc > y->start_tsc;
+}
+
+/* Version 6: calls on other threads that read part of this call's input
+ * (it may have been running meanwhile), found in every file's carry
+ * records. */
+static void take_foreign(const struct events_cursor *cur, struct sibyl_call_record *call,
+			 struct sibyl_worksize_record *full)
+{
+	struct foreign_carry key = { cur->tid, call->func, call->start_tsc, 0 };
+	size_t lo = 0, hi = cur->nforeign;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (foreign_carry_cmp(&cur->foreign[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < cur->nforeign && !foreign_carry_cmp(&cur->foreign[lo], &key); lo++)
+		take_off(call, full, cur->foreign[lo].bytes);
+}
+
 static void take_carried(const struct events_cursor *cur, struct sibyl_call_record *call,
 			 struct events_attached *att)
 {
@@ -184,6 +226,8 @@ static void take_carried(const struct events_cursor *cur, struct sibyl_call_reco
 
 	if (cur->version < 5 || !full->kind)
 		return;
+	if (cur->nforeign)
+		take_foreign(cur, call, full);
 	for (uint64_t j = cur->i; j < cur->n && j - cur->i < CARRY_WINDOW; j++) {
 		const unsigned char *at = cur->rec + j * SIBYL_RECORD_SIZE;
 		uint16_t kind = kind_at(cur, j);
@@ -203,13 +247,10 @@ static void take_carried(const struct events_cursor *cur, struct sibyl_call_reco
 		if (kind != SIBYL_REC_WS_CARRY)
 			continue;
 		memcpy(&c, at, sizeof(c));
-		if (c.method != SIBYL_WS_FULL || c.func != call->func || c.start_tsc != call->start_tsc)
+		if (c.method != SIBYL_WS_FULL || c.func != call->func ||
+		    c.start_tsc != call->start_tsc || (c.flags & SIBYL_CARRY_OTHER_THREAD))
 			continue;
-		uint64_t bytes = c.bytes < full->in_bytes ? c.bytes : full->in_bytes;
-
-		full->in_bytes -= bytes;
-		if (call->size_method == SIBYL_WS_FULL)
-			call->in_bytes -= bytes < call->in_bytes ? bytes : call->in_bytes;
+		take_off(call, full, c.bytes);
 		return;
 	}
 }

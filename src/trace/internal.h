@@ -14,10 +14,24 @@
 #define TRACE_PROC_MAX ((size_t)1 << 20)
 
 /* ---- events.c ---- */
+/* A carry record about a call on another thread (version 6): `bytes` of
+ * thread tid's call (func, start_tsc) were read by a later call. */
+struct foreign_carry {
+	uint32_t tid, func;
+	uint64_t start_tsc, bytes;
+};
+
+/* Orders foreign carries by thread, function and start. */
+int foreign_carry_cmp(const void *a, const void *b);
+
 struct events_cursor {
 	const unsigned char *rec;	/* first record */
 	uint64_t n, i;			/* committed records, next index */
 	uint16_t version;		/* the file's: what its call records hold */
+	uint32_t tid;			/* the file's thread */
+	/* Every file's foreign carries, sorted (reader.c); NULL: none. */
+	const struct foreign_carry *foreign;
+	size_t nforeign;
 };
 
 /* Check the header of an events file; fills the header fields of info. */
@@ -147,6 +161,8 @@ struct sibyl_trace {
 	size_t nthreads, threads_cap;
 	struct function_table functions;
 	uint64_t ncalls;
+	struct foreign_carry *foreign;	/* of all files, sorted once all are read */
+	size_t nforeign, foreign_cap;
 };
 
 /* ---- timebase.c ---- */

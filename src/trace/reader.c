@@ -167,6 +167,16 @@ static int scan_events(struct sibyl_trace *t, struct trace_thread_file *th,
 		if (!functions_find(&t->functions, call.func))
 			functions_add_unknown(&t->functions, call.func);
 	}
+	/* Carry records about other threads' calls, for every file's reader. */
+	for (uint64_t i = 0; cur.version >= 6 && i < th->records.n; i++) {
+		struct sibyl_ws_carry_record c;
+
+		memcpy(&c, th->records.rec + i * SIBYL_RECORD_SIZE, sizeof(c));
+		if (c.kind != SIBYL_REC_WS_CARRY || !(c.flags & SIBYL_CARRY_OTHER_THREAD))
+			continue;
+		t->foreign = grow(t->foreign, t->nforeign, &t->foreign_cap, sizeof(*t->foreign));
+		t->foreign[t->nforeign++] = (struct foreign_carry){ c.tid, c.func, c.start_tsc, c.bytes };
+	}
 	th->info.records = info.committed;
 	th->info.calls = info.calls;
 	th->info.dropped = info.dropped;
@@ -373,6 +383,13 @@ struct sibyl_trace *sibyl_trace_open(const char *dir, char *err, size_t errlen)
 		qsort(t->procs, t->nprocs, sizeof(*t->procs), cmp_proc);
 	if (t->nthreads)
 		qsort(t->threads, t->nthreads, sizeof(*t->threads), cmp_thread);
+	if (t->nforeign)
+		qsort(t->foreign, t->nforeign, sizeof(*t->foreign), foreign_carry_cmp);
+	for (size_t i = 0; i < t->nthreads; i++) {
+		t->threads[i].records.tid = t->threads[i].info.tid;
+		t->threads[i].records.foreign = t->foreign;
+		t->threads[i].records.nforeign = t->nforeign;
+	}
 	link_threads(t);
 	proc_ends(t->procs, t->nprocs, &t->meta.meta);
 	if (timebase_clock(t, dir, err, errlen))
@@ -395,6 +412,7 @@ void sibyl_trace_close(struct sibyl_trace *t)
 		free((char *)t->procs[i].info.exe);
 	free(t->threads);
 	free(t->procs);
+	free(t->foreign);
 	functions_free(&t->functions);
 	meta_free(&t->meta);
 	free(t);

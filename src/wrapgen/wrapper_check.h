@@ -13,8 +13,9 @@
 
 #define WG_WRAPPER_MARK SIBYL_WRAPPER_MARK_SYMBOL
 /* 2: exports SIBYL_WRAPPED_LIBRARY_SYMBOL, which the audit module needs.
- * 3: the thread state holds the frames of the calls in progress. */
-#define WG_WRAPPER_ABI 3
+ * 3: the thread state holds the frames of the calls in progress.
+ * 4: worksize.full's carry may be about another thread's call (carry_tid). */
+#define WG_WRAPPER_ABI 4
 
 /* 0 when `path` is a regular file holding an ELF shared object that
  * exports WG_WRAPPER_MARK; else -1 with the reason in err.  On success,

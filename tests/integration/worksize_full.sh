@@ -174,7 +174,7 @@ PY
 "$SIBYL" wrap "$TARGETS_LIB/libsibylwsshared.so" --header "$SIBYL_SOURCE/tests/integration/targets/ws_shared.h" \
 	--functions ws_copy,ws_copy_hold,ws_bump --gen time,trace,worksize.full -o "$WORK/wsth.so" 2>"$WORK/wrap.err" ||
 	{ cat "$WORK/wrap.err"; fail "sibyl wrap ws_shared"; }
-for mode in "shared 2000" during; do
+for mode in "shared 2000" during parts; do
 	"$TARGETS_BIN/ws_threads" $mode >"$WORK/th_plain.out"
 	"$SIBYL" trace -f -o "$WORK/th.trace" --wrap "$WORK/wsth.so" -- "$TARGETS_BIN/ws_threads" $mode >"$WORK/th_traced.out"
 	cmp -s "$WORK/th_plain.out" "$WORK/th_traced.out" || fail "ws_threads $mode output differs with worksize.full"
@@ -192,6 +192,11 @@ expect_eq "threads sharing pages" "ws_bump 1008 1000 1000 x4000; ws_copy 1008 10
 	"$(sizes "$WORK/th_shared.csv")"
 expect_eq "another thread writing during a call" "ws_copy 8 500 0 x1; ws_copy_hold 1008 1500 0 x1" \
 	"$(sizes "$WORK/th_during.csv")"
+# A buffer read in parts by calls on two threads (the second one while
+# the first still runs, in two rounds of four): each has its own 4096
+# bytes in (+8 for n), not the first call all 8192.
+expect_eq "a buffer read in parts on two threads" "ws_copy 4104 4096 0 x6; ws_copy_hold 4104 4096 0 x2" \
+	"$(sizes "$WORK/th_parts.csv")"
 # 6. Pages that cannot have changed are not compared (write protection,
 #    where the kernel has it; docs/worksize.md): a 1 MiB buffer passed six
 #    times, changed between calls by a store, read(2) (the kernel

@@ -210,14 +210,28 @@ struct shadow_page *shadow_find(uintptr_t page, unsigned level);
 uint64_t shadow_bytes(void);
 
 /* ---- worksize_carry.c: a buffer read in parts by successive calls ---- */
-/* Lock held, before the entry pass over a group's [lo, hi): the input
- * the last call measured at this level counted from lo on, when lo lies
- * strictly inside one of its ranges and it had the same caller. */
-uint64_t carry_candidate(const struct sibyl_rt_thread *t, uintptr_t lo, uintptr_t hi);
+struct measured;
+struct carry_ctx {
+	unsigned level;			/* SHADOW_LEVELS: too deep */
+	const struct measured *last;	/* of this thread, at this level, same caller */
+};
+/* Lock held, at entry: what the candidates of this call's groups need. */
+struct carry_ctx carry_begin(const struct sibyl_rt_thread *t);
+/* Before the entry pass over a group's [lo, hi): the input an earlier
+ * call counted from lo on, when lo lies strictly inside one of its
+ * ranges: the last call measured at this level on this thread with the
+ * same caller, else the latest at this level on another thread.
+ * *from: that call (NULL: none), *start: its start_tsc. */
+uint64_t carry_candidate(const struct carry_ctx *c, uintptr_t lo, uintptr_t hi,
+			 const struct measured **from, uint64_t *start);
 /* Those bytes were this call's: into st (input, and whose they were). */
-void carry_take(const struct sibyl_rt_thread *t, struct sibyl_rt_ws_full *st, uint64_t bytes);
-/* At exit: this call is now the last measured at its level. */
+void carry_take(struct sibyl_rt_ws_full *st, uint64_t bytes, const struct measured *from,
+		uint64_t start);
+/* At the end of entry: this call is now the last measured at its level
+ * on its thread, for calls on any thread (it may still run meanwhile). */
 void carry_remember(const struct sibyl_rt_thread *t, const struct sibyl_rt_ws_full *st);
+/* At exit: its start_tsc, stamped since entry. */
+void carry_finish(const struct sibyl_rt_thread *t);
 
 /* ---- shadow_wp.c: pages that cannot have changed ---- */
 #define WP_MIN_PAGES 64

@@ -2,29 +2,40 @@
  * A buffer read in parts by successive calls: openssl's cipher BIO reads
  * 8 KiB, then encrypts them 4 KiB per EVP_EncryptUpdate.  The first call
  * finds all 8 KiB changed and counts them; the second finds nothing new.
- * What a call reads starts at its pointer, so when the next call measured
- * at the same nesting level on the same thread, under the same caller,
- * points strictly inside a range where the previous one counted input,
- * and finds nothing changed in its own range since, the input the
- * previous call counted from that pointer on was this call's: it is added
- * here, and taken off the previous call by the trace reader, which a
- * carry record tells (docs/formats.md).
+ * What a call reads starts at its pointer, so when a call points strictly
+ * inside a range where an earlier call counted input, and finds nothing
+ * changed in its own range since, the input the earlier call counted from
+ * that pointer on was this call's: it is added here, and taken off the
+ * earlier call by the trace reader, which a carry record tells
+ * (docs/formats.md).  The earlier call is the last one measured at the
+ * same nesting level on this thread, under the same caller; else the
+ * latest at that level on another thread (workers taking parts of one
+ * buffer), which may still be running: calls are remembered at entry,
+ * where their counted ranges are known.
  *
- * The previous call's counted bytes are still marked: its entry left the
+ * The earlier call's counted bytes are still marked: its entry left the
  * words it found changed in the shadow's `changed` bits, which only the
  * next entry at that level over the same words rewrites.
  */
+#define _GNU_SOURCE
 #include "rt/regions/regions.h"
+
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define CARRY_RANGES 8
 #define RECENT 32		/* threads x levels remembered */
 
 struct measured {
 	const struct sibyl_rt_thread *thread;	/* NULL: empty */
+	uint32_t tid;			/* its thread's, as its events file names it */
 	unsigned level;
 	uint32_t func;
-	uint64_t start, caller;	/* start_tsc of the call and of its caller (0: none) */
+	uint64_t start, caller;	/* start_tsc of the call (0: running) and of its caller */
+	uintptr_t sp;		/* its wrapper's stack pointer: which call is running */
 	uint64_t used;		/* when last remembered or used (a counter) */
+	uint64_t when;		/* when remembered (the same counter) */
 	unsigned n;
 	struct region r[CARRY_RANGES];	/* where its entry counted input */
 };
@@ -34,6 +45,26 @@ struct measured {
 static struct measured recent[RECENT];
 static uint64_t clock_now;
 
+static uint32_t first_thread;
+static bool other_threads;	/* more than one thread measured */
+
+/* This thread's id, read once: it tells threads apart (a new thread may
+ * get an exited one's thread state at the same address). */
+static __thread uint32_t my_tid __attribute__((tls_model("initial-exec")));
+
+static inline uint32_t self_tid(void)
+{
+	if (!my_tid) {
+		my_tid = (uint32_t)syscall(SYS_gettid);
+		/* Until a second thread measures, no other thread's call can
+		 * be a candidate: one-thread programs skip the search. */
+		if (!first_thread)
+			first_thread = my_tid;
+		other_threads |= my_tid != first_thread;
+	}
+	return my_tid;
+}
+
 /* Where this thread's entries were last: tried first (they may have
  * been reused by another thread since). */
 static __thread struct measured *mine[SHADOW_LEVELS] __attribute__((tls_model("initial-exec")));
@@ -42,18 +73,19 @@ static __thread struct measured *mine[SHADOW_LEVELS] __attribute__((tls_model("i
 static struct measured *last_of(const struct sibyl_rt_thread *t, unsigned level, bool make)
 {
 	struct measured *m = mine[level], *old = &recent[0];
+	uint32_t tid = self_tid();
 
-	if (m && m->thread == t && m->level == level)
+	if (m && m->tid == tid && m->level == level)
 		return m->used = ++clock_now, m;
 	for (unsigned i = 0; i < RECENT; i++) {
-		if (recent[i].thread == t && recent[i].level == level)
+		if (recent[i].tid == tid && recent[i].level == level)
 			return mine[level] = &recent[i], recent[i].used = ++clock_now, &recent[i];
 		if (recent[i].used < old->used)
 			old = &recent[i];
 	}
 	if (!make)
 		return NULL;
-	*old = (struct measured){ .thread = t, .level = level, .used = ++clock_now };
+	*old = (struct measured){ .thread = t, .tid = tid, .level = level, .used = ++clock_now };
 	return mine[level] = old;
 }
 
@@ -99,32 +131,91 @@ static uint64_t marked_bytes(unsigned level, uintptr_t lo, uintptr_t hi)
 	return bytes;
 }
 
-uint64_t carry_candidate(const struct sibyl_rt_thread *t, uintptr_t lo, uintptr_t hi)
+/* The bytes m counted from lo on, when lo lies strictly inside one of
+ * its ranges. */
+static uint64_t counted_from(const struct measured *m, uintptr_t lo, uintptr_t hi)
 {
-	unsigned level = level_of(t);
-	const struct measured *last = level < SHADOW_LEVELS ? last_of(t, level, false) : NULL;
-
-	if (!last || !last->start || last->caller != caller_start(t))
-		return 0;
-	for (unsigned i = 0; i < last->n; i++) {
-		const struct region *r = &last->r[i];
+	for (unsigned i = 0; i < m->n; i++) {
+		const struct region *r = &m->r[i];
 
 		if (lo > r->start && lo < r->end)
-			return marked_bytes(level, lo, hi < r->end ? hi : r->end);
+			return marked_bytes(m->level, lo, hi < r->end ? hi : r->end);
 	}
 	return 0;
 }
 
-void carry_take(const struct sibyl_rt_thread *t, struct sibyl_rt_ws_full *st, uint64_t bytes)
+/* m's start_tsc; m may still run on its thread: then its frame says,
+ * once the wrapper has stamped it.  The thread's memory is read only
+ * while the thread exists (a call left by longjmp never finishes). */
+static uint64_t start_of(const struct measured *m)
+{
+	if (m->start)
+		return m->start;
+	if (syscall(SYS_tgkill, getpid(), (pid_t)m->tid, 0))
+		return 0;
+	const struct sibyl_rt_frame *f = &m->thread->shadow[m->level];
+
+	if (__atomic_load_n(&f->sp, __ATOMIC_RELAXED) != m->sp)
+		return 0;	/* finished since, or left */
+	return __atomic_load_n(&f->start, __ATOMIC_RELAXED);
+}
+
+/* The latest call at `level` of a thread other than t that counted input
+ * around lo. */
+static const struct measured *other_thread(unsigned level, uintptr_t lo)
+{
+	const struct measured *best = NULL;
+
+	for (unsigned i = 0; i < RECENT; i++) {
+		const struct measured *m = &recent[i];
+		bool around = false;
+
+		for (unsigned k = 0; k < m->n && !around; k++)
+			around = lo > m->r[k].start && lo < m->r[k].end;
+		if (m->thread && m->tid != self_tid() && m->level == level && around &&
+		    (!best || m->when > best->when))
+			best = m;
+	}
+	return best;
+}
+
+struct carry_ctx carry_begin(const struct sibyl_rt_thread *t)
 {
 	unsigned level = level_of(t);
-	const struct measured *last = bytes && level < SHADOW_LEVELS ? last_of(t, level, false) : NULL;
+	const struct measured *last = level < SHADOW_LEVELS ? last_of(t, level, false) : NULL;
 
-	if (!last)
+	/* Only a finished call of this thread under the same caller. */
+	if (last && (!last->start || last->caller != caller_start(t)))
+		last = NULL;
+	return (struct carry_ctx){ level, last };
+}
+
+uint64_t carry_candidate(const struct carry_ctx *c, uintptr_t lo, uintptr_t hi,
+			 const struct measured **from, uint64_t *start)
+{
+	const struct measured *last = c->last;
+	uint64_t bytes = 0;
+
+	*from = NULL;
+	if (last && (bytes = counted_from(last, lo, hi))) {
+		*start = last->start;
+		return *from = last, bytes;
+	}
+	last = c->level < SHADOW_LEVELS && other_threads ? other_thread(c->level, lo) : NULL;
+	if (last && (*start = start_of(last)) && (bytes = counted_from(last, lo, hi)))
+		*from = last;
+	return bytes;
+}
+
+void carry_take(struct sibyl_rt_ws_full *st, uint64_t bytes, const struct measured *from,
+		uint64_t start)
+{
+	if (!bytes || !from)
 		return;
 	st->carry += bytes;
-	st->carry_func = last->func;
-	st->carry_start = last->start;
+	st->carry_func = from->func;
+	st->carry_start = start;
+	st->carry_tid = from->tid == self_tid() ? 0 : from->tid;
 }
 
 void carry_remember(const struct sibyl_rt_thread *t, const struct sibyl_rt_ws_full *st)
@@ -135,11 +226,22 @@ void carry_remember(const struct sibyl_rt_thread *t, const struct sibyl_rt_ws_fu
 		return;
 	struct measured *m = last_of(t, level, true);
 
+	m->when = m->used;
 	m->func = t->shadow[level].func;
-	m->start = t->shadow[level].start;
+	m->start = 0;		/* stamped after entry: carry_finish */
+	m->sp = t->shadow[level].sp;
 	m->caller = caller_start(t);
 	m->n = 0;
 	for (unsigned i = 0; i < st->n && m->n < CARRY_RANGES; i++)
 		if (st->counted >> i & 1)
 			m->r[m->n++] = (struct region){ st->r[i].lo, st->r[i].hi };
+}
+
+void carry_finish(const struct sibyl_rt_thread *t)
+{
+	unsigned level = level_of(t);
+	struct measured *m = level < SHADOW_LEVELS ? last_of(t, level, false) : NULL;
+
+	if (m && m->sp == t->shadow[level].sp)
+		m->start = t->shadow[level].start;
 }

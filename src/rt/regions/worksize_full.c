@@ -346,6 +346,7 @@ REGIONS_EXPORT int sibyl_regions_full_enter(struct sibyl_rt_thread *t,
 	st->in_bytes = 0;
 	st->counted = 0;
 	st->carry = 0;
+	st->carry_tid = 0;
 	/* Lost allocation events: a block believed live may be unmapped. */
 	if (t->in_runtime || __atomic_load_n(&regions_lost, __ATOMIC_RELAXED))
 		return 0;
@@ -361,8 +362,11 @@ REGIONS_EXPORT int sibyl_regions_full_enter(struct sibyl_rt_thread *t,
 		ng = ws_groups_locked(args, n, (uintptr_t)frame, (uintptr_t)ret, g, &st->unknown);
 
 	st->regions = ng;
+	struct carry_ctx cc = carry_begin(t);
+
 	for (unsigned i = 0; i < ng && st->n < SIBYL_WS_FULL_RANGES; i++) {
-		uint64_t carried = carry_candidate(t, g[i].min, g[i].end);
+		const struct measured *from;
+		uint64_t from_start, carried = carry_candidate(&cc, g[i].min, g[i].end, &from, &from_start);
 		/* Marks carried stay: they are this call's input now, and the
 		 * next part's call may carry them on. */
 		struct pass ps = { .entry = true, .is_const = g[i].is_const, .keep = carried != 0,
@@ -372,7 +376,7 @@ REGIONS_EXPORT int sibyl_regions_full_enter(struct sibyl_rt_thread *t,
 		st->in_bytes += ps.changed.bytes;
 		if (ps.changed.bytes)
 			carried = 0;	/* the program wrote there since: not a part */
-		carry_take(t, st, carried);
+		carry_take(st, carried, from, from_start);
 		st->in_bytes += carried;
 		st->counted |= (uint32_t)(ps.changed.bytes || carried) << st->n;
 		st->r[st->n].lo = g[i].min;
@@ -380,6 +384,7 @@ REGIONS_EXPORT int sibyl_regions_full_enter(struct sibyl_rt_thread *t,
 	}
 	st->unknown += ng - st->n;	/* beyond the ranges kept: not measured */
 	st->version = region_state()->version;
+	carry_remember(t, st);
 	region_unlock();
 	t->in_runtime = 0;
 	errno = saved_errno;
@@ -407,7 +412,7 @@ REGIONS_EXPORT int sibyl_regions_full_exit(struct sibyl_rt_thread *t, struct sib
 		out->out_bytes += ps.changed.bytes;
 		out->inout_bytes += ps.inout.bytes;
 	}
-	carry_remember(t, st);
+	carry_finish(t);
 	region_unlock();
 	t->in_runtime = 0;
 	errno = saved_errno;

@@ -5,7 +5,8 @@
  * ws_bump N times at once; every call's sizes must be its own.
  * `during`: another thread writes into the output block of a call while
  * the call is paused.  `pages FILE` (below): a big buffer changed in
- * every way between calls.  Prints checksums, the same traced or not.
+ * every way between calls.  `parts` (below): a buffer read in two parts
+ * by calls on two threads.  Prints checksums, the same traced or not.
  */
 #include "ws_shared.h"
 
@@ -146,6 +147,68 @@ static int pages(const char *file)
 	return 0;
 }
 
+#define PART 4096
+
+struct part {
+	const char *in;
+	char *out;
+	int hold;	/* ws_copy_hold: running until step 2 */
+};
+
+static void *read_part(void *arg)
+{
+	struct part *p = arg;
+
+	if (p->hold)
+		ws_copy_hold(p->in, p->out, PART);
+	else
+		ws_copy(p->in, p->out, PART);
+	return NULL;
+}
+
+/* Both parts' calls: one after the other (hold 0), or the second while
+ * the first is still running (hold 1). */
+static int both_parts(struct part *p)
+{
+	pthread_t t[2];
+
+	if (!p[0].hold)
+		return pthread_create(&t[0], NULL, read_part, &p[0]) || pthread_join(t[0], NULL) ||
+		       pthread_create(&t[1], NULL, read_part, &p[1]) || pthread_join(t[1], NULL);
+	ws_step_set(0);
+	if (pthread_create(&t[0], NULL, read_part, &p[0]))
+		return 1;
+	ws_step_wait(1);
+	if (pthread_create(&t[1], NULL, read_part, &p[1]) || pthread_join(t[1], NULL))
+		return 1;
+	ws_step_set(2);
+	return pthread_join(t[0], NULL);
+}
+
+/* `parts`: the main thread fills a buffer of two parts; a call on one
+ * thread copies the first part, then a call on another thread the
+ * second (twice one after the other, twice while the first call still
+ * runs).  Each call's input is its own part, not the first the whole. */
+static int parts(void)
+{
+	char *buf = malloc(2 * PART), *out[2] = { malloc(PART), malloc(PART) };
+	unsigned long sum = 0;
+
+	for (int round = 0; round < 4; round++) {
+		struct part p[2] = { { buf, out[0], round >= 2 }, { buf + PART, out[1], 0 } };
+
+		/* Every byte changes from round to round, and none is 0. */
+		for (int i = 0; i < 2 * PART; i++)
+			buf[i] = (char)((round * 7 + i) % 100 + 1);
+		if (both_parts(p))
+			return 1;
+		for (int i = 0; i < PART; i++)
+			sum += (unsigned char)out[0][i] * 3 + (unsigned char)out[1][i];
+	}
+	printf("%lu\n", sum);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "pages"))
@@ -154,6 +217,8 @@ int main(int argc, char **argv)
 		return shared(atol(argv[2]));
 	if (argc == 2 && !strcmp(argv[1], "during"))
 		return during();
-	fprintf(stderr, "usage: ws_threads shared N | during | pages FILE\n");
+	if (argc == 2 && !strcmp(argv[1], "parts"))
+		return parts();
+	fprintf(stderr, "usage: ws_threads shared N | during | parts | pages FILE\n");
 	return 2;
 }
