@@ -176,6 +176,7 @@ struct sibyl_rt_ws_full {
 	uint32_t carry_tid;	/* the earlier call's thread, when another one's (0: this one) */
 	uint64_t version;	/* of the tracker's sets when entry looked */
 	uint32_t counted;	/* bit i: entry counted input in r[i] */
+	uint32_t written;	/* bit i: r[i] is reached through a pointer to non-const */
 	uint32_t carry_func;	/* the earlier call part of whose input this one read */
 	uint64_t carry_start;	/* its start_tsc */
 	uint64_t carry;		/* those bytes (0: none) */

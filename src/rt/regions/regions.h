@@ -138,7 +138,8 @@ bool region_cache_where(const struct sibyl_rt_ws_arg *args, unsigned n, uintptr_
 struct ws_group {
 	struct region r;
 	uintptr_t min, end;	/* end: of the region, or of the structs pointed to */
-	bool is_const;
+	bool is_const;		/* some pointer of the group is to const */
+	bool writable;		/* some pointer of the group is not */
 };
 
 #define WS_MAX_GROUPS 64

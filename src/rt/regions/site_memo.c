@@ -26,6 +26,7 @@ static __thread struct {
 	unsigned n, ngroups;
 	uint32_t unknown;
 	uint32_t group_const;		/* bit k: group k has a pointer to const */
+	uint32_t group_writable;	/* bit k: group k has a pointer to non-const */
 	bool simple;			/* one pointer per group, no struct sizes */
 	uintptr_t ends[2];		/* simple: the regions' ends, summed as sizes are */
 	uint64_t key[MEMO_ARGS];	/* flags and size */
@@ -88,6 +89,7 @@ void site_memo_fill(uint64_t version, uintptr_t ret, uintptr_t frame,
 	memo.ngroups = 0;
 	memo.unknown = 0;
 	memo.group_const = 0;
+	memo.group_writable = 0;
 	memo.simple = true;
 	memo.ends[0] = memo.ends[1] = 0;
 	for (unsigned i = 0; i < n; i++) {
@@ -97,6 +99,8 @@ void site_memo_fill(uint64_t version, uintptr_t ret, uintptr_t frame,
 		fill_arg(i, (uintptr_t)args[i].p, &where[i]);
 		if (memo.group[i] != NONE && (args[i].flags & SIBYL_WS_CONST))
 			memo.group_const |= 1u << memo.group[i];
+		else if (memo.group[i] != NONE)
+			memo.group_writable |= 1u << memo.group[i];
 	}
 	memo.version = version;
 	memo.frame = frame;
@@ -133,7 +137,8 @@ bool site_memo_groups(uint64_t version, uintptr_t ret, uintptr_t frame,
 		unsigned i = memo.first[k];
 
 		g[k] = (struct ws_group){ { memo.lo[i], memo.lo[i] + memo.len[i] },
-					  UINTPTR_MAX, 0, memo.group_const >> k & 1 };
+					  UINTPTR_MAX, 0, memo.group_const >> k & 1,
+					  memo.group_writable >> k & 1 };
 	}
 	for (unsigned i = 0; i < n; i++) {
 		uintptr_t p = (uintptr_t)args[i].p, hi = memo.lo[i] + memo.len[i];

@@ -101,11 +101,12 @@ static void add_to_group(struct ws_call *c, const struct region *r, uintptr_t p,
 			if (end > g->end)
 				g->end = end;
 			g->is_const |= is_const;
+			g->writable |= !is_const;
 			return;
 		}
 	}
 	if (c->ngroups < MAX_GROUPS)
-		c->g[c->ngroups++] = (struct ws_group){ *r, p, end, is_const };
+		c->g[c->ngroups++] = (struct ws_group){ *r, p, end, is_const, !is_const };
 }
 
 /* The elements of one array of pointers look alike: after the first,

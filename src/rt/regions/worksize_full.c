@@ -345,6 +345,7 @@ REGIONS_EXPORT int sibyl_regions_full_enter(struct sibyl_rt_thread *t,
 	st->n = 0;
 	st->in_bytes = 0;
 	st->counted = 0;
+	st->written = 0;
 	st->carry = 0;
 	st->carry_tid = 0;
 	/* Lost allocation events: a block believed live may be unmapped. */
@@ -379,6 +380,7 @@ REGIONS_EXPORT int sibyl_regions_full_enter(struct sibyl_rt_thread *t,
 		carry_take(st, carried, from, from_start);
 		st->in_bytes += carried;
 		st->counted |= (uint32_t)(ps.changed.bytes || carried) << st->n;
+		st->written |= (uint32_t)g[i].writable << st->n;
 		st->r[st->n].lo = g[i].min;
 		st->r[st->n++].hi = g[i].end;
 	}
@@ -404,6 +406,12 @@ REGIONS_EXPORT int sibyl_regions_full_exit(struct sibyl_rt_thread *t, struct sib
 	lock_applied();
 	for (unsigned i = 0; i < st->n; i++) {
 		struct pass ps = { .entry = false, .level = t->depth - 1 };
+
+		/* Reached only through pointers to const: the call does not
+		 * write there.  (What another thread writes meanwhile is the
+		 * next call's input, not this one's output.) */
+		if (!(st->written >> i & 1))
+			continue;
 		/* No region changed since entry: the ranges are all there. */
 		uintptr_t hi = region_state()->version == st->version ? st->r[i].hi
 								 : still_there(st->r[i].lo, st->r[i].hi);
