@@ -182,6 +182,8 @@ struct shadow_page {
 				   write-protected (shadow_wp.c) */
 	bool recycled;		/* part of a malloc block of recycled memory:
 				   unseen words may be leftovers */
+	bool whole;		/* every word seen (seen[] all ones) */
+	bool marked;		/* some changed[] bit may be set */
 	uint64_t seen[SHADOW_WORDS / 64];	/* bit w: word w of copy is meaningful */
 	uint64_t changed[SHADOW_WORDS / 64];	/* bit w: the entry of the call in progress found word w changed */
 };

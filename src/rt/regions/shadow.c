@@ -163,6 +163,7 @@ static void forget(struct shadow_page *s, unsigned w0, unsigned w1)
 	}
 	for (unsigned w = w0; w < w1; w++)
 		s->seen[w / 64] &= ~(1ull << (w % 64));
+	s->whole = false;
 }
 
 static void forget_page(uintptr_t page, uintptr_t start, uintptr_t end)

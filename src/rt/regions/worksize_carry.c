@@ -76,10 +76,10 @@ static struct measured *last_of(const struct sibyl_rt_thread *t, unsigned level,
 	uint32_t tid = self_tid();
 
 	if (m && m->tid == tid && m->level == level)
-		return m->used = ++clock_now, m;
+		return m;	/* used: bumped when remembered */
 	for (unsigned i = 0; i < RECENT; i++) {
 		if (recent[i].tid == tid && recent[i].level == level)
-			return mine[level] = &recent[i], recent[i].used = ++clock_now, &recent[i];
+			return mine[level] = &recent[i];
 		if (recent[i].used < old->used)
 			old = &recent[i];
 	}
@@ -226,7 +226,7 @@ void carry_remember(const struct sibyl_rt_thread *t, const struct sibyl_rt_ws_fu
 		return;
 	struct measured *m = last_of(t, level, true);
 
-	m->when = m->used;
+	m->when = m->used = ++clock_now;
 	m->func = t->shadow[level].func;
 	m->start = 0;		/* stamped after entry: carry_finish */
 	m->sp = t->shadow[level].sp;

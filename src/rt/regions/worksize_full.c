@@ -109,6 +109,7 @@ static void word(struct pass *ps, struct shadow_page *s, unsigned w, uintptr_t a
 
 	*copy ^= x;
 	run_word(&ps->changed, addr, x);
+	s->marked |= ps->entry && x;
 	if (ps->entry && (x || !ps->keep))
 		*changed = x ? *changed | bit : *changed & ~bit;
 	else
@@ -161,6 +162,7 @@ static void block(struct pass *ps, struct shadow_page *s, unsigned b, uintptr_t 
 		bits |= (uint64_t)(x[k] != 0) << k;
 	}
 	block_runs(&ps->changed, base, bits, x);
+	s->marked |= ps->entry && bits;
 	if (ps->entry)
 		s->changed[b] = ps->keep ? s->changed[b] | bits : bits;
 	else
@@ -191,26 +193,38 @@ static struct span span_of(unsigned w0, unsigned w1)
 	return sp;
 }
 
-/* Words [w0, w1) of the page were all seen before. */
-static bool all_seen(const struct shadow_page *s, unsigned w0, unsigned w1)
+/* Words [w0, w1) of the page were all seen before.  A page seen whole
+ * (the common case for big buffers) says so at once. */
+static bool all_seen(struct shadow_page *s, unsigned w0, unsigned w1)
 {
+	if (s->whole)
+		return true;
 	struct span sp = span_of(w0, w1);
 	uint64_t all = (s->seen[sp.b0] | ~sp.first) & (s->seen[sp.b1] | ~sp.last);
 
 	for (unsigned b = sp.b0 + 1; b < sp.b1; b++)
 		all &= s->seen[b];
+	if (all == ~0ull && w0 == 0 && w1 == SHADOW_WORDS)
+		s->whole = true;
 	return all == ~0ull;
 }
 
-/* Words [w0, w1) of the page are unchanged (entry). */
+/* Words [w0, w1) of the page are unchanged (entry).  A page with no
+ * mark left (nothing changed at the last entries) needs nothing. */
 static void clear_changed(struct shadow_page *s, unsigned w0, unsigned w1)
 {
+	if (!s->marked)
+		return;
 	struct span sp = span_of(w0, w1);
+	uint64_t left = 0;
 
 	s->changed[sp.b0] &= ~sp.first;
 	s->changed[sp.b1] &= ~sp.last;
 	for (unsigned b = sp.b0 + 1; b < sp.b1; b++)
 		s->changed[b] = 0;
+	for (unsigned b = 0; b < SHADOW_WORDS / 64; b++)
+		left |= s->changed[b];
+	s->marked = left != 0;
 }
 
 /* Words [w0, w1) of the page are as the copy has them. */
@@ -293,7 +307,8 @@ static void inspect(struct pass *ps, uintptr_t lo, uintptr_t hi)
 {
 	uint64_t clean[WP_MAX_PAGES / 64];
 	uintptr_t first = lo / SHADOW_PAGE;
-	bool wp = shadow_wp_clean(lo, hi, clean);
+	/* Smaller ranges are compared (shadow_wp.c): no call to find out. */
+	bool wp = hi - lo > (WP_MIN_PAGES - 1) * SHADOW_PAGE && shadow_wp_clean(lo, hi, clean);
 
 	while (lo < hi) {
 		uintptr_t page_end = (lo / SHADOW_PAGE + 1) * SHADOW_PAGE;
