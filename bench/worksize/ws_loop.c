@@ -8,7 +8,10 @@
  * [dirty]` times N calls on three buffers of KIB KiB each (dirty: the
  * first is rewritten before each call, outside the wrapped call, so
  * worksize.full finds it changed).  Prints ns per call or per
- * allocation, measured around the loop only.
+ * allocation, measured around the loop only.  `ws_loop live N`
+ * allocates N blocks of 64 bytes, keeps them, makes one call and prints
+ * the resident set (kB): what the tracker keeps per region is the
+ * difference it makes between two N.
  */
 #include "ws_target.h"
 
@@ -91,6 +94,33 @@ static double inspected(long kib, long n, int dirty)
 	return t;
 }
 
+static long resident_kib(void)
+{
+	char line[256];
+	long kib = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmRSS:", 6))
+			kib = atol(line + 6);
+	if (f)
+		fclose(f);
+	return kib;
+}
+
+static int live(long n)
+{
+	void **v = malloc((size_t)n * sizeof(*v));
+	double x[1] = { 0 };
+	int one = 1;
+
+	for (long i = 0; v && i < n; i++)
+		v[i] = malloc(64);
+	bench_ws(x, x, x, &one);	/* the tracker applies what it logged */
+	printf("rss_kib %ld\n", resident_kib());
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 || argc == 5) {
@@ -101,9 +131,11 @@ int main(int argc, char **argv)
 		printf("ns_per_op %.2f\n", inspected(atol(argv[2]), n, argc == 5) / (double)n);
 		return 0;
 	}
+	if (argc == 3 && !strcmp(argv[1], "live"))
+		return live(atol(argv[2]));
 	if (argc != 3 || (strcmp(argv[1], "call") && strcmp(argv[1], "vary") &&
 			  strcmp(argv[1], "alloc")))
-		return fprintf(stderr, "usage: ws_loop call|vary|alloc N | inspect KIB N [dirty]\n"), 2;
+		return fprintf(stderr, "usage: ws_loop call|vary|alloc|live N | inspect KIB N [dirty]\n"), 2;
 	long n = atol(argv[2]);
 	double t = !strcmp(argv[1], "alloc") ? allocations(n) : calls(n, !strcmp(argv[1], "vary"));
 
