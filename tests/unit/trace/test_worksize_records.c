@@ -48,13 +48,15 @@ static union tw_record ws_record(uint32_t func, uint64_t start, unsigned method,
 	return r;
 }
 
-static struct sibyl_trace *open_with(struct tw *w, const union tw_record *r, size_t n,
-				     uint16_t version)
+/* A trace of thread 100's records r[0, n), and thread 101's r2[0, n2). */
+static struct sibyl_trace *open_two(struct tw *w, const union tw_record *r, size_t n,
+				    const union tw_record *r2, size_t n2, uint16_t version)
 {
 	char buf[128], err[512] = "";
 	struct sibyl_events_header h = tw_events_header(100, 0, 100, n);
+	struct sibyl_events_header h2 = tw_events_header(100, 0, 101, n2);
 
-	h.version = version;
+	h.version = h2.version = version;
 	tw_init(w);
 	tw_meta(w, 1000, 1000000000, 2.0, 5000);
 	snprintf(buf, sizeof(buf), "%08x\t" LIB "\tfoo\n%08x\t" LIB "\tbar\n", id_of("foo"),
@@ -62,11 +64,19 @@ static struct sibyl_trace *open_with(struct tw *w, const union tw_record *r, siz
 	tw_text(w, "functions.tsv", buf);
 	tw_proc(w, 100, 1, 0, 900, 999999950, 12000, 1000005500, "/usr/bin/app");
 	tw_events_raw(w, &h, r, n, 0);
+	if (n2)
+		tw_events_raw(w, &h2, r2, n2, 0);
 
 	struct sibyl_trace *t = sibyl_trace_open(w->dir, err, sizeof(err));
 
 	assert_non_null(t);
 	return t;
+}
+
+static struct sibyl_trace *open_with(struct tw *w, const union tw_record *r, size_t n,
+				     uint16_t version)
+{
+	return open_two(w, r, n, NULL, 0, version);
 }
 
 /* A call record whose sizes an automatic method measured: attached as
@@ -175,13 +185,14 @@ static union tw_record carry_record(uint32_t func, uint64_t start, uint64_t byte
 	return r;
 }
 
-/* in_bytes of each call the iterator returns, in order. */
-static void expect_inputs(const union tw_record *r, size_t n, uint16_t version,
-			  const uint64_t *want, size_t nwant)
+/* in_bytes of each call the iterator returns, in order (thread 100's,
+ * then 101's). */
+static void expect_inputs_two(const union tw_record *r, size_t n, const union tw_record *r2,
+			      size_t n2, uint16_t version, const uint64_t *want, size_t nwant)
 {
 	struct tw w;
 	struct sibyl_trace_call c;
-	struct sibyl_trace *t = open_with(&w, r, n, version);
+	struct sibyl_trace *t = open_two(&w, r, n, r2, n2, version);
 	struct sibyl_trace_iter *it = sibyl_trace_iter_new(t);
 
 	for (size_t i = 0; i < nwant; i++) {
@@ -194,6 +205,12 @@ static void expect_inputs(const union tw_record *r, size_t n, uint16_t version,
 	sibyl_trace_iter_free(it);
 	sibyl_trace_close(t);
 	tw_cleanup(&w);
+}
+
+static void expect_inputs(const union tw_record *r, size_t n, uint16_t version,
+			  const uint64_t *want, size_t nwant)
+{
+	expect_inputs_two(r, n, NULL, 0, version, want, nwant);
 }
 
 /* A buffer read in parts: the second call's carry record gives it the
@@ -226,6 +243,32 @@ static void carry_moves_input_to_later_call(void **state)
 	expect_inputs(late, 4, SIBYL_TRACE_VERSION, (const uint64_t[]){ 8200, 4101, 5 }, 3);
 }
 
+/* Version 6: the later call ran on another thread (its file, 101),
+ * while the earlier one may still have run; its carry record names
+ * thread 100's call, in another file.  A carry naming a call that is
+ * not there, or another thread's, changes nothing; a version 5 reader's
+ * view keeps the sizes as recorded. */
+static void carry_from_another_thread(void **state)
+{
+	(void)state;
+	uint32_t foo = id_of("foo");
+	union tw_record first[] = { sized_call(foo, 1000, 8200, 4096, 0, SIBYL_WS_FULL),
+				    sized_call(foo, 5000, 300, 0, 0, SIBYL_WS_FULL) };
+	union tw_record second[] = { sized_call(foo, 1001, 4104, 4096, 0, SIBYL_WS_FULL),
+				     carry_record(foo, 1000, 4096),
+				     carry_record(foo, 5000, 100) };
+	struct sibyl_ws_carry_record *c = (struct sibyl_ws_carry_record *)second[1].bytes;
+
+	c->flags = SIBYL_CARRY_OTHER_THREAD;
+	c->tid = 100;
+	c = (struct sibyl_ws_carry_record *)second[2].bytes;
+	c->flags = SIBYL_CARRY_OTHER_THREAD;
+	c->tid = 102;	/* no such thread: thread 100's call at 5000 keeps its bytes */
+	expect_inputs_two(first, 2, second, 3, SIBYL_TRACE_VERSION,
+			  (const uint64_t[]){ 4104, 300, 4104 }, 3);
+	expect_inputs_two(first, 2, second, 3, 5, (const uint64_t[]){ 8200, 300, 4104 }, 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -233,6 +276,7 @@ int main(void)
 		cmocka_unit_test(version_2_bytes_are_ignored),
 		cmocka_unit_test(manual_beside_methods),
 		cmocka_unit_test(carry_moves_input_to_later_call),
+		cmocka_unit_test(carry_from_another_thread),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
