@@ -2,9 +2,11 @@
 #include "cli/commands.h"
 #include "core/log.h"
 #include "core/options.h"
+#include "core/output.h"
 #include "kmodel/dataset.h"
 #include "kmodel/devmodel.h"
 #include "kmodel/evaluate.h"
+#include "kmodel/kfit.h"
 #include "kmodel/predict.h"
 #include "kmodel/table.h"
 #include "kmodel/timemodel.h"
@@ -205,21 +207,100 @@ static int kmodel_train(int argc, char **argv)
 	return r ? 1 : 0;
 }
 
+/* The options of a kernel's profile, fit and predict alike: o is a
+ * struct sibyl_kmodel_kfit_opts. */
+#define PROFILE_OPTIONS(o)                                                                    \
+	{ "file", 0, SIBYL_OPT_STRING, &(o).file, "FILE.cl",                                  \
+	  "the OpenCL C file (or give it as the operand)" },                                  \
+	{ "kernel", 'k', SIBYL_OPT_STRING, &(o).kernel, "NAME", "the kernel" },               \
+	{ "profile", 0, SIBYL_OPT_STRING, &(o).profile, "FROM:TO:STEP",                       \
+	  "global sizes profiled (1024:8192:1024)" },                                         \
+	{ "lsize", 'l', SIBYL_OPT_LONG, &(o).lsize, "L", "local size (default: the runtime's)" }, \
+	{ "samples", 'n', SIBYL_OPT_LONG, &(o).samples, "N", "samples per profiled size (1)" }, \
+	{ "platform", 'p', SIBYL_OPT_STRING, &(o).platform, "P", "platform: index or name" }, \
+	{ "device", 'd', SIBYL_OPT_STRING, &(o).device, "D", "device: index or name" },       \
+	{ "timeout", 0, SIBYL_OPT_DOUBLE, &(o).timeout_s, "S",                                \
+	  "seconds a sample may run, 0: no limit (60)" }
+
+#define PROFILE_DEFAULTS .profile = "1024:8192:1024", .samples = 1, .timeout_s = 60
+
+/* The operand as FILE.cl, then the profile's options checked. */
+static int check_profile(const char *cmd, struct sibyl_kmodel_kfit_opts *o, int *n, char **argv)
+{
+	if (*n == 1 && !o->file)
+		o->file = argv[1], *n = 0;
+	if (o->samples < 1 || o->samples > 1000 || o->lsize < 0 ||
+	    !(o->timeout_s >= 0 && o->timeout_s <= 86400))
+		return sibyl_err("kmodel %s: -n must be in 1..1000, -l >= 0 and --timeout in "
+				 "0..86400", cmd), 2;
+	return 0;
+}
+
+static const struct sibyl_command_help fit_help = {
+	"kmodel fit", "FILE.cl -k NAME -o KERNEL.json [--profile FROM:TO:STEP] [-l L] "
+	"[-n SAMPLES] [-O LEVEL] [--force]",
+	"Profile a kernel at small global sizes (instruction counts and device time, as kmodel "
+	"dataset measures them) and write its OCLBoi, chosen by cross validation, to KERNEL.json "
+	"with the samples and their provenance, for predict --kernel-model.  Count at the "
+	"device model's -O level.  See docs/kmodel.md.",
+};
+
+static int kmodel_fit(int argc, char **argv)
+{
+	struct sibyl_kmodel_kfit_opts o = { PROFILE_DEFAULTS, .opt_level = "0" };
+	const char *out = NULL;
+	bool force = false;
+	struct sibyl_option opts[] = {
+		PROFILE_OPTIONS(o),
+		{ "opt-level", 'O', SIBYL_OPT_STRING, &o.opt_level, "LEVEL",
+		  "clang optimisation level of the counted IR (0)" },
+		{ "output", 'o', SIBYL_OPT_STRING, &out, "KERNEL.json", "the kernel model to write" },
+		{ "force", 'f', SIBYL_OPT_FLAG, &force, NULL, "replace an existing KERNEL.json" },
+		SIBYL_OPT_END,
+	};
+	int n, r = sibyl_cli_options(&fit_help, opts, argc, argv, false, &n);
+	struct sibyl_kmodel_kfit k;
+	char err[1024];
+
+	if (r)
+		return r > 0 ? 0 : 2;
+	if ((r = check_profile("fit", &o, &n, argv)))
+		return r;
+	if (n || !o.file || !o.kernel || !out)
+		return sibyl_err("kmodel fit: expected FILE.cl, -k NAME and -o KERNEL.json (see "
+				 "--help)"), 2;
+	if (sibyl_output_check(out, force, NULL, err, sizeof(err)) < 0 ||
+	    sibyl_kmodel_kfit_profile(&o, &k, err, sizeof(err)) < 0)
+		return (err[0] ? sibyl_err("%s", err) : 0), 1;
+	r = sibyl_kmodel_kfit_save(&k, out, force, err, sizeof(err));
+	if (r)
+		sibyl_err("%s", err);
+	else
+		printf("%s: %s of %s, OCLBoi %s (CV R^2 %.4f) from %zu samples at gsizes "
+		       "%.0f..%.0f, -O%s on %s\n", out, k.kernel, k.file, k.b.kind, k.b.score, k.ns,
+		       k.b.gmin, k.b.gmax, k.opt_level, k.device);
+	sibyl_kmodel_kfit_free(&k);
+	return r ? 1 : 0;
+}
+
 static const struct sibyl_command_help predict_help = {
-	"kmodel predict", "--model DEV.json FILE.cl -k NAME --gsize N [--profile FROM:TO:STEP] "
-	"[-l L] [-n SAMPLES] [--json]",
-	"OCLMan for any kernel: profile its instruction counts at small global sizes, fit its "
-	"OCLBoi on the fly, and predict its device time at global size N with the device's time "
-	"model, with an interval from the model's cross validation.  A size far outside the "
-	"profiled ones is warned about.  See docs/kmodel.md.",
+	"kmodel predict", "--model DEV.json (FILE.cl -k NAME | --kernel-model KERNEL.json) "
+	"--gsize N [--profile FROM:TO:STEP] [-l L] [-n SAMPLES] [--json]",
+	"OCLMan for any kernel: its OCLBoi (fitted on the fly from a profile at small global "
+	"sizes, or read from kmodel fit's KERNEL.json) predicts its instruction counts at global "
+	"size N, and the device's time model turns them into seconds.  The 5%..95% interval "
+	"propagates OCLBoi's fit uncertainty through the time model and scales it by the time "
+	"model's cross-validated error; a size far outside the profiled ones is warned about.  "
+	"See docs/kmodel.md.",
 };
 
 static void print_prediction(const struct sibyl_kmodel_prediction *p, double g, bool json)
 {
 	if (json) {
-		json_t *j = json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:s, s:f, s:f}", "seconds",
-				      p->seconds, "low", p->low, "high", p->high, "gsize", g,
-				      "profiled_min", p->gmin, "profiled_max", p->gmax, "oclboi",
+		json_t *j = json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:b, s:s, s:f, s:f}",
+				      "seconds", p->seconds, "low", p->low, "high", p->high,
+				      "oclboi_half", p->oclboi_half, "gsize", g, "profiled_min",
+				      p->gmin, "profiled_max", p->gmax, "far", p->far, "oclboi",
 				      p->oclboi, "oclboi_cv_r2", p->oclboi_cv_r2, "fit_seconds",
 				      p->fit_seconds);
 
@@ -233,53 +314,71 @@ static void print_prediction(const struct sibyl_kmodel_prediction *p, double g, 
 	       p->oclboi_cv_r2, p->gmin, p->gmax);
 }
 
+/* The kernel's model: read from kfile, else profiled now on the device
+ * model's device at its -O level. */
+static int kernel_model(const struct sibyl_kmodel_device *m, const char *kfile,
+			struct sibyl_kmodel_kfit_opts *o, struct sibyl_kmodel_kfit *k)
+{
+	char err[1024];
+
+	o->opt_level = m->opt_level;
+	if (kfile ? sibyl_kmodel_kfit_load(kfile, k, err, sizeof(err)) :
+		    sibyl_kmodel_kfit_profile(o, k, err, sizeof(err)))
+		return (err[0] ? sibyl_err("%s", err) : 0), -1;
+	/* Counts are the device's own only when profiled now: a kernel
+	 * model's OCLBoi is device-agnostic (the thesis' point). */
+	if (!kfile && strcmp(k->device, m->device)) {
+		sibyl_err("kmodel: the model was trained on %s, the kernel ran on %s: train one "
+			  "for this device (kmodel train-device)", m->device, k->device);
+		sibyl_kmodel_kfit_free(k);
+		return -1;
+	}
+	return 0;
+}
+
 static int kmodel_predict(int argc, char **argv)
 {
-	struct sibyl_kmodel_predict_opts o = { .profile = "1024:8192:1024", .samples = 1,
-					       .timeout_s = 60 };
-	const char *model = NULL;
+	struct sibyl_kmodel_kfit_opts o = { PROFILE_DEFAULTS };
+	const char *model = NULL, *kfile = NULL;
 	bool json = false, force = false;
+	double g = 0;
 	struct sibyl_option opts[] = {
 		{ "model", 'm', SIBYL_OPT_STRING, &model, "DEV.json", "the device model" },
-		{ "file", 0, SIBYL_OPT_STRING, &o.file, "FILE.cl",
-		  "the OpenCL C file (or give it as the operand)" },
+		{ "kernel-model", 0, SIBYL_OPT_STRING, &kfile, "KERNEL.json",
+		  "the kernel's model (kmodel fit) instead of a profile now" },
+		PROFILE_OPTIONS(o),
 		/* -f is --force in every command; `-f FILE.cl` thus still
 		 * names the file, as the operand (docs/cli.md). */
 		{ "force", 'f', SIBYL_OPT_FLAG, &force, NULL, "accepted; predict writes no file" },
-		{ "kernel", 'k', SIBYL_OPT_STRING, &o.kernel, "NAME", "the kernel" },
-		{ "gsize", 'g', SIBYL_OPT_DOUBLE, &o.gsize, "N", "the global size to predict" },
-		{ "profile", 0, SIBYL_OPT_STRING, &o.profile, "FROM:TO:STEP",
-		  "global sizes profiled (1024:8192:1024)" },
-		{ "lsize", 'l', SIBYL_OPT_LONG, &o.lsize, "L", "local size (default: the runtime's)" },
-		{ "samples", 'n', SIBYL_OPT_LONG, &o.samples, "N", "samples per profiled size (1)" },
-		{ "platform", 'p', SIBYL_OPT_STRING, &o.platform, "P", "platform: index or name" },
-		{ "device", 'd', SIBYL_OPT_STRING, &o.device, "D", "device: index or name" },
-		{ "timeout", 0, SIBYL_OPT_DOUBLE, &o.timeout_s, "S",
-		  "seconds a sample may run, 0: no limit (60)" },
+		{ "gsize", 'g', SIBYL_OPT_DOUBLE, &g, "N", "the global size to predict" },
 		{ "json", 0, SIBYL_OPT_FLAG, &json, NULL, "print {seconds, low, high, ...}" },
 		SIBYL_OPT_END,
 	};
 	int n, r = sibyl_cli_options(&predict_help, opts, argc, argv, false, &n);
 	struct sibyl_kmodel_device m;
+	struct sibyl_kmodel_kfit k;
 	struct sibyl_kmodel_prediction p;
 	char err[1024];
 
 	if (r)
 		return r > 0 ? 0 : 2;
-	if (n == 1 && !o.file)
-		o.file = argv[1], n = 0;
-	if (n || !model || !o.file || !o.kernel || !(o.gsize >= 1))
-		return sibyl_err("kmodel predict: expected --model, -f FILE.cl, -k NAME and "
-				 "--gsize N >= 1 (see --help)"), 2;
-	if (o.samples < 1 || o.samples > 1000 || o.lsize < 0)
-		return sibyl_err("kmodel predict: -n must be in 1..1000 and -l >= 0"), 2;
+	if ((r = check_profile("predict", &o, &n, argv)))
+		return r;
+	if (n || !model || !(kfile ? !o.file && !o.kernel : o.file && o.kernel) || !(g >= 1))
+		return sibyl_err("kmodel predict: expected --model, either -f FILE.cl and -k NAME "
+				 "or --kernel-model KERNEL.json, and --gsize N >= 1 (see --help)"), 2;
 	if (sibyl_kmodel_device_load(model, &m, err, sizeof(err)) < 0)
 		return sibyl_err("%s", err), 1;
-	r = sibyl_kmodel_predict(&m, &o, &p, err, sizeof(err));
+	if (kernel_model(&m, kfile, &o, &k) < 0)
+		return sibyl_kmodel_device_free(&m), 1;
+	r = sibyl_kmodel_predict(&m, &k, g, &p, err, sizeof(err));
 	if (r)
 		sibyl_err("%s", err);
-	else
-		print_prediction(&p, o.gsize, json);
+	else if (print_prediction(&p, g, json), p.far)
+		sibyl_warn("kmodel: global size %.0f is far outside the profiled %.0f..%.0f: the "
+			   "prediction extrapolates (profile larger sizes with --profile)", g,
+			   p.gmin, p.gmax);
+	sibyl_kmodel_kfit_free(&k);
 	sibyl_kmodel_device_free(&m);
 	return r ? 1 : 0;
 }
@@ -289,15 +388,15 @@ static const struct {
 	int (*run)(int argc, char **argv);
 } subcommands[] = {
 	{ "dataset", kmodel_dataset }, { "evaluate", kmodel_evaluate },
-	{ "train-device", kmodel_train }, { "predict", kmodel_predict },
+	{ "train-device", kmodel_train }, { "fit", kmodel_fit }, { "predict", kmodel_predict },
 };
 
 static const struct sibyl_command_help kmodel_help = {
-	"kmodel", "dataset|evaluate|train-device|predict ...",
+	"kmodel", "dataset|evaluate|train-device|fit|predict ...",
 	"Predict an OpenCL kernel's device time at any global size from small runs (OCLMan, "
 	"Niarchos 2020 Part VII).  Subcommands: dataset (sweep a training suite into counts and "
 	"times), evaluate (OCLMan against OCLBase on held-out kernels), train-device (the device's "
-	"time model), predict (a kernel's time at any global size).  See docs/kmodel.md.",
+	"time model), fit (a kernel's OCLBoi, saved), predict (a kernel's time at any global size).  See docs/kmodel.md.",
 };
 
 int cmd_kmodel(int argc, char **argv)
@@ -312,6 +411,6 @@ int cmd_kmodel(int argc, char **argv)
 	if (r)
 		return r > 0 ? 0 : 2;
 	if (n)
-		return sibyl_err("kmodel: '%s' is not a subcommand: dataset, evaluate, train-device, predict (see --help)", argv[1]), 2;
-	return sibyl_err("kmodel: expected a subcommand: dataset, evaluate, train-device, predict (see --help)"), 2;
+		return sibyl_err("kmodel: '%s' is not a subcommand: dataset, evaluate, train-device, fit, predict (see --help)", argv[1]), 2;
+	return sibyl_err("kmodel: expected a subcommand: dataset, evaluate, train-device, fit, predict (see --help)"), 2;
 }

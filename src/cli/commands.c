@@ -28,6 +28,8 @@ const struct sibyl_command sibyl_commands[] = {
 	  "(R^2, RMSE)", false },
 	{ "kmodel train-device", cmd_kmodel, "train a device's time model (counts -> time) on a "
 	  "dataset", false },
+	{ "kmodel fit", cmd_kmodel, "profile a kernel at small sizes and save its OCLBoi model",
+	  false },
 	{ "kmodel predict", cmd_kmodel, "predict a kernel's device time at a global size (OCLMan)",
 	  false },
 	{ "device", cmd_device, "measure an OpenCL device's latencies and bandwidth", false },

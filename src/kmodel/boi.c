@@ -23,7 +23,7 @@ static const double l1s[] = { 0.1, 0.5, 0.9 };
 #define NGRID (sizeof(alphas) / sizeof(*alphas) * sizeof(l1s) / sizeof(*l1s))
 #define NCAND (2 * (1 + NGRID))
 
-static const char *kind_name(const struct sibyl_reg_spec *s)
+const char *sibyl_kmodel_boi_kind(const struct sibyl_reg_spec *s)
 {
 	if (s->kind == SIBYL_REG_ENET)
 		return s->poly2 ? "poly2 + elastic net" : "elastic net";
@@ -117,7 +117,7 @@ int sibyl_kmodel_boi_fit(const double *g, const double *C, size_t n, size_t nf,
 	if (choose(g, C, n, nf, b, err, errlen) < 0)
 		return -1;
 	b->nf = nf;
-	b->kind = kind_name(&b->spec);
+	b->kind = sibyl_kmodel_boi_kind(&b->spec);
 	b->m = sibyl_xcalloc(nf + 1, sizeof(*b->m));
 	b->gmin = b->gmax = g[0];
 	for (size_t i = 0; i < n; i++)

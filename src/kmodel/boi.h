@@ -31,6 +31,8 @@ int sibyl_kmodel_boi_fit(const double *g, const double *C, size_t n, size_t nf,
 			 struct sibyl_kmodel_boi *b, char *err, size_t errlen);
 /* The counts at global size g (negative predictions are 0). */
 void sibyl_kmodel_boi_predict(const struct sibyl_kmodel_boi *b, double g, double *counts);
+/* "linear", "elastic net", "poly2 + linear" or "poly2 + elastic net". */
+const char *sibyl_kmodel_boi_kind(const struct sibyl_reg_spec *s);
 void sibyl_kmodel_boi_free(struct sibyl_kmodel_boi *b);
 
 #endif

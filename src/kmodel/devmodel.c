@@ -58,8 +58,6 @@ int sibyl_kmodel_device_save(const struct sibyl_kmodel_device *m, const char *pa
 {
 	json_t *costs = json_array();
 
-	if (sibyl_output_check(path, force, NULL, err, errlen) < 0)
-		return -1;
 	for (size_t j = 0; j < m->tm.nf; j++)
 		json_array_append_new(costs, json_pack("{s:s, s:f}", "name", m->names[j],
 						       "seconds", m->tm.w[j]));
@@ -72,16 +70,7 @@ int sibyl_kmodel_device_save(const struct sibyl_kmodel_device *m, const char *pa
 		sibyl_kmodel_tkind_name(m->tm.kind), "launch_seconds", m->tm.b,
 		"instructions", costs, "cv", "median_r2", m->cv.median_r2,
 		"ratio_low", m->cv.lo, "ratio_high", m->cv.hi);
-	char *text = j ? json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) : NULL;
-
-	json_decref(j);
-	if (!text)	/* a NaN or an infinity, which JSON cannot hold */
-		return sibyl_seterr(err, errlen, "kmodel: %s: the model has non-finite numbers",
-				    path);
-	int r = sibyl_output_write(path, text, strlen(text), 0666);
-
-	free(text);
-	return r < 0 ? sibyl_seterr_errno(err, errlen, "kmodel: %s", path) : 0;
+	return sibyl_kmodel_json_save(j, path, force, err, errlen);
 }
 
 static int kind_of(const char *s, enum sibyl_kmodel_tkind *k)
@@ -97,14 +86,8 @@ static int from_json(json_t *j, const char *path, struct sibyl_kmodel_device *m,
 {
 	json_t *tm = json_object_get(j, "time_model"), *cv = json_object_get(j, "cv");
 	json_t *costs = json_object_get(tm, "instructions"), *v;
-	const char *fmt = json_string_value(json_object_get(j, "format"));
 	size_t i;
 
-	if (!fmt || strcmp(fmt, FORMAT))
-		return sibyl_seterr(err, errlen, "kmodel: %s: not a kmodel device model", path);
-	if (json_integer_value(json_object_get(j, "version")) != 1)
-		return sibyl_seterr(err, errlen, "kmodel: %s: device model version %lld is not 1",
-				    path, (long long)json_integer_value(json_object_get(j, "version")));
 	if (!json_is_array(costs) || kind_of(json_string_value(json_object_get(tm, "kind")),
 					      &m->tm.kind) < 0)
 		return sibyl_seterr(err, errlen, "kmodel: %s: no valid \"time_model\"", path);
@@ -139,7 +122,7 @@ int sibyl_kmodel_device_load(const char *path, struct sibyl_kmodel_device *m, ch
 	json_t *j;
 
 	memset(m, 0, sizeof(*m));
-	if (!(j = sibyl_kmodel_json_load(path, err, errlen)))
+	if (!(j = sibyl_kmodel_json_load_v1(path, FORMAT, "device model", err, errlen)))
 		return -1;
 	int r = from_json(j, path, m, err, errlen);
 

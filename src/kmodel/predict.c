@@ -1,13 +1,11 @@
-/* OCLMan for a new kernel: profile, OCLBoi, time model. */
+/* OCLMan for a new kernel: its OCLBoi, the time model, an interval. */
 #include "kmodel/predict.h"
-#include "kmodel/boi.h"
-#include "kmodel/dataset.h"
 #include "core/alloc.h"
 #include "core/clock.h"
-#include "core/fs.h"
 #include "core/log.h"
-#include "core/output.h"
+#include "model/ols.h"
 
+#include <gsl/gsl_multifit.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,106 +13,86 @@
 /* Beyond this factor of the profiled sizes a prediction extrapolates
  * far: the thesis' kernel 2 failed there (ch. 21.4.2). */
 #define FAR 4.0
+/* The interval's level: 5%..95%, as the time model's ratio spread. */
+#define LEVEL 0.90
 
-/* The kernel's counts at the profiled sizes, in a private temporary
- * dataset. */
-static int profile(const struct sibyl_kmodel_device *m, const struct sibyl_kmodel_predict_opts *o,
-		   const char *path, struct sibyl_kmodel_data *d, char *err, size_t errlen)
+/* OCLBoi's features of global size g: 1, x and x^2 for a polynomial
+ * kind, with x = g / gmax (g^2 is 10^8 times g otherwise). */
+static size_t features(const struct sibyl_kmodel_boi *b, double g, double *f)
 {
-	struct sibyl_kmodel_entry e = { (char *)o->kernel, (char *)o->file, (char *)"",
-					(char *)o->profile, o->lsize };
-	struct sibyl_kmodel_suite s = { (char *)"(predict)", o->samples, &e, 1 };
-	/* Counted as the device model's dataset was. */
-	struct sibyl_kmodel_dataset_opts dop = {
-		.out = path, .platform = o->platform, .device = o->device,
-		.opt_level = m->opt_level, .samples = o->samples, .timeout_s = o->timeout_s,
-	};
-	int r = sibyl_kmodel_dataset(&s, &dop, err, errlen);
+	double x = g / b->gmax;
 
-	if (r > 0)
-		return sibyl_seterr(err, errlen, "kmodel: profiling %s failed (see above)",
-				    o->kernel);
-	if (r < 0)
-		return -1;
-	return sibyl_kmodel_data_read(path, false, d, err, errlen);
+	f[0] = 1, f[1] = x, f[2] = x * x;
+	return b->spec.poly2 ? 3 : 2;
 }
 
-static int check_device(const struct sibyl_kmodel_device *m, const struct sibyl_kmodel_data *d,
-			char *err, size_t errlen)
+/* Half-width of the prediction interval of u = w.c at g: u of each
+ * sample regressed on OCLBoi's features (the launch cost is constant,
+ * it has no uncertainty). */
+static double boi_half(const struct sibyl_kmodel_device *m, const struct sibyl_kmodel_kfit *k,
+		       double g)
 {
-	const char *dev = json_string_value(json_object_get(d->header, "device"));
+	double f[3], yhat, yerr, chisq;
+	size_t p = features(&k->b, g, f), n = k->ns;
 
-	if (dev && strcmp(dev, m->device))
-		return sibyl_seterr(err, errlen, "kmodel: the model was trained on %s, the kernel "
-				    "ran on %s: train one for this device (kmodel train-device)",
-				    m->device, dev);
-	return 0;
+	if (n <= p)
+		return INFINITY;
+	gsl_matrix *X = gsl_matrix_alloc(n, p), *cov = gsl_matrix_alloc(p, p);
+	gsl_vector *y = gsl_vector_alloc(n), *c = gsl_vector_alloc(p);
+	gsl_multifit_linear_workspace *w = gsl_multifit_linear_alloc(n, p);
+	gsl_vector_view at = gsl_vector_view_array(f, p);
+
+	for (size_t i = 0; i < n; i++) {
+		double fi[3];
+
+		features(&k->b, k->g[i], fi);
+		for (size_t j = 0; j < p; j++)
+			gsl_matrix_set(X, i, j, fi[j]);
+		gsl_vector_set(y, i, sibyl_kmodel_device_time(m, k->C + i * k->nf,
+			       (const char *const *)k->names, k->nf) - m->tm.b);
+	}
+	gsl_multifit_linear(X, y, c, cov, &chisq, w);
+	gsl_multifit_linear_est(&at.vector, c, cov, &yhat, &yerr);
+	double s2 = chisq / (double)(n - p);
+
+	gsl_multifit_linear_free(w);
+	gsl_matrix_free(X), gsl_matrix_free(cov);
+	gsl_vector_free(y), gsl_vector_free(c);
+	return sibyl_t_quantile(LEVEL, (double)(n - p)) * sqrt(s2 + yerr * yerr);
 }
 
-static void estimate(const struct sibyl_kmodel_device *m, const struct sibyl_kmodel_table *t,
-		     const struct sibyl_kmodel_boi *b, double g, struct sibyl_kmodel_prediction *p)
+static void estimate(const struct sibyl_kmodel_device *m, const struct sibyl_kmodel_kfit *k,
+		     double g, struct sibyl_kmodel_prediction *p)
 {
-	double *c = sibyl_xcalloc(t->nf + 1, sizeof(*c));
+	double *c = sibyl_xcalloc(k->nf + 1, sizeof(*c));
 
-	sibyl_kmodel_boi_predict(b, g, c);
-	p->seconds = sibyl_kmodel_device_time(m, c, t->names, t->nf);
-	double a = p->seconds * m->cv.lo, z = p->seconds * m->cv.hi;
-
+	sibyl_kmodel_boi_predict(&k->b, g, c);
+	p->seconds = sibyl_kmodel_device_time(m, c, (const char *const *)k->names, k->nf);
+	p->oclboi_half = boi_half(m, k, g);
 	/* No time is negative, whatever a ratio of a poor fit says. */
-	p->low = fmax(0, fmin(a, z));
-	p->high = fmax(0, fmax(a, z));
-	p->gmin = b->gmin;
-	p->gmax = b->gmax;
-	p->oclboi = b->kind;
-	p->oclboi_cv_r2 = b->score;
+	double a = fmax(0, p->seconds - p->oclboi_half), z = p->seconds + p->oclboi_half;
+
+	p->low = fmax(0, fmin(a * m->cv.lo, a * m->cv.hi));
+	p->high = fmax(0, fmax(z * m->cv.lo, z * m->cv.hi));
+	p->gmin = k->b.gmin;
+	p->gmax = k->b.gmax;
+	p->oclboi = k->b.kind;
+	p->oclboi_cv_r2 = k->b.score;
+	p->far = g > FAR * p->gmax || g < p->gmin / FAR;
 	free(c);
 }
 
-static int model(const struct sibyl_kmodel_device *m, const struct sibyl_kmodel_data *d,
-		 double g, struct sibyl_kmodel_prediction *p, char *err, size_t errlen)
+int sibyl_kmodel_predict(const struct sibyl_kmodel_device *m, const struct sibyl_kmodel_kfit *k,
+			 double g, struct sibyl_kmodel_prediction *p, char *err, size_t errlen)
 {
-	struct sibyl_kmodel_table t;
-	struct sibyl_kmodel_boi b;
 	uint64_t t0 = sibyl_mono_ns();
-	int r = sibyl_kmodel_table_build(d, &t, err, errlen);
-
-	if (r)
-		return r;
-	r = sibyl_kmodel_boi_fit(t.g, t.C, t.ns, t.nf, &b, err, errlen);
-	if (!r) {
-		estimate(m, &t, &b, g, p);
-		sibyl_kmodel_boi_free(&b);
-	}
-	p->fit_seconds = (double)(sibyl_mono_ns() - t0) * 1e-9;
-	sibyl_kmodel_table_free(&t);
-	return r;
-}
-
-int sibyl_kmodel_predict(const struct sibyl_kmodel_device *m,
-			 const struct sibyl_kmodel_predict_opts *o,
-			 struct sibyl_kmodel_prediction *p, char *err, size_t errlen)
-{
-	char *dir = sibyl_private_tmpdir("sibyl-kmodel");
-	struct sibyl_kmodel_data d = { 0 };
-	int r;
 
 	memset(p, 0, sizeof(*p));
-	if (!dir)
-		return sibyl_seterr_errno(err, errlen, "kmodel: temporary directory");
-	char *path = sibyl_path_join(dir, "profile.jsonl");
-
-	r = profile(m, o, path, &d, err, errlen);
-	if (!r)
-		r = check_device(m, &d, err, errlen);
-	if (!r)
-		r = model(m, &d, o->gsize, p, err, errlen);
-	if (!r && (o->gsize > FAR * p->gmax || o->gsize < p->gmin / FAR))
-		sibyl_warn("kmodel: global size %.0f is far outside the profiled %.0f..%.0f: "
-			   "the prediction extrapolates (profile larger sizes with --profile)",
-			   o->gsize, p->gmin, p->gmax);
-	sibyl_kmodel_data_free(&d);
-	sibyl_remove_tree(dir);
-	free(path);
-	free(dir);
-	return r;
+	if (strcmp(k->opt_level, m->opt_level))
+		return sibyl_seterr(err, errlen, "kmodel: the kernel's counts are of -O%s IR, the "
+				    "device model's of -O%s: profile the kernel at -O%s",
+				    k->opt_level, m->opt_level, m->opt_level);
+	estimate(m, k, g, p);
+	p->fit_seconds = k->fit_seconds + (double)(sibyl_mono_ns() - t0) * 1e-9;
+	return 0;
 }

@@ -1,37 +1,41 @@
 /*
  * `sibyl kmodel predict`: OCLMan for a kernel the suite never saw.  The
- * kernel is profiled at small global sizes (its instruction counts, as
- * `kmodel dataset` measures them), its OCLBoi is trained on the fly, and
- * the device's time model turns the counts OCLBoi predicts at the size
- * asked into seconds; the interval is the spread of measured / predicted
- * time the device model's cross validation saw on held-out kernels.
+ * kernel's model (kfit.h: its counts at small global sizes and its
+ * OCLBoi, profiled on the spot or read from `kmodel fit`'s file) gives
+ * the counts at the size asked, and the device's time model turns them
+ * into seconds.
+ *
+ * The interval has two parts.  OCLBoi's fit uncertainty, propagated
+ * through the time model: the time model is linear in the counts, so
+ * the kernel's time-weighted count u = w.c is a regression on OCLBoi's
+ * features of the global size (1, g and, for a polynomial kind, g^2),
+ * and its 90% prediction interval t * sqrt(s^2 + var(fit at g)) widens
+ * with the distance from the profiled sizes (the elastic nets' share of
+ * it is that of least squares on the same features).  Then the time
+ * model's own error on kernels it never saw: the 5%..95% spread of
+ * measured / predicted time of its cross validation, which scales the
+ * bounds.
  */
 #ifndef SIBYL_KMODEL_PREDICT_H
 #define SIBYL_KMODEL_PREDICT_H
 
 #include "kmodel/devmodel.h"
-
-struct sibyl_kmodel_predict_opts {
-	const char *file, *kernel;
-	const char *profile;		/* global sizes profiled, FROM:TO:STEP */
-	long lsize, samples;
-	const char *platform, *device;
-	double timeout_s;
-	double gsize;			/* the size to predict */
-};
+#include "kmodel/kfit.h"
 
 struct sibyl_kmodel_prediction {
 	double seconds, low, high;
+	double oclboi_half;		/* half-width of OCLBoi's part, seconds */
 	double gmin, gmax;		/* the sizes profiled */
 	const char *oclboi;		/* OCLBoi's kind */
 	double oclboi_cv_r2;
 	double fit_seconds;		/* OCLBoi's selection and fit, and the prediction */
+	bool far;			/* g far outside gmin..gmax */
 };
 
-/* 0, or -1 with the line in err (a failed profile, a model of another
- * device).  A size far outside the profiled ones is a warning notice. */
-int sibyl_kmodel_predict(const struct sibyl_kmodel_device *m,
-			 const struct sibyl_kmodel_predict_opts *o,
-			 struct sibyl_kmodel_prediction *p, char *err, size_t errlen);
+/* 0, or -1 with the line in err (counts of another -O level than the
+ * device model's).  p->far: g is more than 4 times outside the profiled
+ * sizes, where the thesis' kernel 2 failed. */
+int sibyl_kmodel_predict(const struct sibyl_kmodel_device *m, const struct sibyl_kmodel_kfit *k,
+			 double g, struct sibyl_kmodel_prediction *p, char *err, size_t errlen);
 
 #endif

@@ -3,6 +3,7 @@
 #include "core/alloc.h"
 #include "core/fs.h"
 #include "core/log.h"
+#include "core/output.h"
 
 #include <jansson.h>
 #include <libgen.h>
@@ -64,6 +65,39 @@ json_t *sibyl_kmodel_json_load(const char *path, char *err, size_t errlen)
 	if (!j)
 		sibyl_seterr(err, errlen, "kmodel: %s:%d: %s", path, je.line, je.text);
 	return j;
+}
+
+json_t *sibyl_kmodel_json_load_v1(const char *path, const char *format, const char *what,
+				  char *err, size_t errlen)
+{
+	json_t *j = sibyl_kmodel_json_load(path, err, errlen);
+	const char *fmt = json_string_value(json_object_get(j, "format"));
+	json_int_t v = json_integer_value(json_object_get(j, "version"));
+
+	if (j && (!fmt || strcmp(fmt, format)))
+		sibyl_seterr(err, errlen, "kmodel: %s: not a kmodel %s", path, what);
+	else if (j && v != 1)
+		sibyl_seterr(err, errlen, "kmodel: %s: %s version %lld is not 1", path, what,
+			     (long long)v);
+	else
+		return j;
+	json_decref(j);
+	return NULL;
+}
+
+int sibyl_kmodel_json_save(json_t *j, const char *path, bool force, char *err, size_t errlen)
+{
+	char *text = j ? json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) : NULL;
+	int r = -1;
+
+	json_decref(j);
+	if (!text)	/* a NaN or an infinity, which JSON cannot hold */
+		sibyl_seterr(err, errlen, "kmodel: %s: the model has non-finite numbers", path);
+	else if (sibyl_output_check(path, force, NULL, err, errlen) == 0 &&
+		 (r = sibyl_output_write(path, text, strlen(text), 0666)) < 0)
+		sibyl_seterr_errno(err, errlen, "kmodel: %s", path);
+	free(text);
+	return r < 0 ? -1 : 0;
 }
 
 int sibyl_kmodel_suite_read(const char *path, struct sibyl_kmodel_suite *s, char *err,

@@ -7,6 +7,7 @@
 #define SIBYL_KMODEL_SUITE_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 struct sibyl_kmodel_entry {
@@ -32,5 +33,12 @@ void sibyl_kmodel_suite_free(struct sibyl_kmodel_suite *s);
 /* A kmodel JSON file (suite, device model) of at most 16 MiB, parsed;
  * NULL with "kmodel: PATH[:LINE]: why" in err. */
 json_t *sibyl_kmodel_json_load(const char *path, char *err, size_t errlen);
+/* The same, refused unless its "format" is `format` and its "version"
+ * 1 ("kmodel: PATH: not a kmodel WHAT", "WHAT version N is not 1"). */
+json_t *sibyl_kmodel_json_load_v1(const char *path, const char *format, const char *what,
+				  char *err, size_t errlen);
+/* Write j (a reference taken) to path, refusing to replace a file
+ * unless force. 0, or -1 with the line in err. */
+int sibyl_kmodel_json_save(json_t *j, const char *path, bool force, char *err, size_t errlen);
 
 #endif

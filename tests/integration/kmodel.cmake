@@ -1,5 +1,5 @@
 # sibyl kmodel: the training suite, datasets, regressions against
 # scikit-learn.
-foreach(t suite dataset evaluate predict)
+foreach(t suite dataset evaluate predict fit)
   sibyl_script_test(kmodel_${t} ${CMAKE_CURRENT_SOURCE_DIR}/kmodel/${t}.sh)
 endforeach()

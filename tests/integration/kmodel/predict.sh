@@ -5,11 +5,9 @@
 # outside the profiled sizes, and one-line refusals of a model of
 # another device and of a file that is no model.
 . "$(dirname "$0")/../lib.sh"
-SUITE="$SIBYL_SOURCE/tests/kernels/suite"
+. "$(dirname "$0")/small.sh"
 D="$WORK/data.jsonl"
-for k in saxpy stencil1d3 vmath hash_rounds; do
-	"$SIBYL" kmodel dataset "$SUITE/suite.json" -k "$k" -n 1 -o "$D"
-done
+small_dataset "$D"
 "$SIBYL" kmodel train-device "$D" -o "$WORK/dev.json" > "$WORK/out"
 grep -q "time model of .*, 4 kernels; held-out median R^2" "$WORK/out" || fail "$(cat "$WORK/out")"
 /usr/bin/python3 - "$WORK/dev.json" <<'PY'

@@ -1,0 +1,298 @@
+/* A kernel's model: its profile at small sizes and its OCLBoi. */
+#include "kmodel/kfit.h"
+#include "kmodel/dataset.h"
+#include "kmodel/table.h"
+#include "core/alloc.h"
+#include "core/clock.h"
+#include "core/fs.h"
+#include "core/log.h"
+#include "core/output.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define FORMAT "sibyl-kmodel-kernel"
+
+static char *dup_of(json_t *j, const char *key)
+{
+	const char *s = json_string_value(json_object_get(j, key));
+
+	return sibyl_xstrdup(s ? s : "");
+}
+
+/* The kernel's counts at the profiled sizes, in a private temporary
+ * dataset (its device and -O level in d's header). */
+static int profile(const struct sibyl_kmodel_kfit_opts *o, struct sibyl_kmodel_data *d,
+		   char *err, size_t errlen)
+{
+	struct sibyl_kmodel_entry e = { (char *)o->kernel, (char *)o->file, (char *)"",
+					(char *)o->profile, o->lsize };
+	struct sibyl_kmodel_suite s = { (char *)"(profile)", o->samples, &e, 1 };
+	char *dir = sibyl_private_tmpdir("sibyl-kmodel");
+
+	if (!dir)
+		return sibyl_seterr_errno(err, errlen, "kmodel: temporary directory");
+	char *path = sibyl_path_join(dir, "profile.jsonl");
+	struct sibyl_kmodel_dataset_opts dop = {
+		.out = path, .platform = o->platform, .device = o->device,
+		.opt_level = o->opt_level, .samples = o->samples, .timeout_s = o->timeout_s,
+	};
+	int r = sibyl_kmodel_dataset(&s, &dop, err, errlen);
+
+	/* The dataset's error notice said why, in the one line it needs. */
+	if (r > 0 && errlen)
+		r = -1, err[0] = '\0';
+	if (!r)
+		r = sibyl_kmodel_data_read(path, false, d, err, errlen);
+	sibyl_remove_tree(dir);
+	free(path);
+	free(dir);
+	return r;
+}
+
+/* The table's samples, owned by k. */
+static void take(struct sibyl_kmodel_kfit *k, const struct sibyl_kmodel_table *t)
+{
+	k->nf = t->nf;
+	k->ns = t->ns;
+	k->names = sibyl_xcalloc(t->nf + 1, sizeof(*k->names));
+	for (size_t j = 0; j < t->nf; j++)
+		k->names[j] = sibyl_xstrdup(t->names[j]);
+	k->g = sibyl_xcalloc(t->ns + 1, sizeof(*k->g));
+	k->t = sibyl_xcalloc(t->ns + 1, sizeof(*k->t));
+	k->C = sibyl_xcalloc(t->ns * t->nf + 1, sizeof(*k->C));
+	memcpy(k->g, t->g, t->ns * sizeof(*k->g));
+	memcpy(k->t, t->t, t->ns * sizeof(*k->t));
+	memcpy(k->C, t->C, t->ns * t->nf * sizeof(*k->C));
+}
+
+int sibyl_kmodel_kfit_profile(const struct sibyl_kmodel_kfit_opts *o,
+			      struct sibyl_kmodel_kfit *k, char *err, size_t errlen)
+{
+	struct sibyl_kmodel_data d = { 0 };
+	struct sibyl_kmodel_table t;
+	int r;
+
+	memset(k, 0, sizeof(*k));
+	if ((r = profile(o, &d, err, errlen)) || (r = sibyl_kmodel_table_build(&d, &t, err, errlen)))
+		return sibyl_kmodel_data_free(&d), r;
+	take(k, &t);
+	sibyl_kmodel_table_free(&t);
+	k->kernel = sibyl_xstrdup(o->kernel);
+	k->file = sibyl_xstrdup(o->file);
+	k->profile = sibyl_xstrdup(o->profile);
+	k->lsize = o->lsize;
+	k->samples = o->samples;
+	k->device = dup_of(d.header, "device");
+	k->platform = dup_of(d.header, "platform");
+	k->opt_level = dup_of(d.header, "opt_level");
+	k->sibyl = sibyl_xstrdup(SIBYL_VERSION);
+	sibyl_kmodel_data_free(&d);
+	uint64_t t0 = sibyl_mono_ns();
+
+	r = sibyl_kmodel_boi_fit(k->g, k->C, k->ns, k->nf, &k->b, err, errlen);
+	k->fit_seconds = (double)(sibyl_mono_ns() - t0) * 1e-9;
+	if (r)
+		sibyl_kmodel_kfit_free(k);
+	return r;
+}
+
+/* --- the file -------------------------------------------------------- */
+
+static json_t *doubles(const double *v, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_real(v[i]));
+	return a;
+}
+
+static json_t *boi_json(const struct sibyl_kmodel_kfit *k)
+{
+	const struct sibyl_kmodel_boi *b = &k->b;
+	json_t *counts = json_array();
+
+	for (size_t j = 0; j < k->nf; j++) {
+		const struct sibyl_reg_model *m = &b->m[j];
+
+		json_array_append_new(counts, json_pack("{s:s, s:f, s:o, s:o, s:o}", "name",
+			k->names[j], "intercept", m->b, "coef", doubles(m->w, m->p), "mean",
+			doubles(m->mean, m->p), "sd", doubles(m->sd, m->p)));
+	}
+	return json_pack("{s:s, s:f, s:f, s:f, s:b, s:b, s:f, s:f, s:o}", "kind", b->kind,
+			 "cv_r2", b->score, "gsize_min", b->gmin, "gsize_max", b->gmax,
+			 "poly2", b->spec.poly2, "scale", b->spec.scale, "alpha", b->spec.alpha,
+			 "l1_ratio", b->spec.l1_ratio, "counts", counts);
+}
+
+static json_t *samples_json(const struct sibyl_kmodel_kfit *k)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < k->ns; i++) {
+		json_t *c = json_array();
+
+		for (size_t j = 0; j < k->nf; j++)
+			json_array_append_new(c, json_pack("{s:s, s:I}", "name", k->names[j],
+				"count", (json_int_t)k->C[i * k->nf + j]));
+		json_array_append_new(a, json_pack("{s:I, s:f, s:o}", "gsize", (json_int_t)k->g[i],
+						   "seconds", k->t[i], "counts", c));
+	}
+	return a;
+}
+
+int sibyl_kmodel_kfit_save(const struct sibyl_kmodel_kfit *k, const char *path, bool force,
+			   char *err, size_t errlen)
+{
+	json_t *j = json_pack("{s:s, s:i, s:s, s:s, s:s, s:I, s:I, s:s, s:s, s:s, s:s, s:o, s:o}",
+		"format", FORMAT, "version", 1, "kernel", k->kernel, "file", k->file, "profile",
+		k->profile, "lsize", (json_int_t)k->lsize, "samples_per_size",
+		(json_int_t)k->samples, "device", k->device, "platform", k->platform,
+		"opt_level", k->opt_level, "sibyl", k->sibyl, "oclboi", boi_json(k), "samples",
+		samples_json(k));
+
+	return sibyl_kmodel_json_save(j, path, force, err, errlen);
+}
+
+/* n numbers of array a into a new array; -1 when a is not that. */
+static int numbers(json_t *a, size_t n, double **out)
+{
+	size_t i;
+	json_t *v;
+
+	if (!json_is_array(a) || json_array_size(a) != n)
+		return -1;
+	*out = sibyl_xcalloc(n + 1, sizeof(**out));
+	json_array_foreach(a, i, v) {
+		if (!json_is_number(v))
+			return -1;
+		(*out)[i] = json_number_value(v);
+	}
+	return 0;
+}
+
+/* One count's regression; -1 when malformed. */
+static int reg_of(json_t *c, const struct sibyl_reg_spec *spec, struct sibyl_reg_model *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->spec = *spec;
+	m->p_in = 1;
+	m->p = spec->poly2 ? sibyl_poly2_count(1) : 1;
+	m->b = json_number_value(json_object_get(c, "intercept"));
+	if (numbers(json_object_get(c, "coef"), m->p, &m->w) ||
+	    numbers(json_object_get(c, "mean"), m->p, &m->mean) ||
+	    numbers(json_object_get(c, "sd"), m->p, &m->sd))
+		return -1;
+	return 0;
+}
+
+/* The instruction name of record i of every sample and OCLBoi count
+ * must be names[i]: the samples are read by position. */
+static int boi_of(json_t *o, struct sibyl_kmodel_kfit *k)
+{
+	struct sibyl_kmodel_boi *b = &k->b;
+	json_t *counts = json_object_get(o, "counts"), *c;
+	size_t j;
+
+	memset(&b->spec, 0, sizeof(b->spec));
+	b->spec.poly2 = json_is_true(json_object_get(o, "poly2"));
+	b->spec.scale = json_is_true(json_object_get(o, "scale"));
+	b->spec.alpha = json_number_value(json_object_get(o, "alpha"));
+	b->spec.l1_ratio = json_number_value(json_object_get(o, "l1_ratio"));
+	b->spec.kind = b->spec.alpha > 0 ? SIBYL_REG_ENET : SIBYL_REG_OLS;
+	b->kind = sibyl_kmodel_boi_kind(&b->spec);
+	b->score = json_number_value(json_object_get(o, "cv_r2"));
+	b->gmin = json_number_value(json_object_get(o, "gsize_min"));
+	b->gmax = json_number_value(json_object_get(o, "gsize_max"));
+	if (!json_is_array(counts) || !json_array_size(counts))
+		return -1;
+	k->nf = b->nf = json_array_size(counts);
+	k->names = sibyl_xcalloc(k->nf + 1, sizeof(*k->names));
+	b->m = sibyl_xcalloc(k->nf + 1, sizeof(*b->m));
+	json_array_foreach(counts, j, c) {
+		const char *name = json_string_value(json_object_get(c, "name"));
+
+		if (!name || reg_of(c, &b->spec, &b->m[j]))
+			return -1;
+		k->names[j] = sibyl_xstrdup(name);
+	}
+	return 0;
+}
+
+static int samples_of(json_t *a, struct sibyl_kmodel_kfit *k)
+{
+	size_t i, j;
+	json_t *s, *c;
+
+	if (!json_is_array(a) || json_array_size(a) < 2)
+		return -1;
+	k->ns = json_array_size(a);
+	k->g = sibyl_xcalloc(k->ns + 1, sizeof(*k->g));
+	k->t = sibyl_xcalloc(k->ns + 1, sizeof(*k->t));
+	k->C = sibyl_xcalloc(k->ns * k->nf + 1, sizeof(*k->C));
+	json_array_foreach(a, i, s) {
+		json_t *counts = json_object_get(s, "counts");
+
+		k->g[i] = json_number_value(json_object_get(s, "gsize"));
+		k->t[i] = json_number_value(json_object_get(s, "seconds"));
+		if (json_array_size(counts) != k->nf || !(k->g[i] >= 1))
+			return -1;
+		json_array_foreach(counts, j, c) {
+			const char *name = json_string_value(json_object_get(c, "name"));
+
+			if (!name || strcmp(name, k->names[j]))
+				return -1;
+			k->C[i * k->nf + j] = (double)json_integer_value(json_object_get(c, "count"));
+		}
+	}
+	return 0;
+}
+
+static int from_json(json_t *j, const char *path, struct sibyl_kmodel_kfit *k, char *err,
+		     size_t errlen)
+{
+	k->kernel = dup_of(j, "kernel");
+	k->file = dup_of(j, "file");
+	k->profile = dup_of(j, "profile");
+	k->device = dup_of(j, "device");
+	k->platform = dup_of(j, "platform");
+	k->opt_level = dup_of(j, "opt_level");
+	k->sibyl = dup_of(j, "sibyl");
+	k->lsize = (long)json_integer_value(json_object_get(j, "lsize"));
+	k->samples = (long)json_integer_value(json_object_get(j, "samples_per_size"));
+	if (boi_of(json_object_get(j, "oclboi"), k))
+		return sibyl_seterr(err, errlen, "kmodel: %s: no valid \"oclboi\"", path);
+	if (samples_of(json_object_get(j, "samples"), k))
+		return sibyl_seterr(err, errlen, "kmodel: %s: no valid \"samples\" (2 or more, "
+				    "with OCLBoi's instruction names in order)", path);
+	return 0;
+}
+
+int sibyl_kmodel_kfit_load(const char *path, struct sibyl_kmodel_kfit *k, char *err,
+			   size_t errlen)
+{
+	json_t *j;
+
+	memset(k, 0, sizeof(*k));
+	if (!(j = sibyl_kmodel_json_load_v1(path, FORMAT, "kernel model", err, errlen)))
+		return -1;
+	int r = from_json(j, path, k, err, errlen);
+
+	json_decref(j);
+	if (r)
+		sibyl_kmodel_kfit_free(k);
+	return r;
+}
+
+void sibyl_kmodel_kfit_free(struct sibyl_kmodel_kfit *k)
+{
+	for (size_t j = 0; k->names && j < k->nf; j++)
+		free(k->names[j]);
+	free(k->names);
+	free(k->kernel), free(k->file), free(k->profile), free(k->device), free(k->platform);
+	free(k->opt_level), free(k->sibyl);
+	free(k->g), free(k->t), free(k->C);
+	sibyl_kmodel_boi_free(&k->b);
+	memset(k, 0, sizeof(*k));
+}

@@ -1,0 +1,94 @@
+#!/bin/bash
+# sibyl kmodel fit and predict --kernel-model: a kernel's OCLBoi saved
+# with its provenance and samples, read back to the same predictions
+# without a new profile; the interval, which widens away from the
+# profiled sizes, and the warning far outside them; one-line refusals.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/small.sh"
+D="$WORK/data.jsonl"
+small_dataset "$D"
+"$SIBYL" kmodel train-device "$D" -o "$WORK/dev.json" > /dev/null
+# collatz: data-dependent trip counts, so OCLBoi's fit is not exact.
+K="$WORK/collatz.json"
+"$SIBYL" kmodel fit "$SUITE/irregular.cl" -k collatz -o "$K" > "$WORK/out"
+grep -q "^$K: collatz of .*irregular.cl, OCLBoi .* from 8 samples at gsizes 1024..8192, -O0 on " \
+	"$WORK/out" || fail "$(cat "$WORK/out")"
+st=0; "$SIBYL" kmodel fit "$SUITE/irregular.cl" -k collatz -o "$K" 2> "$WORK/err" || st=$?
+expect_eq "an existing kernel model: exit status" 1 "$st"
+[ "$(wc -l < "$WORK/err")" = 1 ] || fail "not one line: $(cat "$WORK/err")"
+
+for g in 4608 16384 1048576 64; do
+	"$SIBYL" kmodel predict --model "$WORK/dev.json" --kernel-model "$K" --gsize $g --json \
+		> "$WORK/p$g.json" 2> "$WORK/err$g"
+done
+for g in 4608 16384; do
+	[ ! -s "$WORK/err$g" ] || fail "a warning at $g: $(cat "$WORK/err$g")"
+done
+for g in 1048576 64; do
+	grep -q "^sibyl: warning: kmodel: global size $g is far outside the profiled 1024..8192" \
+		"$WORK/err$g" || fail "no warning at $g: $(cat "$WORK/err$g")"
+done
+/usr/bin/python3 - "$WORK" "$K" <<'PY'
+import json, sys
+w, kfile = sys.argv[1], sys.argv[2]
+k = json.load(open(kfile)); dev = json.load(open(w + "/dev.json"))
+assert k["format"] == "sibyl-kmodel-kernel" and k["version"] == 1, k
+assert k["kernel"] == "collatz" and k["file"].endswith("irregular.cl") and k["device"], k
+assert k["opt_level"] == "0" and k["sibyl"] and k["profile"] == "1024:8192:1024", k
+assert len(k["samples"]) == 8 and k["samples"][0]["gsize"] == 1024, k["samples"][0]
+p = {g: json.load(open("%s/p%d.json" % (w, g))) for g in (4608, 16384, 1048576, 64)}
+# The file's OCLBoi and the device's costs give predict's estimate.
+b = k["oclboi"]; cost = {c["name"]: c["seconds"] for c in dev["time_model"]["instructions"]}
+def seconds(g):
+    s = dev["time_model"]["launch_seconds"]
+    for c in b["counts"]:
+        f = [g, g * g] if b["poly2"] else [g]
+        v = c["intercept"] + sum(wj * (fj - m) / sd for wj, fj, m, sd in
+                                 zip(c["coef"], f, c["mean"], c["sd"]))
+        s += cost.get(c["name"], 0) * max(0, v)
+    return s
+for g, q in p.items():
+    assert abs(seconds(g) - q["seconds"]) <= 1e-9 * abs(q["seconds"]) + 1e-15, (g, seconds(g), q)
+    assert 0 <= q["low"] <= q["seconds"] <= q["high"], q
+    assert q["far"] == (g in (64, 1048576)), q
+# OCLBoi's share of the interval, relative to the estimate, is
+# smallest inside the profiled sizes and grows away from them.
+rel = {g: q["oclboi_half"] / q["seconds"] for g, q in p.items()}
+assert rel[4608] > 0, rel
+assert rel[4608] < rel[16384] < rel[1048576], rel
+assert rel[4608] < rel[64], rel
+print("ok: OCLBoi's relative half-width", {g: round(v, 4) for g, v in rel.items()})
+PY
+
+# Bad input: one line each, nothing printed.
+refuse() {
+	local what=$1 code=$2 pattern=$3 st=0
+	shift 3
+	"$@" > "$WORK/out" 2> "$WORK/err" || st=$?
+	expect_eq "$what: exit status" "$code" "$st"
+	[ "$(wc -l < "$WORK/err")" = 1 ] || fail "$what: not one line: $(cat "$WORK/err")"
+	grep -q -- "$pattern" "$WORK/err" || fail "$what: $(cat "$WORK/err")"
+	[ ! -s "$WORK/out" ] || fail "$what: printed $(cat "$WORK/out")"
+}
+refuse "a device model as the kernel model" 1 "dev.json: not a kmodel kernel model" \
+	"$SIBYL" kmodel predict --model "$WORK/dev.json" --kernel-model "$WORK/dev.json" --gsize 9
+sed 's/"version": 1,/"version": 2,/' "$K" > "$WORK/v2.json"
+refuse "version 2" 1 "v2.json: kernel model version 2 is not 1" \
+	"$SIBYL" kmodel predict --model "$WORK/dev.json" --kernel-model "$WORK/v2.json" --gsize 9
+/usr/bin/python3 -c 'import json, sys
+k = json.load(open(sys.argv[1])); k["samples"][3]["counts"].pop(); json.dump(k, open(sys.argv[2], "w"))' \
+	"$K" "$WORK/torn.json"
+refuse "a sample short of a count" 1 'torn.json: no valid "samples"' \
+	"$SIBYL" kmodel predict --model "$WORK/dev.json" --kernel-model "$WORK/torn.json" --gsize 9
+sed 's/"opt_level": "0"/"opt_level": "2"/' "$K" > "$WORK/o2.json"
+refuse "counts of another -O level" 1 "kernel's counts are of -O2 IR, the device model's of -O0" \
+	"$SIBYL" kmodel predict --model "$WORK/dev.json" --kernel-model "$WORK/o2.json" --gsize 9
+refuse "a kernel model and a file" 2 "either -f FILE.cl and -k NAME or --kernel-model" \
+	"$SIBYL" kmodel predict --model "$WORK/dev.json" --kernel-model "$K" \
+	"$SUITE/irregular.cl" -k collatz --gsize 9
+refuse "fit without -o" 2 "kmodel fit: expected FILE.cl, -k NAME and -o KERNEL.json" \
+	"$SIBYL" kmodel fit "$SUITE/irregular.cl" -k collatz
+refuse "fit of no kernel" 1 "^sibyl: " \
+	"$SIBYL" kmodel fit "$SUITE/irregular.cl" -k no_such_kernel -o "$WORK/none.json"
+[ ! -e "$WORK/none.json" ] || fail "a failed fit wrote its file"
+echo "ok: fit"
