@@ -56,7 +56,9 @@ static char *key(json_t *msg)
 static void on_count(void *ctx, json_t *msg)
 {
 	struct ds *d = ctx;
-	json_t *s = sibyl_sample_json(msg, true);
+	/* Fine records: sibyl_kmodel_counts coarsens them itself, keeping
+	 * what a call calls. */
+	json_t *s = sibyl_sample_json(msg, false);
 	char *k = key(msg);
 
 	json_object_set_new(d->counts, k, sibyl_kmodel_counts(json_object_get(s, "instcounts")));
@@ -78,7 +80,8 @@ static void on_device(void *ctx, json_t *msg)
 	if (d->data.header)
 		return;
 	d->data.header = json_pack("{s:s, s:s, s:i, s:s, s:s, s:O, s:s, s:s}", "type", "dataset",
-				   "format", "sibyl-kmodel-dataset", "version", 1, "suite",
+				   "format", "sibyl-kmodel-dataset", "version",
+				   SIBYL_KMODEL_DATASET_VERSION, "suite",
 				   d->suite->path, "sibyl", SIBYL_VERSION, "platform",
 				   json_object_get(msg, "platform"), "device", dev, "opt_level",
 				   opt_level(d->o));
@@ -161,7 +164,6 @@ static json_t *static_line(const struct sibyl_kmodel_entry *e, const void *bc, s
 
 	if (sibyl_static_counts(bc, size, e->name, &c, err, errlen) < 0)
 		return NULL;
-	sibyl_instcounts_coarsen(&c);
 	json_t *records = sibyl_instcounts_json(&c);
 	json_t *line = json_pack("{s:s, s:s, s:s, s:s, s:o}", "type", "kernel", "kernel", e->name,
 				 "file", e->file, "category", e->category, "static",
@@ -291,12 +293,19 @@ static int measure_all(struct ds *d, char *err, size_t errlen)
 	return failed;
 }
 
-/* Counts of IR at another -O level are another dataset. */
+/* Counts of IR at another -O level, or named as another version names
+ * them, are another dataset. */
 static int same_level(const struct ds *d, char *err, size_t errlen)
 {
 	const char *had = d->data.header ? json_string_value(json_object_get(d->data.header,
 									       "opt_level")) : NULL;
+	json_int_t v = d->data.header ? json_integer_value(json_object_get(d->data.header,
+									   "version")) : 0;
 
+	if (v && v != SIBYL_KMODEL_DATASET_VERSION)
+		return sibyl_seterr(err, errlen, "kmodel: %s is a version %lld dataset, whose "
+				    "calls are not told apart by callee: use another file",
+				    d->o->out, (long long)v);
 	if (had && strcmp(had, opt_level(d->o)))
 		return sibyl_seterr(err, errlen, "kmodel: %s counts IR at -O%s, not -O%s: use "
 				    "another file", d->o->out, had, opt_level(d->o));

@@ -1,7 +1,7 @@
 /*
  * `sibyl kmodel dataset`: sweep every kernel of a training suite and
  * append what was measured to a JSON-lines file (docs/kmodel.md):
- *   {"type":"dataset", "format":"sibyl-kmodel-dataset", "version":1,
+ *   {"type":"dataset", "format":"sibyl-kmodel-dataset", "version":2,
  *    "suite", "sibyl", "platform", "device", "opt_level"}  first line
  *   {"type":"kernel", "kernel", "file", "category", "static": counts}
  *   {"type":"sample", "kernel", "gsize", "lsize", "sample", "seed",
@@ -22,6 +22,12 @@
  */
 #ifndef SIBYL_KMODEL_DATASET_H
 #define SIBYL_KMODEL_DATASET_H
+
+/* Version 2 names a call by what it calls ("call workitem", "call
+ * barrier", "call atomic", "call math", "call intrinsic", "call
+ * builtin", "call function"); version 1 counted every call as "call",
+ * and is still read, never appended to. */
+#define SIBYL_KMODEL_DATASET_VERSION 2
 
 #include "kmodel/suite.h"
 

@@ -25,10 +25,12 @@ static int add_line(struct sibyl_kmodel_data *d, const char *path, json_t *j, in
 		if (!type || strcmp(type, "dataset") || !fmt || strcmp(fmt, "sibyl-kmodel-dataset"))
 			return sibyl_seterr(err, errlen, "kmodel: %s: not a kmodel dataset (its "
 					    "first line is no \"dataset\" header)", path);
-		if (json_integer_value(json_object_get(j, "version")) != 1)
+		json_int_t v = json_integer_value(json_object_get(j, "version"));
+
+		if (v < 1 || v > SIBYL_KMODEL_DATASET_VERSION)
 			return sibyl_seterr(err, errlen, "kmodel: %s: dataset version %lld is "
-					    "not 1", path, (long long)json_integer_value(
-						    json_object_get(j, "version")));
+					    "not 1 or %d", path, (long long)v,
+					    SIBYL_KMODEL_DATASET_VERSION);
 		d->header = json_incref(j);
 	} else if (type && !strcmp(type, "kernel") && k) {
 		json_object_set(d->kernels, k, j);
@@ -152,6 +154,33 @@ FILE *sibyl_kmodel_data_append(const char *path, char *err, size_t errlen)
 	return f;
 }
 
+/* The kind of function a call calls, by its (Itanium-mangled) name: a
+ * call at -O0 is a work-item query, a barrier, an atomic or a math
+ * function, whose costs differ by orders of magnitude on a device. */
+static const char *call_class(const char *callee)
+{
+	static const char *const math[] = { "exp", "log", "sin", "cos", "tan", "pow", "sqrt",
+					    "rsqrt", "cbrt", "atan", "asin", "acos", "fabs",
+					    "clamp", "min", "max", "fmin", "fmax", "floor", "ceil",
+					    "mad", "fma", "hypot", "tanh" };
+	char *end;
+	unsigned long len = callee && !strncmp(callee, "_Z", 2) ? strtoul(callee + 2, &end, 10) : 0;
+
+	if (!len)
+		return callee && !strncmp(callee, "llvm.", 5) ? "call intrinsic" : "call function";
+	if (!strncmp(end, "get_", 4))
+		return "call workitem";
+	if ((len == 7 && !strncmp(end, "barrier", len)) || (len == 9 && !strncmp(end, "mem_fence",
+										  len)))
+		return "call barrier";
+	if (!strncmp(end, "atomic_", 7) || !strncmp(end, "atom_", 5))
+		return "call atomic";
+	for (size_t i = 0; i < sizeof(math) / sizeof(*math); i++)
+		if (!strncmp(end, math[i], strlen(math[i])))
+			return "call math";
+	return "call builtin";
+}
+
 json_t *sibyl_kmodel_counts(json_t *records)
 {
 	json_t *out = json_array(), *r, *have = NULL;
@@ -165,7 +194,11 @@ json_t *sibyl_kmodel_counts(json_t *records)
 
 		if (!op)
 			continue;
-		snprintf(name, sizeof(name), space ? "%s %s" : "%s", op, space);
+		if (!strcmp(op, "call"))
+			snprintf(name, sizeof(name), "%s", call_class(json_string_value(
+				json_object_get(r, "callee"))));
+		else
+			snprintf(name, sizeof(name), space ? "%s %s" : "%s", op, space);
 		json_array_foreach(out, j, have)
 			if (!strcmp(json_string_value(json_object_get(have, "name")), name))
 				break;

@@ -17,7 +17,7 @@ check() {	# check LINES: the dataset's shape
 	/usr/bin/python3 - "$D" "$1" <<'PY'
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
-assert lines[0]["type"] == "dataset" and lines[0]["device"], lines[0]
+assert lines[0]["type"] == "dataset" and lines[0]["device"] and lines[0]["version"] == 2, lines[0]
 kernels = [l for l in lines if l["type"] == "kernel"]
 samples = [l for l in lines if l["type"] == "sample"]
 assert sorted(k["kernel"] for k in kernels) == ["saxpy", "scan_blelloch"], kernels
@@ -31,8 +31,14 @@ assert len(keys) == len(set(keys)), "a sample measured twice"
 assert len(samples) == (4 + 3) * 2, len(samples)
 for s in samples:
     assert s["device_ns"] > 0
+    c = counts(s["counts"])
+    # Calls are named by what they call: get_global_id once per
+    # work-item; scan_blelloch's barriers are barriers.
+    assert "call" not in c and c["call workitem"] >= s["gsize"], s
     if s["kernel"] == "saxpy":	# one global store per work-item
-        assert counts(s["counts"])["store global"] == s["gsize"], s
+        assert c["store global"] == s["gsize"], s
+    else:
+        assert c["call barrier"] > 0, s
 assert len(lines) == int(sys.argv[2]), len(lines)
 print("ok: %d samples" % len(samples))
 PY
@@ -58,6 +64,19 @@ fi
 grep -q "^sibyl: kmodel: .*data.jsonl counts IR at -O0, not -O2" "$WORK/err" || fail "$(cat "$WORK/err")"
 cmp "$D" "$WORK/before" || fail "a dataset of another -O level changed"
 grep -q '"opt_level":"0"' "$D" || fail "no opt_level in the header"
+
+# A version 1 dataset (one "call" for every call) is read, never
+# carried on with other names.
+sed '1s/"version":2/"version":1/' "$D" > "$WORK/v1.jsonl"
+cp "$WORK/v1.jsonl" "$WORK/v1.before"
+# (Read: two kernels are too few for evaluate, not an unknown version.)
+"$SIBYL" kmodel evaluate "$WORK/v1.jsonl" --folds 2 2> "$WORK/err" && fail "evaluated 2 kernels"
+grep -q "choosing the time model needs 2 or more" "$WORK/err" || fail "$(cat "$WORK/err")"
+st=0; "$SIBYL" kmodel dataset "$WORK/suite.json" -o "$WORK/v1.jsonl" 2> "$WORK/err" || st=$?
+expect_eq "carrying on a version 1 dataset: exit status" 1 "$st"
+grep -q "^sibyl: kmodel: .*v1.jsonl is a version 1 dataset, whose calls are not told apart" \
+	"$WORK/err" || fail "$(cat "$WORK/err")"
+cmp "$WORK/v1.jsonl" "$WORK/v1.before" || fail "a version 1 dataset changed"
 
 # Another device's dataset: refused in one line, the file untouched.
 head -n 5 "$WORK/full.jsonl" | sed '1s/"device":"[^"]*"/"device":"another GPU"/' > "$WORK/other.jsonl"
