@@ -194,9 +194,11 @@ static int kmodel_train(int argc, char **argv)
 			r = sibyl_kmodel_device_save(&m, out, force, err, sizeof(err));
 			if (!r)
 				printf("%s: %s time model of %s, %zu kernels; held-out median R^2 "
-				       "%.3f, measured/predicted %.2f..%.2f (5%%..95%%)\n", out,
-				       sibyl_kmodel_tkind_name(m.tm.kind), m.device, m.kernels,
-				       m.cv.median_r2, m.cv.lo, m.cv.hi);
+				       "%.3f, measured/predicted %.2f..%.2f (5%%..95%%); median "
+				       "error beyond 3 sizes %.0f%%, calibrated on them %.0f%%\n",
+				       out, sibyl_kmodel_tkind_name(m.tm.kind), m.device,
+				       m.kernels, m.cv.median_r2, m.cv.lo, m.cv.hi, 100 * m.cv.err,
+				       100 * m.cv.cal_err);
 			sibyl_kmodel_device_free(&m);
 		}
 		sibyl_kmodel_table_free(&t);
@@ -297,8 +299,10 @@ static const struct sibyl_command_help predict_help = {
 static void print_prediction(const struct sibyl_kmodel_prediction *p, double g, bool json)
 {
 	if (json) {
-		json_t *j = json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:b, s:s, s:f, s:f}",
-				      "seconds", p->seconds, "low", p->low, "high", p->high,
+		json_t *j = json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:b, s:s, s:f, "
+				      "s:f}", "seconds", p->seconds, "low", p->low, "high", p->high,
+				      "uncalibrated_seconds", p->uncalibrated, "calibration",
+				      p->calibration,
 				      "oclboi_half", p->oclboi_half, "gsize", g, "profiled_min",
 				      p->gmin, "profiled_max", p->gmax, "far", p->far, "oclboi",
 				      p->oclboi, "oclboi_cv_r2", p->oclboi_cv_r2, "fit_seconds",

@@ -62,14 +62,16 @@ int sibyl_kmodel_device_save(const struct sibyl_kmodel_device *m, const char *pa
 		json_array_append_new(costs, json_pack("{s:s, s:f}", "name", m->names[j],
 						       "seconds", m->tm.w[j]));
 	json_t *j = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:{s:s, s:f, s:o}, "
-			      "s:{s:f, s:f, s:f}}",
+			      "s:{s:f, s:f, s:f, s:f, s:f, s:f, s:f}}",
 		"format", FORMAT, "version", 1, "device", m->device, "platform", m->platform,
 		"suite", m->suite, "sibyl", m->sibyl, "dataset", m->dataset,
 		"opt_level", m->opt_level,
 		"kernels", (json_int_t)m->kernels, "time_model", "kind",
 		sibyl_kmodel_tkind_name(m->tm.kind), "launch_seconds", m->tm.b,
 		"instructions", costs, "cv", "median_r2", m->cv.median_r2,
-		"ratio_low", m->cv.lo, "ratio_high", m->cv.hi);
+		"ratio_low", m->cv.lo, "ratio_high", m->cv.hi, "median_error", m->cv.err, "calibrated_median_error",
+		m->cv.cal_err, "calibrated_ratio_low", m->cv.cal_lo, "calibrated_ratio_high",
+		m->cv.cal_hi);
 	return sibyl_kmodel_json_save(j, path, force, err, errlen);
 }
 
@@ -113,6 +115,11 @@ static int from_json(json_t *j, const char *path, struct sibyl_kmodel_device *m,
 	m->cv.median_r2 = json_number_value(json_object_get(cv, "median_r2"));
 	m->cv.lo = json_number_value(json_object_get(cv, "ratio_low"));
 	m->cv.hi = json_number_value(json_object_get(cv, "ratio_high"));
+	m->cv.err = json_number_value(json_object_get(cv, "median_error"));
+	/* 0 in a model of before calibration: predict does not calibrate. */
+	m->cv.cal_err = json_number_value(json_object_get(cv, "calibrated_median_error"));
+	m->cv.cal_lo = json_number_value(json_object_get(cv, "calibrated_ratio_low"));
+	m->cv.cal_hi = json_number_value(json_object_get(cv, "calibrated_ratio_high"));
 	return 0;
 }
 

@@ -61,19 +61,43 @@ static double boi_half(const struct sibyl_kmodel_device *m, const struct sibyl_k
 	return sibyl_t_quantile(LEVEL, (double)(n - p)) * sqrt(s2 + yerr * yerr);
 }
 
+/* The time model's scale for this kernel: the median of its measured /
+ * predicted time at the profiled sizes (0 when the device model has no
+ * calibrated cross validation, or no profiled time was measured). */
+static double calibration(const struct sibyl_kmodel_device *m, const struct sibyl_kmodel_kfit *k)
+{
+	double *p = sibyl_xcalloc(k->ns + 1, sizeof(*p));
+	bool timed = false;
+
+	for (size_t i = 0; i < k->ns; i++) {
+		p[i] = sibyl_kmodel_device_time(m, k->C + i * k->nf, (const char *const *)k->names,
+						k->nf);
+		timed |= k->t[i] > 0 && p[i] > 0;
+	}
+	double s = timed && m->cv.cal_hi > 0 ? sibyl_kmodel_calibration(k->t, p, k->ns) : 0;
+
+	free(p);
+	return s;
+}
+
 static void estimate(const struct sibyl_kmodel_device *m, const struct sibyl_kmodel_kfit *k,
 		     double g, struct sibyl_kmodel_prediction *p)
 {
-	double *c = sibyl_xcalloc(k->nf + 1, sizeof(*c));
+	double *c = sibyl_xcalloc(k->nf + 1, sizeof(*c)), s = calibration(m, k);
+	/* Calibrated, the spread is that of calibrated held-out kernels. */
+	double lo = s > 0 ? m->cv.cal_lo : m->cv.lo, hi = s > 0 ? m->cv.cal_hi : m->cv.hi;
 
 	sibyl_kmodel_boi_predict(&k->b, g, c);
-	p->seconds = sibyl_kmodel_device_time(m, c, (const char *const *)k->names, k->nf);
-	p->oclboi_half = boi_half(m, k, g);
+	p->uncalibrated = sibyl_kmodel_device_time(m, c, (const char *const *)k->names, k->nf);
+	p->calibration = s;
+	s = s > 0 ? s : 1;
+	p->seconds = s * p->uncalibrated;
+	p->oclboi_half = s * boi_half(m, k, g);
 	/* No time is negative, whatever a ratio of a poor fit says. */
 	double a = fmax(0, p->seconds - p->oclboi_half), z = p->seconds + p->oclboi_half;
 
-	p->low = fmax(0, fmin(a * m->cv.lo, a * m->cv.hi));
-	p->high = fmax(0, fmax(z * m->cv.lo, z * m->cv.hi));
+	p->low = fmax(0, fmin(a * lo, a * hi));
+	p->high = fmax(0, fmax(z * lo, z * hi));
 	p->gmin = k->b.gmin;
 	p->gmax = k->b.gmax;
 	p->oclboi = k->b.kind;

@@ -3,7 +3,12 @@
  * kernel's model (kfit.h: its counts at small global sizes and its
  * OCLBoi, profiled on the spot or read from `kmodel fit`'s file) gives
  * the counts at the size asked, and the device's time model turns them
- * into seconds.
+ * into seconds, scaled by the kernel's own measured / predicted time at
+ * the profiled sizes: a kernel-agnostic time model misses a kernel's
+ * level by a factor of 2 or more (its cross-validated median R^2 is
+ * low), while its shape across sizes holds, and the profile measured
+ * the kernel's times anyway.  Cross validation with the same
+ * calibration (timemodel.h) chose it and gives its spread.
  *
  * The interval has two parts.  OCLBoi's fit uncertainty, propagated
  * through the time model: the time model is linear in the counts, so
@@ -13,8 +18,8 @@
  * with the distance from the profiled sizes (the elastic nets' share of
  * it is that of least squares on the same features).  Then the time
  * model's own error on kernels it never saw: the 5%..95% spread of
- * measured / predicted time of its cross validation, which scales the
- * bounds.
+ * measured / (calibrated) predicted time of its cross validation, which
+ * scales the bounds.
  */
 #ifndef SIBYL_KMODEL_PREDICT_H
 #define SIBYL_KMODEL_PREDICT_H
@@ -25,6 +30,8 @@
 struct sibyl_kmodel_prediction {
 	double seconds, low, high;
 	double oclboi_half;		/* half-width of OCLBoi's part, seconds */
+	double uncalibrated;		/* the time model's estimate, seconds */
+	double calibration;		/* seconds / uncalibrated; 0: none */
 	double gmin, gmax;		/* the sizes profiled */
 	const char *oclboi;		/* OCLBoi's kind */
 	double oclboi_cv_r2;

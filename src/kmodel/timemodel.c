@@ -143,18 +143,84 @@ struct ratios {
 	size_t n;
 };
 
+double sibyl_kmodel_calibration(const double *t, const double *p, size_t n)
+{
+	double *r = sibyl_xcalloc(n + 1, sizeof(*r)), s;
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (t[i] > 0 && p[i] > 0)
+			r[m++] = t[i] / p[i];
+	s = m ? sibyl_kmodel_median(r, m) : 1;
+	free(r);
+	return s;
+}
+
+/* The CAL_SIZES-th smallest global size of kernel k. */
+static double cal_limit(const struct sibyl_kmodel_table *t, size_t k)
+{
+	double *g = sibyl_xcalloc(t->k[k].n + 1, sizeof(*g)), lim;
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->k[k].n; i++)
+		g[n++] = t->g[t->k[k].rows[i]];
+	sibyl_kmodel_median(g, n);	/* sorts */
+	size_t d = 0, i = 0;
+
+	for (; i + 1 < n && d + 1 < SIBYL_KMODEL_CAL_SIZES; i++)
+		d += g[i + 1] != g[i];
+	lim = g[i];
+	free(g);
+	return lim;
+}
+
+/* Kernel k's held-out predictions p, calibrated on its smallest sizes:
+ * measured / calibrated time of its other samples into q, their
+ * relative errors into e, and those of p uncalibrated into u. */
+static void calibrated(const struct sibyl_kmodel_table *t, size_t k, const double *p,
+		       struct ratios *q, struct ratios *e, struct ratios *u)
+{
+	const struct sibyl_kmodel_kernel *kk = &t->k[k];
+	double lim = cal_limit(t, k), *ts = sibyl_xcalloc(kk->n + 1, sizeof(*ts));
+	double *ps = sibyl_xcalloc(kk->n + 1, sizeof(*ps));
+	size_t m = 0;
+
+	for (size_t i = 0; i < kk->n; i++)
+		if (t->g[kk->rows[i]] <= lim)
+			ts[m] = t->t[kk->rows[i]], ps[m++] = p[i];
+	double s = sibyl_kmodel_calibration(ts, ps, m);
+
+	for (size_t i = 0; i < kk->n; i++) {
+		double y = t->t[kk->rows[i]], c = s * p[i];
+
+		if (t->g[kk->rows[i]] <= lim)
+			continue;
+		q->v[q->n++] = c > 0 ? fmin(y / c, RATIO_MAX) : RATIO_MAX;
+		e->v[e->n++] = y > 0 ? fabs(c - y) / y : 0;
+		u->v[u->n++] = y > 0 ? fabs(p[i] - y) / y : 0;
+	}
+	free(ts), free(ps);
+}
+
+/* What the held-out samples said: measured / predicted time, and
+ * measured / calibrated time with the calibrated relative errors. */
+struct held {
+	struct ratios raw, cal, err, uerr;
+};
+
 /* Held-out R^2 of kind over the folds: each kernel's times predicted
  * from its measured counts by a model that never saw it.  pos[k]: the
  * kernel's place among those in use (its fold is pos mod folds). */
 static int cv_kind(enum sibyl_kmodel_tkind kind, const struct sibyl_kmodel_table *t,
 		   const bool *use, const size_t *pos, size_t folds, double *med,
-		   struct ratios *q, char *err, size_t errlen)
+		   struct held *h, char *err, size_t errlen)
 {
 	bool *train = sibyl_xcalloc(t->nk + 1, sizeof(*train));
 	double *r2 = sibyl_xcalloc(t->nk + 1, sizeof(*r2)), *p = sibyl_xcalloc(t->ns + 1, sizeof(*p));
 	size_t nr = 0;
 	int r = 0;
 
+	h->raw.n = h->cal.n = h->err.n = h->uerr.n = 0;
 	for (size_t f = 0; !r && f < folds; f++) {
 		struct sibyl_kmodel_tm m;
 
@@ -171,9 +237,11 @@ static int cv_kind(enum sibyl_kmodel_tkind kind, const struct sibyl_kmodel_table
 				p[i] = sibyl_kmodel_tm_predict(&m, t->C + row * t->nf);
 				/* A prediction of no time at all underestimates
 				 * without bound: the largest ratio kept. */
-				q->v[q->n++] = p[i] > 0 ? fmin(t->t[row] / p[i], RATIO_MAX) : RATIO_MAX;
+				h->raw.v[h->raw.n++] = p[i] > 0 ? fmin(t->t[row] / p[i], RATIO_MAX)
+								: RATIO_MAX;
 			}
 			r2[nr++] = sibyl_kmodel_r2_of(t, k, p);
+			calibrated(t, k, p, &h->cal, &h->err, &h->uerr);
 		}
 		sibyl_kmodel_tm_free(&m);
 	}
@@ -182,13 +250,28 @@ static int cv_kind(enum sibyl_kmodel_tkind kind, const struct sibyl_kmodel_table
 	return r;
 }
 
+/* The 5% and 95% quantiles of q (sorted here); 1 and 1 when empty. */
+static void spread(struct ratios *q, double *lo, double *hi)
+{
+	*lo = *hi = 1;
+	if (!q->n)
+		return;
+	sibyl_kmodel_median(q->v, q->n);	/* sorts */
+	*lo = q->v[(size_t)(0.05 * (double)(q->n - 1))];
+	*hi = q->v[(size_t)(0.95 * (double)(q->n - 1))];
+}
+
 int sibyl_kmodel_tm_choose(const struct sibyl_kmodel_table *t, const bool *use, size_t folds,
 			   struct sibyl_kmodel_tm_choice *c, char *err, size_t errlen)
 {
 	size_t *pos = sibyl_xcalloc(t->nk + 1, sizeof(*pos)), np = 0;
-	struct ratios q = { sibyl_xcalloc(t->ns + 1, sizeof(double)), 0 };
+	struct held h;
 	int r = 0;
 
+	h.raw.v = sibyl_xcalloc(t->ns + 1, sizeof(double));
+	h.cal.v = sibyl_xcalloc(t->ns + 1, sizeof(double));
+	h.err.v = sibyl_xcalloc(t->ns + 1, sizeof(double));
+	h.uerr.v = sibyl_xcalloc(t->ns + 1, sizeof(double));
 	c->median_r2 = -INFINITY;
 	for (size_t k = 0; k < t->nk; k++)
 		pos[k] = use[k] ? np++ : 0;
@@ -199,17 +282,18 @@ int sibyl_kmodel_tm_choose(const struct sibyl_kmodel_table *t, const bool *use, 
 	for (int k = 0; !r && k < SIBYL_TM_KINDS; k++) {
 		double s;
 
-		q.n = 0;
-		r = cv_kind((enum sibyl_kmodel_tkind)k, t, use, pos, folds, &s, &q, err, errlen);
+		r = cv_kind((enum sibyl_kmodel_tkind)k, t, use, pos, folds, &s, &h, err, errlen);
 		if (!r && s > c->median_r2) {
 			c->median_r2 = s;
 			c->kind = (enum sibyl_kmodel_tkind)k;
-			sibyl_kmodel_median(q.v, q.n);	/* sorts */
-			c->lo = q.v[(size_t)(0.05 * (double)(q.n - 1))];
-			c->hi = q.v[(size_t)(0.95 * (double)(q.n - 1))];
+			spread(&h.raw, &c->lo, &c->hi);
+			spread(&h.cal, &c->cal_lo, &c->cal_hi);
+			/* 0 when no kernel had sizes beyond its calibration. */
+			c->cal_err = h.err.n ? sibyl_kmodel_median(h.err.v, h.err.n) : 0;
+			c->err = h.uerr.n ? sibyl_kmodel_median(h.uerr.v, h.uerr.n) : 0;
 		}
 	}
 	free(pos);
-	free(q.v);
+	free(h.raw.v), free(h.cal.v), free(h.err.v), free(h.uerr.v);
 	return r;
 }

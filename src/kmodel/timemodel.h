@@ -48,7 +48,22 @@ struct sibyl_kmodel_tm_choice {
 	/* The 5% and 95% quantiles of measured / predicted time over the
 	 * held-out samples: a prediction interval for a new kernel. */
 	double lo, hi;
+	/* The same held out, each kernel's estimates scaled by its median
+	 * measured / predicted at its CAL_SIZES smallest global sizes (as
+	 * predict calibrates on the sizes it profiled), on its other
+	 * sizes: the median relative error and the 5% and 95% quantiles of
+	 * measured / calibrated time; err: the median relative error of the
+	 * same samples uncalibrated. */
+	double cal_err, cal_lo, cal_hi, err;
 };
+
+/* Global sizes a kernel's calibration is measured on in the cross
+ * validation. */
+#define SIBYL_KMODEL_CAL_SIZES 3
+
+/* The median of measured t / predicted p over n samples with both > 0:
+ * the scale of the time model for one kernel; 1 when there is none. */
+double sibyl_kmodel_calibration(const double *t, const double *p, size_t n);
 
 /* Choose the kind by `folds` folds of the kernels with use[k] set
  * (the i-th of them in fold i mod folds). */

@@ -1,8 +1,9 @@
 #!/bin/bash
 # sibyl kmodel fit and predict --kernel-model: a kernel's OCLBoi saved
 # with its provenance and samples, read back to the same predictions
-# without a new profile; the interval, which widens away from the
-# profiled sizes, and the warning far outside them; one-line refusals.
+# without a new profile, calibrated by its own profiled times; the
+# interval, which widens away from the profiled sizes, and the warning
+# far outside them; one-line refusals.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/small.sh"
 D="$WORK/data.jsonl"
@@ -37,7 +38,8 @@ assert k["kernel"] == "collatz" and k["file"].endswith("irregular.cl") and k["de
 assert k["opt_level"] == "0" and k["sibyl"] and k["profile"] == "1024:8192:1024", k
 assert len(k["samples"]) == 8 and k["samples"][0]["gsize"] == 1024, k["samples"][0]
 p = {g: json.load(open("%s/p%d.json" % (w, g))) for g in (4608, 16384, 1048576, 64)}
-# The file's OCLBoi and the device's costs give predict's estimate.
+# The file's OCLBoi and the device's costs give predict's estimate
+# before calibration.
 b = k["oclboi"]; cost = {c["name"]: c["seconds"] for c in dev["time_model"]["instructions"]}
 def seconds(g):
     s = dev["time_model"]["launch_seconds"]
@@ -47,8 +49,20 @@ def seconds(g):
                                  zip(c["coef"], f, c["mean"], c["sd"]))
         s += cost.get(c["name"], 0) * max(0, v)
     return s
+# Calibrated by the median of measured / estimated time of the samples.
+def tm(counts):
+    return dev["time_model"]["launch_seconds"] + sum(cost.get(c["name"], 0) * c["count"]
+                                                     for c in counts)
+r = sorted(s["seconds"] / tm(s["counts"]) for s in k["samples"])
+cal = (r[3] + r[4]) / 2
+cv = dev["cv"]
+assert 0 < cv["calibrated_ratio_low"] <= cv["calibrated_ratio_high"], cv
+assert cv["calibrated_median_error"] >= 0, cv
 for g, q in p.items():
-    assert abs(seconds(g) - q["seconds"]) <= 1e-9 * abs(q["seconds"]) + 1e-15, (g, seconds(g), q)
+    u = q["uncalibrated_seconds"]
+    assert abs(seconds(g) - u) <= 1e-9 * abs(u) + 1e-15, (g, seconds(g), q)
+    assert abs(q["calibration"] - cal) <= 1e-9 * cal, (cal, q)
+    assert abs(q["seconds"] - cal * u) <= 1e-9 * q["seconds"], q
     assert 0 <= q["low"] <= q["seconds"] <= q["high"], q
     assert q["far"] == (g in (64, 1048576)), q
 # OCLBoi's share of the interval, relative to the estimate, is
