@@ -63,7 +63,8 @@ static double boi_half(const struct sibyl_kmodel_device *m, const struct sibyl_k
 
 /* The time model's scale for this kernel: the median of its measured /
  * predicted time at the profiled sizes (0 when the device model has no
- * calibrated cross validation, or no profiled time was measured). */
+ * calibrated cross validation, or no profiled time was measured, or the
+ * times are another device's). */
 static double calibration(const struct sibyl_kmodel_device *m, const struct sibyl_kmodel_kfit *k)
 {
 	double *p = sibyl_xcalloc(k->ns + 1, sizeof(*p));
@@ -74,7 +75,8 @@ static double calibration(const struct sibyl_kmodel_device *m, const struct siby
 						k->nf);
 		timed |= k->t[i] > 0 && p[i] > 0;
 	}
-	double s = timed && m->cv.cal_hi > 0 ? sibyl_kmodel_calibration(k->t, p, k->ns) : 0;
+	double s = timed && m->cv.cal_hi > 0 && !strcmp(k->device, m->device) ?
+		   sibyl_kmodel_calibration(k->t, p, k->ns) : 0;
 
 	free(p);
 	return s;

@@ -74,6 +74,19 @@ assert rel[4608] < rel[64], rel
 print("ok: OCLBoi's relative half-width", {g: round(v, 4) for g, v in rel.items()})
 PY
 
+# Profiled on another device: its OCLBoi serves (counts are the
+# kernel's), its times do not calibrate this device's model.
+sed 's/"device": "[^"]*"/"device": "another GPU"/' "$K" > "$WORK/other.json"
+"$SIBYL" kmodel predict --model "$WORK/dev.json" --kernel-model "$WORK/other.json" --gsize 4608 \
+	--json > "$WORK/other.out"
+/usr/bin/python3 - "$WORK/other.out" "$WORK/p4608.json" <<'PY'
+import json, sys
+o, p = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert o["calibration"] == 0 and o["seconds"] == o["uncalibrated_seconds"], o
+assert o["uncalibrated_seconds"] == p["uncalibrated_seconds"] and p["calibration"] > 0, (o, p)
+print("ok: another device's kernel model, uncalibrated")
+PY
+
 # Bad input: one line each, nothing printed.
 refuse() {
 	local what=$1 code=$2 pattern=$3 st=0
