@@ -13,6 +13,7 @@
 #include "kmodel/suite.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,24 +76,35 @@ static const struct sibyl_command_help evaluate_help = {
 static void print_eval(const struct sibyl_kmodel_eval *e)
 {
 	double *man = calloc(e->n + 1, sizeof(*man)), *base = calloc(e->n + 1, sizeof(*base));
-	size_t better = 0;
+	double *ex = calloc(e->n + 1, sizeof(*ex));
+	size_t better = 0, nex = 0;
 
-	printf("%-16s %12s %12s %12s %12s  %-20s %s\n", "kernel", "OCLMan R2", "OCLBase R2",
-	       "OCLMan RMSE", "OCLBase RMSE", "OCLBoi", "time model");
+	printf("%-16s %12s %12s %12s %12s %8s  %-20s %s\n", "kernel", "OCLMan R2", "OCLBase R2",
+	       "OCLMan RMSE", "OCLBase RMSE", "extrap", "OCLBoi", "time model");
 	for (size_t i = 0; i < e->n; i++) {
 		const struct sibyl_kmodel_eval_row *r = &e->rows[i];
 
-		printf("%-16s %12.4g %12.4g %10.4g ms %10.4g ms  %-20s %s\n", r->name, r->r2_oclman,
-		       r->r2_oclbase, r->rmse_oclman * 1e3, r->rmse_oclbase * 1e3, r->boi_kind,
-		       r->time_kind);
+		printf("%-16s %12.4g %12.4g %10.4g ms %10.4g ms %7.1f%%  %-20s %s\n", r->name,
+		       r->r2_oclman, r->r2_oclbase, r->rmse_oclman * 1e3, r->rmse_oclbase * 1e3,
+		       100 * r->extrap_err, r->boi_kind, r->time_kind);
 		man[i] = r->r2_oclman;
 		base[i] = r->r2_oclbase;
 		better += r->r2_oclman > r->r2_oclbase;
+		if (!isnan(r->extrap_err))
+			ex[nex++] = r->extrap_err;
 	}
 	printf("median R2: OCLMan %.4g, OCLBase %.4g; OCLMan better on %zu of %zu kernels\n",
 	       sibyl_kmodel_median(man, e->n), sibyl_kmodel_median(base, e->n), better, e->n);
-	free(man);
-	free(base);
+	if (nex)
+		printf("extrap: from the 3 smallest sizes, calibrated: median error %.1f%% over "
+		       "%zu kernels\n", 100 * sibyl_kmodel_median(ex, nex), nex);
+	free(man), free(base), free(ex);
+}
+
+/* A number, or null for NaN (which JSON cannot hold). */
+static json_t *number_or_null(double v)
+{
+	return isnan(v) ? json_null() : json_real(v);
 }
 
 static void print_eval_json(const struct sibyl_kmodel_eval *e)
@@ -102,11 +114,12 @@ static void print_eval_json(const struct sibyl_kmodel_eval *e)
 	for (size_t i = 0; i < e->n; i++) {
 		const struct sibyl_kmodel_eval_row *r = &e->rows[i];
 
-		json_array_append_new(ks, json_pack("{s:s, s:f, s:f, s:f, s:f, s:s, s:f, s:s, s:f}",
-			"name", r->name, "r2_oclman", r->r2_oclman, "r2_oclbase", r->r2_oclbase,
-			"rmse_oclman", r->rmse_oclman, "rmse_oclbase", r->rmse_oclbase,
-			"oclboi", r->boi_kind, "oclboi_cv_r2", r->boi_score, "time_model",
-			r->time_kind, "fit_seconds", r->fit_seconds));
+		json_array_append_new(ks, json_pack("{s:s, s:f, s:f, s:f, s:f, s:s, s:f, s:s, s:f, "
+			"s:o, s:o}", "name", r->name, "r2_oclman", r->r2_oclman, "r2_oclbase",
+			r->r2_oclbase, "rmse_oclman", r->rmse_oclman, "rmse_oclbase",
+			r->rmse_oclbase, "oclboi", r->boi_kind, "oclboi_cv_r2", r->boi_score,
+			"time_model", r->time_kind, "fit_seconds", r->fit_seconds, "extrap_error",
+			number_or_null(r->extrap_err), "extrap_r2", number_or_null(r->extrap_r2)));
 	}
 	json_t *top = json_pack("{s:o}", "kernels", ks);
 

@@ -7,6 +7,7 @@
 #include "core/log.h"
 #include "model/regress.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,8 +83,10 @@ static int score_kernel(const struct sibyl_kmodel_table *t, size_t k,
 			kk->name, sibyl_kmodel_r2_of(t, k, man), sibyl_kmodel_r2_of(t, k, bp),
 			sibyl_kmodel_rmse_of(t, k, man), sibyl_kmodel_rmse_of(t, k, bp),
 			boi.kind, boi.score, sibyl_kmodel_tkind_name(tm->kind),
-			(double)(sibyl_mono_ns() - t0) * 1e-9, kk->n, g, measured, man, bp };
+			(double)(sibyl_mono_ns() - t0) * 1e-9, NAN, NAN, kk->n, g, measured, man,
+			bp };
 		sibyl_kmodel_boi_free(&boi);
+		sibyl_kmodel_eval_extrap(t, k, tm, row);
 	} else {
 		free(g), free(man), free(bp);
 	}

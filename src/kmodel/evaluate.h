@@ -15,6 +15,7 @@
 #define SIBYL_KMODEL_EVALUATE_H
 
 #include "kmodel/table.h"
+#include "kmodel/timemodel.h"
 
 #include <stdbool.h>
 
@@ -26,6 +27,11 @@ struct sibyl_kmodel_eval_row {
 	double boi_score;			/* its cross-validated R^2 */
 	const char *time_kind;			/* the time model's kind */
 	double fit_seconds;			/* OCLBoi's fit and the predictions */
+	/* predict's case: OCLBoi fitted on the kernel's samples at its
+	 * SIBYL_KMODEL_CAL_SIZES smallest global sizes only, the time model
+	 * calibrated on them, the other sizes predicted: median relative
+	 * error and R^2 there (NaN when too few samples or sizes). */
+	double extrap_err, extrap_r2;
 	size_t n;				/* its samples: */
 	double *gsize, *measured, *oclman, *oclbase;	/* seconds */
 };
@@ -38,6 +44,9 @@ struct sibyl_kmodel_eval {
 int sibyl_kmodel_evaluate(const struct sibyl_kmodel_table *t, size_t folds,
 			  struct sibyl_kmodel_eval *e, char *err, size_t errlen);
 void sibyl_kmodel_eval_free(struct sibyl_kmodel_eval *e);
+/* The row's extrap_err and extrap_r2 for held-out kernel k (extrap.c). */
+void sibyl_kmodel_eval_extrap(const struct sibyl_kmodel_table *t, size_t k,
+			      const struct sibyl_kmodel_tm *tm, struct sibyl_kmodel_eval_row *row);
 
 /* Measured, OCLMan's and OCLBase's times against the global size, one
  * panel per held-out kernel, as PNG or SVG (model/plot_file.h). */

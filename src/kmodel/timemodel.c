@@ -156,8 +156,7 @@ double sibyl_kmodel_calibration(const double *t, const double *p, size_t n)
 	return s;
 }
 
-/* The CAL_SIZES-th smallest global size of kernel k. */
-static double cal_limit(const struct sibyl_kmodel_table *t, size_t k)
+double sibyl_kmodel_cal_limit(const struct sibyl_kmodel_table *t, size_t k)
 {
 	double *g = sibyl_xcalloc(t->k[k].n + 1, sizeof(*g)), lim;
 	size_t n = 0;
@@ -181,7 +180,7 @@ static void calibrated(const struct sibyl_kmodel_table *t, size_t k, const doubl
 		       struct ratios *q, struct ratios *e, struct ratios *u)
 {
 	const struct sibyl_kmodel_kernel *kk = &t->k[k];
-	double lim = cal_limit(t, k), *ts = sibyl_xcalloc(kk->n + 1, sizeof(*ts));
+	double lim = sibyl_kmodel_cal_limit(t, k), *ts = sibyl_xcalloc(kk->n + 1, sizeof(*ts));
 	double *ps = sibyl_xcalloc(kk->n + 1, sizeof(*ps));
 	size_t m = 0;
 

@@ -61,6 +61,10 @@ struct sibyl_kmodel_tm_choice {
  * validation. */
 #define SIBYL_KMODEL_CAL_SIZES 3
 
+/* The SIBYL_KMODEL_CAL_SIZES-th smallest global size of kernel k (its
+ * largest when it has fewer). */
+double sibyl_kmodel_cal_limit(const struct sibyl_kmodel_table *t, size_t k);
+
 /* The median of measured t / predicted p over n samples with both > 0:
  * the scale of the time model for one kernel; 1 when there is none. */
 double sibyl_kmodel_calibration(const double *t, const double *p, size_t n);
