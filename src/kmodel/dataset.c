@@ -287,7 +287,9 @@ static int measure_all(struct ds *d, char *err, size_t errlen)
 						    json_object_get(d->data.header, "device")),
 					    d->device);
 		if (r < 0)
-			sibyl_notice(SIBYL_NOTICE_ERROR, "kmodel: %s: %s", d->e->name, why);
+			/* why is a whole line of its own ("kmodel: ..."). */
+			sibyl_notice(SIBYL_NOTICE_ERROR, "kmodel: %s: %s", d->e->name,
+				     why + (strncmp(why, "kmodel: ", 8) ? 0 : 8));
 		failed |= r != 0;
 	}
 	return failed;

@@ -115,7 +115,7 @@ refuse "a kernel model and a file" 2 "either -f FILE.cl and -k NAME or --kernel-
 	"$SUITE/irregular.cl" -k collatz --gsize 9
 refuse "fit without -o" 2 "kmodel fit: expected FILE.cl, -k NAME and -o KERNEL.json" \
 	"$SIBYL" kmodel fit "$SUITE/irregular.cl" -k collatz
-refuse "fit of no kernel" 1 "^sibyl: " \
+refuse "fit of no kernel" 1 "^sibyl: kmodel: no_such_kernel: [^:]*irregular.cl has no kernel" \
 	"$SIBYL" kmodel fit "$SUITE/irregular.cl" -k no_such_kernel -o "$WORK/none.json"
 [ ! -e "$WORK/none.json" ] || fail "a failed fit wrote its file"
 echo "ok: fit"
