@@ -43,6 +43,8 @@ struct opts {
 	long samples, seed, elements, warmup;
 	double timeout, build_timeout;
 	bool inst, spir, timeit, stat, json, coarse, dump_args, force, fence, all, verbose;
+	bool source_counters;			/* -i through the source, not SPIR */
+	const struct sibyl_kernels *ks;		/* the file's kernels */
 	struct sibyl_strlist args;		/* -A NAME=SPEC */
 	struct sibyl_strbuf diagnostics;	/* compilers' messages, for --json */
 };
@@ -415,8 +417,9 @@ static int run(struct opts *o, const struct sibyl_kernel *k, void *bc, size_t si
 	memcpy(cfg.gdim, nd.g, sizeof(cfg.gdim));
 	memcpy(cfg.ldim, nd.l, sizeof(cfg.ldim));
 
-	if (o->inst ? sibyl_counting_prepare(&counting, bc, size, &cfg, err, sizeof(err)) < 0
-		    : o->spir && sibyl_counting_plain(&counting, bc, size, &cfg, err, sizeof(err)) < 0) {
+	struct sibyl_counting_how how = { o->inst, o->spir, o->source_counters, &o->c, o->ks };
+
+	if (sibyl_counting_start(&counting, &how, bc, size, &cfg, err, sizeof(err)) < 0) {
 		sibyl_err("%s", err);
 		sibyl_counting_done(&counting);
 		sibyl_argspecs_free(specs, k->nargs);
@@ -477,8 +480,8 @@ static int parse_options(int argc, char **argv, struct opts *o)
 		{ "lsize", 'l', SIBYL_OPT_STRING, &o->lsize, "L[,L[,L]]",
 		  "local size (default: reqd_work_group_size, else the runtime's)" },
 		{ "samples", 'n', SIBYL_OPT_LONG, &o->samples, "N", "runs, each with new arguments (1)" },
-		{ "inst-counts", 'i', SIBYL_OPT_FLAG, &o->inst, NULL,
-		  "count the LLVM instructions executed, on the device" },
+		{ "inst-counts", 'i', SIBYL_OPT_FLAG, &o->inst, NULL, "count the LLVM instructions run" },
+		{ "source-counters", 0, SIBYL_OPT_FLAG, &o->source_counters, NULL, "-i without SPIR" },
 		{ "spir", 0, SIBYL_OPT_FLAG, &o->spir, NULL,
 		  "run the plain kernel from the SPIR bitcode -i instruments (-O, -D, -I apply)" },
 		{ "time-it", 0, SIBYL_OPT_FLAG, &o->timeit, NULL, "time every sample" },
@@ -527,6 +530,17 @@ static int parse_options(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
+static int check_modes(const struct opts *o)
+{
+	if (o->source_counters && (!o->inst || o->stat))
+		return sibyl_err("kernel: --source-counters goes with -i (see --help)");
+	/* Marks relate to blocks only as clang lays them out at -O0. */
+	if (o->source_counters && o->c.opt_level && strcmp(o->c.opt_level, "0"))
+		return sibyl_err("kernel: --source-counters counts the -O0 IR only (no -O %s)",
+				 o->c.opt_level);
+	return 0;
+}
+
 int cmd_kernel(int argc, char **argv)
 {
 	struct opts o = { .samples = 1, .timeout = 60, .build_timeout = 600 };
@@ -537,7 +551,7 @@ int cmd_kernel(int argc, char **argv)
 	char err[1024];
 	int r = parse_options(argc, argv, &o);
 
-	if (r)
+	if (r || check_modes(&o))
 		return r > 0 ? 0 : 2;
 	sibyl_set_verbose(o.verbose);
 	sibyl_set_notice_handler(on_notice, &o);
@@ -554,6 +568,7 @@ int cmd_kernel(int argc, char **argv)
 		goto out;
 	}
 	refine(&o, &ks);
+	o.ks = &ks;
 	if (o.kernel && !(k = sibyl_kernels_find(&ks, o.kernel))) {
 		sibyl_err("kernel: %s has no kernel '%s'", o.c.file, o.kernel);
 		goto out;

@@ -9,12 +9,14 @@
 #define SIBYL_OCL_COUNTING_H
 
 #include "ocl/instrument/instrument.h"
+#include "ocl/driver/compile.h"
 #include "ocl/driver/run.h"
 
 struct sibyl_counting {
 	struct sibyl_instrumented inst;
 	char *dir;	/* private, under $TMPDIR or /tmp */
 	char *spir, *counters;
+	char *source;	/* --source-counters: the device's marked copy */
 };
 
 /* Instrument `kernel` of `bc` and point cfg at the files. Returns 0 or
@@ -26,6 +28,25 @@ int sibyl_counting_prepare(struct sibyl_counting *c, const void *bc, size_t size
  * counters argument. Same contract as sibyl_counting_prepare. */
 int sibyl_counting_plain(struct sibyl_counting *c, const void *bc, size_t size,
 			 struct sibyl_run_cfg *cfg, char *err, size_t errlen);
+/* -i --source-counters: mark the source's regions (instrument/source.h),
+ * compile the analysis copy with clang-14 to relate the marks to the
+ * blocks of `bc` (the plain -O0 bitcode, which the counts are of), and
+ * point cfg at the device's copy. Same contract. */
+int sibyl_counting_source(struct sibyl_counting *c, const struct sibyl_compile_opts *o,
+			  const struct sibyl_kernels *ks, const void *bc, size_t size,
+			  struct sibyl_run_cfg *cfg, char *err, size_t errlen);
+/* What a run counts: -i (through the source with `source`), --spir. */
+struct sibyl_counting_how {
+	bool inst, spir, source;
+	const struct sibyl_compile_opts *c;
+	const struct sibyl_kernels *ks;
+};
+
+/* The one of the above that `how` asks for (nothing for a plain run);
+ * with -v, says which way -i counts. Same contract. */
+int sibyl_counting_start(struct sibyl_counting *c, const struct sibyl_counting_how *how,
+			 const void *bc, size_t size, struct sibyl_run_cfg *cfg, char *err,
+			 size_t errlen);
 void sibyl_counting_done(struct sibyl_counting *c);
 
 #endif

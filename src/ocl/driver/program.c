@@ -66,11 +66,13 @@ static int build_source(const struct sibyl_run_cfg *cfg, cl_context ctx, cl_devi
 {
 	size_t len;
 	char why[128];
-	char *src = sibyl_read_file(cfg->file, SIBYL_KERNEL_FILE_MAX, &len, why, sizeof(why));
+	/* --source-counters: the marked copy, its #line naming the user's file */
+	const char *path = cfg->counted_source ? cfg->counted_source : cfg->file;
+	char *src = sibyl_read_file(path, SIBYL_KERNEL_FILE_MAX, &len, why, sizeof(why));
 	cl_int e;
 
 	if (!src)
-		return sibyl_seterr(err, errlen, "kernel: %s: %s", cfg->file, why);
+		return sibyl_seterr(err, errlen, "kernel: %s: %s", path, why);
 	const char *s = src;
 	*out = clCreateProgramWithSource(ctx, 1, &s, &len, &e);
 	free(src);

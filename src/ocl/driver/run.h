@@ -15,7 +15,8 @@
  * warning and {"event":"error","text"} before it exits non-zero.
  * A SPIR program is either the instrumented bitcode (-i: one more,
  * counters, argument) or the plain bitcode (--spir, spir_plain: the
- * kernel's own arguments only, nothing counted).
+ * kernel's own arguments only, nothing counted); a counted source
+ * (--source-counters) takes the counters argument too.
  * The child exits 1 after an error, SIBYL_KRUN_EXIT_BUILD when the
  * device's compiler refused the program (its full log sent before as a
  * diagnostic notice), SIBYL_KRUN_EXIT_UNSUPPORTED when the device lacks
@@ -41,6 +42,8 @@ struct sibyl_run_cfg {
 	const char *user_options;	/* --build-options alone (SPIR path) */
 	const char *spir_path;		/* SPIR bitcode (-i, --spir), or NULL: source */
 	bool spir_plain;		/* --spir: spir_path is not instrumented */
+	const char *counted_source;	/* --source-counters: the marked source built
+					 * instead of file, counting (source.h) */
 	unsigned counter_arg;		/* -i: the counters argument */
 	const char *counters_path;	/* -i: counters go to PATH.GSIZE.SAMPLE */
 	bool dump_args;
@@ -65,7 +68,7 @@ int sibyl_run_cfg_from_json(json_t *j, struct sibyl_run_cfg *cfg, struct sibyl_k
 /* Whether the run passes and reads back a counters buffer (-i). */
 static inline bool sibyl_run_cfg_counts(const struct sibyl_run_cfg *cfg)
 {
-	return cfg->spir_path && !cfg->spir_plain;
+	return (cfg->spir_path && !cfg->spir_plain) || cfg->counted_source;
 }
 
 /* The arguments' configuration of the sample with `seed` (the runner's,
