@@ -94,7 +94,7 @@ static void mark_operand(struct marker *m, CXCursor owner, CXCursor c)
 	size_t start, end;
 
 	if (!sm_extent(&m->f, leaf, &start, &end) || end == start)
-		return refuse(m, owner, "an operand written in a macro");
+		return refuse(m, owner, "a ?:, && or || written in a macro");
 	add_edit(m, start, 0, OPEN_EXPR, next_mark(m, "(__sibyl_M(%zu), "));
 	add(m, end, CLOSE_EXPR, ")");
 }
