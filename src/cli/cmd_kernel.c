@@ -417,7 +417,8 @@ static int run(struct opts *o, const struct sibyl_kernel *k, void *bc, size_t si
 	memcpy(cfg.gdim, nd.g, sizeof(cfg.gdim));
 	memcpy(cfg.ldim, nd.l, sizeof(cfg.ldim));
 
-	struct sibyl_counting_how how = { o->inst, o->spir, o->source_counters, &o->c, o->ks };
+	struct sibyl_counting_how how = { o->inst, o->spir, o->source_counters, o->build_timeout,
+					  &o->c, o->ks };
 
 	if (sibyl_counting_start(&counting, &how, bc, size, &cfg, err, sizeof(err)) < 0) {
 		sibyl_err("%s", err);

@@ -1,5 +1,6 @@
 /* Temporary files of a SPIR run (-i, --spir). */
 #include "ocl/driver/counting.h"
+#include "ocl/driver/guard.h"
 #include "ocl/driver/kernel_info.h"
 #include "ocl/instrument/source.h"
 #include "core/alloc.h"
@@ -161,7 +162,14 @@ int sibyl_counting_start(struct sibyl_counting *c, const struct sibyl_counting_h
 			 const void *bc, size_t size, struct sibyl_run_cfg *cfg, char *err,
 			 size_t errlen)
 {
-	if (how->inst && how->source) {
+	bool spir = true;
+
+	/* No SPIR on the device (NVIDIA's, AMD's drivers): the source counts. */
+	if (how->inst && !how->source &&
+	    sibyl_device_takes_spir(cfg, how->build_timeout_s, &spir, err, errlen) == 0 && !spir)
+		sibyl_info("kernel: the device does not take SPIR (no cl_khr_spir): -i counts "
+			   "through the marked source, as with --source-counters");
+	if (how->inst && (how->source || !spir)) {
 		if (sibyl_counting_source(c, how->c, how->ks, bc, size, cfg, err, errlen) < 0)
 			return -1;
 		sibyl_info("kernel: -i counts through the marked source (--source-counters): %zu "

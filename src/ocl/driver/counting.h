@@ -38,6 +38,7 @@ int sibyl_counting_source(struct sibyl_counting *c, const struct sibyl_compile_o
 /* What a run counts: -i (through the source with `source`), --spir. */
 struct sibyl_counting_how {
 	bool inst, spir, source;
+	double build_timeout_s;		/* the device probe's limit (-i) */
 	const struct sibyl_compile_opts *c;
 	const struct sibyl_kernels *ks;
 };

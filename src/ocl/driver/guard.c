@@ -315,3 +315,43 @@ int sibyl_run_guarded(struct sibyl_run_cfg *cfg, struct sibyl_guard *g, char *er
 	cfg->first_sample = 0;
 	return failures;
 }
+
+static double on_probe(void *ctx, json_t *msg)
+{
+	json_t *spir = json_object_get(msg, "spir");
+
+	if (spir)
+		*(int *)ctx = json_is_true(spir);
+	return 0;
+}
+
+int sibyl_device_takes_spir(const struct sibyl_run_cfg *cfg, double build_timeout_s, bool *spir,
+			    char *err, size_t errlen)
+{
+	struct sibyl_run_cfg probe = *cfg;
+	char *dir = sibyl_private_tmpdir("sibyl-run"), *config = NULL;
+	char *runner = sibyl_run_helper_path("sibyl-kernel-run", "SIBYL_KERNEL_RUNNER");
+	struct sibyl_run_status res;
+	int said = -1, r = -1;
+
+	probe.probe = true;
+	probe.inst = NULL;	/* nothing to decode, no counters' sizes */
+	probe.spir_path = probe.counted_source = NULL;
+	if (!dir) {
+		sibyl_seterr_errno(err, errlen, "kernel: temporary directory");
+	} else if (sibyl_cleanup_dir(dir, true), (config = write_config(&probe, dir, err, errlen))) {
+		char *argv[] = { runner, config, NULL };
+		struct sibyl_helper h = { argv, on_probe, &said, build_timeout_s, -1 };
+
+		r = sibyl_helper_run(&h, &res, err, errlen);
+		if (r == 0 && res.outcome != SIBYL_RUN_OK)
+			r = sibyl_helper_failed("kernel: sibyl-kernel-run", &res, err, errlen);
+	}
+	if (dir)
+		sibyl_cleanup_remove_dir(dir);
+	*spir = said == 1;
+	free(config);
+	free(dir);
+	free(runner);
+	return r < 0 || said < 0 ? -1 : 0;
+}

@@ -58,6 +58,11 @@ struct sibyl_guard {
 int sibyl_run_guarded(struct sibyl_run_cfg *cfg, struct sibyl_guard *g, char *err,
 		      size_t errlen);
 
+/* Whether the device cfg names takes SPIR (cl_khr_spir), asked of a
+ * runner; 0, or -1 with err. */
+int sibyl_device_takes_spir(const struct sibyl_run_cfg *cfg, double build_timeout_s, bool *spir,
+			    char *err, size_t errlen);
+
 /* "ok", "error", "compile-error", "unsupported", "crash", "timeout". */
 const char *sibyl_kstatus_name(enum sibyl_kstatus s);
 

@@ -189,3 +189,26 @@ int sibyl_program_build(const struct sibyl_run_cfg *cfg, cl_context ctx, cl_devi
 				     cfg->kernel->name, sibyl_cl_error_name(e));
 	return 0;
 }
+
+int sibyl_run_probe(const struct sibyl_run_cfg *cfg, int fd, char *err, size_t errlen)
+{
+	cl_platform_id plat;
+	cl_device_id dev;
+	size_t len = 0;
+	char *ext = NULL;
+
+	if (sibyl_cl_pick_device(cfg->platform, cfg->device, &plat, &dev, err, errlen) < 0)
+		return 1;
+	clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, 0, NULL, &len);
+	ext = sibyl_xcalloc(len + 1, 1);
+	if (len)
+		clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, len, ext, NULL);
+	char *pn = sibyl_cl_platform_name(plat), *dn = sibyl_cl_device_name(dev);
+
+	sibyl_emit(fd, json_pack("{s:s, s:s, s:s, s:b}", "event", "device", "platform", pn,
+				 "device", dn, "spir", strstr(ext, "cl_khr_spir") != NULL));
+	free(pn);
+	free(dn);
+	free(ext);
+	return 0;
+}

@@ -42,6 +42,7 @@ struct sibyl_run_cfg {
 	const char *user_options;	/* --build-options alone (SPIR path) */
 	const char *spir_path;		/* SPIR bitcode (-i, --spir), or NULL: source */
 	bool spir_plain;		/* --spir: spir_path is not instrumented */
+	bool probe;			/* only say whether the device takes SPIR */
 	const char *counted_source;	/* --source-counters: the marked source built
 					 * instead of file, counting (source.h) */
 	unsigned counter_arg;		/* -i: the counters argument */
@@ -83,6 +84,10 @@ size_t sibyl_run_cfg_sizes(const struct sibyl_run_cfg *cfg);
 /* Build and run; returns the child's exit status: 0, or 1 (or
  * SIBYL_KRUN_EXIT_*) with the error line in err. */
 int sibyl_run_samples(const struct sibyl_run_cfg *cfg, int fd, char *err, size_t errlen);
+
+/* cfg->probe: {"event":"device", "platform", "device", "spir": whether
+ * it lists cl_khr_spir}; 0, or 1 with err (no such device). */
+int sibyl_run_probe(const struct sibyl_run_cfg *cfg, int fd, char *err, size_t errlen);
 
 /* Write one JSON object and a newline to fd (steals msg). */
 void sibyl_emit(int fd, json_t *msg);

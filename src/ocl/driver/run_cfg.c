@@ -34,6 +34,8 @@ json_t *sibyl_run_cfg_to_json(const struct sibyl_run_cfg *c)
 		json_object_set_new(j, "spir", json_string(c->spir_path));
 	if (c->spir_plain)
 		json_object_set_new(j, "spir_plain", json_true());
+	if (c->probe)
+		json_object_set_new(j, "probe", json_true());
 	if (c->counted_source)
 		json_object_set_new(j, "counted_source", json_string(c->counted_source));
 	if (sibyl_run_cfg_counts(c)) {
@@ -73,6 +75,7 @@ int sibyl_run_cfg_from_json(json_t *j, struct sibyl_run_cfg *c, struct sibyl_ker
 	c->spir_path = json_string_value(json_object_get(j, "spir"));
 	c->spir_plain = json_is_true(json_object_get(j, "spir_plain"));
 	c->counted_source = json_string_value(json_object_get(j, "counted_source"));
+	c->probe = json_is_true(json_object_get(j, "probe"));
 	c->counter_arg = (unsigned)u64(j, "counter_arg");
 	json_t *sizes = json_object_get(j, "counters_sizes"), *e;
 	size_t i;

@@ -42,7 +42,8 @@ int main(int argc, char **argv)
 		sibyl_helper_error(SIBYL_RUN_REPORT_FD, err);
 		return 2;
 	}
-	int r = sibyl_run_samples(&cfg, SIBYL_RUN_REPORT_FD, err, sizeof(err));
+	int r = cfg.probe ? sibyl_run_probe(&cfg, SIBYL_RUN_REPORT_FD, err, sizeof(err))
+			  : sibyl_run_samples(&cfg, SIBYL_RUN_REPORT_FD, err, sizeof(err));
 
 	if (r)
 		sibyl_helper_error(SIBYL_RUN_REPORT_FD, err);

@@ -79,3 +79,25 @@ grep -q 'counts the -O0 IR only' "$WORK/err" || fail "-O2: $(cat "$WORK/err")"
 rc=0
 "$SIBYL" kernel "$K/control/loops.cl" -k loops -g 64 --source-counters 2>"$WORK/err" || rc=$?
 expect_eq "exit status without -i" 2 "$rc"
+
+# A device without cl_khr_spir (NVIDIA's, AMD's): -i alone counts through
+# the source and -v says so. The runner here answers the device probe as
+# such a driver would and runs everything else as it is.
+cat >"$WORK/no-spir-runner" <<EOS
+#!/bin/sh
+if grep -q '"probe":true' "\$1"; then
+	echo '{"event":"device","platform":"p","device":"d","spir":false}' >&3
+	exit 0
+fi
+grep -q '"spir":' "\$1" && { echo '{"event":"error","text":"kernel: SPIR given"}' >&3; exit 4; }
+exec "$SIBYL_BUILD/bin/sibyl-kernel-run" "\$@"
+EOS
+chmod +x "$WORK/no-spir-runner"
+args=(kernel "$K/control/helpers.cl" -k helpers -g 128 -l 32 --seed 11 -i)
+"$SIBYL" "${args[@]}" >"$WORK/ir.txt"
+SIBYL_KERNEL_RUNNER="$WORK/no-spir-runner" "$SIBYL" "${args[@]}" -v >"$WORK/auto.txt" 2>"$WORK/auto.err" ||
+	fail "-i on a device without SPIR: $(cat "$WORK/auto.err")"
+grep -q 'does not take SPIR (no cl_khr_spir): -i counts through the marked source' "$WORK/auto.err" ||
+	fail "-v does not say -i went through the source: $(cat "$WORK/auto.err")"
+diff -u "$WORK/ir.txt" "$WORK/auto.txt" || fail "-i without SPIR differs from the SPIR path"
+echo "ok: -i on a device without SPIR counts through the source, equal"
