@@ -120,7 +120,7 @@ static int analyse_source(struct sibyl_counting *c, const struct sibyl_compile_o
 	r = sibyl_source_mark(o->file, (const char *const *)args.items, (int)args.count, names,
 			      ks->n, marks, err, errlen);
 	if (!r)
-		r = write_text(c, "host.cl", sibyl_source_text(marks, o->file, true, false), &host,
+		r = write_text(c, "host.cl", sibyl_source_text(marks, o->file, NULL), &host,
 			       err, errlen);
 	if (!r && compile_host(o, host, &hbc, &hsize, err, errlen) < 0)
 		r = -1;
@@ -145,8 +145,8 @@ int sibyl_counting_source(struct sibyl_counting *c, const struct sibyl_compile_o
 		return -1;
 	r = analyse_source(c, o, ks, bc, size, cfg, &marks, err, errlen);
 	if (!r)
-		r = write_text(c, "device.cl", sibyl_source_text(&marks, o->file, false,
-				sibyl_instrumented_per_item(&c->inst)), &c->source, err, errlen);
+		r = write_text(c, "device.cl", sibyl_source_text(&marks, o->file, &c->inst),
+			       &c->source, err, errlen);
 	sibyl_source_marks_free(&marks);
 	if (r)
 		return -1;

@@ -235,6 +235,7 @@ void ic_layout_free(struct ic_layout *l)
 	for (size_t c = 0; c < l->ncounters; c++)
 		ic_hist_free(&l->counter_hist[c]);
 	free(l->counter_hist);
+	free(l->mark_counter);
 	*l = (struct ic_layout){ 0 };
 }
 

@@ -43,6 +43,10 @@ struct ic_layout {
 	 * stands for counter_hist[c], the summed histogram of its blocks. */
 	struct ic_hist *counter_hist;
 	size_t ncounters;
+	/* Counting through the source: mark k's counter (SIZE_MAX: a mark
+	 * the kernel never reaches), for the nmarks marks of the file. */
+	size_t *mark_counter;
+	size_t nmarks;
 };
 
 /* One basic block's static contribution: `add[i]` to slot `slot[i]`. */

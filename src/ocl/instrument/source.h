@@ -49,11 +49,11 @@ int sibyl_source_mark(const char *file, const char *const *args, int nargs,
 		      struct sibyl_source_marks *out, char *err, size_t errlen);
 
 /* The whole program: the macros' definitions for the host analysis
- * (`host`) or the device (counters flushed into per-work-item rows when
- * `per_item`, else with 64-bit atomics), a #line back to `file`, then
- * the marked body. malloc'd. */
-char *sibyl_source_text(const struct sibyl_source_marks *m, const char *file, bool host,
-			bool per_item);
+ * (in == NULL) or for the device, counting as the layout `in` says
+ * (sibyl_instrument_source: which mark adds to which counter; rows or
+ * atomics), a #line back to `file`, then the marked body. malloc'd. */
+char *sibyl_source_text(const struct sibyl_source_marks *m, const char *file,
+			const struct sibyl_instrumented *in);
 
 void sibyl_source_marks_free(struct sibyl_source_marks *m);
 
@@ -66,6 +66,10 @@ int sibyl_instrument_source(const void *bc, size_t size, const void *host_bc, si
 			    const char *kernel, const struct sibyl_source_marks *marks,
 			    const struct sibyl_instrument_options *opt,
 			    struct sibyl_instrumented *out, char *err, size_t errlen);
+
+/* The counter of the row that mark `mark` adds to; SIZE_MAX for the
+ * marks of functions the kernel does not reach. */
+size_t sibyl_source_counter(const struct sibyl_instrumented *in, size_t mark);
 
 /* Whether the counters go to per-work-item rows (else atomics). */
 bool sibyl_instrumented_per_item(const struct sibyl_instrumented *in);

@@ -342,20 +342,27 @@ static int solve_all(struct solve *s)
 	return r;
 }
 
-/* Counter c's histogram: every block's, times c's coefficient there. */
+/* Only the marks of the functions the kernel reaches get a counter of
+ * the row: each work-item zeroes and stores its row, and a file's other
+ * kernels made it several times longer. Counter c's histogram: every
+ * block's, times c's coefficient there. */
 static void fill_layout(const struct solve *s, const struct ic_blocks *blocks,
 			struct ic_layout *layout)
 {
-	size_t k = s->nmarks;
+	size_t k = s->nmarks, *slot = sibyl_xcalloc(k + 1, sizeof(*slot)), n = 0;
 
-	layout->ncounters = k;
-	layout->counter_hist = sibyl_xcalloc(k + 1, sizeof(*layout->counter_hist));
+	for (size_t c = 0; c < k; c++)
+		slot[c] = s->mark_block[c] != SIZE_MAX ? n++ : SIZE_MAX;
+	layout->ncounters = n;
+	layout->mark_counter = slot;
+	layout->nmarks = k;
+	layout->counter_hist = sibyl_xcalloc(n + 1, sizeof(*layout->counter_hist));
 	for (size_t i = 0; i < blocks->n; i++)
 		for (size_t c = 0; c < k; c++) {
 			int64_t x = s->coef[i * k + c];
 
 			for (size_t h = 0; x && h < blocks->hist[i].n; h++)
-				ic_hist_add(&layout->counter_hist[c], blocks->hist[i].slot[h],
+				ic_hist_add(&layout->counter_hist[slot[c]], blocks->hist[i].slot[h],
 					    (uint64_t)x * blocks->hist[i].add[h]);
 		}
 }
@@ -433,4 +440,11 @@ out:
 bool sibyl_instrumented_per_item(const struct sibyl_instrumented *in)
 {
 	return ((const struct ic_layout *)in->layout)->per_item;
+}
+
+size_t sibyl_source_counter(const struct sibyl_instrumented *in, size_t mark)
+{
+	const struct ic_layout *l = in->layout;
+
+	return mark < l->nmarks ? l->mark_counter[mark] : SIZE_MAX;
 }

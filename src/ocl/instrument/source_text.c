@@ -23,7 +23,7 @@ static const char host_macros[] =
 /* Each kernel zeroes its counters, passes them to the helpers it calls
  * and moves them to the buffer before each return. */
 static const char device_macros[] =
-	"#define __sibyl_M(k) (__sibyl_c[k] += 1)\n"
+	"#define __sibyl_M(k) (__sibyl_c[__SIBYL_C##k] += 1)\n"
 	"#define __SIBYL_S __private ulong __sibyl_c[__SIBYL_N]; "
 	"for (int __sibyl_i = 0; __sibyl_i < __SIBYL_N; __sibyl_i++) __sibyl_c[__sibyl_i] = 0;\n"
 	"#define __sibyl_F __sibyl_flush(__sibyl_c, __sibyl_counters)\n"
@@ -39,13 +39,13 @@ static const char flush_rows[] =
 	"\tsize_t row = (get_global_id(0) - get_global_offset(0)) + get_global_size(0) *\n"
 	"\t\t((get_global_id(1) - get_global_offset(1)) + get_global_size(1) *\n"
 	"\t\t (get_global_id(2) - get_global_offset(2)));\n"
-	"\tfor (int i = 0; i < __SIBYL_N; i++)\n\t\tbuf[row * __SIBYL_N + i] = c[i];\n}\n";
+	"\tfor (int i = 0; i < __SIBYL_ROW; i++)\n\t\tbuf[row * __SIBYL_ROW + i] = c[i];\n}\n";
 
 /* One shared row, one 64-bit atomic per touched counter. */
 static const char flush_atomics[] =
 	"#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n"
 	"void __sibyl_flush(__private ulong *c, __global ulong *buf)\n{\n"
-	"\tfor (int i = 0; i < __SIBYL_N; i++)\n"
+	"\tfor (int i = 0; i < __SIBYL_ROW; i++)\n"
 	"\t\tif (c[i])\n\t\t\tatom_add((volatile __global ulong *)&buf[i], c[i]);\n}\n";
 
 static void line_directive(struct sibyl_strbuf *b, const char *file)
@@ -59,17 +59,34 @@ static void line_directive(struct sibyl_strbuf *b, const char *file)
 	sibyl_strbuf_puts(b, "\"\n");
 }
 
-char *sibyl_source_text(const struct sibyl_source_marks *m, const char *file, bool host,
-			bool per_item)
+/* The row's counters, then one the marks the kernel never reaches add
+ * to (its other kernels', their helpers'), which is never stored. */
+static void counters(struct sibyl_strbuf *b, const struct sibyl_source_marks *m,
+		     const struct sibyl_instrumented *in)
+{
+	size_t row = 0;
+
+	for (size_t k = 0; k < m->nmarks; k++)
+		row += sibyl_source_counter(in, k) != SIZE_MAX;
+	sibyl_strbuf_printf(b, "#define __SIBYL_ROW %zu\n#define __SIBYL_N %zu\n", row, row + 1);
+	for (size_t k = 0; k < m->nmarks; k++) {
+		size_t c = sibyl_source_counter(in, k);
+
+		sibyl_strbuf_printf(b, "#define __SIBYL_C%zu %zu\n", k, c == SIZE_MAX ? row : c);
+	}
+}
+
+char *sibyl_source_text(const struct sibyl_source_marks *m, const char *file,
+			const struct sibyl_instrumented *in)
 {
 	struct sibyl_strbuf b = { 0 };
 
-	if (host) {
+	if (!in) {
 		sibyl_strbuf_puts(&b, host_macros);
 	} else {
-		sibyl_strbuf_printf(&b, "#define __SIBYL_N %zu\n", m->nmarks ? m->nmarks : 1);
+		counters(&b, m, in);
 		sibyl_strbuf_puts(&b, device_macros);
-		sibyl_strbuf_puts(&b, per_item ? flush_rows : flush_atomics);
+		sibyl_strbuf_puts(&b, sibyl_instrumented_per_item(in) ? flush_rows : flush_atomics);
 	}
 	line_directive(&b, file);
 	sibyl_strbuf_puts(&b, m->body);
