@@ -237,13 +237,32 @@ int sibyl_compile_spir(const struct sibyl_compile_opts *o, void **bc, size_t *si
 	return r;
 }
 
-/* One line of a device build log: PoCL's temporary file name (a path
- * ending in tempfile_XXXXXX.cl) replaced by the user's, and PoCL's
- * "error: FILE:L:C: why" turned into the compilers' "FILE:L:C: error: why". */
+/* Where the file's name starts in a line: PoCL's temporary name (a path
+ * ending in tempfile_XXXXXX.cl), or the user's after a kind (a source
+ * with a #line naming it: --source-counters); NULL when neither. */
+static const char *name_in(const char *line, size_t n, const char *file,
+			   const char *const *kinds)
+{
+	const char *tmp = memmem(line, n, "tempfile_", 9);
+	size_t len = strlen(file);
+
+	for (size_t k = 0; !tmp && k < 3; k++) {
+		size_t kl = strlen(kinds[k]);
+
+		if (n > kl + len && !strncmp(line, kinds[k], kl) &&
+		    !strncmp(line + kl, file, len) && line[kl + len] == ':')
+			tmp = line + kl;
+	}
+	return tmp;
+}
+
+/* One line of a device build log: PoCL's temporary file name replaced
+ * by the user's, and PoCL's "error: FILE:L:C: why" turned into the
+ * compilers' "FILE:L:C: error: why". */
 static void map_line(struct sibyl_strbuf *b, const char *line, size_t n, const char *file)
 {
 	static const char *const kinds[] = { "error: ", "warning: ", "note: " };
-	const char *tmp = memmem(line, n, "tempfile_", 9), *kind = NULL;
+	const char *tmp = name_in(line, n, file, kinds), *kind = NULL;
 
 	if (!tmp) {
 		sibyl_strbuf_add(b, line, n);
