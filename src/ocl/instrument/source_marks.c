@@ -305,7 +305,8 @@ static bool is_kernel(const struct marker *m, const char *name)
 	return false;
 }
 
-/* The parameter list of function f: the offsets of its parentheses. */
+/* The parameter list of function f: the offsets of its parentheses
+ * (comments skipped: Rodinia's heartwall comments a parameter out). */
 static bool params(const struct marker *m, CXCursor f, size_t *open, size_t *close)
 {
 	int depth = 0;
@@ -315,6 +316,9 @@ static bool params(const struct marker *m, CXCursor f, size_t *open, size_t *clo
 	while (*open < m->f.len && m->f.src[*open] != '(')
 		(*open)++;
 	for (*close = *open; *close < m->f.len; (*close)++) {
+		skip_space(m, close);
+		if (*close >= m->f.len)
+			break;
 		depth += m->f.src[*close] == '(' ? 1 : m->f.src[*close] == ')' ? -1 : 0;
 		if (!depth)
 			return true;
