@@ -41,4 +41,14 @@ bool sm_is_not(const struct sm_file *m, CXCursor c);
  * conversions, `!`, the left of `&&`/`||` and a `?:`'s condition. */
 CXCursor sm_leftmost_leaf(const struct sm_file *m, CXCursor c);
 
+struct sm_offsets {
+	size_t *off;
+	size_t n, cap;
+};
+
+/* The file with every invocation of a macro that branches replaced by
+ * its expansion (source_expand.c); NULL when there is none. The
+ * invocations it cannot expand (# or ##, variadic) are added to kept. */
+char *sm_expand_macros(const struct sm_file *m, struct sm_offsets *kept);
+
 #endif

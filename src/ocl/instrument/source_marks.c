@@ -54,6 +54,7 @@ struct marker {
 	bool fatal;		/* the program cannot be marked at all */
 	char why[512];
 	struct sibyl_strlist refused_fns, refused_why;
+	struct sm_offsets kept;	/* macros that branch, not expanded */
 	char *err;
 	size_t errlen;
 };
@@ -358,6 +359,26 @@ static void kernel_body(struct marker *m, CXCursor f, CXCursor body)
 	add(m, end - 1, CLOSE_BODY, "__sibyl_F; ");
 }
 
+/* A macro that branches, left unexpanded in the body, cannot be marked. */
+static void kept_macros(struct marker *m, CXCursor body)
+{
+	size_t start, end;
+
+	if (!sm_extent(&m->f, body, &start, &end))
+		return;
+	for (size_t i = 0; i < m->kept.n; i++)
+		if (m->kept.off[i] >= start && m->kept.off[i] < end && !m->failed) {
+			size_t line = 1;
+
+			for (size_t o = 0; o < m->kept.off[i]; o++)
+				line += m->f.src[o] == '\n';
+			m->failed = true;
+			sibyl_seterr(m->why, sizeof(m->why), "kernel: %s:%zu: a macro that branches "
+				     "and pastes tokens (# or ##) or is variadic: not supported by "
+				     "--source-counters", m->file, line);
+		}
+}
+
 /* A function that cannot be marked stays as it is (its counters
  * parameter aside): refused only if the kernel run reaches it. */
 static void unmark(struct marker *m, CXCursor f, size_t keep)
@@ -394,6 +415,7 @@ static void function(struct marker *m, CXCursor f)
 		size_t keep = m->n;
 
 		walk(m, body);
+		kept_macros(m, body);
 		m->in_kernel = false;
 		if (m->failed && !m->fatal)
 			unmark(m, f, keep);
@@ -471,22 +493,52 @@ static void marker_free(struct marker *m)
 	sibyl_strlist_free(&m->helpers);
 	sibyl_strlist_free(&m->refused_fns);
 	sibyl_strlist_free(&m->refused_why);
+	free(m->kept.off);
 }
 
-static CXTranslationUnit parse(CXIndex idx, const char *file, const char *const *args, int nargs)
+/* The file as `src` says it is (its macros that branch expanded). */
+static CXTranslationUnit parse(CXIndex idx, const char *file, const char *const *args, int nargs,
+			       const char *src, size_t len)
 {
 	const char **all = sibyl_xcalloc((size_t)nargs + 3, sizeof(*all));
 	CXTranslationUnit tu = NULL;
+	struct CXUnsavedFile text = { file, src, (unsigned long)len };
 
 	/* -resource-dir is not enough for libclang to find opencl-c-base.h. */
 	all[0] = "-isystem";
 	all[1] = SIBYL_CLANG_RESOURCE_DIR "/include";
 	memcpy(all + 2, args, (size_t)nargs * sizeof(*all));
-	if (clang_parseTranslationUnit2(idx, file, all, nargs + 2, NULL, 0, CXTranslationUnit_None,
+	if (clang_parseTranslationUnit2(idx, file, all, nargs + 2, &text, 1,
+					CXTranslationUnit_DetailedPreprocessingRecord,
 					&tu) != CXError_Success)
 		tu = NULL;
 	free(all);
 	return tu;
+}
+
+/* Parse, expanding the macros that branch (source_expand.c) until none
+ * is left (a few rounds: one may invoke another). *src may be replaced. */
+static bool parse_expanded(struct marker *m, CXIndex idx, const char *const *args, int nargs,
+			   char **src)
+{
+	for (int round = 0; round < 4; round++) {
+		m->f.main = NULL;
+		if (!(m->f.tu = parse(idx, m->file, args, nargs, *src, m->f.len)) ||
+		    !(m->f.main = clang_getFile(m->f.tu, m->file)))
+			return false;
+		m->f.src = *src;
+		m->kept.n = 0;
+		char *expanded = sm_expand_macros(&m->f, &m->kept);
+
+		if (!expanded)
+			return true;
+		clang_disposeTranslationUnit(m->f.tu);
+		m->f.tu = NULL;
+		free(*src);
+		*src = expanded;
+		m->f.len = strlen(expanded);
+	}
+	return true;
 }
 
 int sibyl_source_mark(const char *file, const char *const *args, int nargs,
@@ -503,7 +555,7 @@ int sibyl_source_mark(const char *file, const char *const *args, int nargs,
 	m.f.src = src;
 	if (!src)
 		sibyl_seterr(err, errlen, "kernel: %s: %s", file, why);
-	else if (!(m.f.tu = parse(idx, file, args, nargs)) || !(m.f.main = clang_getFile(m.f.tu, file)))
+	else if (!parse_expanded(&m, idx, args, nargs, &src))
 		sibyl_seterr(err, errlen, "kernel: libclang could not parse %s", file);
 	if (m.f.main) {
 		CXCursor top = clang_getTranslationUnitCursor(m.f.tu);

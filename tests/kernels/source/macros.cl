@@ -1,8 +1,12 @@
-/* A branch written in a macro cannot be marked in the file:
- * --source-counters refuses the kernel that reaches it, in one line,
- * and counts the others of the file. */
+/* Branches written in macros: each invocation is expanded in place
+ * before marking (a mark cannot go into a body every invocation shares),
+ * nested ones round after round. A body that pastes tokens (##) is not
+ * expanded, and the kernel that uses it is refused in one line, while
+ * the file's other kernels count. */
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
+#define IN_RANGE(x, lo, hi) ((x) >= (lo) && (x) <= (hi))
 #define SQ(x) ((x) * (x))
+#define PICK(c, v) ((c) ? v##2 : v)
 
 __kernel void uses_max(__global const int *a, __global int *out)
 {
@@ -11,9 +15,27 @@ __kernel void uses_max(__global const int *a, __global int *out)
 	out[i] = MAX(a[i], 3);
 }
 
+__kernel void nested(__global const int *a, __global int *out)
+{
+	int i = get_global_id(0);
+	int r = MAX(MAX(a[i], 3), IN_RANGE(a[i], 0, 9) ? 1 : 2);
+
+	if (IN_RANGE(i, 4, 40) && IN_RANGE(a[i], -50,
+					   50))
+		r += SQ(r);
+	out[i] = r;
+}
+
 __kernel void no_branch_macro(__global const int *a, __global int *out)
 {
 	int i = get_global_id(0);
 
 	out[i] = a[i] > 0 ? SQ(a[i]) : -a[i];
+}
+
+__kernel void pasted(__global const int *a, __global int *out)
+{
+	int i = get_global_id(0), v = a[i], v2 = 2 * v;
+
+	out[i] = PICK(i & 1, v);
 }
