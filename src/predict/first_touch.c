@@ -10,6 +10,10 @@
  * charged what its work adds to the largest work of that profile's
  * calls before it, at the page fault cost sibyl trace measured.  The
  * first call's own share is in the one-time cost (first_call_seconds).
+ * The walk comes before the choice of which calls to accelerate, which
+ * needs each call's charge: a call --best-of or --outside keep leaves on
+ * the original still raises the mark, so later calls may be charged
+ * less than the accelerated implementation would pay.
  */
 #include "predict/internal.h"
 
