@@ -74,9 +74,8 @@ double predict_error(const struct sibyl_prediction *p);
 double predict_paired_error(const struct sibyl_prediction *p);
 
 /* Where a compared prediction differs from the accelerated run: the
- * kernels' time (with the one-time costs, paid in the first call), and
- * the rest of the program (its time outside the kernels), predicted and
- * actual. */
+ * kernels' time, and the rest of the program (its time outside the
+ * kernels, with the one-time costs), predicted and actual. */
 struct predict_split {
 	double kernels_predicted_s, kernels_actual_s, rest_predicted_s, rest_actual_s;
 };

@@ -335,11 +335,9 @@ void sibyl_prediction_free(struct sibyl_prediction *p)
 
 struct predict_split predict_error_split(const struct sibyl_prediction *p)
 {
-	/* A redirect wrapper loads the alternative in its first call, and a
-	 * first call's extra time is the call's: the one-time costs are
-	 * paid inside the kernels. */
-	struct predict_split s = { .kernels_predicted_s = p->predicted_kernels_s +
-					(p->one_time_included ? p->one_time_s : 0) };
+	/* The one-time costs go with the rest: a redirect wrapper loads the
+	 * alternative before its first call's timed part. */
+	struct predict_split s = { .kernels_predicted_s = p->predicted_kernels_s };
 
 	for (size_t i = 0; i < p->nkernels; i++)
 		s.kernels_actual_s += p->kernels[i].actual_s;

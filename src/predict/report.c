@@ -114,8 +114,8 @@ static void print_split(FILE *out, const struct sibyl_prediction *p)
 {
 	struct predict_split s = predict_error_split(p);
 
-	fprintf(out, "difference by part: kernels (with one-time costs) predicted %.6g s, actual "
-		"%.6g s (%+.3g s); the rest of the program predicted %.6g s, actual %.6g s "
+	fprintf(out, "difference by part: kernels predicted %.6g s, actual %.6g s (%+.3g s); "
+		"the rest of the program (with one-time costs) predicted %.6g s, actual %.6g s "
 		"(%+.3g s)\n", s.kernels_predicted_s, s.kernels_actual_s,
 		s.kernels_predicted_s - s.kernels_actual_s, s.rest_predicted_s, s.rest_actual_s,
 		s.rest_predicted_s - s.rest_actual_s);
