@@ -49,7 +49,13 @@ struct opts {
 	struct sibyl_strbuf diagnostics;	/* compilers' messages, for --json */
 };
 
-static void put_json(json_t *top);
+/* Print one JSON object (stolen) on stdout. */
+static void put_json(json_t *top)
+{
+	json_dumpf(top, stdout, JSON_INDENT(2));
+	putchar('\n');
+	json_decref(top);
+}
 
 /* Exit statuses a batch script can tell apart (docs/kernel.md); 2 is a
  * usage error. */
@@ -109,14 +115,6 @@ static int failure(struct opts *o, const char *kernel, const struct sibyl_run_cf
 		json_decref(a);
 	}
 	return exit_status[st];
-}
-
-/* Print one JSON object (stolen) on stdout. */
-static void put_json(json_t *top)
-{
-	json_dumpf(top, stdout, JSON_INDENT(2));
-	putchar('\n');
-	json_decref(top);
 }
 
 /* Struct members' signedness is not in the bitcode: ask libclang. */
@@ -431,8 +429,11 @@ static int run(struct opts *o, const struct sibyl_kernel *k, void *bc, size_t si
 		struct sibyl_sweep_opts so = { o->out, o->force, o->coarse, o->timeout,
 					       o->build_timeout };
 
-		ret = sibyl_sweep(&cfg, &r, &so, err, sizeof(err));
-		ret = ret < 0 ? -sibyl_err("%s", err) : ret;
+		enum sibyl_kstatus st;
+
+		if ((ret = sibyl_sweep(&cfg, &r, &so, &st, err, sizeof(err))) < 0)
+			sibyl_err("%s", err);
+		ret = ret ? exit_status[st] : 0;	/* a crash 5, a timeout 6, as one run */
 	} else {
 		ret = run_once(o, &cfg);
 	}

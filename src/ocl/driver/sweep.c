@@ -86,7 +86,8 @@ static int finish(FILE *f, struct sibyl_output *out, int r, char *err, size_t er
 }
 
 int sibyl_sweep(struct sibyl_run_cfg *cfg, const struct sibyl_range *r,
-		const struct sibyl_sweep_opts *o, char *err, size_t errlen)
+		const struct sibyl_sweep_opts *o, enum sibyl_kstatus *status, char *err,
+		size_t errlen)
 {
 	struct sweep_state st = { stdout, o, cfg->kernel->name, 0, 0, { 0 } };
 	struct sibyl_guard g = { o->timeout_s, o->build_timeout_s, true, NULL, on_sample, &st,
@@ -94,6 +95,7 @@ int sibyl_sweep(struct sibyl_run_cfg *cfg, const struct sibyl_range *r,
 	struct sibyl_output out = { 0 };
 	char why[1024];
 
+	*status = SIBYL_KS_ERROR;	/* until the runs say otherwise */
 	if (o->out && sibyl_refuse_overwrite(o->out, o->force, why, sizeof(why)))
 		return sibyl_seterr(err, errlen, "kernel: %s", why);
 	if (o->out) {
@@ -113,6 +115,8 @@ int sibyl_sweep(struct sibyl_run_cfg *cfg, const struct sibyl_range *r,
 	int res = sibyl_run_guarded(cfg, &g, err, errlen);	/* -1: failed, else samples lost */
 
 	sibyl_progress_done(&st.line);
+	*status = !res ? SIBYL_KS_OK : g.failure.status != SIBYL_KS_OK ? g.failure.status :
+		  SIBYL_KS_ERROR;
 	if (g.chatter && (res || sibyl_verbose()))	/* the device compiler's */
 		sibyl_notice(SIBYL_NOTICE_DIAG, "%s", g.chatter);
 	free(g.chatter);

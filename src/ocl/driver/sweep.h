@@ -9,6 +9,7 @@
 #ifndef SIBYL_OCL_SWEEP_H
 #define SIBYL_OCL_SWEEP_H
 
+#include "ocl/driver/guard.h"
 #include "ocl/driver/run.h"
 
 #include <stdbool.h>
@@ -29,8 +30,10 @@ struct sibyl_sweep_opts {
 };
 
 /* Returns 0 when every sample ran, 1 when some failed (each an error
- * notice, core/log.h), -1 with the error line in err. */
+ * notice, core/log.h), -1 with the error line in err; *status is the
+ * last failure's kind (SIBYL_KS_OK when none), for the exit status. */
 int sibyl_sweep(struct sibyl_run_cfg *cfg, const struct sibyl_range *r,
-		const struct sibyl_sweep_opts *o, char *err, size_t errlen);
+		const struct sibyl_sweep_opts *o, enum sibyl_kstatus *status, char *err,
+		size_t errlen);
 
 #endif

@@ -39,9 +39,9 @@ if "$SIBYL" kernel "$K/loop.cl" -k loop -g 64:128:64 -o "$WORK/d.jsonl" 2> "$WOR
 	fail "sweep replaced an existing file without --force"
 fi
 expect_eq "kept" 12 "$(wc -l < "$WORK/d.jsonl")"
-if "$SIBYL" kernel "$K/crash.cl" -k null_deref -g 32:64:32 -n 2 -o "$WORK/c.jsonl" 2> "$WORK/err"; then
-	fail "crashing sweep: exit status 0"
-fi
+status=0
+"$SIBYL" kernel "$K/crash.cl" -k null_deref -g 32:64:32 -n 2 -o "$WORK/c.jsonl" 2> "$WORK/err" || status=$?
+expect_eq "a crashing sweep exits as a crash" 5 "$status"
 expect_eq "crashes reported, sweep continued" 4 "$(grep -c 'crashed (signal 11)' "$WORK/err")"
 
 # -i: counts, and the instrumented binary cached for the second run.
