@@ -3,6 +3,7 @@
 #include "planner/evaluate.h"
 #include "core/alloc.h"
 #include "core/clock.h"
+#include "core/json.h"
 #include "core/log.h"
 
 #include <gsl/gsl_sort.h>
@@ -189,11 +190,6 @@ static double interpolation_error(const struct sibyl_point *v, size_t n)
 	return med;
 }
 
-static json_t *number_or_null(double v)
-{
-	return isnan(v) ? json_null() : json_real(v);
-}
-
 /* What the profile covers of the program's calls (docs/profile-format.md). */
 static json_t *coverage_json(const struct sibyl_call_mix *mix, const bool *picked,
 			     const struct sibyl_profile *prof, double noise_pct)
@@ -216,8 +212,8 @@ static json_t *coverage_json(const struct sibyl_call_mix *mix, const bool *picke
 			      "sampled_calls_share", calls_at / (double)mix->calls);
 
 	json_object_set_new(c, "interpolation_error_pct",
-			    number_or_null(interpolation_error(prof->points, prof->npoints)));
-	json_object_set_new(c, "noise_floor_pct", number_or_null(noise_pct));
+			    sibyl_json_real_or_null(interpolation_error(prof->points, prof->npoints)));
+	json_object_set_new(c, "noise_floor_pct", sibyl_json_real_or_null(noise_pct));
 	json_object_set_new(c, "left_out_calls", json_integer((json_int_t)mix->left_out));
 	json_object_set_new(c, "metrics", metrics);
 	return c;

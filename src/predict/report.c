@@ -1,6 +1,7 @@
 /* What `sibyl predict` prints: a table per kernel, then the whole
  * program; or one JSON object (docs/predict.md). */
 #include "predict/internal.h"
+#include "core/json.h"
 
 #include "model/profile.h"
 #include "sibyl/trace.h"
@@ -208,11 +209,6 @@ void sibyl_prediction_print_text(FILE *out, const struct sibyl_trace *t,
 }
 
 /* JSON has no infinity: an unbounded speedup is null. */
-static json_t *num(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
 static json_t *kernel_json(const struct sibyl_prediction *p, const struct sibyl_kernel_prediction *k)
 {
 	const struct sibyl_profile *prof = k->model->profile;
@@ -226,14 +222,14 @@ static json_t *kernel_json(const struct sibyl_prediction *p, const struct sibyl_
 	json_object_set_new(j, "calls", json_integer((json_int_t)k->calls));
 	json_object_set_new(j, "nested_calls", json_integer((json_int_t)k->nested));
 	json_object_set_new(j, "accelerated_calls", json_integer((json_int_t)k->accelerated));
-	json_object_set_new(j, "work_min", num(k->work_min));
-	json_object_set_new(j, "work_max", num(k->work_max));
+	json_object_set_new(j, "work_min", sibyl_json_real_or_null(k->work_min));
+	json_object_set_new(j, "work_max", sibyl_json_real_or_null(k->work_max));
 	json_object_set_new(j, "measured_s", json_real(k->measured_s));
 	json_object_set_new(j, "predicted_s", json_real(k->predicted_s));
 	json_object_set_new(j, "compute_s", json_real(k->compute_s));
 	json_object_set_new(j, "transfer_s", p->transfers ? json_real(k->transfer_s) : json_null());
 	json_object_set_new(j, "kept_s", json_real(k->kept_s));
-	json_object_set_new(j, "speedup", num(k->speedup));
+	json_object_set_new(j, "speedup", sibyl_json_real_or_null(k->speedup));
 	json_object_set_new(j, "predicted_half_s", p->interval_known ? json_real(k->half_s) : json_null());
 	json_object_set_new(j, "typical_factor", k->typical_known ? json_real(k->typical_factor) :
 			    json_null());
@@ -245,7 +241,8 @@ static json_t *kernel_json(const struct sibyl_prediction *p, const struct sibyl_
 	json_object_set_new(j, "outside_below", json_integer((json_int_t)k->below));
 	json_object_set_new(j, "outside_above", json_integer((json_int_t)k->above));
 	json_object_set_new(j, "outside_measured_s", json_real(k->outside_measured_s));
-	json_object_set_new(j, "crossover_work", k->has_crossover ? num(k->crossover) : json_null());
+	json_object_set_new(j, "crossover_work",
+			    k->has_crossover ? sibyl_json_real_or_null(k->crossover) : json_null());
 	json_object_set_new(j, "crossover_predicted_s", json_real(k->threshold_predicted_s));
 	if (!isnan(p->actual_total_s)) {
 		json_object_set_new(j, "actual_calls", json_integer((json_int_t)k->actual_calls));
@@ -262,7 +259,8 @@ static json_t *interval_json(const struct sibyl_prediction *p)
 		return json_null();
 	speedup_interval(p, &lo, &hi);
 	json_t *j = json_pack("{sfsfsosf}", "level", 0.95, "predicted_total_half_s", p->half_s,
-			      "global_speedup", json_pack("[oo]", num(lo), num(hi)),
+			      "global_speedup", json_pack("[oo]", sibyl_json_real_or_null(lo),
+							  sibyl_json_real_or_null(hi)),
 			      "dominant_share", p->dominant_share);
 
 	if (p->dominant >= 0) {
@@ -304,26 +302,26 @@ int sibyl_prediction_print_json(FILE *out, const struct sibyl_trace *t,
 	json_object_set_new(j, "kernels_measured_s", json_real(p->measured_s));
 	json_object_set_new(j, "kernels_predicted_s", json_real(p->predicted_kernels_s));
 	json_object_set_new(j, "fraction", json_real(p->fraction));
-	json_object_set_new(j, "kernel_speedup", num(p->kernel_speedup));
+	json_object_set_new(j, "kernel_speedup", sibyl_json_real_or_null(p->kernel_speedup));
 	json_object_set_new(j, "predicted_total_s", json_real(p->predicted_total_s));
 	json_object_set_new(j, "interval", interval_json(p));
 	json_object_set_new(j, "one_time_s", json_real(p->one_time_s));
 	json_object_set_new(j, "one_time_included", json_boolean(p->one_time_included));
 	json_object_set_new(j, "one_time_unknown", json_integer((json_int_t)p->one_time_unknown));
-	json_object_set_new(j, "global_speedup", num(p->global_speedup));
+	json_object_set_new(j, "global_speedup", sibyl_json_real_or_null(p->global_speedup));
 	json_object_set_new(j, "untraced_total_s", json_real(p->untraced_total_s));
 	json_object_set_new(j, "traced", json_pack("{soso}", "predicted_total_s",
 						   json_real(p->traced_total_s), "global_speedup",
-						   num(p->traced_speedup)));
+						   sibyl_json_real_or_null(p->traced_speedup)));
 	json_object_set_new(j, "interposition", interposition_json(p));
 	if (!isnan(p->actual_total_s)) {
 		json_object_set_new(j, "actual_total_s", json_real(p->actual_total_s));
-		json_object_set_new(j, "actual_speedup", num(p->actual_speedup));
+		json_object_set_new(j, "actual_speedup", sibyl_json_real_or_null(p->actual_speedup));
 		json_object_set_new(j, "actual_partial", json_boolean(p->actual_partial));
 		json_object_set_new(j, "actual_runs", json_integer(p->actual_runs));
 		json_object_set_new(j, "actual_total_range_s", json_pack("[ff]",
 			p->actual_total_min_s, p->actual_total_max_s));
-		json_object_set_new(j, "error", num(predict_error(p)));
+		json_object_set_new(j, "error", sibyl_json_real_or_null(predict_error(p)));
 		struct predict_split sp = predict_error_split(p);
 
 		json_object_set_new(j, "error_split", json_pack("{sfsfsfsf}",
@@ -333,11 +331,12 @@ int sibyl_prediction_print_json(FILE *out, const struct sibyl_trace *t,
 	}
 	if (p->paired.runs)
 		json_object_set_new(j, "paired", json_pack("{sisos[ff]sos[ff]so}",
-			"runs", (int)p->paired.runs, "predicted_speedup", num(p->paired.predicted[0]),
+			"runs", (int)p->paired.runs, "predicted_speedup",
+			sibyl_json_real_or_null(p->paired.predicted[0]),
 			"predicted_range", p->paired.predicted[1], p->paired.predicted[2],
-			"actual_speedup", num(p->paired.actual[0]), "actual_range",
+			"actual_speedup", sibyl_json_real_or_null(p->paired.actual[0]), "actual_range",
 			p->paired.actual[1], p->paired.actual[2], "error",
-			num(predict_paired_error(p))));
+			sibyl_json_real_or_null(predict_paired_error(p))));
 	for (size_t i = 0; i < p->nkernels; i++)
 		json_array_append_new(kernels, kernel_json(p, &p->kernels[i]));
 	json_object_set_new(j, "kernels", kernels);

@@ -5,6 +5,7 @@
  */
 #include "trace/internal.h"
 #include "core/alloc.h"
+#include "core/json.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -127,7 +128,7 @@ int sibyl_report_diff_print_json(FILE *out, const struct sibyl_trace_summary *a,
 			"calls_a", (json_int_t)calls(v[i].a), "calls_b", (json_int_t)calls(v[i].b),
 			"total_ns_a", (json_int_t)total(v[i].a),
 			"total_ns_b", (json_int_t)total(v[i].b),
-			"ratio", isnan(q) ? json_null() : json_real(q)));
+			"ratio", sibyl_json_real_or_null(q)));
 	}
 	free(v);
 	root = json_pack("{s:{s:I, s:I}, s:{s:I, s:I}, s:o}",

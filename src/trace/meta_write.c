@@ -2,6 +2,7 @@
 #include "trace/meta_write.h"
 #include "core/alloc.h"
 #include "core/fs.h"
+#include "core/json.h"
 #include "core/output.h"
 #include "sibyl/trace_format.h"
 
@@ -121,20 +122,15 @@ static void put_end(json_t *m, const struct sibyl_trace_run *run)
 	json_object_set_new(m, "complete", json_boolean(run->complete));
 }
 
-/* A cost that could not be measured here is null. */
-static json_t *cost(double ns)
-{
-	return isnan(ns) ? json_null() : json_real(ns);
-}
-
 /* What sibyl trace measured once the command had ended (interposition.h). */
 static void put_costs(json_t *m, const struct sibyl_trace_run *run)
 {
 	if (!run->finished)
 		return;
 	json_object_set_new(m, "interposition", json_pack("{soso}", "per_call_ns",
-		cost(run->costs.per_call_ns), "counters_per_call_ns", cost(run->costs.counters_ns)));
-	json_object_set_new(m, "page_fault_ns", cost(run->costs.page_fault_ns));
+		sibyl_json_real_or_null(run->costs.per_call_ns), "counters_per_call_ns",
+		sibyl_json_real_or_null(run->costs.counters_ns)));
+	json_object_set_new(m, "page_fault_ns", sibyl_json_real_or_null(run->costs.page_fault_ns));
 }
 
 /* The fields in the order they are written; one function per group. */

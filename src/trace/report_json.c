@@ -1,9 +1,11 @@
+
 /*
  * `sibyl report --json`: one object whose field names other tools rely
  * on (docs/report.md) -- rename nothing here, only add.
  */
 #include "trace/internal.h"
 #include "core/alloc.h"
+#include "core/json.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -32,11 +34,6 @@ json_t *trace_jstr(const char *s)
 	return v;
 }
 
-static json_t *real_or_null(double v)
-{
-	return isnan(v) ? json_null() : json_real(v);
-}
-
 /* The figures added after the first release of the format: self time,
  * spread, rates and counters (null: not measured). */
 static void json_spread(json_t *o, const struct sibyl_func_stats *f)
@@ -48,8 +45,8 @@ static void json_spread(json_t *o, const struct sibyl_func_stats *f)
 	json_object_set_new(o, "p90_ns", json_real(f->p90_ns));
 	json_object_set_new(o, "p99_ns", json_real(f->p99_ns));
 	json_object_set_new(o, "stddev_ns", json_real(f->stddev_ns));
-	json_object_set_new(o, "bytes_per_s", real_or_null(f->bytes_per_s));
-	json_object_set_new(o, "work_per_s", real_or_null(f->work_per_s));
+	json_object_set_new(o, "bytes_per_s", sibyl_json_real_or_null(f->bytes_per_s));
+	json_object_set_new(o, "work_per_s", sibyl_json_real_or_null(f->work_per_s));
 	for (int i = 0; i < SIBYL_CNT_MAX; i++)
 		json_object_set_new(cnt, sibyl_counter_name(i),
 				    f->counter_calls[i]
