@@ -1,6 +1,7 @@
 /* sibyl kmodel: predict an OpenCL kernel's time from small runs (docs/kmodel.md). */
 #include "cli/commands.h"
 #include "core/log.h"
+#include "core/json.h"
 #include "core/options.h"
 #include "core/output.h"
 #include "kmodel/dataset.h"
@@ -96,15 +97,10 @@ static void print_eval(const struct sibyl_kmodel_eval *e)
 	printf("median R2: OCLMan %.4g, OCLBase %.4g; OCLMan better on %zu of %zu kernels\n",
 	       sibyl_kmodel_median(man, e->n), sibyl_kmodel_median(base, e->n), better, e->n);
 	if (nex)
-		printf("extrap: from the 3 smallest sizes, calibrated: median error %.1f%% over "
-		       "%zu kernels\n", 100 * sibyl_kmodel_median(ex, nex), nex);
+		printf("extrap: from the %d smallest sizes, calibrated: median error %.1f%% over "
+		       "%zu kernels\n", SIBYL_KMODEL_CAL_SIZES, 100 * sibyl_kmodel_median(ex, nex),
+		       nex);
 	free(man), free(base), free(ex);
-}
-
-/* A number, or null for NaN (which JSON cannot hold). */
-static json_t *number_or_null(double v)
-{
-	return isnan(v) ? json_null() : json_real(v);
 }
 
 static void print_eval_json(const struct sibyl_kmodel_eval *e)
@@ -119,7 +115,8 @@ static void print_eval_json(const struct sibyl_kmodel_eval *e)
 			r->r2_oclbase, "rmse_oclman", r->rmse_oclman, "rmse_oclbase",
 			r->rmse_oclbase, "oclboi", r->boi_kind, "oclboi_cv_r2", r->boi_score,
 			"time_model", r->time_kind, "fit_seconds", r->fit_seconds, "extrap_error",
-			number_or_null(r->extrap_err), "extrap_r2", number_or_null(r->extrap_r2)));
+			sibyl_json_real_or_null(r->extrap_err), "extrap_r2",
+			sibyl_json_real_or_null(r->extrap_r2)));
 	}
 	json_t *top = json_pack("{s:o}", "kernels", ks);
 
@@ -180,6 +177,15 @@ static const struct sibyl_command_help train_help = {
 	"sibyl's version and the cross validation's figures.  See docs/kmodel.md.",
 };
 
+static void print_device(const char *out, const struct sibyl_kmodel_device *m)
+{
+	printf("%s: %s time model of %s, %zu kernels; held-out median R^2 %.3f, "
+	       "measured/predicted %.2f..%.2f (5%%..95%%); median error beyond %d sizes %.0f%%, "
+	       "calibrated on them %.0f%%\n", out, sibyl_kmodel_tkind_name(m->tm.kind), m->device,
+	       m->kernels, m->cv.median_r2, m->cv.lo, m->cv.hi, SIBYL_KMODEL_CAL_SIZES,
+	       100 * m->cv.err, 100 * m->cv.cal_err);
+}
+
 static int kmodel_train(int argc, char **argv)
 {
 	const char *out = NULL;
@@ -206,12 +212,7 @@ static int kmodel_train(int argc, char **argv)
 		if (!r) {
 			r = sibyl_kmodel_device_save(&m, out, force, err, sizeof(err));
 			if (!r)
-				printf("%s: %s time model of %s, %zu kernels; held-out median R^2 "
-				       "%.3f, measured/predicted %.2f..%.2f (5%%..95%%); median "
-				       "error beyond 3 sizes %.0f%%, calibrated on them %.0f%%\n",
-				       out, sibyl_kmodel_tkind_name(m.tm.kind), m.device,
-				       m.kernels, m.cv.median_r2, m.cv.lo, m.cv.hi, 100 * m.cv.err,
-				       100 * m.cv.cal_err);
+				print_device(out, &m);
 			sibyl_kmodel_device_free(&m);
 		}
 		sibyl_kmodel_table_free(&t);
@@ -309,26 +310,33 @@ static const struct sibyl_command_help predict_help = {
 	"See docs/kmodel.md.",
 };
 
-static void print_prediction(const struct sibyl_kmodel_prediction *p, double g, bool json)
+/* 0, or -1 when the prediction could not be printed (said why). */
+static int print_prediction(const struct sibyl_kmodel_prediction *p, double g, bool json)
 {
 	if (json) {
-		json_t *j = json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:b, s:s, s:f, "
-				      "s:f}", "seconds", p->seconds, "low", p->low, "high", p->high,
-				      "uncalibrated_seconds", p->uncalibrated, "calibration",
-				      p->calibration,
-				      "oclboi_half", p->oclboi_half, "gsize", g, "profiled_min",
-				      p->gmin, "profiled_max", p->gmax, "far", p->far, "oclboi",
-				      p->oclboi, "oclboi_cv_r2", p->oclboi_cv_r2, "fit_seconds",
+		json_t *j = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:f, s:f, s:f, s:b, s:s, s:o, "
+				      "s:f}", "seconds", sibyl_json_real_or_null(p->seconds), "low",
+				      sibyl_json_real_or_null(p->low), "high",
+				      sibyl_json_real_or_null(p->high), "uncalibrated_seconds",
+				      sibyl_json_real_or_null(p->uncalibrated), "calibration",
+				      sibyl_json_real_or_null(p->calibration), "oclboi_half",
+				      sibyl_json_real_or_null(p->oclboi_half), "gsize", g,
+				      "profiled_min", p->gmin, "profiled_max", p->gmax, "far", p->far,
+				      "oclboi", p->oclboi, "oclboi_cv_r2",
+				      sibyl_json_real_or_null(p->oclboi_cv_r2), "fit_seconds",
 				      p->fit_seconds);
 
+		if (!j)
+			return sibyl_err("kmodel: the prediction could not be written as JSON"), -1;
 		json_dumpf(j, stdout, JSON_INDENT(2));
 		putchar('\n');
 		json_decref(j);
-		return;
+		return 0;
 	}
 	printf("gsize %.0f: %.4g ms (%.4g .. %.4g ms); OCLBoi %s (CV R^2 %.4f) from gsizes "
 	       "%.0f..%.0f\n", g, p->seconds * 1e3, p->low * 1e3, p->high * 1e3, p->oclboi,
 	       p->oclboi_cv_r2, p->gmin, p->gmax);
+	return 0;
 }
 
 /* The kernel's model: read from kfile, else profiled now on the device
@@ -391,7 +399,7 @@ static int kmodel_predict(int argc, char **argv)
 	r = sibyl_kmodel_predict(&m, &k, g, &p, err, sizeof(err));
 	if (r)
 		sibyl_err("%s", err);
-	else if (print_prediction(&p, g, json), p.far)
+	else if (!(r = print_prediction(&p, g, json)) && p.far)
 		sibyl_warn("kmodel: global size %.0f is far outside the profiled %.0f..%.0f: the "
 			   "prediction extrapolates (profile larger sizes with --profile)", g,
 			   p.gmin, p.gmax);

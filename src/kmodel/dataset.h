@@ -72,5 +72,10 @@ FILE *sibyl_kmodel_data_append(const char *path, char *err, size_t errlen);
  * instcounts records (summary.h's sibyl_instcounts_json), in their
  * order, bytes and callees merged. */
 json_t *sibyl_kmodel_counts(json_t *records);
+/* The dataset version whose naming the counts names[0..n) of model j
+ * follow: its "dataset_version", or, in a model saved before it was
+ * recorded, 1 when a call is counted as plain "call", else the current
+ * one. */
+int sibyl_kmodel_counts_version(json_t *j, char *const *names, size_t n);
 
 #endif

@@ -210,3 +210,15 @@ json_t *sibyl_kmodel_counts(json_t *records)
 	}
 	return out;
 }
+
+int sibyl_kmodel_counts_version(json_t *j, char *const *names, size_t n)
+{
+	json_int_t v = json_integer_value(json_object_get(j, "dataset_version"));
+
+	if (v > 0)
+		return (int)v;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(names[i], "call"))
+			return 1;
+	return SIBYL_KMODEL_DATASET_VERSION;
+}

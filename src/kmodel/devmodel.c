@@ -12,18 +12,6 @@
 #define FORMAT "sibyl-kmodel-device"
 #define CV_FOLDS 5
 
-static char *dup_or(json_t *j, const char *key, const char *absent)
-{
-	const char *s = json_string_value(json_object_get(j, key));
-
-	return sibyl_xstrdup(s ? s : absent);
-}
-
-static char *dup_of(json_t *j, const char *key)
-{
-	return dup_or(j, key, "");
-}
-
 int sibyl_kmodel_device_train(const struct sibyl_kmodel_data *d, const char *dataset,
 			      const struct sibyl_kmodel_table *t, struct sibyl_kmodel_device *m,
 			      char *err, size_t errlen)
@@ -40,10 +28,11 @@ int sibyl_kmodel_device_train(const struct sibyl_kmodel_data *d, const char *dat
 	free(use);
 	if (r)
 		return r;
-	m->device = dup_of(d->header, "device");
-	m->platform = dup_of(d->header, "platform");
-	m->suite = dup_of(d->header, "suite");
-	m->opt_level = dup_or(d->header, "opt_level", "0");
+	m->device = sibyl_kmodel_json_dup(d->header, "device", "");
+	m->platform = sibyl_kmodel_json_dup(d->header, "platform", "");
+	m->suite = sibyl_kmodel_json_dup(d->header, "suite", "");
+	m->opt_level = sibyl_kmodel_json_dup(d->header, "opt_level", "0");
+	m->dataset_version = (int)json_integer_value(json_object_get(d->header, "version"));
 	m->sibyl = sibyl_xstrdup(SIBYL_VERSION);
 	m->dataset = sibyl_xstrdup(dataset);
 	m->kernels = t->nk;
@@ -61,11 +50,11 @@ int sibyl_kmodel_device_save(const struct sibyl_kmodel_device *m, const char *pa
 	for (size_t j = 0; j < m->tm.nf; j++)
 		json_array_append_new(costs, json_pack("{s:s, s:f}", "name", m->names[j],
 						       "seconds", m->tm.w[j]));
-	json_t *j = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:{s:s, s:f, s:o}, "
-			      "s:{s:f, s:f, s:f, s:f, s:f, s:f, s:f}}",
+	json_t *j = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:i, s:s, s:I, "
+			      "s:{s:s, s:f, s:o}, s:{s:f, s:f, s:f, s:f, s:f, s:f, s:f}}",
 		"format", FORMAT, "version", 1, "device", m->device, "platform", m->platform,
-		"suite", m->suite, "sibyl", m->sibyl, "dataset", m->dataset,
-		"opt_level", m->opt_level,
+		"suite", m->suite, "sibyl", m->sibyl, "dataset", m->dataset, "dataset_version",
+		m->dataset_version, "opt_level", m->opt_level,
 		"kernels", (json_int_t)m->kernels, "time_model", "kind",
 		sibyl_kmodel_tkind_name(m->tm.kind), "launch_seconds", m->tm.b,
 		"instructions", costs, "cv", "median_r2", m->cv.median_r2,
@@ -93,12 +82,12 @@ static int from_json(json_t *j, const char *path, struct sibyl_kmodel_device *m,
 	if (!json_is_array(costs) || kind_of(json_string_value(json_object_get(tm, "kind")),
 					      &m->tm.kind) < 0)
 		return sibyl_seterr(err, errlen, "kmodel: %s: no valid \"time_model\"", path);
-	m->device = dup_of(j, "device");
-	m->platform = dup_of(j, "platform");
-	m->suite = dup_of(j, "suite");
-	m->opt_level = dup_or(j, "opt_level", "0");
-	m->sibyl = dup_of(j, "sibyl");
-	m->dataset = dup_of(j, "dataset");
+	m->device = sibyl_kmodel_json_dup(j, "device", "");
+	m->platform = sibyl_kmodel_json_dup(j, "platform", "");
+	m->suite = sibyl_kmodel_json_dup(j, "suite", "");
+	m->opt_level = sibyl_kmodel_json_dup(j, "opt_level", "0");
+	m->sibyl = sibyl_kmodel_json_dup(j, "sibyl", "");
+	m->dataset = sibyl_kmodel_json_dup(j, "dataset", "");
 	m->kernels = (size_t)json_integer_value(json_object_get(j, "kernels"));
 	m->tm.b = json_number_value(json_object_get(tm, "launch_seconds"));
 	m->names = sibyl_xcalloc(json_array_size(costs) + 1, sizeof(*m->names));
@@ -111,6 +100,7 @@ static int from_json(json_t *j, const char *path, struct sibyl_kmodel_device *m,
 		m->names[m->tm.nf] = sibyl_xstrdup(name);
 		m->tm.w[m->tm.nf++] = json_number_value(json_object_get(v, "seconds"));
 	}
+	m->dataset_version = sibyl_kmodel_counts_version(j, m->names, m->tm.nf);
 	m->cv.kind = m->tm.kind;
 	m->cv.median_r2 = json_number_value(json_object_get(cv, "median_r2"));
 	m->cv.lo = json_number_value(json_object_get(cv, "ratio_low"));

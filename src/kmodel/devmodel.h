@@ -17,6 +17,7 @@
 struct sibyl_kmodel_device {
 	char *device, *platform, *suite, *sibyl, *dataset;
 	char *opt_level;			/* clang -O of the counted IR */
+	int dataset_version;			/* the naming of its counts (dataset.h) */
 	size_t kernels;				/* trained on */
 	char **names;				/* tm.nf instruction names */
 	struct sibyl_kmodel_tm tm;

@@ -8,17 +8,11 @@
 #include "core/log.h"
 #include "core/output.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define FORMAT "sibyl-kmodel-kernel"
-
-static char *dup_of(json_t *j, const char *key)
-{
-	const char *s = json_string_value(json_object_get(j, key));
-
-	return sibyl_xstrdup(s ? s : "");
-}
 
 /* The kernel's counts at the profiled sizes, in a private temporary
  * dataset (its device and -O level in d's header). */
@@ -83,9 +77,10 @@ int sibyl_kmodel_kfit_profile(const struct sibyl_kmodel_kfit_opts *o,
 	k->profile = sibyl_xstrdup(o->profile);
 	k->lsize = o->lsize;
 	k->samples = o->samples;
-	k->device = dup_of(d.header, "device");
-	k->platform = dup_of(d.header, "platform");
-	k->opt_level = dup_of(d.header, "opt_level");
+	k->device = sibyl_kmodel_json_dup(d.header, "device", "");
+	k->platform = sibyl_kmodel_json_dup(d.header, "platform", "");
+	k->opt_level = sibyl_kmodel_json_dup(d.header, "opt_level", "");
+	k->dataset_version = (int)json_integer_value(json_object_get(d.header, "version"));
 	k->sibyl = sibyl_xstrdup(SIBYL_VERSION);
 	sibyl_kmodel_data_free(&d);
 	uint64_t t0 = sibyl_mono_ns();
@@ -145,11 +140,12 @@ static json_t *samples_json(const struct sibyl_kmodel_kfit *k)
 int sibyl_kmodel_kfit_save(const struct sibyl_kmodel_kfit *k, const char *path, bool force,
 			   char *err, size_t errlen)
 {
-	json_t *j = json_pack("{s:s, s:i, s:s, s:s, s:s, s:I, s:I, s:s, s:s, s:s, s:s, s:o, s:o}",
+	json_t *j = json_pack("{s:s, s:i, s:s, s:s, s:s, s:I, s:I, s:s, s:s, s:s, s:i, s:s, s:o, "
+			      "s:o}",
 		"format", FORMAT, "version", 1, "kernel", k->kernel, "file", k->file, "profile",
 		k->profile, "lsize", (json_int_t)k->lsize, "samples_per_size",
 		(json_int_t)k->samples, "device", k->device, "platform", k->platform,
-		"opt_level", k->opt_level, "sibyl", k->sibyl, "oclboi", boi_json(k), "samples",
+		"opt_level", k->opt_level, "dataset_version", k->dataset_version, "sibyl", k->sibyl, "oclboi", boi_json(k), "samples",
 		samples_json(k));
 
 	return sibyl_kmodel_json_save(j, path, force, err, errlen);
@@ -234,16 +230,23 @@ static int samples_of(json_t *a, struct sibyl_kmodel_kfit *k)
 	json_array_foreach(a, i, s) {
 		json_t *counts = json_object_get(s, "counts");
 
+		json_t *t = json_object_get(s, "seconds");
+
 		k->g[i] = json_number_value(json_object_get(s, "gsize"));
-		k->t[i] = json_number_value(json_object_get(s, "seconds"));
-		if (json_array_size(counts) != k->nf || !(k->g[i] >= 1))
+		k->t[i] = json_number_value(t);
+		/* A NaN, negative or missing time would calibrate the
+		 * prediction by nonsense. */
+		if (json_array_size(counts) != k->nf || !(k->g[i] >= 1 && isfinite(k->g[i])) ||
+		    !json_is_number(t) || !(k->t[i] >= 0 && isfinite(k->t[i])))
 			return -1;
 		json_array_foreach(counts, j, c) {
 			const char *name = json_string_value(json_object_get(c, "name"));
+			json_t *n = json_object_get(c, "count");
 
-			if (!name || strcmp(name, k->names[j]))
+			if (!name || strcmp(name, k->names[j]) || !json_is_integer(n) ||
+			    json_integer_value(n) < 0)
 				return -1;
-			k->C[i * k->nf + j] = (double)json_integer_value(json_object_get(c, "count"));
+			k->C[i * k->nf + j] = (double)json_integer_value(n);
 		}
 	}
 	return 0;
@@ -252,20 +255,27 @@ static int samples_of(json_t *a, struct sibyl_kmodel_kfit *k)
 static int from_json(json_t *j, const char *path, struct sibyl_kmodel_kfit *k, char *err,
 		     size_t errlen)
 {
-	k->kernel = dup_of(j, "kernel");
-	k->file = dup_of(j, "file");
-	k->profile = dup_of(j, "profile");
-	k->device = dup_of(j, "device");
-	k->platform = dup_of(j, "platform");
-	k->opt_level = dup_of(j, "opt_level");
-	k->sibyl = dup_of(j, "sibyl");
+	k->kernel = sibyl_kmodel_json_dup(j, "kernel", "");
+	k->file = sibyl_kmodel_json_dup(j, "file", "");
+	k->profile = sibyl_kmodel_json_dup(j, "profile", "");
+	k->device = sibyl_kmodel_json_dup(j, "device", "");
+	k->platform = sibyl_kmodel_json_dup(j, "platform", "");
+	k->opt_level = sibyl_kmodel_json_dup(j, "opt_level", "");
+	k->sibyl = sibyl_kmodel_json_dup(j, "sibyl", "");
 	k->lsize = (long)json_integer_value(json_object_get(j, "lsize"));
 	k->samples = (long)json_integer_value(json_object_get(j, "samples_per_size"));
 	if (boi_of(json_object_get(j, "oclboi"), k))
 		return sibyl_seterr(err, errlen, "kmodel: %s: no valid \"oclboi\"", path);
+	/* OCLBoi's features divide the global size by gsize_max. */
+	if (!(k->b.gmin >= 1 && k->b.gmax >= k->b.gmin && isfinite(k->b.gmax)))
+		return sibyl_seterr(err, errlen, "kmodel: %s: \"oclboi\" gsize_min %g and "
+				    "gsize_max %g are not 1 <= min <= max", path, k->b.gmin,
+				    k->b.gmax);
 	if (samples_of(json_object_get(j, "samples"), k))
 		return sibyl_seterr(err, errlen, "kmodel: %s: no valid \"samples\" (2 or more, "
+				    "each of a gsize >= 1, finite seconds >= 0 and counts >= 0 "
 				    "with OCLBoi's instruction names in order)", path);
+	k->dataset_version = sibyl_kmodel_counts_version(j, k->names, k->nf);
 	return 0;
 }
 

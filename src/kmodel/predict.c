@@ -35,8 +35,7 @@ static double boi_half(const struct sibyl_kmodel_device *m, const struct sibyl_k
 	double f[3], yhat, yerr, chisq;
 	size_t p = features(&k->b, g, f), n = k->ns;
 
-	if (n <= p)
-		return INFINITY;
+	/* n > p: sibyl_kmodel_predict refused fewer samples. */
 	gsl_matrix *X = gsl_matrix_alloc(n, p), *cov = gsl_matrix_alloc(p, p);
 	gsl_vector *y = gsl_vector_alloc(n), *c = gsl_vector_alloc(p);
 	gsl_multifit_linear_workspace *w = gsl_multifit_linear_alloc(n, p);
@@ -113,7 +112,25 @@ int sibyl_kmodel_predict(const struct sibyl_kmodel_device *m, const struct sibyl
 {
 	uint64_t t0 = sibyl_mono_ns();
 
+	double f[3];
+	size_t terms = features(&k->b, 1, f);
+
 	memset(p, 0, sizeof(*p));
+	/* With no more samples than OCLBoi has terms, its fit leaves no
+	 * residual to estimate its uncertainty from: the interval would be
+	 * infinite. */
+	if (k->ns <= terms)
+		return sibyl_seterr(err, errlen, "kmodel: the kernel's OCLBoi (%s) has %zu terms "
+				    "and needs at least %zu samples, not %zu: profile more sizes "
+				    "(--profile) or samples (-n)", k->b.kind, terms, terms + 1, k->ns);
+	if (k->dataset_version != m->dataset_version)
+		return sibyl_seterr(err, errlen, "kmodel: the kernel's counts are named as in "
+				    "dataset version %d, the device model's as in version %d: %s",
+				    k->dataset_version, m->dataset_version,
+				    k->dataset_version < m->dataset_version ?
+				    "fit the kernel again (kmodel fit)" :
+				    "train the device model on a new dataset (kmodel dataset, "
+				    "kmodel train-device)");
 	if (strcmp(k->opt_level, m->opt_level))
 		return sibyl_seterr(err, errlen, "kmodel: the kernel's counts are of -O%s IR, the "
 				    "device model's of -O%s: profile the kernel at -O%s",

@@ -85,6 +85,13 @@ json_t *sibyl_kmodel_json_load_v1(const char *path, const char *format, const ch
 	return NULL;
 }
 
+char *sibyl_kmodel_json_dup(json_t *j, const char *key, const char *absent)
+{
+	const char *s = json_string_value(json_object_get(j, key));
+
+	return sibyl_xstrdup(s ? s : absent);
+}
+
 int sibyl_kmodel_json_save(json_t *j, const char *path, bool force, char *err, size_t errlen)
 {
 	char *text = j ? json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) : NULL;

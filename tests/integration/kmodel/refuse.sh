@@ -1,0 +1,92 @@
+#!/bin/bash
+# sibyl kmodel predict refuses, in one line and printing nothing, what
+# it cannot predict from: a kernel model of no more samples than its
+# OCLBoi has terms (its interval would be infinite, and --json printed
+# an empty line), counts named as in another dataset version than the
+# device model's (a call of version 1 is "call", of version 2 "call
+# workitem"...: unmatched names would cost nothing), and a kernel
+# model's samples that are no times or sizes.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/small.sh"
+D="$WORK/data.jsonl"
+small_dataset "$D"
+"$SIBYL" kmodel train-device "$D" -o "$WORK/dev.json" > /dev/null
+K="$WORK/gather.json"
+"$SIBYL" kmodel fit "$SUITE/irregular.cl" -k gather --profile 1024:5120:1024 -o "$K" > /dev/null
+/usr/bin/python3 - "$WORK/dev.json" "$K" <<'PY'
+import json, sys
+for f in sys.argv[1:]:
+    m = json.load(open(f))
+    assert m["dataset_version"] == 2, (f, m.get("dataset_version"))
+print("ok: the models record the naming of their counts")
+PY
+"$SIBYL" kmodel predict --model "$WORK/dev.json" --kernel-model "$K" --gsize 4096 --json \
+	> "$WORK/p.json"
+/usr/bin/python3 -c 'import json, sys; p = json.load(open(sys.argv[1])); assert p["seconds"] >= 0, p' \
+	"$WORK/p.json"
+
+refuse() {
+	local what=$1 pattern=$2 st=0
+	shift 2
+	"$@" > "$WORK/out" 2> "$WORK/err" || st=$?
+	expect_eq "$what: exit status" 1 "$st"
+	[ "$(wc -l < "$WORK/err")" = 1 ] || fail "$what: not one line: $(cat "$WORK/err")"
+	grep -q -- "$pattern" "$WORK/err" || fail "$what: $(cat "$WORK/err")"
+	[ ! -s "$WORK/out" ] || fail "$what: printed '$(cat "$WORK/out")'"
+}
+# edit IN OUT PYTHON: OUT is the kernel model IN with the statement
+# applied to k (the parsed file).
+edit() {
+	/usr/bin/python3 -c 'import json, sys
+k = json.load(open(sys.argv[1]))
+exec(sys.argv[3])
+open(sys.argv[2], "w").write(json.dumps(k))' "$@"
+}
+predict() {
+	"$SIBYL" kmodel predict --model "$1" --kernel-model "$2" --gsize 4096 --json
+}
+
+edit "$K" "$WORK/two.json" 'del k["samples"][2:]'
+refuse "2 samples" "kmodel: the kernel's OCLBoi (.*) has [23] terms and needs at least [34] samples, not 2" \
+	predict "$WORK/dev.json" "$WORK/two.json"
+
+# A device model of a version 1 dataset, by its header or (a model of
+# before the field) by its cost names.
+sed '1s/"version":2/"version":1/' "$D" > "$WORK/v1.jsonl"
+"$SIBYL" kmodel train-device "$WORK/v1.jsonl" -o "$WORK/dev1.json" > /dev/null
+refuse "a version 1 device model" \
+	"kmodel: the kernel's counts are named as in dataset version 2, the device model's as in version 1: train the device model on a new dataset" \
+	predict "$WORK/dev1.json" "$K"
+refuse "a version 1 device model, profiling now" "device model's as in version 1" \
+	"$SIBYL" kmodel predict --model "$WORK/dev1.json" "$SUITE/irregular.cl" -k gather \
+	--profile 1024:5120:1024 --gsize 4096
+/usr/bin/python3 -c 'import json, sys
+m = json.load(open(sys.argv[1])); del m["dataset_version"]
+for c in m["time_model"]["instructions"]:
+    if c["name"].startswith("call "): c["name"] = "call"
+json.dump(m, open(sys.argv[2], "w"))' "$WORK/dev.json" "$WORK/old1.json"
+refuse "a device model of before the field, version 1 names" "device model's as in version 1" \
+	predict "$WORK/old1.json" "$K"
+/usr/bin/python3 -c 'import json, sys
+m = json.load(open(sys.argv[1])); del m["dataset_version"]; json.dump(m, open(sys.argv[2], "w"))' \
+	"$WORK/dev.json" "$WORK/old2.json"
+predict "$WORK/old2.json" "$K" > /dev/null || fail "a device model of before the field, version 2 names"
+edit "$K" "$WORK/k1.json" 'k["dataset_version"] = 1'
+refuse "a version 1 kernel model" "counts are named as in dataset version 1, the device model's as in version 2: fit the kernel again" \
+	predict "$WORK/dev.json" "$WORK/k1.json"
+
+# Samples: the times calibrate the prediction, the sizes scale OCLBoi.
+for bad in 'k["samples"][1]["seconds"] = None' 'k["samples"][1]["seconds"] = -1e-3' \
+	'del k["samples"][1]["seconds"]' 'k["samples"][1]["seconds"] = "1"' \
+	'k["samples"][1]["gsize"] = 0' 'k["samples"][1]["counts"][0]["count"] = -5' \
+	'del k["samples"][1]["counts"][0]["count"]'; do
+	edit "$K" "$WORK/bad.json" "$bad"
+	refuse "$bad" 'bad.json: no valid "samples"' predict "$WORK/dev.json" "$WORK/bad.json"
+done
+for bad in 'del k["oclboi"]["gsize_max"]' 'k["oclboi"]["gsize_max"] = 0' \
+	'k["oclboi"]["gsize_min"] = 0' 'k["oclboi"]["gsize_min"] = 9000'; do
+	edit "$K" "$WORK/bad.json" "$bad"
+	refuse "$bad" 'bad.json: "oclboi" gsize_min .* and gsize_max .* are not 1 <= min <= max' \
+		predict "$WORK/dev.json" "$WORK/bad.json"
+done
+echo "ok: refuse"
