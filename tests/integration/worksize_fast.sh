@@ -18,6 +18,19 @@ rows = list(csv.DictReader(open(sys.argv[1])))
 print(len(rows), sum(int(r["out_bytes"]) != 8704 - 8 * (i % 64) for i, r in enumerate(rows)))' "$WORK/ws.csv")
 expect_eq "moving pointers: calls, wrong output bounds" "640 0" "$bad"
 
+# 0b. A NULL pointer array (ws_scan(p, NULL), as strtol(p, NULL, 10)):
+#    every call from the site is sized, the memo's path as the first.
+"$SIBYL" wrap "$TARGETS_LIB/libsibylwsshared.so" --header "$SIBYL_SOURCE/tests/integration/targets/ws_shared.h" \
+	--functions ws_scan --gen time,trace,worksize.fast -o "$WORK/scan.so" 2>"$WORK/wrap.err" ||
+	{ cat "$WORK/wrap.err"; fail "sibyl wrap ws_scan"; }
+"$TARGETS_BIN/ws_threads" scan 100 >"$WORK/scan_plain.out"
+"$SIBYL" trace -o "$WORK/scan.trace" --wrap "$WORK/scan.so" -- "$TARGETS_BIN/ws_threads" scan 100 >"$WORK/scan.out"
+cmp -s "$WORK/scan_plain.out" "$WORK/scan.out" || fail "ws_scan output differs with worksize.fast"
+"$SIBYL" export "$WORK/scan.trace" --format csv -o "$WORK/scan.csv"
+expect_eq "NULL pointer array: calls, wrong input bounds" "100 0" "$(/usr/bin/python3 -c 'import csv,sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+print(len(rows), sum(int(r["in_bytes"]) != 8 - i % 8 for i, r in enumerate(rows)))' "$WORK/scan.csv")"
+
 check_of() {	# check_of REPORT FUNCTION FIELD
 	json "[e['$3'] for e in j['worksize_check'] if e['function'] == '$2' and e['method'] == 'fast'][0]" "$1"
 }

@@ -93,7 +93,9 @@ void site_memo_fill(uint64_t version, uintptr_t ret, uintptr_t frame,
 	memo.simple = true;
 	memo.ends[0] = memo.ends[1] = 0;
 	for (unsigned i = 0; i < n; i++) {
-		if (args[i].flags & SIBYL_WS_ARRAY)
+		/* A NULL array (strtol's endptr) has no elements to change:
+		 * it is remembered as any pointer below 4096 is. */
+		if ((args[i].flags & SIBYL_WS_ARRAY) && (uintptr_t)args[i].p >= 4096)
 			return;
 		memo.key[i] = key_of(&args[i]);
 		fill_arg(i, (uintptr_t)args[i].p, &where[i]);

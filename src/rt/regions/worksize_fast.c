@@ -253,8 +253,9 @@ static __attribute__((noinline)) void measure_call(const struct sibyl_rt_ws_arg 
 	if (cached && region_cache_where(args, n, frame, ret, c.where)) {
 		/* The same pass again, from the memo: one way to group. */
 		site_memo_fill(version, ret, frame, args, n, c.where);
-		site_memo_sizes(version, ret, frame, args, n, out);
-		return;
+		if (site_memo_sizes(version, ret, frame, args, n, out))
+			return;
+		/* Not remembered after all: the general pass answers. */
 	}
 	c.frame = frame;
 	c.locked = false;

@@ -23,6 +23,23 @@ void ws_bump(char *buf, size_t n)
 		buf[i]++;
 }
 
+long ws_scan(const char *s, char **end)
+{
+	long v = 0;
+
+	while (*s >= '0' && *s <= '9')
+		v = v * 10 + *s++ - '0';
+	if (end)
+		*end = (char *)s;
+	return v;
+}
+
+void ws_copy2(const char *a, const char *b, char *out, size_t n)
+{
+	memcpy(out, a, n);
+	memcpy(out + n, b, n);
+}
+
 void ws_step_set(int s)
 {
 	__atomic_store_n(&step, s, __ATOMIC_SEQ_CST);

@@ -6,7 +6,9 @@
  * `during`: another thread writes into the output block of a call while
  * the call is paused.  `pages FILE` (below): a big buffer changed in
  * every way between calls.  `parts` (below): a buffer read in two parts
- * by calls on two threads.  Prints checksums, the same traced or not.
+ * by calls on two threads.  `scan N`, `two` and `fork` (below): a NULL
+ * pointer array, two parts carried from two calls, a carry after fork.
+ * Prints checksums, the same traced or not.
  */
 #include "ws_shared.h"
 
@@ -209,8 +211,26 @@ static int parts(void)
 	return 0;
 }
 
+/* `scan N`: ws_scan(p, NULL) like strtol(p, NULL, 10), N times from one
+ * call site, p moving through a 64-byte block: each call's input is the
+ * block from p on, although its pointer array is NULL. */
+static int scan(long n)
+{
+	char *digits = malloc(64);
+	long sum = 0;
+
+	memset(digits, '7', 63);
+	digits[63] = 0;
+	for (long i = 0; i < n; i++)
+		sum += ws_scan(digits + 56 + i % 8, NULL);
+	printf("%ld\n", sum);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "scan"))
+		return scan(atol(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "pages"))
 		return pages(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "shared"))
@@ -219,6 +239,6 @@ int main(int argc, char **argv)
 		return during();
 	if (argc == 2 && !strcmp(argv[1], "parts"))
 		return parts();
-	fprintf(stderr, "usage: ws_threads shared N | during | parts | pages FILE\n");
+	fprintf(stderr, "usage: ws_threads shared N | during | parts | pages FILE | scan N | two | fork\n");
 	return 2;
 }
