@@ -172,9 +172,9 @@ PY
 #    output block while the call runs: its bytes count as that call's
 #    output, and the next call reading them finds them seen.
 "$SIBYL" wrap "$TARGETS_LIB/libsibylwsshared.so" --header "$SIBYL_SOURCE/tests/integration/targets/ws_shared.h" \
-	--functions ws_copy,ws_copy_hold,ws_bump --gen time,trace,worksize.full -o "$WORK/wsth.so" 2>"$WORK/wrap.err" ||
+	--functions ws_copy,ws_copy2,ws_copy_hold,ws_bump --gen time,trace,worksize.full -o "$WORK/wsth.so" 2>"$WORK/wrap.err" ||
 	{ cat "$WORK/wrap.err"; fail "sibyl wrap ws_shared"; }
-for mode in "shared 2000" during parts; do
+for mode in "shared 2000" during parts two; do
 	"$TARGETS_BIN/ws_threads" $mode >"$WORK/th_plain.out"
 	"$SIBYL" trace -f -o "$WORK/th.trace" --wrap "$WORK/wsth.so" -- "$TARGETS_BIN/ws_threads" $mode >"$WORK/th_traced.out"
 	cmp -s "$WORK/th_plain.out" "$WORK/th_traced.out" || fail "ws_threads $mode output differs with worksize.full"
@@ -197,6 +197,16 @@ expect_eq "another thread writing during a call" "ws_copy 8 500 0 x1; ws_copy_ho
 # bytes in (+8 for n), not the first call all 8192.
 expect_eq "a buffer read in parts on two threads" "ws_copy 4104 4096 0 x6; ws_copy_hold 4104 4096 0 x2" \
 	"$(sizes "$WORK/th_parts.csv")"
+ins() {	# ins CSV: "function in" and how many calls had them
+	/usr/bin/python3 -c 'import csv,sys,collections
+c = collections.Counter((r["function"], r["in_bytes"]) for r in csv.DictReader(open(sys.argv[1])))
+print("; ".join("%s %s x%d" % (k + (v,)) for k, v in sorted(c.items())))' "$1"
+}
+# One call reading the second halves of two buffers, each copied whole
+# by another call (on two threads): one carry record names one source,
+# the first part's; the other part stays its copier's input, not both.
+expect_eq "parts of one call from two calls" "ws_copy 4104 x1; ws_copy 8200 x1; ws_copy2 4104 x1" \
+	"$(ins "$WORK/th_two.csv")"
 # 6. Pages that cannot have changed are not compared (write protection,
 #    where the kernel has it; docs/worksize.md): a 1 MiB buffer passed six
 #    times, changed between calls by a store, read(2) (the kernel

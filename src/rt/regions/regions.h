@@ -224,9 +224,10 @@ struct carry_ctx carry_begin(const struct sibyl_rt_thread *t);
  * call counted from lo on, when lo lies strictly inside one of its
  * ranges: the last call measured at this level on this thread with the
  * same caller, else the latest at this level on another thread.
- * *from: that call (NULL: none), *start: its start_tsc. */
-uint64_t carry_candidate(const struct carry_ctx *c, uintptr_t lo, uintptr_t hi,
-			 const struct measured **from, uint64_t *start);
+ * *from: that call (NULL: none), *start: its start_tsc.  0 when st
+ * carries from another call already: one source per call. */
+uint64_t carry_candidate(const struct carry_ctx *c, const struct sibyl_rt_ws_full *st,
+			 uintptr_t lo, uintptr_t hi, const struct measured **from, uint64_t *start);
 /* Those bytes were this call's: into st (input, and whose they were). */
 void carry_take(struct sibyl_rt_ws_full *st, uint64_t bytes, const struct measured *from,
 		uint64_t start);

@@ -190,8 +190,22 @@ struct carry_ctx carry_begin(const struct sibyl_rt_thread *t)
 	return (struct carry_ctx){ level, last };
 }
 
-uint64_t carry_candidate(const struct carry_ctx *c, uintptr_t lo, uintptr_t hi,
-			 const struct measured **from, uint64_t *start)
+static uint32_t tid_in_record(const struct measured *from)
+{
+	return from->tid == self_tid() ? 0 : from->tid;
+}
+
+/* One carry record names one earlier call: a group whose part another
+ * call counted is not carried, once a group before it carried from one. */
+static bool carry_fits(const struct sibyl_rt_ws_full *st, const struct measured *from,
+		       uint64_t start)
+{
+	return !st->carry || (from && st->carry_func == from->func && st->carry_start == start &&
+			      st->carry_tid == tid_in_record(from));
+}
+
+static uint64_t candidate(const struct carry_ctx *c, uintptr_t lo, uintptr_t hi,
+			  const struct measured **from, uint64_t *start)
 {
 	const struct measured *last = c->last;
 	uint64_t bytes = 0;
@@ -207,15 +221,25 @@ uint64_t carry_candidate(const struct carry_ctx *c, uintptr_t lo, uintptr_t hi,
 	return bytes;
 }
 
+uint64_t carry_candidate(const struct carry_ctx *c, const struct sibyl_rt_ws_full *st,
+			 uintptr_t lo, uintptr_t hi, const struct measured **from, uint64_t *start)
+{
+	uint64_t bytes = candidate(c, lo, hi, from, start);
+
+	/* Another call's part, once a part was carried: counted as without
+	 * a carry (it stays the other call's input). */
+	return bytes && carry_fits(st, *from, *start) ? bytes : 0;
+}
+
 void carry_take(struct sibyl_rt_ws_full *st, uint64_t bytes, const struct measured *from,
 		uint64_t start)
 {
-	if (!bytes || !from)
+	if (!bytes || !from || !carry_fits(st, from, start))
 		return;
 	st->carry += bytes;
 	st->carry_func = from->func;
 	st->carry_start = start;
-	st->carry_tid = from->tid == self_tid() ? 0 : from->tid;
+	st->carry_tid = tid_in_record(from);
 }
 
 void carry_remember(const struct sibyl_rt_thread *t, const struct sibyl_rt_ws_full *st)

@@ -382,7 +382,8 @@ REGIONS_EXPORT int sibyl_regions_full_enter(struct sibyl_rt_thread *t,
 
 	for (unsigned i = 0; i < ng && st->n < SIBYL_WS_FULL_RANGES; i++) {
 		const struct measured *from;
-		uint64_t from_start, carried = carry_candidate(&cc, g[i].min, g[i].end, &from, &from_start);
+		uint64_t from_start, carried = carry_candidate(&cc, st, g[i].min, g[i].end, &from,
+							       &from_start);
 		/* Marks carried stay: they are this call's input now, and the
 		 * next part's call may carry them on. */
 		struct pass ps = { .entry = true, .is_const = g[i].is_const, .keep = carried != 0,

@@ -227,8 +227,71 @@ static int scan(long n)
 	return 0;
 }
 
+static void *copy_all(void *buf)
+{
+	static char out[2 * PART];
+
+	ws_copy(buf, out, 2 * PART);
+	return NULL;
+}
+
+static void fill_parts(char *buf, int seed)
+{
+	for (int i = 0; i < 2 * PART; i++)
+		buf[i] = (char)((seed * 7 + i) % 100 + 1);
+}
+
+/* `two`: a thread copies all of b, then this one all of a; one call
+ * then reads the second halves of both.  Its two parts come from two
+ * earlier calls: one carry record names one of them. */
+static int two(void)
+{
+	char *a = malloc(2 * PART), *b = malloc(2 * PART), *out = malloc(2 * PART);
+	pthread_t t;
+
+	fill_parts(a, 1);
+	fill_parts(b, 2);
+	if (pthread_create(&t, NULL, copy_all, b) || pthread_join(t, NULL))
+		return 1;
+	copy_all(a);
+	ws_copy2(a + PART, b + PART, out, PART);
+	printf("%d %d\n", out[5], out[PART + 5]);
+	return 0;
+}
+
+/* `fork`: after a call in the parent, a child copies all of a buffer,
+ * then one of its threads the second half: the carry record names the
+ * child's thread, not the parent's. */
+static int forked(void)
+{
+	char *buf = malloc(2 * PART);
+	pthread_t t;
+	int status;
+
+	fill_parts(buf, 3);
+	copy_all(buf);
+	pid_t child = fork();
+
+	if (child == 0) {
+		fill_parts(buf, 4);
+		copy_all(buf);
+		if (pthread_create(&t, NULL, read_part, &(struct part){ buf + PART, malloc(PART), 0 }) ||
+		    pthread_join(t, NULL))
+			_exit(1);
+		_exit(0);
+	}
+	if (child < 0 || waitpid(child, &status, 0) != child || status)
+		return 1;
+	printf("%d\n", buf[9]);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 2 && !strcmp(argv[1], "two"))
+		return two();
+	if (argc == 2 && !strcmp(argv[1], "fork"))
+		return forked();
 	if (argc == 3 && !strcmp(argv[1], "scan"))
 		return scan(atol(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "pages"))
