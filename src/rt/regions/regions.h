@@ -209,6 +209,9 @@ void shadow_seed(uintptr_t addr, const uint64_t *words, unsigned n);
 void shadow_recycled(uintptr_t start, uintptr_t end);
 /* Lock held: the page's shadow for `level`, NULL when it has none. */
 struct shadow_page *shadow_find(uintptr_t page, unsigned level);
+/* n bytes at addr of this process, into buf; false, not a fault, when
+ * they are not all mapped (process_vm_readv). */
+bool shadow_read(uintptr_t addr, void *buf, size_t n);
 /* The shadows' memory (copies, bookkeeping and index). */
 uint64_t shadow_bytes(void);
 

@@ -139,12 +139,18 @@ struct shadow_page *shadow_get(uintptr_t page, unsigned level)
 	return s;
 }
 
+bool shadow_read(uintptr_t addr, void *buf, size_t n)
+{
+	struct iovec local = { buf, n }, remote = { (void *)addr, n };
+
+	return syscall(SYS_process_vm_readv, getpid(), &local, 1UL, &remote, 1UL, 0UL) == (long)n;
+}
+
 static bool probe(uintptr_t page)
 {
 	char byte;
-	struct iovec local = { &byte, 1 }, remote = { (void *)(page * SHADOW_PAGE), 1 };
 
-	return syscall(SYS_process_vm_readv, getpid(), &local, 1UL, &remote, 1UL, 0UL) == 1;
+	return shadow_read(page * SHADOW_PAGE, &byte, 1);
 }
 
 bool shadow_readable(struct shadow_page *s)

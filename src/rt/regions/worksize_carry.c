@@ -78,8 +78,12 @@ static struct measured *last_of(const struct sibyl_rt_thread *t, unsigned level,
 	if (m && m->tid == tid && m->level == level)
 		return m;	/* used: bumped when remembered */
 	for (unsigned i = 0; i < RECENT; i++) {
-		if (recent[i].tid == tid && recent[i].level == level)
+		if (recent[i].tid == tid && recent[i].level == level) {
+			/* Perhaps an exited thread's whose tid this one got:
+			 * its thread state is this one's now. */
+			recent[i].thread = t;
 			return mine[level] = &recent[i];
+		}
 		if (recent[i].used < old->used)
 			old = &recent[i];
 	}
@@ -145,19 +149,20 @@ static uint64_t counted_from(const struct measured *m, uintptr_t lo, uintptr_t h
 }
 
 /* m's start_tsc; m may still run on its thread: then its frame says,
- * once the wrapper has stamped it.  The thread's memory is read only
- * while the thread exists (a call left by longjmp never finishes). */
+ * once the wrapper has stamped it.  Only while the thread exists (a call
+ * left by longjmp never finishes), and never by a plain load: the thread
+ * may exit meanwhile, its memory unmapped, and a process_vm_readv of it
+ * fails where a load would crash the program. */
 static uint64_t start_of(const struct measured *m)
 {
+	struct sibyl_rt_frame f;
+
 	if (m->start)
 		return m->start;
-	if (syscall(SYS_tgkill, getpid(), (pid_t)m->tid, 0))
+	if (syscall(SYS_tgkill, getpid(), (pid_t)m->tid, 0) ||
+	    !shadow_read((uintptr_t)&m->thread->shadow[m->level], &f, sizeof(f)))
 		return 0;
-	const struct sibyl_rt_frame *f = &m->thread->shadow[m->level];
-
-	if (__atomic_load_n(&f->sp, __ATOMIC_RELAXED) != m->sp)
-		return 0;	/* finished since, or left */
-	return __atomic_load_n(&f->start, __ATOMIC_RELAXED);
+	return f.sp == m->sp ? f.start : 0;	/* else finished since, or left */
 }
 
 /* The latest call at `level` of a thread other than t that counted input
