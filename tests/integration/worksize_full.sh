@@ -174,7 +174,7 @@ PY
 "$SIBYL" wrap "$TARGETS_LIB/libsibylwsshared.so" --header "$SIBYL_SOURCE/tests/integration/targets/ws_shared.h" \
 	--functions ws_copy,ws_copy2,ws_copy_hold,ws_bump --gen time,trace,worksize.full -o "$WORK/wsth.so" 2>"$WORK/wrap.err" ||
 	{ cat "$WORK/wrap.err"; fail "sibyl wrap ws_shared"; }
-for mode in "shared 2000" during parts two; do
+for mode in "shared 2000" during parts two fork; do
 	"$TARGETS_BIN/ws_threads" $mode >"$WORK/th_plain.out"
 	"$SIBYL" trace -f -o "$WORK/th.trace" --wrap "$WORK/wsth.so" -- "$TARGETS_BIN/ws_threads" $mode >"$WORK/th_traced.out"
 	cmp -s "$WORK/th_plain.out" "$WORK/th_traced.out" || fail "ws_threads $mode output differs with worksize.full"
@@ -207,6 +207,9 @@ print("; ".join("%s %s x%d" % (k + (v,)) for k, v in sorted(c.items())))' "$1"
 # the first part's; the other part stays its copier's input, not both.
 expect_eq "parts of one call from two calls" "ws_copy 4104 x1; ws_copy 8200 x1; ws_copy2 4104 x1" \
 	"$(ins "$WORK/th_two.csv")"
+# After fork: the child's thread carries from the child's main thread,
+# which the record names by the child's tid, not the parent's.
+expect_eq "a buffer read in parts after fork" "ws_copy 4104 x2; ws_copy 8200 x1" "$(ins "$WORK/th_fork.csv")"
 # 6. Pages that cannot have changed are not compared (write protection,
 #    where the kernel has it; docs/worksize.md): a 1 MiB buffer passed six
 #    times, changed between calls by a store, read(2) (the kernel

@@ -55,6 +55,7 @@ static void child_after_fork(void)
 	lock_word = 0;
 	region_log_after_fork();
 	shadow_wp_after_fork();
+	carry_after_fork();
 }
 
 static uint64_t maps_generation(void)

@@ -239,6 +239,8 @@ void carry_take(struct sibyl_rt_ws_full *st, uint64_t bytes, const struct measur
 void carry_remember(const struct sibyl_rt_thread *t, const struct sibyl_rt_ws_full *st);
 /* At exit: its start_tsc, stamped since entry. */
 void carry_finish(const struct sibyl_rt_thread *t);
+/* In a child after fork: the parent's threads and calls are not its own. */
+void carry_after_fork(void);
 
 /* ---- shadow_wp.c: pages that cannot have changed ---- */
 #define WP_MIN_PAGES 64

@@ -274,3 +274,16 @@ void carry_finish(const struct sibyl_rt_thread *t)
 	if (m && m->sp == t->shadow[level].sp)
 		m->start = t->shadow[level].start;
 }
+
+/* The child's one thread is the one that forked, with a tid of its own;
+ * the calls remembered are the parent's, in the parent's trace. */
+void carry_after_fork(void)
+{
+	my_tid = 0;
+	first_thread = 0;
+	other_threads = false;
+	for (unsigned i = 0; i < RECENT; i++)
+		recent[i] = (struct measured){ 0 };
+	for (unsigned l = 0; l < SHADOW_LEVELS; l++)
+		mine[l] = NULL;
+}
