@@ -161,7 +161,7 @@ void site_memo_fill(uint64_t version, uintptr_t return_address, uintptr_t frame,
 		    const struct sibyl_rt_ws_arg *args, unsigned n, const struct region *where);
 /* The sets at `version`, nothing pending: the groups of a call from the
  * memo's site, frame and argument types whose pointers each lie where
- * the same argument's did; g has room for MEMO_ARGS + 1. */
+ * the same argument's did; g has room for MEMO_ARGS. */
 bool site_memo_groups(uint64_t version, uintptr_t return_address, uintptr_t frame,
 		      const struct sibyl_rt_ws_arg *args, unsigned n, struct ws_group *g,
 		      unsigned *ngroups, uint32_t *unknown);

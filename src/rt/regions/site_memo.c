@@ -127,7 +127,7 @@ static inline __attribute__((always_inline)) bool lies_where(unsigned i,
  * The groups of a call like the memo's, the sets being at `version`
  * with nothing pending: [min(P), end) per group, end being the region's
  * or, for pointers to structs, the last struct's (worksize_fast.c).
- * g has room for MEMO_ARGS + 1 groups (the last one unused).
+ * g has room for MEMO_ARGS groups.
  */
 bool site_memo_groups(uint64_t version, uintptr_t ret, uintptr_t frame,
 		      const struct sibyl_rt_ws_arg *args, unsigned n, struct ws_group *g,
@@ -146,10 +146,13 @@ bool site_memo_groups(uint64_t version, uintptr_t ret, uintptr_t frame,
 		uintptr_t p = (uintptr_t)args[i].p, hi = memo.lo[i] + memo.len[i];
 		uint32_t size = args[i].size;
 		uintptr_t end = size && size < hi - p ? p + size : hi;	/* a struct's */
-		struct ws_group *to = &g[memo.group[i]];
 
 		if (!lies_where(i, &args[i]))
 			return false;
+		if (memo.group[i] == NONE)
+			continue;	/* in no group: counted in `unknown` */
+		struct ws_group *to = &g[memo.group[i]];
+
 		to->min = p < to->min ? p : to->min;
 		to->end = end > to->end ? end : to->end;
 	}
@@ -161,7 +164,7 @@ bool site_memo_groups(uint64_t version, uintptr_t ret, uintptr_t frame,
 bool site_memo_sizes(uint64_t version, uintptr_t ret, uintptr_t frame,
 		     const struct sibyl_rt_ws_arg *args, unsigned n, struct sibyl_rt_ws_sizes *out)
 {
-	struct ws_group g[MEMO_ARGS + 1];
+	struct ws_group g[MEMO_ARGS];
 	uintptr_t starts[3] = { 0, 0, 0 };	/* output, input, none */
 	unsigned ng;
 	uint32_t unknown;
