@@ -245,6 +245,12 @@ void carry_after_fork(void);
 /* ---- shadow_wp.c: pages that cannot have changed ---- */
 #define WP_MIN_PAGES 64
 #define WP_MAX_PAGES 4096
+/* The pages [lo, hi) touches: one formula for the caller's pre-check
+ * and shadow_wp_clean's own. */
+static inline uintptr_t wp_pages(uintptr_t lo, uintptr_t hi)
+{
+	return (hi + SHADOW_PAGE - 1) / SHADOW_PAGE - lo / SHADOW_PAGE;
+}
 /* Lock held: for the pages of [lo, hi) from lo's on (WP_MAX_PAGES at
  * most), bit i of clean[WP_MAX_PAGES / 64] set when page i is still
  * write-protected: not written since its protection began.  False when

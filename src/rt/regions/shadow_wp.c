@@ -111,7 +111,7 @@ static void mark_clean(uint64_t *clean, uintptr_t first, uint64_t start, uint64_
 
 bool shadow_wp_clean(uintptr_t lo, uintptr_t hi, uint64_t *clean)
 {
-	uintptr_t first = lo / SHADOW_PAGE, last = (hi + SHADOW_PAGE - 1) / SHADOW_PAGE;
+	uintptr_t first = lo / SHADOW_PAGE, last = first + wp_pages(lo, hi);
 
 	if (last - first < WP_MIN_PAGES || state < 0 || (!state && !start_up()))
 		return false;

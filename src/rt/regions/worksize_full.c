@@ -307,8 +307,8 @@ static void inspect(struct pass *ps, uintptr_t lo, uintptr_t hi)
 {
 	uint64_t clean[WP_MAX_PAGES / 64];
 	uintptr_t first = lo / SHADOW_PAGE;
-	/* Smaller ranges are compared (shadow_wp.c): no call to find out. */
-	bool wp = hi - lo > (WP_MIN_PAGES - 1) * SHADOW_PAGE && shadow_wp_clean(lo, hi, clean);
+	/* Ranges over fewer pages are compared (shadow_wp.c): no call to find out. */
+	bool wp = wp_pages(lo, hi) >= WP_MIN_PAGES && shadow_wp_clean(lo, hi, clean);
 
 	while (lo < hi) {
 		uintptr_t page_end = (lo / SHADOW_PAGE + 1) * SHADOW_PAGE;
