@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <libgen.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -65,11 +66,17 @@ static bool is_sibyl_trace(int dirfd)
 	if (fd < 0)
 		return false;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < (1 << 24)) {
-		json_t *meta = json_loadfd(fd, 0, NULL);
+		/* Through stdio: json_loadfd reads a byte per read(). */
+		FILE *f = fdopen(fd, "r");
+		json_t *meta = f ? json_loadf(f, 0, NULL) : NULL;
 
 		yes = meta && !strcmp(json_string_value(json_object_get(meta, "format")) ?: "",
 				      "sibyl-trace");
 		json_decref(meta);
+		if (f) {
+			fclose(f);	/* and fd with it */
+			return yes;
+		}
 	}
 	close(fd);
 	return yes;
