@@ -226,4 +226,28 @@ cmp -s "$WORK/th_plain.out" "$WORK/th_traced.out" || fail "ws_threads pages outp
 expect_eq "big buffer: input of calls 2 to 9" "8 16 108 16 4104 1044372 8 16" \
 	"$(/usr/bin/python3 -c 'import csv,sys
 print(*[r["in_bytes"] for r in csv.DictReader(open(sys.argv[1]))][1:])' "$WORK/th_pages.csv")"
+# 7. A static buffer straddling .data and .bss (the file-backed mapping
+#    and the anonymous one after it): the whole 8 KiB it was given is
+#    output (it measured 4000 B, the part in .data, when the two
+#    mappings were two areas).
+cat >"$WORK/straddle.c" <<'C'
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+void ws_copy(const char *in, char *out, size_t n);
+static char in[8192] = { 1 };
+static char out[8192];
+int main(void)
+{
+	memset(in, 7, sizeof(in));	/* every byte of out changes */
+	ws_copy(in, out, sizeof(out));
+	printf("%d\n", out[0]);
+	return 0;
+}
+C
+cc -O1 -o "$WORK/straddle" "$WORK/straddle.c" -L"$TARGETS_LIB" -lsibylwsshared -Wl,-rpath,"$TARGETS_LIB"
+"$SIBYL" trace -f -o "$WORK/st.trace" --wrap "$WORK/wsth.so" -- "$WORK/straddle" >/dev/null
+expect_eq "a static buffer across .data and .bss: out bytes" 8192 \
+	"$("$SIBYL" export "$WORK/st.trace" --format csv -o - | /usr/bin/python3 -c 'import csv,sys
+print(*[r["out_bytes"] for r in csv.DictReader(sys.stdin)])')"
 echo "worksize.full checks passed"

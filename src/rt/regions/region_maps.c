@@ -27,9 +27,10 @@ static const char *hex(const char *s, const char *end, uintptr_t *out)
 	return s;
 }
 
-/* "start-end perms ..."; false for a line that is not one. */
+/* "start-end perms offset dev inode path"; false for a line that is not
+ * one.  *file: the mapping is of a file (inode not 0). */
 static bool parse_line(const char *s, const char *end, uintptr_t *start, uintptr_t *stop,
-		       bool *writable)
+		       bool *writable, bool *file)
 {
 	s = hex(s, end, start);
 	if (s >= end || *s != '-')
@@ -38,24 +39,58 @@ static bool parse_line(const char *s, const char *end, uintptr_t *start, uintptr
 	if (end - s < 5 || *s != ' ')
 		return false;
 	*writable = s[2] == 'w';
+	/* Past perms, offset and dev, the inode. */
+	for (int field = 0; field < 3 && s < end; field++) {
+		s = memchr(s + 1, ' ', (size_t)(end - s - 1));
+		if (!s)
+			return *file = false, true;
+	}
+	*file = s + 1 < end && s[1] != '0';
 	return true;
 }
 
-/* Insert the writable mappings of the complete lines of buf[0, len);
+/* A module's .data ends in its file-backed mapping and its .bss goes on
+ * in the anonymous one right after it: a static buffer may straddle the
+ * two (an 8 KiB one measured 4000 bytes written, its part in .data), so
+ * they are one area.  Other mappings that touch stay apart (threads'
+ * arenas and stacks are areas of their own).  The area being gathered
+ * is inserted when the next mapping does not continue it. */
+struct pending {
+	uintptr_t start, stop;	/* stop == 0: none */
+	bool file;		/* it ends in a file's mapping */
+};
+
+static void flush(struct region_tree *areas, struct pending *p, bool *ok)
+{
+	if (p->stop)
+		*ok = region_insert(areas, p->start, p->stop) && *ok;
+	p->stop = 0;
+}
+
+/* Gather the writable mappings of the complete lines of buf[0, len);
  * returns the bytes consumed. */
-static size_t take_lines(struct region_tree *areas, const char *buf, size_t len, bool *ok)
+static size_t take_lines(struct region_tree *areas, struct pending *p, const char *buf,
+			 size_t len, bool *ok)
 {
 	size_t used = 0;
 
 	for (;;) {
 		const char *nl = memchr(buf + used, '\n', len - used);
 		uintptr_t start, stop;
-		bool writable;
+		bool writable, file;
 
 		if (!nl)
 			return used;
-		if (parse_line(buf + used, nl, &start, &stop, &writable) && writable)
-			*ok = region_insert(areas, start, stop) && *ok;
+		if (!parse_line(buf + used, nl, &start, &stop, &writable, &file) || !writable) {
+			flush(areas, p, ok);
+		} else {
+			if (!(p->stop == start && p->file && !file))
+				flush(areas, p, ok);
+			if (!p->stop)
+				p->start = start;
+			p->stop = stop;
+			p->file = file;
+		}
 		used = (size_t)(nl - buf) + 1;
 	}
 }
@@ -65,6 +100,7 @@ bool region_maps_read(struct region_tree *areas)
 	char buf[8192];
 	size_t have = 0;
 	bool ok = true;
+	struct pending p = { 0, 0, false };
 	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
@@ -76,7 +112,7 @@ bool region_maps_read(struct region_tree *areas)
 		if (n <= 0)
 			break;
 		have += (size_t)n;
-		size_t used = take_lines(areas, buf, have, &ok);
+		size_t used = take_lines(areas, &p, buf, have, &ok);
 
 		if (!used && have == sizeof(buf))
 			used = have;	/* a line longer than the buffer: skip it */
@@ -84,6 +120,7 @@ bool region_maps_read(struct region_tree *areas)
 		have -= used;
 	}
 	close(fd);
+	flush(areas, &p, &ok);
 	return ok;
 }
 
