@@ -194,7 +194,7 @@ static int record(char **command, const char *dir, const struct trace_preload *p
 	if (drained && !(drain = sibyl_drain_create(dir, (uint64_t)ring_kb * 1024, err,
 						     sizeof(err))))
 		return sibyl_err("trace: %s", err), 2;
-	int perf_hooks = sibyl_perf_hooks_hold();
+	int perf_hooks = pre->counters ? sibyl_perf_hooks_hold() : -1;
 
 	run.start_ns = sibyl_mono_ns();	/* the command's time: from here to its end */
 	if (start_command(command, dir, pre, &child, &run.status) < 0) {

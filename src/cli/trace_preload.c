@@ -94,7 +94,8 @@ static int audit_list(struct trace_preload *p, const char *runtime)
 	return 0;
 }
 
-/* Every --wrap, checked; *wants_regions: the first that wants them. */
+/* Every --wrap, checked; *wants_regions: the first that wants them;
+ * p->counters: one of them counts. */
 static int check_wrappers(struct trace_preload *p, const struct sibyl_strlist *wraps,
 			  const char **wants_regions)
 {
@@ -102,15 +103,16 @@ static int check_wrappers(struct trace_preload *p, const struct sibyl_strlist *w
 
 	for (size_t i = 0; i < wraps->count; i++) {
 		char *abs = realpath(wraps->items[i], NULL);
-		bool wants = false;
+		struct wg_wrapper_wants wants = { false, false };
 
 		if (!abs)
 			return sibyl_err_errno("trace: wrapper library %s", wraps->items[i]);
 		sibyl_strlist_take(&p->wrappers, abs);
 		if (wg_check_wrapper(abs, &wants, err, sizeof(err)) < 0)
 			return sibyl_err("trace: --wrap %s: %s", wraps->items[i], err);
-		if (wants && !*wants_regions)
+		if (wants.regions && !*wants_regions)
 			*wants_regions = wraps->items[i];
+		p->counters |= wants.counters;
 	}
 	return 0;
 }

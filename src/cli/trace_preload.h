@@ -15,6 +15,7 @@ struct trace_preload {
 	char *regions;			/* libsibyl-regions.so when a wrapper wants it */
 	char *audit;			/* audit mode: for LD_AUDIT, else NULL */
 	char *wrapper_list;		/* audit mode: for SIBYL_WRAPPERS, else NULL */
+	bool counters;			/* a wrapper reads perf counters */
 };
 
 /* Check that every one of `wraps` is a sibyl wrapper library and build

@@ -147,6 +147,7 @@ static int perf_open(uint64_t config, int group)
  * previous one (a bench's rhythm), and only when its wrappers count.
  * An event held by sibyl trace from before the command starts until it
  * ends keeps the hooks on; it counts sibyl's own task, which then sleeps.
+ * Only wrappers that count want it (trace_preload.c finds them).
  */
 int sibyl_perf_hooks_hold(void)
 {

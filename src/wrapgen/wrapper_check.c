@@ -40,16 +40,17 @@ static bool read_unsigned(Elf *e, const GElf_Sym *sym, unsigned *value)
 
 struct finding {
 	const char *name;
+	bool defined;		/* an export; else an import */
 	GElf_Sym *sym;
 };
 
-static bool is_export(void *ctx, Elf *e, const GElf_Shdr *sh, size_t index, const GElf_Sym *s)
+static bool is_named(void *ctx, Elf *e, const GElf_Shdr *sh, size_t index, const GElf_Sym *s)
 {
 	struct finding *f = ctx;
 	const char *name;
 
 	(void)index;
-	if (s->st_shndx == SHN_UNDEF || GELF_ST_BIND(s->st_info) != STB_GLOBAL ||
+	if ((s->st_shndx != SHN_UNDEF) != f->defined || GELF_ST_BIND(s->st_info) != STB_GLOBAL ||
 	    GELF_ST_VISIBILITY(s->st_other) != STV_DEFAULT)
 		return false;
 	name = elf_strptr(e, sh->sh_link, s->st_name);
@@ -59,12 +60,13 @@ static bool is_export(void *ctx, Elf *e, const GElf_Shdr *sh, size_t index, cons
 	return true;
 }
 
-/* A defined, global, default-visibility symbol of .dynsym named `name`. */
-static bool find_export(Elf *e, const char *name, GElf_Sym *out)
+/* A global, default-visibility symbol of .dynsym named `name`, defined
+ * (an export) or not (an import). */
+static bool find_symbol(Elf *e, const char *name, bool defined, GElf_Sym *out)
 {
-	struct finding f = { name, out };
+	struct finding f = { name, defined, out };
 
-	return wg_elf_each_dynsym(e, is_export, &f);
+	return wg_elf_each_dynsym(e, is_named, &f);
 }
 
 /* The mark's value is the wrapper <-> runtime interface version it was
@@ -73,14 +75,15 @@ static bool exports_mark(Elf *e, unsigned *abi)
 {
 	GElf_Sym s;
 
-	if (!find_export(e, WG_WRAPPER_MARK, &s))
+	if (!find_symbol(e, WG_WRAPPER_MARK, true, &s))
 		return false;
 	if (!read_unsigned(e, &s, abi))
 		*abi = 0;
 	return true;
 }
 
-int wg_check_wrapper(const char *path, bool *wants_regions, char *err, size_t errlen)
+int wg_check_wrapper(const char *path, struct wg_wrapper_wants *wants, char *err,
+		     size_t errlen)
 {
 	GElf_Sym ws;
 	const char *why = NULL;
@@ -95,8 +98,10 @@ int wg_check_wrapper(const char *path, bool *wants_regions, char *err, size_t er
 		why = "not a shared library";
 	else if (!exports_mark(e, &abi))
 		why = "not a wrapper library made by sibyl wrap (rebuild it with this sibyl)";
-	else if (wants_regions)
-		*wants_regions = find_export(e, SIBYL_WS_WANTED_SYMBOL, &ws);
+	else if (wants) {
+		wants->regions = find_symbol(e, SIBYL_WS_WANTED_SYMBOL, true, &ws);
+		wants->counters = find_symbol(e, SIBYL_COUNTERS_SYMBOL, false, &ws);
+	}
 	elf_end(e);
 	close(fd);
 	if (why)

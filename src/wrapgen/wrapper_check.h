@@ -17,10 +17,18 @@
  * 4: worksize.full's carry may be about another thread's call (carry_tid). */
 #define WG_WRAPPER_ABI 4
 
+/* What a wrapper needs of `sibyl trace`: the region tracker (it exports
+ * SIBYL_WS_WANTED_SYMBOL, sibyl/wrap_rt.h), perf counters (it calls the
+ * runtime's SIBYL_COUNTERS_SYMBOL: the counters generator). */
+struct wg_wrapper_wants {
+	bool regions, counters;
+};
+#define SIBYL_COUNTERS_SYMBOL "sibyl_rt_counters_emit"
+
 /* 0 when `path` is a regular file holding an ELF shared object that
  * exports WG_WRAPPER_MARK; else -1 with the reason in err.  On success,
- * *wants_regions (if not NULL) tells whether it exports
- * SIBYL_WS_WANTED_SYMBOL (sibyl/wrap_rt.h): it wants the region tracker. */
-int wg_check_wrapper(const char *path, bool *wants_regions, char *err, size_t errlen);
+ * *wants (if not NULL) says what it needs. */
+int wg_check_wrapper(const char *path, struct wg_wrapper_wants *wants, char *err,
+		     size_t errlen);
 
 #endif
