@@ -352,9 +352,15 @@ void sibyl_worker_first_touch(struct sibyl_worker *w, const char *source,
 	s->first_touch_n = 0;
 	if (!s->samples || w->by_params || lo < 1 || (double)hi <= lo)
 		return;
+	/* The first step is the planning worker's own first run. */
+	s->first_touch[s->first_touch_n++] = (struct sibyl_first_touch){ s->first_metric,
+									  s->first_run_faults };
+	/* Only each worker's first run counts: the sample after it is one run. */
 	plain.guard_wait = 0;
 	plain.rounds = 1;
-	for (unsigned i = 0; i < SIBYL_FIRST_TOUCH_STEPS && !interrupted_by &&
+	plain.repeat = 1;
+	plain.min_seconds = 0;
+	for (unsigned i = 1; i < SIBYL_FIRST_TOUCH_STEPS && !interrupted_by &&
 			     sibyl_seconds() - start < FIRST_TOUCH_SECONDS; i++) {
 		double f = (double)i / (SIBYL_FIRST_TOUCH_STEPS - 1);
 		uint64_t m = (uint64_t)llround(lo * pow((double)hi / lo, f));
