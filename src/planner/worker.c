@@ -364,6 +364,9 @@ void sibyl_worker_first_touch(struct sibyl_worker *w, const char *source,
 			     sibyl_seconds() - start < FIRST_TOUCH_SECONDS; i++) {
 		double f = (double)i / (SIBYL_FIRST_TOUCH_STEPS - 1);
 		uint64_t m = (uint64_t)llround(lo * pow((double)hi / lo, f));
+
+		if (m <= s->first_touch[s->first_touch_n - 1].metric)
+			continue;	/* a narrow range rounds onto a step already taken */
 		struct sibyl_worker *fresh = sibyl_worker_start(w->a, source, config, &plain, err,
 								sizeof(err));
 		double seconds;

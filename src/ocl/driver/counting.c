@@ -185,8 +185,7 @@ int sibyl_counting_start(struct sibyl_counting *c, const struct sibyl_counting_h
 
 void sibyl_counting_done(struct sibyl_counting *c)
 {
-	if (c->inst.bitcode)
-		sibyl_instrumented_free(&c->inst);
+	sibyl_instrumented_free(&c->inst);	/* the source path has a layout, no bitcode */
 	if (c->dir)
 		sibyl_cleanup_remove_dir(c->dir);
 	free(c->dir);
