@@ -261,7 +261,11 @@ static int solve_function(struct solve *s, int f)
 	for (size_t c = 0; c < k; c++) {
 		size_t b = s->mark_block[c];
 
-		if (b != SIZE_MAX && b >= s->first[f] && b < s->first[f] + fl.nb) {
+		/* Two marks in one block (an arm whose condition folds, as
+		 * `if (1)`, gets no block of its own) count the same runs:
+		 * the block takes one of them. */
+		if (b != SIZE_MAX && b >= s->first[f] && b < s->first[f] + fl.nb &&
+		    !fl.bknown[b - s->first[f]]) {
 			fl.b[(b - s->first[f]) * k + c] = 1;
 			fl.bknown[b - s->first[f]] = true;
 		}

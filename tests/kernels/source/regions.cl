@@ -61,3 +61,20 @@ done:
 		return;
 	out[i] += 1;
 }
+
+/* Conditions that fold at -O0 give an arm no block of its own: its mark
+ * shares the enclosing region's block. */
+#define WIDE 1
+__kernel void folded(__global const int *a, __global int *out)
+{
+	int i = get_global_id(0);
+	int r = a[i];
+
+	if (1)
+		r += 2;
+	r += WIDE ? 3 : a[0];
+	if (WIDE == 1 && r > 0) {
+		r *= 2;
+	}
+	out[i] = r;
+}
