@@ -516,29 +516,34 @@ static CXTranslationUnit parse(CXIndex idx, const char *file, const char *const 
 	return tu;
 }
 
+/* Each round expands the outermost invocations only: this many nest. */
+#define EXPAND_ROUNDS 16
+
 /* Parse, expanding the macros that branch (source_expand.c) until none
- * is left (a few rounds: one may invoke another). *src may be replaced. */
-static bool parse_expanded(struct marker *m, CXIndex idx, const char *const *args, int nargs,
-			   char **src)
+ * is left (one may invoke another). *src may be replaced.  0, -1 when
+ * libclang cannot parse it, -2 when macros nest deeper than the rounds. */
+static int parse_expanded(struct marker *m, CXIndex idx, const char *const *args, int nargs,
+			  char **src)
 {
-	for (int round = 0; round < 4; round++) {
+	for (int round = 0; round < EXPAND_ROUNDS; round++) {
 		m->f.main = NULL;
 		if (!(m->f.tu = parse(idx, m->file, args, nargs, *src, m->f.len)) ||
 		    !(m->f.main = clang_getFile(m->f.tu, m->file)))
-			return false;
+			return -1;
 		m->f.src = *src;
 		m->kept.n = 0;
 		char *expanded = sm_expand_macros(&m->f, &m->kept);
 
 		if (!expanded)
-			return true;
+			return 0;
 		clang_disposeTranslationUnit(m->f.tu);
 		m->f.tu = NULL;
+		m->f.main = NULL;
 		free(*src);
-		*src = expanded;
+		m->f.src = *src = expanded;
 		m->f.len = strlen(expanded);
 	}
-	return true;
+	return -2;
 }
 
 int sibyl_source_mark(const char *file, const char *const *args, int nargs,
@@ -550,13 +555,17 @@ int sibyl_source_mark(const char *file, const char *const *args, int nargs,
 	CXIndex idx = clang_createIndex(0, 0);
 	char why[128];
 	char *src = sibyl_read_file(file, SIBYL_SOURCE_MAX, &m.f.len, why, sizeof(why));
+	int r;
 
 	*out = (struct sibyl_source_marks){ 0 };
 	m.f.src = src;
 	if (!src)
 		sibyl_seterr(err, errlen, "kernel: %s: %s", file, why);
-	else if (!parse_expanded(&m, idx, args, nargs, &src))
+	else if ((r = parse_expanded(&m, idx, args, nargs, &src)) == -1)
 		sibyl_seterr(err, errlen, "kernel: libclang could not parse %s", file);
+	else if (r == -2)
+		sibyl_seterr(err, errlen, "kernel: %s: macros that branch nest more than %d deep: "
+			     "not supported by --source-counters", file, EXPAND_ROUNDS);
 	if (m.f.main) {
 		CXCursor top = clang_getTranslationUnitCursor(m.f.tu);
 

@@ -39,3 +39,11 @@ __kernel void pasted(__global const int *a, __global int *out)
 
 	out[i] = PICK(i & 1, v);
 }
+
+/* Five levels: each round of expansion takes the outermost one only. */
+__kernel void deep(__global const int *a, __global int *out)
+{
+	int i = get_global_id(0);
+
+	out[i] = MAX(MAX(MAX(MAX(MAX(a[i], 1), 2), 3), 4), 5);
+}
