@@ -168,9 +168,21 @@ static int param_of(const struct macro *mac, size_t i, size_t n)
 	return -1;
 }
 
-/* The body, each parameter replaced by its argument's text, on one line. */
-static char *substitute(const struct macro *mac, const char *src, const size_t *afrom,
-			const size_t *ato)
+/* An argument's text on one line, a space either side: `(a)-b` with b
+ * = `-1` must not become `--1`. */
+static void add_argument(struct sibyl_strbuf *b, const char *s, size_t from, size_t to)
+{
+	sibyl_strbuf_puts(b, " ");
+	for (size_t i = from; i < to; i++)
+		sibyl_strbuf_add(b, s[i] == '\n' ? " " : s + i, 1);
+	sibyl_strbuf_puts(b, " ");
+}
+
+/* The body, each parameter replaced by its argument's text, on one line,
+ * then as many newlines as the invocation src[start, end) spanned, so
+ * the lines after it keep their numbers. */
+static char *substitute(const struct macro *mac, const char *src, size_t start, size_t end,
+			const size_t *afrom, const size_t *ato)
 {
 	struct sibyl_strbuf b = { 0 };
 
@@ -183,7 +195,7 @@ static char *substitute(const struct macro *mac, const char *src, const size_t *
 		int p = n && (!i || !ident_char(mac->body[i - 1])) ? param_of(mac, i, n) : -1;
 
 		if (p >= 0) {
-			sibyl_strbuf_add(&b, src + afrom[p], ato[p] - afrom[p]);
+			add_argument(&b, src, afrom[p], ato[p]);
 		} else if (n) {
 			sibyl_strbuf_add(&b, mac->body + i, n);
 		} else if (mac->body[i] == '\\' || mac->body[i] == '\n') {
@@ -194,6 +206,9 @@ static char *substitute(const struct macro *mac, const char *src, const size_t *
 		i += n ? n : 1;
 	}
 	sibyl_strbuf_puts(&b, " ");
+	for (size_t i = start; i < end; i++)
+		if (src[i] == '\n')
+			sibyl_strbuf_puts(&b, "\n");
 	return sibyl_strbuf_take(&b);
 }
 
@@ -241,7 +256,7 @@ static void expand_one(struct expander *x, CXCursor c)
 			trimmed(s, &afrom[p], &ato[p]);
 		end = close + 1;
 	}
-	add_expansion(x, start, end, substitute(&mac, s, afrom, ato));
+	add_expansion(x, start, end, substitute(&mac, s, start, end, afrom, ato));
 }
 
 static enum CXChildVisitResult on_expansion(CXCursor c, CXCursor parent, CXClientData data)

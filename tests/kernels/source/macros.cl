@@ -47,3 +47,15 @@ __kernel void deep(__global const int *a, __global int *out)
 
 	out[i] = MAX(MAX(MAX(MAX(MAX(a[i], 1), 2), 3), 4), 5);
 }
+
+/* A branching macro over three lines before a refused one: the refusal
+ * names the refused one's own line. */
+__kernel void late_paste(__global const int *a, __global int *out)
+{
+	int i = get_global_id(0), v = a[i], v2 = 2 * v;
+	int m = MAX(v,
+		    MAX(3,
+			v2));
+
+	out[i] = m + PICK(i & 1, v);
+}
