@@ -55,8 +55,6 @@ struct marker {
 	char why[512];
 	struct sibyl_strlist refused_fns, refused_why;
 	struct sm_offsets kept;	/* macros that branch, not expanded */
-	char *err;
-	size_t errlen;
 };
 
 static void add_edit(struct marker *m, size_t off, size_t del, int prio, char *text)
@@ -550,8 +548,7 @@ int sibyl_source_mark(const char *file, const char *const *args, int nargs,
 		      const char *const *kernels, size_t nkernels,
 		      struct sibyl_source_marks *out, char *err, size_t errlen)
 {
-	struct marker m = { .file = file, .kernels = kernels, .nkernels = nkernels, .err = err,
-			    .errlen = errlen };
+	struct marker m = { .file = file, .kernels = kernels, .nkernels = nkernels };
 	CXIndex idx = clang_createIndex(0, 0);
 	char why[128];
 	char *src = sibyl_read_file(file, SIBYL_SOURCE_MAX, &m.f.len, why, sizeof(why));
