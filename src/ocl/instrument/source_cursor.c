@@ -3,6 +3,7 @@
 
 #include "core/alloc.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,7 +100,7 @@ static const char *sm_operator(const struct sm_file *m, CXCursor c, size_t *avai
 	clang_getSpellingLocation(op_location(c), &f, NULL, NULL, &o);
 	const char *text = f ? clang_getFileContents(m->tu, f, &size) : NULL;
 
-	while (text && o < size && strchr(" \t\r\n\f\v", text[o]))
+	while (text && o < size && isspace((unsigned char)text[o]))
 		o++;
 	*avail = text && o < size ? size - o : 0;
 	return *avail ? text + o : "";

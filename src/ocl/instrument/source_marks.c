@@ -20,6 +20,7 @@
 #include "core/options.h"
 #include "core/strbuf.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,7 +102,7 @@ static void mark_operand(struct marker *m, CXCursor owner, CXCursor c)
 static void skip_space(const struct marker *m, size_t *p)
 {
 	while (*p < m->f.len) {
-		if (strchr(" \t\r\n\f\v", m->f.src[*p])) {
+		if (isspace((unsigned char)m->f.src[*p])) {
 			(*p)++;
 		} else if (m->f.src[*p] == '/' && *p + 1 < m->f.len && m->f.src[*p + 1] == '/') {
 			*p += strcspn(m->f.src + *p, "\n");
