@@ -331,6 +331,10 @@ static int start(struct sampler *w, const struct sibyl_worker_setup *s,
 	const struct sibyl_param_hooks *hooks;
 
 	cfg.now = sibyl_seconds;
+	/* A program swapping the implementation in loads its library too
+	 * (the redirect wrapper's dlopen): the load counts with init. */
+	double init_start = sibyl_seconds();
+
 	if (!(w->a = load(s, list, r)))
 		return r->status = -1;
 	hooks = sibyl_builtin_param_hooks(w->a);
@@ -339,7 +343,6 @@ static int start(struct sampler *w, const struct sibyl_worker_setup *s,
 	w->times = sibyl_xmalloc(SIBYL_MAX_RUNS * sizeof(*w->times));
 	if (!(w->a->flags & SIBYL_ADAPTER_OPENCL))
 		pin(cfg.threads ? cfg.threads : 1);
-	double init_start = sibyl_seconds();
 
 	if (w->a->init && w->a->init(&w->state, &cfg, r->msg, sizeof(r->msg))) {
 		r->status = -1;
