@@ -1,5 +1,6 @@
 /* A planned profile's provenance and statistics. */
 #include "planner/provenance.h"
+#include "core/json.h"
 #include "core/alloc.h"
 
 #include <stdio.h>
@@ -90,11 +91,12 @@ static json_t *one_time_json(const struct sibyl_adapter *a, const struct sibyl_w
 	for (unsigned i = 0; i < s.first_touch_n; i++)
 		json_array_append_new(touch, json_pack("[II]", (json_int_t)s.first_touch[i].metric,
 						       (json_int_t)s.first_touch[i].faults));
-	return json_pack("{sfsbsIsfsfsoso}", "init_seconds", s.init_seconds,
+	return json_pack("{sfsbsIsfsfsososo}", "init_seconds", s.init_seconds,
 			 "init_shared", (a->flags & SIBYL_ADAPTER_INIT_SHARED) != 0,
 			 "first_call_metric", (json_int_t)s.first_metric,
 			 "first_call_seconds", s.first_run_seconds,
-			 "first_call_sample_seconds", s.first_sample_seconds, "runs", runs,
+			 "first_call_sample_seconds", s.first_sample_seconds,
+			 "exit_seconds", sibyl_json_real_or_null(s.exit_seconds), "runs", runs,
 			 "first_touch", touch);
 }
 

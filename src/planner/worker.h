@@ -77,6 +77,9 @@ struct sibyl_worker_stats {
 	struct sibyl_one_time_run {
 		double init, first_run, first_sample;
 	} one_time[SIBYL_ONE_TIME_RUNS];
+	/* What the fresh workers' exits took beyond a bare worker's (their
+	 * median; NAN: not measured). */
+	double exit_seconds;
 	/* Page faults of a fresh worker's first run, at the first sample's
 	 * work metric, then at each of a ladder of work metrics
 	 * (sibyl_worker_first_touch). */

@@ -161,7 +161,8 @@ static void predict_kernel(const struct sibyl_predict_options *o, struct sibyl_p
 
 /* A profile's one-time cost: init (unless the original pays it too:
  * init_shared) plus what the first call took beyond the same work
- * measured warm; -1 when the profile does not record it. */
+ * measured warm, plus the exit's share (exit_seconds, absent from older
+ * profiles); -1 when the profile does not record it. */
 static double one_time_of(const struct sibyl_profile *p)
 {
 	json_t *o = p->stats ? json_object_get(p->stats, "one_time") : NULL;
@@ -171,8 +172,10 @@ static double one_time_of(const struct sibyl_profile *p)
 
 	if (!json_is_number(init) || !json_is_number(first) || !json_is_number(warm))
 		return -1;
+	json_t *exit = json_object_get(o, "exit_seconds");
+
 	return (json_is_true(json_object_get(o, "init_shared")) ? 0 :
-		fmax(0, json_number_value(init))) +
+		fmax(0, json_number_value(init)) + fmax(0, json_number_value(exit))) +
 	       fmax(0, json_number_value(first) - json_number_value(warm));
 }
 
