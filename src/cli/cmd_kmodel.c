@@ -77,7 +77,8 @@ static const struct sibyl_command_help evaluate_help = {
 static void print_eval(const struct sibyl_kmodel_eval *e)
 {
 	double *man = calloc(e->n + 1, sizeof(*man)), *base = calloc(e->n + 1, sizeof(*base));
-	double *ex = calloc(e->n + 1, sizeof(*ex));
+	double *ex = calloc(e->n + 1, sizeof(*ex)), *own = calloc(e->n + 1, sizeof(*own));
+	double *ce = calloc(e->n + 1, sizeof(*ce)), *te = calloc(e->n + 1, sizeof(*te));
 	size_t better = 0, nex = 0;
 
 	printf("%-16s %12s %12s %12s %12s %8s  %-20s %s\n", "kernel", "OCLMan R2", "OCLBase R2",
@@ -90,9 +91,13 @@ static void print_eval(const struct sibyl_kmodel_eval *e)
 		       100 * r->extrap_err, r->boi_kind, r->time_kind);
 		man[i] = r->r2_oclman;
 		base[i] = r->r2_oclbase;
+		own[i] = r->r2_counts;
 		better += r->r2_oclman > r->r2_oclbase;
-		if (!isnan(r->extrap_err))
+		if (!isnan(r->extrap_err)) {
+			ce[nex] = r->extrap_count_err;
+			te[nex] = r->extrap_time_err;
 			ex[nex++] = r->extrap_err;
+		}
 	}
 	printf("median R2: OCLMan %.4g, OCLBase %.4g; OCLMan better on %zu of %zu kernels\n",
 	       sibyl_kmodel_median(man, e->n), sibyl_kmodel_median(base, e->n), better, e->n);
@@ -100,7 +105,13 @@ static void print_eval(const struct sibyl_kmodel_eval *e)
 		printf("extrap: from the %d smallest sizes, calibrated: median error %.1f%% over "
 		       "%zu kernels\n", SIBYL_KMODEL_CAL_SIZES, 100 * sibyl_kmodel_median(ex, nex),
 		       nex);
-	free(man), free(base), free(ex);
+	/* Which half errs: OCLBoi's counts or the time model. */
+	printf("time model on measured counts: median R2 %.4g", sibyl_kmodel_median(own, e->n));
+	if (nex)
+		printf("; extrap error from OCLBoi's counts %.1f%%, from the calibrated time model "
+		       "%.1f%%", 100 * sibyl_kmodel_median(ce, nex), 100 * sibyl_kmodel_median(te, nex));
+	putchar('\n');
+	free(man), free(base), free(ex), free(own), free(ce), free(te);
 }
 
 static void print_eval_json(const struct sibyl_kmodel_eval *e)
@@ -111,12 +122,14 @@ static void print_eval_json(const struct sibyl_kmodel_eval *e)
 		const struct sibyl_kmodel_eval_row *r = &e->rows[i];
 
 		json_array_append_new(ks, json_pack("{s:s, s:f, s:f, s:f, s:f, s:s, s:f, s:s, s:f, "
-			"s:o, s:o}", "name", r->name, "r2_oclman", r->r2_oclman, "r2_oclbase",
+			"s:o, s:o, s:o, s:o, s:o}", "name", r->name, "r2_oclman", r->r2_oclman, "r2_oclbase",
 			r->r2_oclbase, "rmse_oclman", r->rmse_oclman, "rmse_oclbase",
 			r->rmse_oclbase, "oclboi", r->boi_kind, "oclboi_cv_r2", r->boi_score,
 			"time_model", r->time_kind, "fit_seconds", r->fit_seconds, "extrap_error",
 			sibyl_json_real_or_null(r->extrap_err), "extrap_r2",
-			sibyl_json_real_or_null(r->extrap_r2)));
+			sibyl_json_real_or_null(r->extrap_r2), "r2_counts", sibyl_json_real_or_null(r->r2_counts),
+			"extrap_count_error", sibyl_json_real_or_null(r->extrap_count_err),
+			"extrap_time_error", sibyl_json_real_or_null(r->extrap_time_err)));
 	}
 	json_t *top = json_pack("{s:o}", "kernels", ks);
 

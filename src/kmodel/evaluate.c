@@ -58,7 +58,7 @@ static int score_kernel(const struct sibyl_kmodel_table *t, size_t k,
 	const struct sibyl_kmodel_kernel *kk = &t->k[k];
 	double *g = sibyl_xcalloc(kk->n, sizeof(*g)), *C = sibyl_xcalloc(kk->n * t->nf + 1, sizeof(*C));
 	double *man = sibyl_xcalloc(kk->n, sizeof(*man)), *bp = sibyl_xcalloc(kk->n, sizeof(*bp));
-	double *x = sibyl_xcalloc(t->nf + 1, sizeof(*x));
+	double *x = sibyl_xcalloc(t->nf + 1, sizeof(*x)), *own = sibyl_xcalloc(kk->n, sizeof(*own));
 	struct sibyl_kmodel_boi boi;
 	uint64_t t0 = sibyl_mono_ns();
 
@@ -71,6 +71,7 @@ static int score_kernel(const struct sibyl_kmodel_table *t, size_t k,
 	for (size_t i = 0; !r && i < kk->n; i++) {
 		sibyl_kmodel_boi_predict(&boi, g[i], x);
 		man[i] = sibyl_kmodel_tm_predict(tm, x);
+		own[i] = sibyl_kmodel_tm_predict(tm, C + i * t->nf);
 		base_row(t, k, kk->rows[i], x);
 		bp[i] = sibyl_reg_predict(base, x);
 	}
@@ -83,14 +84,15 @@ static int score_kernel(const struct sibyl_kmodel_table *t, size_t k,
 			kk->name, sibyl_kmodel_r2_of(t, k, man), sibyl_kmodel_r2_of(t, k, bp),
 			sibyl_kmodel_rmse_of(t, k, man), sibyl_kmodel_rmse_of(t, k, bp),
 			boi.kind, boi.score, sibyl_kmodel_tkind_name(tm->kind),
-			(double)(sibyl_mono_ns() - t0) * 1e-9, NAN, NAN, kk->n, g, measured, man,
-			bp };
+			(double)(sibyl_mono_ns() - t0) * 1e-9, NAN, NAN, NAN, NAN, NAN, kk->n, g,
+			measured, man, bp };
+		row->r2_counts = sibyl_kmodel_r2_of(t, k, own);
 		sibyl_kmodel_boi_free(&boi);
 		sibyl_kmodel_eval_extrap(t, k, tm, row);
 	} else {
 		free(g), free(man), free(bp);
 	}
-	free(C), free(x);
+	free(C), free(x), free(own);
 	return r;
 }
 

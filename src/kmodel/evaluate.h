@@ -32,6 +32,13 @@ struct sibyl_kmodel_eval_row {
 	 * calibrated on them, the other sizes predicted: median relative
 	 * error and R^2 there (NaN when too few samples or sizes). */
 	double extrap_err, extrap_r2;
+	/* Which half of OCLMan errs: r2_counts, the time model's R^2 on the
+	 * kernel's measured counts (OCLBoi left out); in extrap's case, the
+	 * median relative error at the larger sizes of the time model on
+	 * OCLBoi's counts against it on the measured ones (count_err,
+	 * OCLBoi's share), and of the calibrated time model on the
+	 * measured counts against the times (time_err, its own share). */
+	double r2_counts, extrap_count_err, extrap_time_err;
 	size_t n;				/* its samples: */
 	double *gsize, *measured, *oclman, *oclbase;	/* seconds */
 };
