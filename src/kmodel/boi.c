@@ -61,10 +61,12 @@ static bool varies(const double *y, size_t n)
 	return false;
 }
 
-/* Mean cross-validated R^2 of spec over the counts that vary (1 when
- * none does: every candidate then predicts the constants exactly). */
-static int score(const struct sibyl_reg_spec *spec, const double *g, const double *C, size_t n,
-		 size_t nf, double *y, double *out, char *err, size_t errlen)
+/* Mean cross-validated R^2 of spec, or of the power law, over the
+ * counts that vary (1 when none does: every candidate then predicts
+ * the constants exactly). */
+static int score(const struct sibyl_reg_spec *spec, bool power, const double *g,
+		 const double *C, size_t n, size_t nf, double *y, double *out, char *err,
+		 size_t errlen)
 {
 	double sum = 0;
 	size_t used = 0;
@@ -75,7 +77,8 @@ static int score(const struct sibyl_reg_spec *spec, const double *g, const doubl
 		column(C, n, nf, j, y);
 		if (!varies(y, n))
 			continue;
-		if (sibyl_reg_cv(spec, g, y, n, 1, FOLDS, &s, err, errlen) < 0)
+		if ((power ? sibyl_kmodel_power_cv(g, y, n, FOLDS, &s, err, errlen)
+			   : sibyl_reg_cv(spec, g, y, n, 1, FOLDS, &s, err, errlen)) < 0)
 			return -1;
 		sum += s;
 		used++;
@@ -97,11 +100,21 @@ static int choose(const double *g, const double *C, size_t n, size_t nf,
 	for (size_t i = 0; !r && i < nc; i++) {
 		double s;
 
-		r = score(&c[i], g, C, n, nf, y, &s, err, errlen);
+		r = score(&c[i], false, g, C, n, nf, y, &s, err, errlen);
 		if (!r && s > b->score + BETTER_BY) {
 			b->score = s;
 			b->spec = c[i];
 		}
+	}
+	double s;
+
+	/* The power law last: a kind above must be beaten by BETTER_BY. */
+	if (!r && !(r = score(NULL, true, g, C, n, nf, y, &s, err, errlen)) &&
+	    s > b->score + BETTER_BY) {
+		b->score = s;
+		b->power = true;
+		/* What its counts' regressions are (boi_power.c). */
+		b->spec = (struct sibyl_reg_spec){ SIBYL_REG_OLS, false, false, 0, 0, 0 };
 	}
 	free(y);
 	return r;
@@ -117,7 +130,7 @@ int sibyl_kmodel_boi_fit(const double *g, const double *C, size_t n, size_t nf,
 	if (choose(g, C, n, nf, b, err, errlen) < 0)
 		return -1;
 	b->nf = nf;
-	b->kind = sibyl_kmodel_boi_kind(&b->spec);
+	b->kind = b->power ? SIBYL_KMODEL_POWER_KIND : sibyl_kmodel_boi_kind(&b->spec);
 	b->m = sibyl_xcalloc(nf + 1, sizeof(*b->m));
 	b->gmin = b->gmax = g[0];
 	for (size_t i = 0; i < n; i++)
@@ -127,7 +140,8 @@ int sibyl_kmodel_boi_fit(const double *g, const double *C, size_t n, size_t nf,
 
 	for (size_t j = 0; !r && j < nf; j++) {
 		column(C, n, nf, j, y);
-		r = sibyl_reg_fit(&b->spec, g, y, n, 1, &b->m[j], err, errlen);
+		r = b->power ? sibyl_kmodel_power_fit(g, y, n, &b->m[j], err, errlen)
+			     : sibyl_reg_fit(&b->spec, g, y, n, 1, &b->m[j], err, errlen);
 	}
 	free(y);
 	if (r < 0)
@@ -138,7 +152,8 @@ int sibyl_kmodel_boi_fit(const double *g, const double *C, size_t n, size_t nf,
 void sibyl_kmodel_boi_predict(const struct sibyl_kmodel_boi *b, double g, double *counts)
 {
 	for (size_t j = 0; j < b->nf; j++)
-		counts[j] = fmax(0, sibyl_reg_predict(&b->m[j], &g));
+		counts[j] = fmax(0, b->power ? sibyl_kmodel_power_predict(&b->m[j], g)
+					      : sibyl_reg_predict(&b->m[j], &g));
 }
 
 void sibyl_kmodel_boi_free(struct sibyl_kmodel_boi *b)

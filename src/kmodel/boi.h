@@ -9,17 +9,23 @@
  * model, and the thesis' average over them flattered every candidate.
  * The folds are not shuffled: samples come in increasing global size,
  * so each fold predicts sizes it did not see, as a prediction must.
+ * A fifth kind, last (it must win by as much), is a power law, count =
+ * a g^p fitted in log-log: a count that grows as g^1.5 (an N x N matrix
+ * product of N^2 work-items) is neither a line nor a parabola, and a
+ * parabola fitted on small sizes doubles it 16 times further.
  */
 #ifndef SIBYL_KMODEL_BOI_H
 #define SIBYL_KMODEL_BOI_H
 
 #include "model/regress.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct sibyl_kmodel_boi {
 	size_t nf;
 	struct sibyl_reg_spec spec;	/* the kind chosen */
+	bool power;			/* the power law (then spec is unused) */
 	const char *kind;		/* "linear", "elastic net", "poly2 + linear", ... */
 	double score;			/* its mean cross-validated R^2 */
 	struct sibyl_reg_model *m;	/* one per count */
@@ -34,5 +40,15 @@ void sibyl_kmodel_boi_predict(const struct sibyl_kmodel_boi *b, double g, double
 /* "linear", "elastic net", "poly2 + linear" or "poly2 + elastic net". */
 const char *sibyl_kmodel_boi_kind(const struct sibyl_reg_spec *s);
 void sibyl_kmodel_boi_free(struct sibyl_kmodel_boi *b);
+
+#define SIBYL_KMODEL_POWER_KIND "power law"
+/* The power law of one count (boi_power.c): log1p(count) by least
+ * squares on log(g); its prediction; its cross-validated R^2 on the
+ * counts, over the same folds as sibyl_reg_cv's. */
+int sibyl_kmodel_power_fit(const double *g, const double *y, size_t n,
+			   struct sibyl_reg_model *m, char *err, size_t errlen);
+double sibyl_kmodel_power_predict(const struct sibyl_reg_model *m, double g);
+int sibyl_kmodel_power_cv(const double *g, const double *y, size_t n, size_t folds,
+			  double *score, char *err, size_t errlen);
 
 #endif

@@ -115,9 +115,9 @@ static json_t *boi_json(const struct sibyl_kmodel_kfit *k)
 			k->names[j], "intercept", m->b, "coef", doubles(m->w, m->p), "mean",
 			doubles(m->mean, m->p), "sd", doubles(m->sd, m->p)));
 	}
-	return json_pack("{s:s, s:f, s:f, s:f, s:b, s:b, s:f, s:f, s:o}", "kind", b->kind,
+	return json_pack("{s:s, s:f, s:f, s:f, s:b, s:b, s:b, s:f, s:f, s:o}", "kind", b->kind,
 			 "cv_r2", b->score, "gsize_min", b->gmin, "gsize_max", b->gmax,
-			 "poly2", b->spec.poly2, "scale", b->spec.scale, "alpha", b->spec.alpha,
+			 "power", b->power, "poly2", b->spec.poly2, "scale", b->spec.scale, "alpha", b->spec.alpha,
 			 "l1_ratio", b->spec.l1_ratio, "counts", counts);
 }
 
@@ -197,7 +197,8 @@ static int boi_of(json_t *o, struct sibyl_kmodel_kfit *k)
 	b->spec.alpha = json_number_value(json_object_get(o, "alpha"));
 	b->spec.l1_ratio = json_number_value(json_object_get(o, "l1_ratio"));
 	b->spec.kind = b->spec.alpha > 0 ? SIBYL_REG_ENET : SIBYL_REG_OLS;
-	b->kind = sibyl_kmodel_boi_kind(&b->spec);
+	b->power = json_is_true(json_object_get(o, "power"));
+	b->kind = b->power ? SIBYL_KMODEL_POWER_KIND : sibyl_kmodel_boi_kind(&b->spec);
 	b->score = json_number_value(json_object_get(o, "cv_r2"));
 	b->gmin = json_number_value(json_object_get(o, "gsize_min"));
 	b->gmax = json_number_value(json_object_get(o, "gsize_max"));

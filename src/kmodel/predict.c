@@ -17,13 +17,15 @@
 #define LEVEL 0.90
 
 /* OCLBoi's features of global size g: 1, x and x^2 for a polynomial
- * kind, with x = g / gmax (g^2 is 10^8 times g otherwise). */
+ * kind, with x = g / gmax (g^2 is 10^8 times g otherwise); for the
+ * power law too (its exponent is between 1 and 2 as a rule, and a
+ * quadratic's interval is the wider). */
 static size_t features(const struct sibyl_kmodel_boi *b, double g, double *f)
 {
 	double x = g / b->gmax;
 
 	f[0] = 1, f[1] = x, f[2] = x * x;
-	return b->spec.poly2 ? 3 : 2;
+	return b->spec.poly2 || b->power ? 3 : 2;
 }
 
 /* Half-width of the prediction interval of u = w.c at g: u of each

@@ -40,7 +40,7 @@ for g in 1048576 64; do
 		"$WORK/err$g" || fail "no warning at $g: $(cat "$WORK/err$g")"
 done
 /usr/bin/python3 - "$WORK" "$K" <<'PY'
-import json, sys
+import json, math, sys
 w, kfile = sys.argv[1], sys.argv[2]
 k = json.load(open(kfile)); dev = json.load(open(w + "/dev.json"))
 assert k["format"] == "sibyl-kmodel-kernel" and k["version"] == 1, k
@@ -54,6 +54,10 @@ b = k["oclboi"]; cost = {c["name"]: c["seconds"] for c in dev["time_model"]["ins
 def seconds(g):
     s = dev["time_model"]["launch_seconds"]
     for c in b["counts"]:
+        if b.get("power"):	# log1p(count) linear in log(g)
+            v = math.expm1(c["intercept"] + c["coef"][0] * math.log(g))
+            s += cost.get(c["name"], 0) * max(0, v)
+            continue
         f = [g, g * g] if b["poly2"] else [g]
         v = c["intercept"] + sum(wj * (fj - m) / sd for wj, fj, m, sd in
                                  zip(c["coef"], f, c["mean"], c["sd"]))
@@ -128,4 +132,8 @@ refuse "fit without -o" 2 "kmodel fit: expected FILE.cl, -k NAME and -o KERNEL.j
 refuse "fit of no kernel" 1 "^sibyl: kmodel: no_such_kernel: [^:]*irregular.cl has no kernel" \
 	"$SIBYL" kmodel fit "$SUITE/irregular.cl" -k no_such_kernel -o "$WORK/none.json"
 [ ! -e "$WORK/none.json" ] || fail "a failed fit wrote its file"
+# matmul's counts grow as G^1.5 (N x N from G work-items): the power
+# law, not a parabola that doubles them 16 times further.
+"$SIBYL" kmodel fit "$SUITE/matrix.cl" -k matmul -o "$WORK/matmul.json" > "$WORK/out"
+grep -q "OCLBoi power law (CV R^2 " "$WORK/out" || fail "matmul: $(cat "$WORK/out")"
 echo "ok: fit"
