@@ -116,22 +116,20 @@ PY
 # nor a parabola: OCLBoi takes the power law; linear counts stay linear.
 # (From 3 sizes x 3 samples, extrap's 5 folds mostly hold out samples of
 # a size the fit saw, and do not tell the kinds apart: not checked.)
+head -n 1 "$D" > "$WORK/pow.jsonl"	# the same header
 /usr/bin/python3 - "$WORK/pow.jsonl" <<'PY'
 import json, sys
-out = open(sys.argv[1], "w")
-def put(o): out.write(json.dumps(o) + "\n")
-put({"type": "dataset", "format": "sibyl-kmodel-dataset", "version": 2, "suite": "synthetic",
-     "sibyl": "test", "platform": "p", "device": "d"})
+lines = []
 for k in range(4):
-    name = "p%d" % k
-    put({"type": "kernel", "kernel": name, "file": name + ".cl", "category": "x",
-         "static": [{"name": "fmul", "count": 3}, {"name": "add", "count": 2}]})
+    lines.append({"type": "kernel", "kernel": "p%d" % k, "file": "p.cl", "category": "x",
+                  "static": [{"name": "fmul", "count": 3}, {"name": "add", "count": 2}]})
     for g in range(4096, 65537, 8192):
         c = {"fmul": int((k + 1) * g ** 1.5) if k < 2 else (k + 1) * g, "add": (k + 2) * g}
-        for s in range(3):
-            put({"type": "sample", "kernel": name, "gsize": g, "lsize": 0, "sample": s, "seed": s,
-                 "device_ns": 1e3 + c["fmul"] + 0.5 * c["add"],
-                 "counts": [{"name": n, "count": v} for n, v in c.items()]})
+        lines += [{"type": "sample", "kernel": "p%d" % k, "gsize": g, "lsize": 0, "sample": s,
+                   "seed": s, "device_ns": 1e3 + c["fmul"] + 0.5 * c["add"],
+                   "counts": [{"name": n, "count": v} for n, v in c.items()]} for s in range(3)]
+with open(sys.argv[1], "a") as out:
+    out.writelines(json.dumps(o) + "\n" for o in lines)
 PY
 "$SIBYL" kmodel evaluate "$WORK/pow.jsonl" --folds 2 --json > "$WORK/pow.json"
 /usr/bin/python3 - "$WORK/pow.json" <<'PY'
