@@ -140,9 +140,12 @@ static json_t *samples_json(const struct sibyl_kmodel_kfit *k)
 int sibyl_kmodel_kfit_save(const struct sibyl_kmodel_kfit *k, const char *path, bool force,
 			   char *err, size_t errlen)
 {
+	/* Version 2 holds a power-law OCLBoi, which a version 1 reader would
+	 * take for a straight line: it refuses the file instead. */
 	json_t *j = json_pack("{s:s, s:i, s:s, s:s, s:s, s:I, s:I, s:s, s:s, s:s, s:i, s:s, s:o, "
 			      "s:o}",
-		"format", FORMAT, "version", 1, "kernel", k->kernel, "file", k->file, "profile",
+		"format", FORMAT, "version", k->b.power ? 2 : 1, "kernel", k->kernel, "file",
+		k->file, "profile",
 		k->profile, "lsize", (json_int_t)k->lsize, "samples_per_size",
 		(json_int_t)k->samples, "device", k->device, "platform", k->platform,
 		"opt_level", k->opt_level, "dataset_version", k->dataset_version, "sibyl", k->sibyl, "oclboi", boi_json(k), "samples",
@@ -286,7 +289,7 @@ int sibyl_kmodel_kfit_load(const char *path, struct sibyl_kmodel_kfit *k, char *
 	json_t *j;
 
 	memset(k, 0, sizeof(*k));
-	if (!(j = sibyl_kmodel_json_load_v1(path, FORMAT, "kernel model", err, errlen)))
+	if (!(j = sibyl_kmodel_json_load_upto(path, FORMAT, "kernel model", 2, err, errlen)))
 		return -1;
 	int r = from_json(j, path, k, err, errlen);
 

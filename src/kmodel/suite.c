@@ -67,8 +67,8 @@ json_t *sibyl_kmodel_json_load(const char *path, char *err, size_t errlen)
 	return j;
 }
 
-json_t *sibyl_kmodel_json_load_v1(const char *path, const char *format, const char *what,
-				  char *err, size_t errlen)
+json_t *sibyl_kmodel_json_load_upto(const char *path, const char *format, const char *what,
+				    int max, char *err, size_t errlen)
 {
 	json_t *j = sibyl_kmodel_json_load(path, err, errlen);
 	const char *fmt = json_string_value(json_object_get(j, "format"));
@@ -76,13 +76,20 @@ json_t *sibyl_kmodel_json_load_v1(const char *path, const char *format, const ch
 
 	if (j && (!fmt || strcmp(fmt, format)))
 		sibyl_seterr(err, errlen, "kmodel: %s: not a kmodel %s", path, what);
-	else if (j && v != 1)
-		sibyl_seterr(err, errlen, "kmodel: %s: %s version %lld is not 1", path, what,
-			     (long long)v);
+	else if (j && (v < 1 || v > max))
+		sibyl_seterr(err, errlen, max > 1 ? "kmodel: %s: %s version %lld is not 1 to %d"
+				       : "kmodel: %s: %s version %lld is not %d", path, what,
+			     (long long)v, max);
 	else
 		return j;
 	json_decref(j);
 	return NULL;
+}
+
+json_t *sibyl_kmodel_json_load_v1(const char *path, const char *format, const char *what,
+				  char *err, size_t errlen)
+{
+	return sibyl_kmodel_json_load_upto(path, format, what, 1, err, errlen);
 }
 
 char *sibyl_kmodel_json_dup(json_t *j, const char *key, const char *absent)

@@ -37,6 +37,9 @@ json_t *sibyl_kmodel_json_load(const char *path, char *err, size_t errlen);
  * 1 ("kmodel: PATH: not a kmodel WHAT", "WHAT version N is not 1"). */
 json_t *sibyl_kmodel_json_load_v1(const char *path, const char *format, const char *what,
 				  char *err, size_t errlen);
+/* The same for versions 1 to max ("WHAT version N is not 1 to MAX"). */
+json_t *sibyl_kmodel_json_load_upto(const char *path, const char *format, const char *what,
+				    int max, char *err, size_t errlen);
 /* A copy of j's string `key`, or of `absent` when it has none. */
 char *sibyl_kmodel_json_dup(json_t *j, const char *key, const char *absent);
 /* Write j (a reference taken) to path, refusing to replace a file
