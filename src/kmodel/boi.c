@@ -8,6 +8,8 @@
 #include <string.h>
 
 #define FOLDS 5
+/* Holding one size out of 2 leaves one to fit a line on. */
+#define MIN_SIZES 3
 /* The elastic nets stop at a duality gap of 1e-7 |y|^2: ample for R^2
  * (scikit-learn's default is 1e-4), and the correlated g and g^2 of a
  * superlinear kernel otherwise cost seconds of coordinate descent. */
@@ -61,10 +63,15 @@ static bool varies(const double *y, size_t n)
 	return false;
 }
 
-/* Mean cross-validated R^2 of spec, or of the power law, over the
- * counts that vary (1 when none does: every candidate then predicts
- * the constants exactly). */
-static int score(const struct sibyl_reg_spec *spec, bool power, const double *g,
+/* The folds of the samples (boi_cv.c). */
+struct folds {
+	size_t *of, n;
+};
+
+/* Mean cross-validated R^2 of spec, or of the power law (spec NULL),
+ * over the counts that vary (1 when none does: every candidate then
+ * predicts the constants exactly). */
+static int score(const struct sibyl_reg_spec *spec, const struct folds *fo, const double *g,
 		 const double *C, size_t n, size_t nf, double *y, double *out, char *err,
 		 size_t errlen)
 {
@@ -77,8 +84,7 @@ static int score(const struct sibyl_reg_spec *spec, bool power, const double *g,
 		column(C, n, nf, j, y);
 		if (!varies(y, n))
 			continue;
-		if ((power ? sibyl_kmodel_power_cv(g, y, n, FOLDS, &s, err, errlen)
-			   : sibyl_reg_cv(spec, g, y, n, 1, FOLDS, &s, err, errlen)) < 0)
+		if (sibyl_kmodel_boi_cv(spec, g, y, n, fo->of, fo->n, &s, err, errlen) < 0)
 			return -1;
 		sum += s;
 		used++;
@@ -92,31 +98,29 @@ static int choose(const double *g, const double *C, size_t n, size_t nf,
 {
 	struct sibyl_reg_spec c[NCAND];
 	size_t nc = candidates(c);
-	double *y = sibyl_xcalloc(n, sizeof(*y));
+	double *y = sibyl_xcalloc(n, sizeof(*y)), s;
+	struct folds fo = { sibyl_xcalloc(n + 1, sizeof(*fo.of)), 0 };
 	int r = 0;
 
+	fo.n = sibyl_kmodel_boi_folds(g, n, FOLDS, fo.of);
+	if (fo.n < MIN_SIZES)
+		r = sibyl_seterr(err, errlen, "kmodel: %zu global size%s: OCLBoi's cross "
+				 "validation needs at least %d", fo.n, fo.n == 1 ? "" : "s",
+				 MIN_SIZES);
 	b->score = -INFINITY;
-	/* Simplest first: linear, elastic net, then both on polynomials. */
-	for (size_t i = 0; !r && i < nc; i++) {
-		double s;
-
-		r = score(&c[i], false, g, C, n, nf, y, &s, err, errlen);
+	/* Simplest first: linear, elastic net, then both on polynomials;
+	 * the power law last. */
+	for (size_t i = 0; !r && i <= nc; i++) {
+		r = score(i < nc ? &c[i] : NULL, &fo, g, C, n, nf, y, &s, err, errlen);
 		if (!r && s > b->score + BETTER_BY) {
 			b->score = s;
-			b->spec = c[i];
+			b->power = i == nc;
+			/* The power law's counts are least squares (boi_power.c). */
+			b->spec = i < nc ? c[i] : (struct sibyl_reg_spec){ SIBYL_REG_OLS, false,
+									   false, 0, 0, 0 };
 		}
 	}
-	double s;
-
-	/* The power law last: a kind above must be beaten by BETTER_BY. */
-	if (!r && !(r = score(NULL, true, g, C, n, nf, y, &s, err, errlen)) &&
-	    s > b->score + BETTER_BY) {
-		b->score = s;
-		b->power = true;
-		/* What its counts' regressions are (boi_power.c). */
-		b->spec = (struct sibyl_reg_spec){ SIBYL_REG_OLS, false, false, 0, 0, 0 };
-	}
-	free(y);
+	free(y), free(fo.of);
 	return r;
 }
 

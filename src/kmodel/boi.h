@@ -7,8 +7,12 @@
  * by more than 1e-6), averaged over the counts that
  * vary: a count that never changes (often 0) would score 1 whatever the
  * model, and the thesis' average over them flattered every candidate.
- * The folds are not shuffled: samples come in increasing global size,
- * so each fold predicts sizes it did not see, as a prediction must.
+ * The folds are runs of increasing global size, never samples of a
+ * size the fit saw, so each predicts sizes it did not see, as a
+ * prediction must (fewer folds when there are fewer than 5 sizes: 3
+ * sizes make 3), and R^2 is of the out-of-fold predictions pooled: a
+ * fold of one size has counts that do not vary, whose own R^2 says
+ * nothing.
  * A fifth kind, last (it must win by as much), is a power law, count =
  * a g^p fitted in log-log: a count that grows as g^1.5 (an N x N matrix
  * product of N^2 work-items) is neither a line nor a parabola, and a
@@ -43,12 +47,19 @@ void sibyl_kmodel_boi_free(struct sibyl_kmodel_boi *b);
 
 #define SIBYL_KMODEL_POWER_KIND "power law"
 /* The power law of one count (boi_power.c): log1p(count) by least
- * squares on log(g); its prediction; its cross-validated R^2 on the
- * counts, over the same folds as sibyl_reg_cv's. */
+ * squares on log(g); its prediction. */
 int sibyl_kmodel_power_fit(const double *g, const double *y, size_t n,
 			   struct sibyl_reg_model *m, char *err, size_t errlen);
 double sibyl_kmodel_power_predict(const struct sibyl_reg_model *m, double g);
-int sibyl_kmodel_power_cv(const double *g, const double *y, size_t n, size_t folds,
-			  double *score, char *err, size_t errlen);
+
+/* The cross validation (boi_cv.c): each sample's fold, the distinct
+ * global sizes split into min(most, their number) runs of increasing
+ * size; the number of folds. */
+size_t sibyl_kmodel_boi_folds(const double *g, size_t n, size_t most, size_t *fold);
+/* R^2 of y against its out-of-fold predictions by spec (the power law
+ * when NULL), pooled over the folds. */
+int sibyl_kmodel_boi_cv(const struct sibyl_reg_spec *spec, const double *g, const double *y,
+			size_t n, const size_t *fold, size_t folds, double *score, char *err,
+			size_t errlen);
 
 #endif

@@ -1,0 +1,78 @@
+/* OCLBoi's cross validation: folds of global sizes, not of samples. */
+#include "kmodel/boi.h"
+#include "core/alloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+size_t sibyl_kmodel_boi_folds(const double *g, size_t n, size_t most, size_t *fold)
+{
+	double *s = sibyl_xcalloc(n + 1, sizeof(*s));
+	size_t nd = 0, folds;
+
+	memcpy(s, g, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	for (size_t i = 0; i < n; i++)
+		if (!nd || s[i] != s[nd - 1])
+			s[nd++] = s[i];
+	folds = nd < most ? nd : most;
+	for (size_t i = 0; i < n; i++) {
+		size_t rank = 0, lo, hi;
+
+		while (s[rank] != g[i])
+			rank++;
+		for (fold[i] = 0; fold[i] + 1 < folds; fold[i]++) {
+			sibyl_kfold(nd, folds, fold[i], &lo, &hi);
+			if (rank < hi)
+				break;
+		}
+	}
+	free(s);
+	return folds;
+}
+
+/* One fold's fit: the power law when spec is NULL. */
+static int fit(const struct sibyl_reg_spec *spec, const double *g, const double *y, size_t n,
+	       struct sibyl_reg_model *m, char *err, size_t errlen)
+{
+	return spec ? sibyl_reg_fit(spec, g, y, n, 1, m, err, errlen)
+		    : sibyl_kmodel_power_fit(g, y, n, m, err, errlen);
+}
+
+int sibyl_kmodel_boi_cv(const struct sibyl_reg_spec *spec, const double *g, const double *y,
+			size_t n, const size_t *fold, size_t folds, double *score, char *err,
+			size_t errlen)
+{
+	double *tg = sibyl_xcalloc(n + 1, sizeof(*tg)), *ty = sibyl_xcalloc(n + 1, sizeof(*ty));
+	double *p = sibyl_xcalloc(n + 1, sizeof(*p));
+	int r = 0;
+
+	for (size_t f = 0; !r && f < folds; f++) {
+		size_t nt = 0;
+		struct sibyl_reg_model m;
+
+		for (size_t i = 0; i < n; i++)
+			if (fold[i] != f)
+				tg[nt] = g[i], ty[nt++] = y[i];
+		if ((r = fit(spec, tg, ty, nt, &m, err, errlen)) < 0)
+			break;
+		for (size_t i = 0; i < n; i++)
+			if (fold[i] == f)
+				p[i] = spec ? sibyl_reg_predict(&m, &g[i])
+					    : sibyl_kmodel_power_predict(&m, g[i]);
+		sibyl_reg_free(&m);
+	}
+	/* Pooled: a fold of one global size has counts that do not vary,
+	 * whose own R^2 is 1 for an exact guess and 0 for any other. */
+	if (!r)
+		*score = sibyl_r2(y, p, n);
+	free(tg), free(ty), free(p);
+	return r;
+}
