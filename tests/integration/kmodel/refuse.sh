@@ -34,6 +34,12 @@ refuse() {
 	grep -q -- "$pattern" "$WORK/err" || fail "$what: $(cat "$WORK/err")"
 	[ ! -s "$WORK/out" ] || fail "$what: printed '$(cat "$WORK/out")'"
 }
+# OCLBoi's folds are of global sizes: 6 samples of 2 sizes hold out one
+# and leave one to fit a line on.
+refuse "2 global sizes" "2 global sizes: OCLBoi's cross validation needs at least 3" \
+	"$SIBYL" kmodel fit "$SUITE/elementwise.cl" -k saxpy --profile 1024:2048:1024 -n 3 \
+	-o "$WORK/two.json"
+[ ! -e "$WORK/two.json" ] || fail "2 global sizes: a kernel model written"
 # edit IN OUT PYTHON: OUT is the kernel model IN with the statement
 # applied to k (the parsed file).
 edit() {
