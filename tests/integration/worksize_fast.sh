@@ -23,13 +23,26 @@ expect_eq "moving pointers: calls, wrong output bounds" "640 0" "$bad"
 "$SIBYL" wrap "$TARGETS_LIB/libsibylwsshared.so" --header "$SIBYL_SOURCE/tests/integration/targets/ws_shared.h" \
 	--functions ws_scan --gen time,trace,worksize.fast -o "$WORK/scan.so" 2>"$WORK/wrap.err" ||
 	{ cat "$WORK/wrap.err"; fail "sibyl wrap ws_scan"; }
-"$TARGETS_BIN/ws_threads" scan 100 >"$WORK/scan_plain.out"
-"$SIBYL" trace -o "$WORK/scan.trace" --wrap "$WORK/scan.so" -- "$TARGETS_BIN/ws_threads" scan 100 >"$WORK/scan.out"
-cmp -s "$WORK/scan_plain.out" "$WORK/scan.out" || fail "ws_scan output differs with worksize.fast"
-"$SIBYL" export "$WORK/scan.trace" --format csv -o "$WORK/scan.csv"
-expect_eq "NULL pointer array: calls, wrong input bounds" "100 0" "$(/usr/bin/python3 -c 'import csv,sys
+# scan_bounds MODE N EXPECTED: ws_threads MODE N traced with ws_scan's
+# wrapper, output unchanged; prints the calls and how many have an input
+# size other than EXPECTED (a Python expression of the call's index i).
+scan_bounds() {
+	"$TARGETS_BIN/ws_threads" "$1" "$2" >"$WORK/$1_plain.out"
+	"$SIBYL" trace -o "$WORK/$1.trace" --wrap "$WORK/scan.so" -- "$TARGETS_BIN/ws_threads" "$1" "$2" \
+		>"$WORK/$1.out"
+	cmp -s "$WORK/$1_plain.out" "$WORK/$1.out" || fail "ws_threads $1: output differs with worksize.fast"
+	"$SIBYL" export "$WORK/$1.trace" --format csv -o "$WORK/$1.csv"
+	/usr/bin/python3 -c 'import csv,sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-print(len(rows), sum(int(r["in_bytes"]) != 8 - i % 8 for i, r in enumerate(rows)))' "$WORK/scan.csv")"
+print(len(rows), sum(int(r["in_bytes"]) != eval(sys.argv[2]) for i, r in enumerate(rows)))' "$WORK/$1.csv" "$3"
+}
+expect_eq "NULL pointer array: calls, wrong input bounds" "100 0" "$(scan_bounds scan 100 '8 - i % 8')"
+
+# 0c. Buffers another thread allocated last and has not logged (it waits
+#    without allocating): each call's input is still the whole buffer,
+#    1000 + 100 (i % 7) bytes, not the heap from the pointer on.
+expect_eq "buffers of another thread: calls, wrong input bounds" "50 0" \
+	"$(scan_bounds handoff 50 '1000 + 100 * (i % 7)')"
 
 check_of() {	# check_of REPORT FUNCTION FIELD
 	json "[e['$3'] for e in j['worksize_check'] if e['function'] == '$2' and e['method'] == 'fast'][0]" "$1"

@@ -93,17 +93,15 @@ static void resolve(void)
 #undef NEXT
 }
 
-/* false: this thread is inside dlsym, serve the request from the arena.
+/* Not resolved yet: resolve, or wait for the thread that does.  false:
+ * this thread is inside dlsym, serve the request from the arena.
  * Another thread's requests wait the few microseconds dlsym takes. */
-static bool ready(void)
+static __attribute__((noinline, cold)) bool resolve_first(void)
 {
-	int st = __atomic_load_n(&resolve_state, __ATOMIC_ACQUIRE);
+	int st = 0;
 
-	if (__builtin_expect(st == 2, 1))
-		return true;
 	if (resolving_here)
 		return false;
-	st = 0;
 	if (__atomic_compare_exchange_n(&resolve_state, &st, 1, false, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE)) {
 		resolve();
@@ -115,6 +113,13 @@ static bool ready(void)
 	return true;
 }
 
+/* Inline: every hook asks it first. */
+static inline __attribute__((always_inline)) bool ready(void)
+{
+	return __builtin_expect(__atomic_load_n(&resolve_state, __ATOMIC_ACQUIRE) == 2, 1) ||
+	       resolve_first();
+}
+
 static inline void log_block(enum region_op op, const void *p, uint64_t len)
 {
 	if (p)
@@ -122,11 +127,11 @@ static inline void log_block(enum region_op op, const void *p, uint64_t len)
 }
 
 /* A block whose contents are whatever the allocator left there. */
-static inline void log_undefined(const void *p, uint64_t len)
+static inline void hold_undefined(const void *p, uint64_t len)
 {
 	if (p)
-		region_log_left(REGION_ALLOC, (uintptr_t)p, len,
-				len / 8 < REGION_LEFT_WORDS ? (unsigned)(len / 8) : REGION_LEFT_WORDS);
+		region_hold((uintptr_t)p, len,
+			    len / 8 < REGION_LEFT_WORDS ? (unsigned)(len / 8) : REGION_LEFT_WORDS);
 }
 
 REGIONS_EXPORT void *malloc(size_t n)
@@ -135,7 +140,7 @@ REGIONS_EXPORT void *malloc(size_t n)
 		return boot_alloc(n);
 	void *p = next.malloc(n);
 
-	log_undefined(p, n);
+	hold_undefined(p, n);
 	return p;
 }
 
@@ -149,7 +154,8 @@ REGIONS_EXPORT void *calloc(size_t n, size_t size)
 		return total || !n ? boot_alloc(total) : NULL;
 	void *p = next.calloc(n, size);
 
-	log_block(REGION_ALLOC, p, total);
+	if (p)
+		region_hold((uintptr_t)p, total, 0);
 	return p;
 }
 
@@ -157,7 +163,7 @@ REGIONS_EXPORT void free(void *p)
 {
 	if (!p || in_boot(p))
 		return;
-	log_block(REGION_FREE, p, 0);
+	region_release((uintptr_t)p);
 	if (ready())
 		next.free(p);
 }
@@ -179,13 +185,14 @@ REGIONS_EXPORT void *realloc(void *p, size_t n)
 		return boot_realloc(p, n);
 	if (!ready())
 		return p ? NULL : boot_alloc(n);
-	log_block(REGION_FREE, p, 0);
+	if (p)
+		region_release((uintptr_t)p);
 	void *q = next.realloc(p, n);
 
 	if (q)
-		log_block(REGION_ALLOC, q, n);
+		region_hold((uintptr_t)q, n, 0);
 	else if (p && n)	/* failed: p is still the program's */
-		log_block(REGION_ALLOC, p, next.usable_size ? next.usable_size(p) : 0);
+		region_hold((uintptr_t)p, next.usable_size ? next.usable_size(p) : 0, 0);
 	return q;
 }
 
@@ -198,13 +205,14 @@ REGIONS_EXPORT void *reallocarray(void *p, size_t n, size_t size)
 			return NULL;
 		return realloc(p, total);
 	}
-	log_block(REGION_FREE, p, 0);
+	if (p)
+		region_release((uintptr_t)p);
 	void *q = next.reallocarray(p, n, size);
 
 	if (q)
-		log_block(REGION_ALLOC, q, n * size);
+		region_hold((uintptr_t)q, n * size, 0);
 	else if (p && n && size)
-		log_block(REGION_ALLOC, p, next.usable_size ? next.usable_size(p) : 0);
+		region_hold((uintptr_t)p, next.usable_size ? next.usable_size(p) : 0, 0);
 	return q;
 }
 
@@ -215,7 +223,7 @@ REGIONS_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 	int rc = next.posix_memalign(out, align, n);
 
 	if (rc == 0)
-		log_undefined(*out, n);
+		hold_undefined(*out, n);
 	return rc;
 }
 
@@ -223,7 +231,7 @@ REGIONS_EXPORT void *aligned_alloc(size_t align, size_t n)
 {
 	void *p = ready() ? next.aligned_alloc(align, n) : NULL;
 
-	log_undefined(p, n);
+	hold_undefined(p, n);
 	return p;
 }
 
@@ -231,7 +239,7 @@ REGIONS_EXPORT void *memalign(size_t align, size_t n)
 {
 	void *p = ready() ? next.memalign(align, n) : NULL;
 
-	log_undefined(p, n);
+	hold_undefined(p, n);
 	return p;
 }
 
@@ -239,7 +247,7 @@ REGIONS_EXPORT void *valloc(size_t n)
 {
 	void *p = ready() ? next.valloc(n) : NULL;
 
-	log_undefined(p, n);
+	hold_undefined(p, n);
 	return p;
 }
 
@@ -290,15 +298,51 @@ REGIONS_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags
 	return p;
 }
 
+/* A thread gives its held block's record back when it ends, returning
+ * or exiting (a cleanup handler runs on pthread_exit and cancellation). */
+struct start {
+	void *(*start)(void *);
+	void *arg;
+};
+
+static void thread_end(void *unused)
+{
+	(void)unused;
+	region_held_thread_end();
+}
+
+static void *tracked_start(void *p)
+{
+	struct start st = *(struct start *)p;
+	void *rc;
+
+	next.free(p);	/* never the program's: not logged */
+	pthread_cleanup_push(thread_end, NULL);
+	rc = st.start(st.arg);
+	pthread_cleanup_pop(1);
+	return rc;
+}
+
 /* A new thread has a new stack: the next lookup that misses re-reads
- * the maps. */
+ * the maps.  What this thread holds is logged first: the new thread may
+ * well be given it. */
 REGIONS_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 			     void *(*start)(void *), void *arg)
 {
 	if (!ready())
 		return EAGAIN;
-	int rc = next.pthread_create(thread, attr, start, arg);
+	region_held_flush();
+	struct start *st = next.malloc(sizeof(*st));
+	int rc;
 
+	if (st) {
+		*st = (struct start){ start, arg };
+		rc = next.pthread_create(thread, attr, tracked_start, st);
+		if (rc != 0)
+			next.free(st);
+	} else {
+		rc = next.pthread_create(thread, attr, start, arg);
+	}
 	if (rc == 0)
 		__atomic_fetch_add(&regions_threads, 1, __ATOMIC_RELAXED);
 	return rc;

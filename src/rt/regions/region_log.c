@@ -25,8 +25,10 @@ struct log_entry {
 	uint64_t seq;		/* slot number + 1 once published */
 	uintptr_t addr;
 	uint64_t len;
-	uint32_t op;
-	uint32_t nleft;		/* words in left[] */
+	uint16_t op;
+	uint16_t nleft;		/* words in left[] */
+	uint32_t late;		/* slots claimed since the event happened
+				   (region_held.c); UINT32_MAX: too many */
 	uint64_t left[REGION_LEFT_WORDS];	/* what the allocator left at addr */
 };
 
@@ -70,12 +72,13 @@ static void make_room(void)
 	errno = saved_errno;
 }
 
-void region_log(enum region_op op, uintptr_t addr, uint64_t len)
+uint64_t region_log_head(void)
 {
-	region_log_left(op, addr, len, 0);
+	return __atomic_load_n(&head, __ATOMIC_RELAXED);
 }
 
-void region_log_left(enum region_op op, uintptr_t addr, uint64_t len, unsigned words)
+void region_ring_append(enum region_op op, uintptr_t addr, uint64_t len, const uint64_t *left,
+			unsigned words, uint64_t since)
 {
 	uint64_t slot;
 
@@ -90,11 +93,20 @@ void region_log_left(enum region_op op, uintptr_t addr, uint64_t len, unsigned w
 
 	e->addr = addr;
 	e->len = len;
-	e->op = op;
-	e->nleft = words;
+	e->op = (uint16_t)op;
+	e->nleft = (uint16_t)words;
+	e->late = since >= slot ? 0 : slot - since > UINT32_MAX ? UINT32_MAX : (uint32_t)(slot - since);
 	for (unsigned i = 0; i < words; i++)
-		e->left[i] = ((const uint64_t *)addr)[i];
+		e->left[i] = left[i];
 	__atomic_store_n(&e->seq, slot + 1, __ATOMIC_RELEASE);
+}
+
+/* Events other than a held allocation and its free: the thread's held
+ * block goes first, so that its events stay in the order they happened. */
+void region_log(enum region_op op, uintptr_t addr, uint64_t len)
+{
+	region_held_flush();
+	region_ring_append(op, addr, len, NULL, 0, REGION_NOW);
 }
 
 /* The sets change: lookups cached by threads are stale (region_cache.c). */
@@ -160,6 +172,48 @@ static struct pending *pending_of(uintptr_t addr)
 	}
 }
 
+/*
+ * The frees applied lately, for allocations logged late (region_held.c):
+ * one that was freed by the time its allocation was logged is stale.
+ * A bucket remembers the last free of one address and the latest slot
+ * of the frees it forgot, so that it errs on the side of dropping a
+ * late allocation (its block is then unknown, which is safe).
+ */
+#define FREES 4096
+
+static struct {
+	uintptr_t addr;
+	uint64_t slot1;		/* slot of its last free + 1; 0: none */
+	uint64_t forgot1;	/* latest slot + 1 of the frees replaced here */
+} frees[FREES];
+
+static unsigned free_bucket(uintptr_t addr)
+{
+	return (unsigned)(((uint64_t)addr * 0x9e3779b97f4a7c15ull) >> 52);	/* 12 bits */
+}
+
+static void note_free(uintptr_t addr, uint64_t slot)
+{
+	unsigned b = free_bucket(addr);
+
+	if (frees[b].addr != addr && frees[b].slot1 > frees[b].forgot1)
+		frees[b].forgot1 = frees[b].slot1;
+	frees[b].addr = addr;
+	frees[b].slot1 = slot + 1;
+}
+
+/* The allocation at `slot`, logged `late` slots late, is stale. */
+static bool stale(uintptr_t addr, uint64_t slot, uint32_t late)
+{
+	unsigned b = free_bucket(addr);
+	uint64_t since = late == UINT32_MAX || late > slot ? 0 : slot - late;
+
+	return (frees[b].addr == addr && frees[b].slot1 > since) || frees[b].forgot1 > since;
+}
+
+/* An allocation supersedes an earlier one of the same address still
+ * pending in the batch (logged twice: by its thread and by another that
+ * adopted it, region_held.c). */
 static void cancel_pairs(uint64_t from, uint64_t to)
 {
 	if (++batch_no == 0)
@@ -167,14 +221,19 @@ static void cancel_pairs(uint64_t from, uint64_t to)
 	for (uint64_t i = from; i < to; i++) {
 		struct log_entry *e = &ring[i % LOG_SLOTS];
 
+		if (e->op == REGION_FREE)
+			note_free(e->addr, i);
+		else if (e->op == REGION_ALLOC && e->late && stale(e->addr, i, e->late))
+			e->op = 0;
 		if (e->op != REGION_ALLOC && e->op != REGION_FREE)
 			continue;
 		struct pending *p = pending_of(e->addr);
 
+		if (p->batch == batch_no && p->slot)
+			ring[p->slot - 1].op = 0;	/* an earlier alloc, or the free's */
 		if (e->op == REGION_ALLOC) {
 			*p = (struct pending){ batch_no, (uint32_t)(i % LOG_SLOTS) + 1, e->addr };
 		} else if (p->batch == batch_no && p->slot) {
-			ring[p->slot - 1].op = 0;
 			e->op = 0;
 			p->slot = 0;
 		}

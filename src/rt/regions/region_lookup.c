@@ -54,6 +54,7 @@ static void child_after_fork(void)
 {
 	lock_word = 0;
 	region_log_after_fork();
+	region_held_after_fork();
 	shadow_wp_after_fork();
 	carry_after_fork();
 }
@@ -66,7 +67,8 @@ static uint64_t maps_generation(void)
 bool region_lookup(struct region_state *s, uintptr_t p, struct region *out, bool *is_block)
 {
 	*is_block = true;
-	if (region_find(&s->blocks, p, out))
+	if (region_find(&s->blocks, p, out) ||
+	    (region_held_find(s, p) && region_find(&s->blocks, p, out)))
 		return true;
 	*is_block = false;
 	if (region_find(&s->areas, p, out))

@@ -10,9 +10,10 @@
  *           re-read when a lookup misses after a dlopen or a new thread.
  *
  * A pointer is looked up in the blocks first, then in the areas.  The
- * allocation hooks only append an event to a lock-free log
- * (region_log.c); the log is applied to the ordered sets by whoever
- * looks a pointer up next, under one lock (region_lookup.c).
+ * allocation hooks only keep the thread's last block (region_held.c) or
+ * append an event to a lock-free log (region_log.c); the log is applied
+ * to the ordered sets by whoever looks a pointer up next, under one lock
+ * (region_lookup.c).
  *
  * All of it is libsibyl-regions.so, a preload library of its own: only
  * programs traced with a wrapper that wants automatic work sizes get
@@ -58,8 +59,10 @@ uint64_t region_pool_bytes(void);
 
 /* ---- region_log.c: allocation events, appended lock-free ---- */
 enum region_op { REGION_ALLOC = 1, REGION_FREE, REGION_MAP, REGION_UNMAP };
+struct region_state;
 
-/* Called by the hooks.  Never blocks; an event that cannot be stored is
+/* Called by the hooks (events other than the malloc family's blocks and
+ * their frees).  Never blocks; an event that cannot be stored is
  * counted, and the tracker then stops following pointer arrays. */
 void region_log(enum region_op op, uintptr_t addr, uint64_t len);
 /* An allocation whose contents are undefined (malloc, not calloc): its
@@ -67,13 +70,35 @@ void region_log(enum region_op op, uintptr_t addr, uint64_t len);
  * left there (glibc's free-list links), kept so that worksize.full does
  * not take them for data the program wrote (shadow_seed). */
 #define REGION_LEFT_WORDS 4
-void region_log_left(enum region_op op, uintptr_t addr, uint64_t len, unsigned words);
-struct region_state;
+/* The ring's head: slots claimed so far. */
+uint64_t region_log_head(void);
+/* An event into the ring as it is, `since` being the head when it
+ * happened (REGION_NOW: now); left: the words the allocator left. */
+#define REGION_NOW UINT64_MAX
+void region_ring_append(enum region_op op, uintptr_t addr, uint64_t len, const uint64_t *left,
+			unsigned words, uint64_t since);
+
 /* Apply every complete event, in order, to the sets (lock held). */
 void region_log_apply(struct region_state *s);
 /* Some event is logged and not yet applied. */
 bool region_log_pending(void);
 void region_log_after_fork(void);
+
+/* ---- region_held.c: each thread's last allocation, not yet logged ---- */
+/* A block of the malloc family (calloc: words 0), and its free. */
+void region_hold(uintptr_t addr, uint64_t len, unsigned words);
+void region_release(uintptr_t addr);
+/* Log what this thread holds (before its lookups and other events). */
+void region_held_flush(void);
+/* Lock held, log applied, p in no block: a block another thread holds,
+ * now logged and applied; false when none holds p. */
+bool region_held_find(struct region_state *s, uintptr_t p);
+/* Some pointer argument may be in a block another thread holds: the
+ * cache and the memo cannot answer (called before region_cache_usable). */
+bool region_held_covers(const struct sibyl_rt_ws_arg *args, unsigned n);
+/* The thread ends: its record is given back. */
+void region_held_thread_end(void);
+void region_held_after_fork(void);
 
 /* ---- region_maps.c ---- */
 /* Re-read /proc/self/maps into `areas` (writable mappings only).  Uses

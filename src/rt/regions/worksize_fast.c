@@ -68,8 +68,10 @@ static bool region_of(struct ws_call *c, uintptr_t p, struct region *r, bool *re
 		return true;
 	}
 	/* Locked too, the cache goes first: it is synced with the sets, and
-	 * a scan of a few entries is cheaper than a walk down two treaps. */
-	if (!region_cache_find(p, r, &is_block)) {
+	 * a scan of a few entries is cheaper than a walk down two treaps.
+	 * An area it holds may hold a block another thread has not logged. */
+	if (!region_cache_find(p, r, &is_block) ||
+	    (!is_block && c->locked && region_held_find(c->s, p))) {
 		if (!c->locked)
 			return c->missed = true, false;
 		if (!region_lookup(c->s, p, r, &is_block))
@@ -280,9 +282,10 @@ REGIONS_EXPORT int sibyl_regions_worksize(struct sibyl_rt_thread *t, const struc
 		return 0;
 	}
 	t->in_runtime = 1;
+	region_held_flush();
 	struct region_state *s = region_state();
 	uint64_t version = __atomic_load_n(&s->version, __ATOMIC_ACQUIRE);
-	bool cached = region_cache_usable(s);
+	bool cached = !region_held_covers(args, n) && region_cache_usable(s);
 
 	if (!cached || !site_memo_sizes(version, (uintptr_t)ret, (uintptr_t)frame, args, n, out))
 		measure_call(args, n, (uintptr_t)frame, (uintptr_t)ret, version, cached, out);

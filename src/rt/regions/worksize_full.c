@@ -332,6 +332,7 @@ static void inspect(struct pass *ps, uintptr_t lo, uintptr_t hi)
 
 static void lock_applied(void)
 {
+	region_held_flush();	/* before the lock: it may need to take it */
 	region_lock();
 	region_log_apply(region_state());
 }
@@ -373,7 +374,8 @@ REGIONS_EXPORT int sibyl_regions_full_enter(struct sibyl_rt_thread *t,
 	unsigned ng;
 
 	/* A call like the last one from its site: no lookup (site_memo.c). */
-	if (!site_memo_groups(region_state()->version, (uintptr_t)ret, (uintptr_t)frame, args, n, g,
+	if (region_held_covers(args, n) ||
+	    !site_memo_groups(region_state()->version, (uintptr_t)ret, (uintptr_t)frame, args, n, g,
 			      &ng, &st->unknown))
 		ng = ws_groups_locked(args, n, (uintptr_t)frame, (uintptr_t)ret, g, &st->unknown);
 

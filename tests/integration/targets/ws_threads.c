@@ -8,6 +8,7 @@
  * every way between calls.  `parts` (below): a buffer read in two parts
  * by calls on two threads.  `scan N`, `two` and `fork` (below): a NULL
  * pointer array, two parts carried from two calls, a carry after fork.
+ * `handoff N` (below): buffers another thread allocated last.
  * Prints checksums, the same traced or not.
  */
 #include "ws_shared.h"
@@ -227,6 +228,63 @@ static int scan(long n)
 	return 0;
 }
 
+/* `handoff N`: a thread allocates a buffer of one of 7 sizes, hands it
+ * over and waits, allocating nothing meanwhile, then frees it; this one
+ * scans each: each call's input is the whole buffer, a block its thread
+ * has not logged yet (region_held.c). */
+struct handoff {
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	char *buf;
+	int turn;	/* 1: the buffer is lent, 2: given back */
+	long n;
+};
+
+static void *lend(void *arg)
+{
+	struct handoff *h = arg;
+
+	for (long i = 0; i < h->n; i++) {
+		size_t len = 1000 + (size_t)(i % 7) * 100;
+		char *p = malloc(len);
+
+		memset(p, 'x', len - 1);
+		p[0] = (char)('0' + i % 10);
+		p[len - 1] = 0;
+		pthread_mutex_lock(&h->m);
+		h->buf = p;
+		h->turn = 1;
+		pthread_cond_broadcast(&h->c);
+		while (h->turn != 2)
+			pthread_cond_wait(&h->c, &h->m);
+		pthread_mutex_unlock(&h->m);
+		free(p);
+	}
+	return NULL;
+}
+
+static int handoff(long n)
+{
+	struct handoff h = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0, n };
+	pthread_t t;
+	long sum = 0;
+
+	if (pthread_create(&t, NULL, lend, &h))
+		return 1;
+	for (long i = 0; i < n; i++) {
+		pthread_mutex_lock(&h.m);
+		while (h.turn != 1)
+			pthread_cond_wait(&h.c, &h.m);
+		sum += ws_scan(h.buf, NULL);
+		h.turn = 2;
+		pthread_cond_broadcast(&h.c);
+		pthread_mutex_unlock(&h.m);
+	}
+	pthread_join(t, NULL);
+	printf("%ld\n", sum);
+	return 0;
+}
+
 static void *copy_all(void *buf)
 {
 	static char out[2 * PART];
@@ -292,6 +350,8 @@ int main(int argc, char **argv)
 		return two();
 	if (argc == 2 && !strcmp(argv[1], "fork"))
 		return forked();
+	if (argc == 3 && !strcmp(argv[1], "handoff"))
+		return handoff(atol(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "scan"))
 		return scan(atol(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "pages"))
