@@ -89,15 +89,19 @@ static inline void open_(struct held *h)
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 }
 
+static __attribute__((noinline, cold)) void log_late_free(struct held *h)
+{
+	uintptr_t late = h->late_free;
+
+	h->late_free = 0;
+	region_ring_append(REGION_FREE, late, 0, NULL, 0, REGION_NOW);
+}
+
 static inline void close_(struct held *h)
 {
 	__atomic_store_n(&h->seq, h->seq + 1, __ATOMIC_RELEASE);
-	uintptr_t late = h->late_free;
-
-	if (__builtin_expect(late != 0, 0)) {
-		h->late_free = 0;
-		region_ring_append(REGION_FREE, late, 0, NULL, 0, REGION_NOW);
-	}
+	if (__builtin_expect(h->late_free != 0, 0))
+		log_late_free(h);
 }
 
 /* Open: what h holds goes to the ring, unless another thread did that. */
@@ -119,18 +123,9 @@ void region_held_flush(void)
 	}
 }
 
-void region_hold(uintptr_t addr, uint64_t len, unsigned words)
+/* Open: h holds addr from now on. */
+static inline void keep(struct held *h, uintptr_t addr, uint64_t len, unsigned words)
 {
-	struct held *h = mine;
-
-	if (__builtin_expect(!h, 0))
-		h = claim();
-	if (!h || (h->seq & 1)) {
-		region_ring_append(REGION_ALLOC, addr, len, (const uint64_t *)addr, words, REGION_NOW);
-		return;
-	}
-	open_(h);
-	publish(h);
 	h->len = len;
 	h->since = region_log_head();
 	h->nleft = words;
@@ -141,28 +136,59 @@ void region_hold(uintptr_t addr, uint64_t len, unsigned words)
 		for (unsigned i = 0; i < words; i++)
 			h->left[i] = ((const uint64_t *)addr)[i];
 	h->addr = addr;
+}
+
+/* No record yet, one in use by the hook a signal interrupted, or one
+ * holding a block already. */
+static __attribute__((noinline)) void hold_slow(uintptr_t addr, uint64_t len, unsigned words)
+{
+	struct held *h = mine ? mine : claim();
+
+	if (!h || (h->seq & 1)) {
+		region_ring_append(REGION_ALLOC, addr, len, (const uint64_t *)addr, words, REGION_NOW);
+		return;
+	}
+	open_(h);
+	publish(h);
+	keep(h, addr, len, words);
 	close_(h);
 }
 
+/* Small, so that the hooks take it in: the fast path of every malloc. */
+void region_hold(uintptr_t addr, uint64_t len, unsigned words)
+{
+	struct held *h = mine;
+
+	if (__builtin_expect(!h || h->addr || (h->seq & 1), 0)) {
+		hold_slow(addr, len, words);
+		return;
+	}
+	open_(h);
+	keep(h, addr, len, words);
+	close_(h);
+}
+
+static __attribute__((noinline)) void release_slow(struct held *h, uintptr_t addr)
+{
+	if (h && h->addr == addr && (h->seq & 1))
+		h->late_free = addr;	/* a handler frees what its thread publishes */
+	region_held_flush();
+	region_ring_append(REGION_FREE, addr, 0, NULL, 0, REGION_NOW);
+}
+
+/* The fast path of every free: the block held, nobody else logged it. */
 void region_release(uintptr_t addr)
 {
 	struct held *h = mine;
 
-	if (h && h->addr == addr) {
-		if (!(h->seq & 1)) {
-			open_(h);
-			h->addr = 0;
-			bool logged = __atomic_load_n(&h->adopted, __ATOMIC_RELAXED) == addr;
-
-			close_(h);
-			if (logged)
-				region_ring_append(REGION_FREE, addr, 0, NULL, 0, REGION_NOW);
-			return;
-		}
-		h->late_free = addr;	/* a handler frees what its thread publishes */
+	if (__builtin_expect(!h || h->addr != addr || (h->seq & 1) ||
+			     __atomic_load_n(&h->adopted, __ATOMIC_RELAXED) == addr, 0)) {
+		release_slow(h, addr);
+		return;
 	}
-	region_held_flush();
-	region_ring_append(REGION_FREE, addr, 0, NULL, 0, REGION_NOW);
+	open_(h);
+	h->addr = 0;
+	close_(h);
 }
 
 void region_held_thread_end(void)
