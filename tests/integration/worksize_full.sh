@@ -174,7 +174,7 @@ PY
 "$SIBYL" wrap "$TARGETS_LIB/libsibylwsshared.so" --header "$SIBYL_SOURCE/tests/integration/targets/ws_shared.h" \
 	--functions ws_copy,ws_copy2,ws_copy_hold,ws_bump --gen time,trace,worksize.full -o "$WORK/wsth.so" 2>"$WORK/wrap.err" ||
 	{ cat "$WORK/wrap.err"; fail "sibyl wrap ws_shared"; }
-for mode in "shared 2000" during parts two fork; do
+for mode in "shared 2000" during parts two fork recycled; do
 	"$TARGETS_BIN/ws_threads" $mode >"$WORK/th_plain.out"
 	"$SIBYL" trace -f -o "$WORK/th.trace" --wrap "$WORK/wsth.so" -- "$TARGETS_BIN/ws_threads" $mode >"$WORK/th_traced.out"
 	cmp -s "$WORK/th_plain.out" "$WORK/th_traced.out" || fail "ws_threads $mode output differs with worksize.full"
@@ -197,6 +197,13 @@ expect_eq "another thread writing during a call" "ws_copy 8 500 0 x1; ws_copy_ho
 # bytes in (+8 for n), not the first call all 8192.
 expect_eq "a buffer read in parts on two threads" "ws_copy 4104 4096 0 x6; ws_copy_hold 4104 4096 0 x2" \
 	"$(sizes "$WORK/th_parts.csv")"
+# A buffer in memory malloc recycled: filled by the program in fresh
+# memory, then (same memory) bumped as it came back (its bytes are an
+# earlier buffer's, not input), then filled by the program first (all
+# input, although the pointer is not to const).
+expect_eq "recycled memory: input of the three buffers" "4008 8 4008" \
+	"$(/usr/bin/python3 -c 'import csv,sys
+print(*[r["in_bytes"] for r in csv.DictReader(open(sys.argv[1]))][1:])' "$WORK/th_recycled.csv")"
 ins() {	# ins CSV: "function in" and how many calls had them
 	/usr/bin/python3 -c 'import csv,sys,collections
 c = collections.Counter((r["function"], r["in_bytes"]) for r in csv.DictReader(open(sys.argv[1])))

@@ -46,8 +46,7 @@ struct held {
 	uint64_t since;		/* the ring's head when it was allocated */
 	uintptr_t adopted;	/* addr when another thread logged it */
 	uintptr_t late_free;	/* freed by a signal handler while open */
-	unsigned nleft;
-	uint64_t left[REGION_LEFT_WORDS];
+	struct region_contents c;
 };
 
 static struct held table[HELD_THREADS];
@@ -94,7 +93,7 @@ static __attribute__((noinline, cold)) void log_late_free(struct held *h)
 	uintptr_t late = h->late_free;
 
 	h->late_free = 0;
-	region_ring_append(REGION_FREE, late, 0, NULL, 0, REGION_NOW);
+	region_ring_append(REGION_FREE, late, 0, NULL, REGION_NOW);
 }
 
 static inline void close_(struct held *h)
@@ -108,7 +107,7 @@ static inline void close_(struct held *h)
 static inline void publish(struct held *h)
 {
 	if (h->addr && __atomic_load_n(&h->adopted, __ATOMIC_RELAXED) != h->addr)
-		region_ring_append(REGION_ALLOC, h->addr, h->len, h->left, h->nleft, h->since);
+		region_ring_append(REGION_ALLOC, h->addr, h->len, &h->c, h->since);
 	h->addr = 0;
 }
 
@@ -123,18 +122,30 @@ void region_held_flush(void)
 	}
 }
 
+/* What the memory at addr held when handed out: its first words, and
+ * samples over a recycled block once worksize.full is in use. */
+static inline void take(struct region_contents *c, uintptr_t addr, uint64_t len, unsigned words)
+{
+	c->nleft = (uint16_t)words;
+	if (words == REGION_LEFT_WORDS)	/* the common case: one fixed copy */
+		memcpy(c->left, (const void *)addr, sizeof(c->left));
+	else
+		for (unsigned i = 0; i < words; i++)
+			c->left[i] = ((const uint64_t *)addr)[i];
+	c->sampled = words == REGION_LEFT_WORDS && len >= REGION_SAMPLE_MIN &&
+		     (c->left[0] | c->left[1]) && __atomic_load_n(&shadow_in_use, __ATOMIC_RELAXED);
+	if (__builtin_expect(c->sampled, 0))
+		for (unsigned j = 0; j < REGION_SAMPLES; j++)
+			c->sample[j] = *(const uint64_t *)region_sample_at(addr, len, j);
+}
+
 /* Open: h holds addr from now on. */
 static inline void keep(struct held *h, uintptr_t addr, uint64_t len, unsigned words)
 {
 	h->len = len;
 	h->since = region_log_head();
-	h->nleft = words;
 	h->adopted = 0;
-	if (words == REGION_LEFT_WORDS)	/* the common case: one fixed copy */
-		memcpy(h->left, (const void *)addr, sizeof(h->left));
-	else
-		for (unsigned i = 0; i < words; i++)
-			h->left[i] = ((const uint64_t *)addr)[i];
+	take(&h->c, addr, len, words);
 	h->addr = addr;
 }
 
@@ -145,7 +156,10 @@ static __attribute__((noinline)) void hold_slow(uintptr_t addr, uint64_t len, un
 	struct held *h = mine ? mine : claim();
 
 	if (!h || (h->seq & 1)) {
-		region_ring_append(REGION_ALLOC, addr, len, (const uint64_t *)addr, words, REGION_NOW);
+		struct region_contents c;
+
+		take(&c, addr, len, words);
+		region_ring_append(REGION_ALLOC, addr, len, &c, REGION_NOW);
 		return;
 	}
 	open_(h);
@@ -173,7 +187,7 @@ static __attribute__((noinline)) void release_slow(struct held *h, uintptr_t add
 	if (h && h->addr == addr && (h->seq & 1))
 		h->late_free = addr;	/* a handler frees what its thread publishes */
 	region_held_flush();
-	region_ring_append(REGION_FREE, addr, 0, NULL, 0, REGION_NOW);
+	region_ring_append(REGION_FREE, addr, 0, NULL, REGION_NOW);
 }
 
 /* The fast path of every free: the block held, nobody else logged it. */
@@ -213,12 +227,15 @@ static bool read_held(struct held *h, struct held *out)
 	out->addr = __atomic_load_n(&h->addr, __ATOMIC_RELAXED);
 	out->len = __atomic_load_n(&h->len, __ATOMIC_RELAXED);
 	out->since = __atomic_load_n(&h->since, __ATOMIC_RELAXED);
-	out->nleft = __atomic_load_n(&h->nleft, __ATOMIC_RELAXED);
+	out->c.nleft = __atomic_load_n(&h->c.nleft, __ATOMIC_RELAXED);
+	out->c.sampled = __atomic_load_n(&h->c.sampled, __ATOMIC_RELAXED);
 	for (unsigned w = 0; w < REGION_LEFT_WORDS; w++)
-		out->left[w] = __atomic_load_n(&h->left[w], __ATOMIC_RELAXED);
+		out->c.left[w] = __atomic_load_n(&h->c.left[w], __ATOMIC_RELAXED);
+	for (unsigned w = 0; w < REGION_SAMPLES; w++)
+		out->c.sample[w] = __atomic_load_n(&h->c.sample[w], __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	return !(seq & 1) && seq == __atomic_load_n(&h->seq, __ATOMIC_RELAXED) && out->addr &&
-	       out->nleft <= REGION_LEFT_WORDS;
+	       out->c.nleft <= REGION_LEFT_WORDS;
 }
 
 /*
@@ -236,7 +253,7 @@ bool region_held_find(struct region_state *s, uintptr_t p)
 		if (h == mine || !read_held(h, &b) || p < b.addr || p - b.addr >= b.len)
 			continue;
 		region_log_apply(s);	/* room in the ring */
-		region_ring_append(REGION_ALLOC, b.addr, b.len, b.left, b.nleft, b.since);
+		region_ring_append(REGION_ALLOC, b.addr, b.len, &b.c, b.since);
 		__atomic_store_n(&h->adopted, b.addr, __ATOMIC_RELAXED);
 		region_log_apply(s);
 		return true;
@@ -277,7 +294,7 @@ void region_held_after_fork(void)
 		if (h == mine || !h->owned)
 			continue;
 		if (h->addr && h->adopted != h->addr)
-			region_ring_append(REGION_ALLOC, h->addr, h->len, h->left, h->nleft, h->since);
+			region_ring_append(REGION_ALLOC, h->addr, h->len, &h->c, h->since);
 		*h = (struct held){ 0 };
 	}
 }

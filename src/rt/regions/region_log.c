@@ -25,11 +25,10 @@ struct log_entry {
 	uint64_t seq;		/* slot number + 1 once published */
 	uintptr_t addr;
 	uint64_t len;
-	uint16_t op;
-	uint16_t nleft;		/* words in left[] */
+	uint32_t op;
 	uint32_t late;		/* slots claimed since the event happened
 				   (region_held.c); UINT32_MAX: too many */
-	uint64_t left[REGION_LEFT_WORDS];	/* what the allocator left at addr */
+	struct region_contents c;	/* of an allocation */
 };
 
 /* 16384 slots, 1 MiB of zero pages until used. */
@@ -77,8 +76,8 @@ uint64_t region_log_head(void)
 	return __atomic_load_n(&head, __ATOMIC_RELAXED);
 }
 
-void region_ring_append(enum region_op op, uintptr_t addr, uint64_t len, const uint64_t *left,
-			unsigned words, uint64_t since)
+void region_ring_append(enum region_op op, uintptr_t addr, uint64_t len,
+			const struct region_contents *c, uint64_t since)
 {
 	uint64_t slot;
 
@@ -93,11 +92,12 @@ void region_ring_append(enum region_op op, uintptr_t addr, uint64_t len, const u
 
 	e->addr = addr;
 	e->len = len;
-	e->op = (uint16_t)op;
-	e->nleft = (uint16_t)words;
+	e->op = op;
 	e->late = since >= slot ? 0 : slot - since > UINT32_MAX ? UINT32_MAX : (uint32_t)(slot - since);
-	for (unsigned i = 0; i < words; i++)
-		e->left[i] = left[i];
+	if (c)
+		e->c = *c;
+	else
+		e->c.nleft = e->c.sampled = 0;
 	__atomic_store_n(&e->seq, slot + 1, __ATOMIC_RELEASE);
 }
 
@@ -106,7 +106,7 @@ void region_ring_append(enum region_op op, uintptr_t addr, uint64_t len, const u
 void region_log(enum region_op op, uintptr_t addr, uint64_t len)
 {
 	region_held_flush();
-	region_ring_append(op, addr, len, NULL, 0, REGION_NOW);
+	region_ring_append(op, addr, len, NULL, REGION_NOW);
 }
 
 /* The sets change: lookups cached by threads are stale (region_cache.c). */
@@ -123,10 +123,10 @@ static bool apply_one(const struct log_entry *e, struct region_state *s)
 		changed(s);
 		if (shadow_in_use) {
 			shadow_forget(e->addr, e->addr + e->len);
-			shadow_seed(e->addr, e->left, e->nleft);
+			shadow_seed(e->addr, e->c.left, e->c.nleft);
 		}
-		if (e->nleft && e->len && (e->left[0] | e->left[1 % e->nleft]))
-			shadow_recycled(e->addr, e->addr + e->len);
+		if (e->c.nleft && e->len)
+			shadow_allocated(e->addr, e->addr + e->len, &e->c);
 		return region_insert(&s->blocks, e->addr, e->addr + e->len);
 	case REGION_FREE:
 		changed(s);

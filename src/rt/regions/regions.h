@@ -70,13 +70,32 @@ void region_log(enum region_op op, uintptr_t addr, uint64_t len);
  * left there (glibc's free-list links), kept so that worksize.full does
  * not take them for data the program wrote (shadow_seed). */
 #define REGION_LEFT_WORDS 4
+/* A block of recycled memory (its first words not zero) of
+ * REGION_SAMPLE_MIN bytes or more, while worksize.full is in use: what
+ * REGION_SAMPLES words spread over it held when it was handed out, so
+ * that worksize.full can tell whether the program wrote it since
+ * (shadow_block_written). */
+#define REGION_SAMPLES 4
+#define REGION_SAMPLE_MIN 128
+static inline uintptr_t region_sample_at(uintptr_t addr, uint64_t len, unsigned j)
+{
+	return addr + len / 8 * (j + 1) / (REGION_SAMPLES + 1) * 8;
+}
+
+/* What an allocation's memory held when it was handed out. */
+struct region_contents {
+	uint16_t nleft;		/* words in left[] */
+	uint16_t sampled;	/* sample[] holds REGION_SAMPLES words */
+	uint64_t left[REGION_LEFT_WORDS];	/* at addr: what the allocator left */
+	uint64_t sample[REGION_SAMPLES];	/* at region_sample_at() */
+};
 /* The ring's head: slots claimed so far. */
 uint64_t region_log_head(void);
 /* An event into the ring as it is, `since` being the head when it
- * happened (REGION_NOW: now); left: the words the allocator left. */
+ * happened (REGION_NOW: now); c: NULL, or an allocation's contents. */
 #define REGION_NOW UINT64_MAX
-void region_ring_append(enum region_op op, uintptr_t addr, uint64_t len, const uint64_t *left,
-			unsigned words, uint64_t since);
+void region_ring_append(enum region_op op, uintptr_t addr, uint64_t len,
+			const struct region_contents *c, uint64_t since);
 
 /* Apply every complete event, in order, to the sets (lock held). */
 void region_log_apply(struct region_state *s);
@@ -227,11 +246,18 @@ void shadow_forget(uintptr_t start, uintptr_t end);
  * left there by the allocator: what the library saw there before, as
  * far as the unseen words of every level's shadow are concerned. */
 void shadow_seed(uintptr_t addr, const uint64_t *words, unsigned n);
-/* Lock held: malloc handed out [start, end) from recycled memory (what
- * it left at the start was not zero): unseen words there may be an
- * earlier buffer's data, not the program's input (until the pages are
- * allocated whole again from fresh memory or unmapped). */
-void shadow_recycled(uintptr_t start, uintptr_t end);
+/* Lock held: malloc handed out [start, end), c being what the memory
+ * held then.  From recycled memory (what it left at the start was not
+ * zero), unseen words there may be an earlier buffer's data, not the
+ * program's input (until the pages are allocated whole again from fresh
+ * memory or unmapped). */
+void shadow_allocated(uintptr_t start, uintptr_t end, const struct region_contents *c);
+/* Lock held: what the block [start, end) holds besides what the library
+ * saw, as far as the last blocks handed out tell: unknown (not among
+ * them), fresh memory, an earlier buffer's leftovers, or words the
+ * program wrote since (its samples changed). */
+enum block_state { BLOCK_UNKNOWN, BLOCK_FRESH, BLOCK_LEFTOVERS, BLOCK_WRITTEN };
+enum block_state shadow_block_state(uintptr_t start, uintptr_t end);
 /* Lock held: the page's shadow for `level`, NULL when it has none. */
 struct shadow_page *shadow_find(uintptr_t page, unsigned level);
 /* n bytes at addr of this process, into buf; false, not a fault, when

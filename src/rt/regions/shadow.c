@@ -103,17 +103,41 @@ static struct shadow_page *find_key(uintptr_t key)
 	return i ? &meta[i - 1] : NULL;
 }
 
-/* The last RECYCLED such blocks, for pages no call has reached yet. */
-#define RECYCLED 256
-static struct region recycled[RECYCLED];
-static unsigned recycled_next;
+/* The last ALLOCATED blocks malloc handed out, recycled or not: for
+ * pages no call has reached yet, and for what a block held then. */
+#define ALLOCATED 1024
+static struct allocated {
+	struct region r;
+	bool recycled, sampled;
+	uint64_t sample[REGION_SAMPLES];
+} allocated[ALLOCATED];
+static unsigned allocated_next;
 
 static bool overlaps_recycled(uintptr_t lo, uintptr_t hi)
 {
-	for (unsigned i = 0; i < RECYCLED; i++)
-		if (recycled[i].start < hi && lo < recycled[i].end)
+	for (unsigned i = 0; i < ALLOCATED; i++)
+		if (allocated[i].recycled && allocated[i].r.start < hi && lo < allocated[i].r.end)
 			return true;
 	return false;
+}
+
+enum block_state shadow_block_state(uintptr_t start, uintptr_t end)
+{
+	/* The latest block handed out at that place is the live one. */
+	for (unsigned k = 1; k <= ALLOCATED && k <= allocated_next; k++) {
+		const struct allocated *b = &allocated[(allocated_next - k) % ALLOCATED];
+
+		if (b->r.start != start || b->r.end != end)
+			continue;
+		if (!b->recycled)
+			return BLOCK_FRESH;
+		for (unsigned j = 0; b->sampled && j < REGION_SAMPLES; j++)
+			if (__atomic_load_n((const uint64_t *)region_sample_at(start, end - start, j),
+					    __ATOMIC_RELAXED) != b->sample[j])
+				return BLOCK_WRITTEN;
+		return BLOCK_LEFTOVERS;
+	}
+	return BLOCK_UNKNOWN;
 }
 
 struct shadow_page *shadow_find(uintptr_t page, unsigned level)
@@ -246,10 +270,16 @@ static void mark_recycled(uintptr_t page, uintptr_t start, uintptr_t end)
 	}
 }
 
-void shadow_recycled(uintptr_t start, uintptr_t end)
+void shadow_allocated(uintptr_t start, uintptr_t end, const struct region_contents *c)
 {
-	recycled[recycled_next++ % RECYCLED] = (struct region){ start, end };
-	each_page(start, end, mark_recycled);
+	struct allocated *b = &allocated[allocated_next++ % ALLOCATED];
+
+	b->r = (struct region){ start, end };
+	b->recycled = c->nleft && (c->left[0] | c->left[1 % c->nleft]);
+	b->sampled = c->sampled;
+	memcpy(b->sample, c->sample, sizeof(b->sample));
+	if (b->recycled)
+		each_page(start, end, mark_recycled);
 }
 
 uint64_t shadow_bytes(void)

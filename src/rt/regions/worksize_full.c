@@ -14,10 +14,11 @@
  * const or not (a matrix C that dgemm updates with beta = 1 is input
  * the first time too, in fresh memory; an output buffer's leftovers are
  * not).  Behind a pointer to non-const, an unseen word of a block malloc
- * carved from recycled memory is taken as seen: it may be an earlier
- * buffer's data (one the library never saw: numpy's matrix-vector
- * products go through gemv), which nothing tells from what the program
- * wrote.
+ * carved from recycled memory may also be an earlier buffer's data (one
+ * the library never saw: numpy's matrix-vector products go through
+ * gemv): it is taken as seen unless the program wrote the block since
+ * malloc handed it out, which samples of the block taken then tell
+ * (shadow_block_state).
  *
  * Bytes are counted in runs of changed 8-byte words, trimmed to the
  * first and last changed byte of the run, so 1.0 written over 0.0 counts
@@ -73,7 +74,9 @@ static uint64_t mask_of(uintptr_t addr, uintptr_t lo, uintptr_t hi)
 }
 
 struct pass {
-	bool entry, is_const;
+	bool entry;
+	bool leftovers;		/* entry: unseen words of recycled pages are not
+				   the program's (shadow_block_state) */
 	bool keep;		/* entry: leave the last call's marks (a carry) */
 	bool clean;		/* the page at hand is still write-protected */
 	unsigned level;		/* nesting depth of the call */
@@ -99,7 +102,7 @@ static void word(struct pass *ps, struct shadow_page *s, unsigned w, uintptr_t a
 	 * saw there before (recycled memory, still in the copy) are nothing
 	 * new; anything else the program wrote, and is input. */
 	if (!(*seen & bit)) {
-		bool leftover = s->recycled && !ps->is_const;
+		bool leftover = s->recycled && ps->leftovers;
 
 		if (!(cur & mask) || !((cur ^ *copy) & mask) || leftover)
 			*copy = cur;
@@ -330,6 +333,20 @@ static void inspect(struct pass *ps, uintptr_t lo, uintptr_t hi)
 	run_close(&ps->inout);
 }
 
+/* Unseen words of the group's recycled pages are taken as seen: behind
+ * a pointer to non-const, in a block of recycled memory the program has
+ * not written since malloc handed it out, or in a block too old to tell
+ * (behind a pointer to const the library reads them: the program put
+ * them there). */
+static bool leftovers_in(const struct ws_group *g)
+{
+	if (g->is_const)
+		return false;
+	enum block_state b = shadow_block_state(g->r.start, g->r.end);
+
+	return b == BLOCK_LEFTOVERS || b == BLOCK_UNKNOWN;
+}
+
 static void lock_applied(void)
 {
 	region_held_flush();	/* before the lock: it may need to take it */
@@ -388,8 +405,8 @@ REGIONS_EXPORT int sibyl_regions_full_enter(struct sibyl_rt_thread *t,
 							       &from_start);
 		/* Marks carried stay: they are this call's input now, and the
 		 * next part's call may carry them on. */
-		struct pass ps = { .entry = true, .is_const = g[i].is_const, .keep = carried != 0,
-				   .level = t->depth - 1 };
+		struct pass ps = { .entry = true, .keep = carried != 0,
+				   .level = t->depth - 1, .leftovers = leftovers_in(&g[i]) };
 
 		inspect(&ps, g[i].min, g[i].end);
 		st->in_bytes += ps.changed.bytes;

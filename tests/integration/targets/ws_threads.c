@@ -9,6 +9,7 @@
  * by calls on two threads.  `scan N`, `two` and `fork` (below): a NULL
  * pointer array, two parts carried from two calls, a carry after fork.
  * `handoff N` (below): buffers another thread allocated last.
+ * `recycled` (below): a buffer in memory an earlier one left data in.
  * Prints checksums, the same traced or not.
  */
 #include "ws_shared.h"
@@ -285,6 +286,35 @@ static int handoff(long n)
 	return 0;
 }
 
+/* `recycled`: a buffer of 4 LEN bytes, freed with data in it that the
+ * library saw, comes back from malloc for a buffer of the same size,
+ * twice: once bumped as it was (its bytes are leftovers, not input),
+ * once filled by the program first (all input).  The first 32 bytes hold
+ * glibc's free-list links, which differ from run to run: not printed. */
+static int recycled(void)
+{
+	char warm[8] = { 0 };
+	unsigned long sum = 0;
+
+	ws_bump(warm, sizeof(warm));	/* worksize.full is in use from here on */
+	for (int round = 0; round < 3; round++) {
+		char *p = malloc(4 * LEN);
+
+		if (round == 0)
+			for (int i = 0; i < 4 * LEN; i += LEN)
+				fill(p + i, 0, i / LEN);
+		if (round == 2)
+			for (int i = 0; i < 4 * LEN; i += LEN)
+				fill(p + i, 7, 5 + i / LEN);
+		ws_bump(p, 4 * LEN);
+		for (int i = 32; i < 4 * LEN; i++)
+			sum = sum * 31 + (unsigned char)p[i];
+		free(p);
+	}
+	printf("%lu\n", sum);
+	return 0;
+}
+
 static void *copy_all(void *buf)
 {
 	static char out[2 * PART];
@@ -350,6 +380,8 @@ int main(int argc, char **argv)
 		return two();
 	if (argc == 2 && !strcmp(argv[1], "fork"))
 		return forked();
+	if (argc == 2 && !strcmp(argv[1], "recycled"))
+		return recycled();
 	if (argc == 3 && !strcmp(argv[1], "handoff"))
 		return handoff(atol(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "scan"))
