@@ -23,26 +23,31 @@ expect_eq "moving pointers: calls, wrong output bounds" "640 0" "$bad"
 "$SIBYL" wrap "$TARGETS_LIB/libsibylwsshared.so" --header "$SIBYL_SOURCE/tests/integration/targets/ws_shared.h" \
 	--functions ws_scan --gen time,trace,worksize.fast -o "$WORK/scan.so" 2>"$WORK/wrap.err" ||
 	{ cat "$WORK/wrap.err"; fail "sibyl wrap ws_scan"; }
-# scan_bounds MODE N EXPECTED: ws_threads MODE N traced with ws_scan's
+# scan_bounds EXPECTED MODE [N]: ws_threads MODE [N] traced with ws_scan's
 # wrapper, output unchanged; prints the calls and how many have an input
 # size other than EXPECTED (a Python expression of the call's index i).
 scan_bounds() {
-	"$TARGETS_BIN/ws_threads" "$1" "$2" >"$WORK/$1_plain.out"
-	"$SIBYL" trace -o "$WORK/$1.trace" --wrap "$WORK/scan.so" -- "$TARGETS_BIN/ws_threads" "$1" "$2" \
-		>"$WORK/$1.out"
+	local want=$1
+	shift
+	"$TARGETS_BIN/ws_threads" "$@" >"$WORK/$1_plain.out"
+	"$SIBYL" trace -o "$WORK/$1.trace" --wrap "$WORK/scan.so" -- "$TARGETS_BIN/ws_threads" "$@" >"$WORK/$1.out"
 	cmp -s "$WORK/$1_plain.out" "$WORK/$1.out" || fail "ws_threads $1: output differs with worksize.fast"
 	"$SIBYL" export "$WORK/$1.trace" --format csv -o "$WORK/$1.csv"
 	/usr/bin/python3 -c 'import csv,sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-print(len(rows), sum(int(r["in_bytes"]) != eval(sys.argv[2]) for i, r in enumerate(rows)))' "$WORK/$1.csv" "$3"
+print(len(rows), sum(int(r["in_bytes"]) != eval(sys.argv[2]) for i, r in enumerate(rows)))' "$WORK/$1.csv" "$want"
 }
-expect_eq "NULL pointer array: calls, wrong input bounds" "100 0" "$(scan_bounds scan 100 '8 - i % 8')"
+expect_eq "NULL pointer array: calls, wrong input bounds" "100 0" "$(scan_bounds '8 - i % 8' scan 100)"
 
 # 0c. Buffers another thread allocated last and has not logged (it waits
 #    without allocating): each call's input is still the whole buffer,
-#    1000 + 100 (i % 7) bytes, not the heap from the pointer on.
+#    1000 + 100 (i % 7) bytes, not the heap from the pointer on.  And a
+#    block freed by another thread and its place allocated again, before
+#    its thread logged it: the late allocation (5000 bytes) is dropped,
+#    the new block's 2000 bytes stand.
 expect_eq "buffers of another thread: calls, wrong input bounds" "50 0" \
-	"$(scan_bounds handoff 50 '1000 + 100 * (i % 7)')"
+	"$(scan_bounds '1000 + 100 * (i % 7)' handoff 50)"
+expect_eq "a block logged after it was freed: calls, wrong input bounds" "1 0" "$(scan_bounds 2000 stale)"
 
 check_of() {	# check_of REPORT FUNCTION FIELD
 	json "[e['$3'] for e in j['worksize_check'] if e['function'] == '$2' and e['method'] == 'fast'][0]" "$1"

@@ -8,12 +8,13 @@
  * every way between calls.  `parts` (below): a buffer read in two parts
  * by calls on two threads.  `scan N`, `two` and `fork` (below): a NULL
  * pointer array, two parts carried from two calls, a carry after fork.
- * `handoff N` (below): buffers another thread allocated last.
+ * `handoff N` and `stale` (below): buffers another thread allocated last.
  * `recycled` (below): a buffer in memory an earlier one left data in.
  * Prints checksums, the same traced or not.
  */
 #include "ws_shared.h"
 
+#include <malloc.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -229,18 +230,35 @@ static int scan(long n)
 	return 0;
 }
 
-/* `handoff N`: a thread allocates a buffer of one of 7 sizes, hands it
- * over and waits, allocating nothing meanwhile, then frees it; this one
- * scans each: each call's input is the whole buffer, a block its thread
- * has not logged yet (region_held.c). */
+/* Two threads taking turns. */
 struct handoff {
 	pthread_mutex_t m;
 	pthread_cond_t c;
 	char *buf;
-	int turn;	/* 1: the buffer is lent, 2: given back */
+	int turn;
 	long n;
 };
 
+static void turn_set(struct handoff *h, int turn)
+{
+	pthread_mutex_lock(&h->m);
+	h->turn = turn;
+	pthread_cond_broadcast(&h->c);
+	pthread_mutex_unlock(&h->m);
+}
+
+static void turn_wait(struct handoff *h, int turn)
+{
+	pthread_mutex_lock(&h->m);
+	while (h->turn != turn)
+		pthread_cond_wait(&h->c, &h->m);
+	pthread_mutex_unlock(&h->m);
+}
+
+/* `handoff N`: a thread allocates a buffer of one of 7 sizes, hands it
+ * over (turn 1) and waits, allocating nothing meanwhile, then frees it
+ * (turn 2); this one scans each: each call's input is the whole buffer,
+ * a block its thread has not logged yet (region_held.c). */
 static void *lend(void *arg)
 {
 	struct handoff *h = arg;
@@ -252,13 +270,9 @@ static void *lend(void *arg)
 		memset(p, 'x', len - 1);
 		p[0] = (char)('0' + i % 10);
 		p[len - 1] = 0;
-		pthread_mutex_lock(&h->m);
 		h->buf = p;
-		h->turn = 1;
-		pthread_cond_broadcast(&h->c);
-		while (h->turn != 2)
-			pthread_cond_wait(&h->c, &h->m);
-		pthread_mutex_unlock(&h->m);
+		turn_set(h, 1);
+		turn_wait(h, 2);
 		free(p);
 	}
 	return NULL;
@@ -273,16 +287,56 @@ static int handoff(long n)
 	if (pthread_create(&t, NULL, lend, &h))
 		return 1;
 	for (long i = 0; i < n; i++) {
-		pthread_mutex_lock(&h.m);
-		while (h.turn != 1)
-			pthread_cond_wait(&h.c, &h.m);
+		turn_wait(&h, 1);
 		sum += ws_scan(h.buf, NULL);
-		h.turn = 2;
-		pthread_cond_broadcast(&h.c);
-		pthread_mutex_unlock(&h.m);
+		turn_set(&h, 2);
 	}
 	pthread_join(t, NULL);
 	printf("%ld\n", sum);
+	return 0;
+}
+
+/* `stale`: a thread allocates 5000 bytes and hands them over without
+ * allocating again; this one frees them and allocates 2000 bytes, in the
+ * same place as a rule, and another block (its 2000 are logged); then
+ * the first thread allocates, logging its 5000 bytes late.  A scan of
+ * the 2000 bytes reads 2000, not 5000: the late allocation is dropped. */
+static void *hold_one(void *arg)
+{
+	struct handoff *h = arg;
+
+	h->buf = malloc(5000);
+	turn_set(h, 1);
+	turn_wait(h, 2);
+	char *volatile q = malloc(16);	/* volatile: not optimised away */
+
+	turn_set(h, 3);
+	turn_wait(h, 4);
+	free(q);
+	return NULL;
+}
+
+static int stale(void)
+{
+	struct handoff h = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0, 0 };
+	pthread_t t;
+
+	mallopt(M_ARENA_MAX, 1);	/* one arena: the place is reused whoever frees it */
+	if (pthread_create(&t, NULL, hold_one, &h))
+		return 1;
+	turn_wait(&h, 1);
+	free(h.buf);
+	char *r = malloc(2000), *volatile x = malloc(16);
+
+	memset(r, '5', 1999);
+	r[1999] = 0;
+	turn_set(&h, 2);
+	turn_wait(&h, 3);
+	printf("%ld\n", ws_scan(r, NULL));
+	turn_set(&h, 4);
+	pthread_join(t, NULL);
+	free(x);
+	free(r);
 	return 0;
 }
 
@@ -374,26 +428,28 @@ static int forked(void)
 	return 0;
 }
 
+/* The modes without an argument, and those with a count. */
+static const struct {
+	const char *name;
+	int (*run)(void);
+} modes[] = { { "two", two }, { "fork", forked }, { "stale", stale }, { "recycled", recycled },
+	      { "during", during }, { "parts", parts } };
+static const struct {
+	const char *name;
+	int (*run)(long);
+} counted[] = { { "handoff", handoff }, { "scan", scan }, { "shared", shared } };
+
 int main(int argc, char **argv)
 {
-	if (argc == 2 && !strcmp(argv[1], "two"))
-		return two();
-	if (argc == 2 && !strcmp(argv[1], "fork"))
-		return forked();
-	if (argc == 2 && !strcmp(argv[1], "recycled"))
-		return recycled();
-	if (argc == 3 && !strcmp(argv[1], "handoff"))
-		return handoff(atol(argv[2]));
-	if (argc == 3 && !strcmp(argv[1], "scan"))
-		return scan(atol(argv[2]));
+	for (size_t i = 0; argc == 2 && i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (!strcmp(argv[1], modes[i].name))
+			return modes[i].run();
+	for (size_t i = 0; argc == 3 && i < sizeof(counted) / sizeof(counted[0]); i++)
+		if (!strcmp(argv[1], counted[i].name))
+			return counted[i].run(atol(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "pages"))
 		return pages(argv[2]);
-	if (argc == 3 && !strcmp(argv[1], "shared"))
-		return shared(atol(argv[2]));
-	if (argc == 2 && !strcmp(argv[1], "during"))
-		return during();
-	if (argc == 2 && !strcmp(argv[1], "parts"))
-		return parts();
-	fprintf(stderr, "usage: ws_threads shared N | during | parts | pages FILE | scan N | two | fork\n");
+	fprintf(stderr, "usage: ws_threads shared N | during | parts | pages FILE | scan N | two | fork"
+		" | handoff N | stale | recycled\n");
 	return 2;
 }
