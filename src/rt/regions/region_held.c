@@ -34,6 +34,7 @@
  */
 #include "rt/regions/regions.h"
 
+#include <sched.h>
 #include <string.h>
 
 #define HELD_THREADS 128
@@ -217,10 +218,9 @@ void region_held_thread_end(void)
 	__atomic_store_n(&h->owned, 0, __ATOMIC_RELEASE);
 }
 
-/* h's block, read between two equal even values of seq; false when
- * none or when its thread is changing it (it is then publishing it or
- * replacing it, not freeing a block the program uses). */
-static bool read_held(struct held *h, struct held *out)
+/* h's block, read between two equal even values of seq: 1, 0 when it
+ * holds none, -1 when its thread is changing it. */
+static int read_held(struct held *h, struct held *out)
 {
 	uint32_t seq = __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE);
 
@@ -234,29 +234,56 @@ static bool read_held(struct held *h, struct held *out)
 	for (unsigned w = 0; w < REGION_SAMPLES; w++)
 		out->c.sample[w] = __atomic_load_n(&h->c.sample[w], __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	return !(seq & 1) && seq == __atomic_load_n(&h->seq, __ATOMIC_RELAXED) && out->addr &&
-	       out->c.nleft <= REGION_LEFT_WORDS;
+	if ((seq & 1) || seq != __atomic_load_n(&h->seq, __ATOMIC_RELAXED))
+		return -1;
+	return out->addr && out->c.nleft <= REGION_LEFT_WORDS;
 }
 
-/*
- * Lock held, p in no block: a block another thread holds, adopted (see
- * above).  The program uses p, so the block's thread is not freeing it.
- */
-bool region_held_find(struct region_state *s, uintptr_t p)
+/* One pass over the records: 1 when p's block was found and adopted,
+ * -1 when some record was being changed. */
+static int adopt_pass(struct region_state *s, uintptr_t p)
 {
 	unsigned used = __atomic_load_n(&table_used, __ATOMIC_ACQUIRE);
 	struct held b;
+	int busy = 0;
 
 	for (unsigned i = 0; i < used; i++) {
 		struct held *h = &table[i];
+		int got = h == mine ? 0 : read_held(h, &b);
 
-		if (h == mine || !read_held(h, &b) || p < b.addr || p - b.addr >= b.len)
+		busy |= got < 0;
+		if (got <= 0 || p < b.addr || p - b.addr >= b.len)
 			continue;
 		region_log_apply(s);	/* room in the ring */
 		region_ring_append(REGION_ALLOC, b.addr, b.len, &b.c, b.since);
 		__atomic_store_n(&h->adopted, b.addr, __ATOMIC_RELAXED);
 		region_log_apply(s);
-		return true;
+		return 1;
+	}
+	return -busy;
+}
+
+/*
+ * Lock held, p in no block: a block another thread holds, adopted (see
+ * above).  The program uses p, so the block's thread is not freeing it;
+ * but it may be logging it right now (its record is being changed, its
+ * event not yet in the ring or not yet applied): then the log is
+ * applied again and the records read again, a bounded number of times
+ * (that thread may be waiting for this very lock, when the ring is full).
+ */
+bool region_held_find(struct region_state *s, uintptr_t p)
+{
+	struct region r;
+
+	for (unsigned tries = 0; tries < 256; tries++) {
+		int got = adopt_pass(s, p);
+
+		if (got >= 0)
+			return got > 0;
+		region_log_apply(s);
+		if (region_find(&s->blocks, p, &r))
+			return true;
+		sched_yield();	/* that thread may have been preempted */
 	}
 	return false;
 }
