@@ -187,6 +187,22 @@ bool region_find(const struct region_tree *t, uintptr_t p, struct region *out)
 	return true;
 }
 
+bool region_starts_within(const struct region_tree *t, uintptr_t lo, uintptr_t hi)
+{
+	uint32_t n = t->root;
+
+	/* Down to the first start at or after lo: it is below hi, or none is. */
+	while (n) {
+		if (pool[n].start < lo)
+			n = pool[n].right;
+		else if (pool[n].start < hi)
+			return true;
+		else
+			n = pool[n].left;
+	}
+	return false;
+}
+
 void region_clear(struct region_tree *t)
 {
 	subtree_free(t->root);

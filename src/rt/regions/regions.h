@@ -53,6 +53,8 @@ void region_erase(struct region_tree *t, uintptr_t start);
 bool region_cut(struct region_tree *t, uintptr_t start, uintptr_t end);
 /* The range holding p; false when none does. */
 bool region_find(const struct region_tree *t, uintptr_t p, struct region *out);
+/* Some range starts in [lo, hi). */
+bool region_starts_within(const struct region_tree *t, uintptr_t lo, uintptr_t hi);
 void region_clear(struct region_tree *t);
 /* Bytes the node pool holds (the tracker's memory cost). */
 uint64_t region_pool_bytes(void);

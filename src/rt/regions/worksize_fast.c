@@ -21,6 +21,7 @@ struct ws_call {
 	bool follow;		/* the regions are exact: memory may be read */
 	bool locked;		/* the sets may be searched; else the cache only */
 	bool missed;		/* not locked, and the cache could not answer */
+	bool crowded;		/* a pointer is in an area that holds blocks */
 	struct ws_group g[MAX_GROUPS];
 	unsigned ngroups;
 	uint32_t unknown;
@@ -77,7 +78,12 @@ static bool region_of(struct ws_call *c, uintptr_t p, struct region *r, bool *re
 		if (!region_lookup(c->s, p, r, &is_block))
 			return false;
 		region_cache_sync(c->s);	/* the maps may have been re-read */
-		region_cache_add(r, is_block);
+		/* Such an area answers for p, not for the blocks in it: the
+		 * cache and the memo would answer for them too. */
+		if (!is_block && region_starts_within(&c->s->blocks, r->start, r->end))
+			c->crowded = true;
+		else
+			region_cache_add(r, is_block);
 	}
 	*readable = is_block && c->follow;
 	return true;
@@ -175,6 +181,7 @@ static void measure(struct ws_call *c, const struct sibyl_rt_ws_arg *args, unsig
 	c->ngroups = 0;
 	c->unknown = 0;
 	c->missed = false;
+	c->crowded = false;
 	find_stack(c, ret);
 	for (unsigned i = 0; i < n && !c->missed; i++) {
 		struct region r;
@@ -207,7 +214,7 @@ unsigned ws_groups_locked(const struct sibyl_rt_ws_arg *args, unsigned n, uintpt
 	uint64_t version = c.s->version;
 
 	measure(&c, args, n, ret);
-	if (c.s->version == version)	/* the maps were not re-read meanwhile */
+	if (c.s->version == version && !c.crowded)	/* the maps were not re-read meanwhile */
 		site_memo_fill(version, ret, frame, args, n, c.where);
 	for (unsigned i = 0; i < c.ngroups; i++)
 		out[i] = c.g[i];
@@ -267,7 +274,7 @@ static __attribute__((noinline)) void measure_call(const struct sibyl_rt_ws_arg 
 	if (!cached || c.missed)
 		remember = measure_locked(&c, args, n, ret, &version);
 	ws_sizes_of(c.g, c.ngroups, c.unknown, out);
-	if (remember)
+	if (remember && !c.crowded)
 		site_memo_fill(version, ret, frame, args, n, c.where);
 }
 
