@@ -159,6 +159,9 @@ static int list_adapters(const char *adapter_so, bool json)
 	  "those calls (with --profile: check a stored profile)" }, \
 	{ "function", 0, SIBYL_OPT_STRING, &(job).function, "NAME", \
 	  "the traced function --from-trace plans for" }, \
+	{ "replay", 0, SIBYL_OPT_FLAG, &(job).replay, NULL, \
+	  "with --from-trace: run the traced calls in the order the program made them, " \
+	  "each timed once, so each meets the cache and heap its predecessors left" }, \
 	{ "metrics", 0, SIBYL_OPT_STRING, &(job).metrics, "FILE", \
 	  "plan at the work metrics listed in FILE, one a line: METRIC [WEIGHT]" }, \
 	{ "output", 'o', SIBYL_OPT_STRING, &(job).output, "FILE", "the profile to write" }, \

@@ -105,8 +105,12 @@ int sibyl_call_mix_trace(const char *dir, const char *function, const char *metr
 	if (rc == 0 && mix->n == 0)
 		rc = sibyl_seterr(err, errlen, "%s: no call of %s in the trace (sibyl report %s "
 				  "lists what was called)", dir, function, dir);
-	if (rc == 0)
+	if (rc == 0) {
+		mix->nseq = mix->n;
+		mix->seq = sibyl_xmalloc(mix->n * sizeof(*mix->seq));
+		memcpy(mix->seq, mix->v, mix->n * sizeof(*mix->seq));
 		merge(mix);
+	}
 	return rc;
 }
 
@@ -172,6 +176,7 @@ int sibyl_call_mix_list(const char *path, struct sibyl_call_mix *mix, char *err,
 void sibyl_call_mix_free(struct sibyl_call_mix *mix)
 {
 	free(mix->v);
+	free(mix->seq);
 	memset(mix, 0, sizeof(*mix));
 }
 
@@ -184,6 +189,11 @@ size_t sibyl_call_mix_clip(struct sibyl_call_mix *mix, uint64_t lo, uint64_t hi)
 			mix->v[k++] = mix->v[i];
 	mix->n = k;
 	merge(mix);
+	k = 0;
+	for (size_t i = 0; i < mix->nseq; i++)
+		if (mix->seq[i].metric >= lo && mix->seq[i].metric <= hi)
+			mix->seq[k++] = mix->seq[i];
+	mix->nseq = k;
 	mix->left_out += before - mix->calls;
 	return before - mix->calls;
 }

@@ -27,6 +27,11 @@ struct sibyl_call_mix {
 	double seconds;            /* their time (weights) added */
 	const char *kind;          /* "trace" or "list" */
 	size_t left_out;           /* calls outside the range planned (clipped) */
+	/* The calls one by one in the order the program made them (a trace's
+	 * threads one after another; calls=1 each), for a plan that replays
+	 * them (replay.h); NULL for a list. */
+	struct sibyl_mix_entry *seq;
+	size_t nseq;
 };
 
 /*

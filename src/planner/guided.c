@@ -190,9 +190,8 @@ static double interpolation_error(const struct sibyl_point *v, size_t n)
 	return med;
 }
 
-/* What the profile covers of the program's calls (docs/profile-format.md). */
-static json_t *coverage_json(const struct sibyl_call_mix *mix, const bool *picked,
-			     const struct sibyl_profile *prof, double noise_pct)
+json_t *sibyl_guided_coverage(const struct sibyl_call_mix *mix, const bool *picked,
+			      const struct sibyl_profile *prof, double noise_pct)
 {
 	json_t *metrics = json_array();
 	double at = 0, calls_at = 0;
@@ -243,8 +242,7 @@ static struct sibyl_profile *guided_profile(const struct sibyl_call_mix *mix,
 	return prof;
 }
 
-/* mean |m1 - m2| / mean(m1, m2) / sqrt 2, as an evaluation's noise floor. */
-static double noise_floor(const struct sibyl_eval_point *pts, size_t n)
+double sibyl_guided_noise(const struct sibyl_eval_point *pts, size_t n)
 {
 	double d = 0;
 
@@ -290,8 +288,8 @@ int sibyl_plan_guided(const struct sibyl_plan_params *p, const struct sibyl_call
 
 		r->status = SIBYL_PLAN_DONE;
 		r->profile = guided_profile(mix, pts, third, n, two);
-		r->profile->coverage = coverage_json(mix, picked, r->profile,
-						     two ? noise_floor(pts, n) : NAN);
+		r->profile->coverage = sibyl_guided_coverage(mix, picked, r->profile,
+						     two ? sibyl_guided_noise(pts, n) : NAN);
 		r->samples = (size_t)taken;
 		r->unique = n;
 		r->skipped = e.remeasured;

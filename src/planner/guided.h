@@ -13,7 +13,10 @@
 #define SIBYL_PLANNER_GUIDED_H
 
 #include "planner/call_mix.h"
+#include "planner/evaluate.h"
 #include "planner/planner.h"
+
+#include <jansson.h>
 
 /* The sample budget of a guided plan unless --max-samples says. */
 #define SIBYL_GUIDED_BUDGET 400
@@ -40,5 +43,13 @@ size_t sibyl_guided_pick(const struct sibyl_call_mix *mix, size_t count, bool *p
 int sibyl_plan_guided(const struct sibyl_plan_params *p, const struct sibyl_call_mix *mix,
 		      sibyl_measure_fn measure, void *ctx, sibyl_guided_progress_fn progress,
 		      void *pctx, struct sibyl_plan_result *r);
+
+/* What a profile covers of the program's calls (docs/profile-format.md):
+ * picked[i] says whether mix->v[i] was sampled; noise_pct may be NAN. */
+json_t *sibyl_guided_coverage(const struct sibyl_call_mix *mix, const bool *picked,
+			      const struct sibyl_profile *prof, double noise_pct);
+/* The noise of one measurement from two of each point, in percent:
+ * mean |m1 - m2| / mean(m1, m2) / sqrt 2, as an evaluation's noise floor. */
+double sibyl_guided_noise(const struct sibyl_eval_point *pts, size_t n);
 
 #endif

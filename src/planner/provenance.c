@@ -143,6 +143,10 @@ void sibyl_plan_record(const struct sibyl_plan_request *rq, struct sibyl_plan_re
 	p->name = sibyl_xstrdup(rq->adapter->name);
 	p->work_metric = sibyl_xstrdup(rq->adapter->work_metric ? rq->adapter->work_metric : "");
 	p->provenance = provenance(rq);
+	/* How the samples were ordered: a replay's are measured in the
+	 * calling context of the program (planner/replay.h). */
+	json_object_set_new(p->provenance, "sample_order",
+			    json_string(!rq->mix ? "adaptive" : rq->replay ? "traced" : "shuffled"));
 	p->stats = json_pack("{sssIsIsIsIsIsf}", "status", status_name(r->status),
 			     "samples", (json_int_t)r->samples,
 			     "skipped_unguarded", (json_int_t)r->skipped,

@@ -31,6 +31,9 @@ struct sibyl_plan_request {
 	 * or NULL; with max_samples_default, params.max_samples is the
 	 * guided plan's budget. */
 	const struct sibyl_call_mix *mix;
+	/* Replay mix's calls in traced order (replay.h) rather than sample
+	 * its metrics apart; sampling is then one run a sample. */
+	bool replay;
 	bool max_samples_default;  /* --max-samples not given */
 };
 

@@ -423,7 +423,9 @@ static void serve_samples(struct sampler *w, struct sibyl_msg_reader *in, int ou
 			first_run = r.seconds;
 			first_faults = r.first_run_faults;
 		}
-		if (!first || r.status == 0)
+		if ((!first || r.status == 0) && w->sp->unwatched)
+			measure(w, &rq, &r);
+		else if (!first || r.status == 0)
 			measure_watched(w, &rq, &r);
 		r.first_run_seconds = first_run;	/* measure() starts a fresh reply */
 		r.first_run_faults = first_faults;

@@ -2,6 +2,7 @@
 #include "planner/session.h"
 #include "planner/adapters/builtin.h"
 #include "planner/guided.h"
+#include "planner/replay.h"
 #include "planner/provenance.h"
 #include "core/alloc.h"
 #include "core/fs.h"
@@ -81,8 +82,11 @@ int sibyl_plan_adapter(const struct sibyl_plan_request *rq, struct sibyl_plan_re
 
 	snprintf(what, sizeof(what), "plan %s", rq->adapter->name);
 	sibyl_progress_start(&pp.line, stderr, what, NULL);
-	int rc = rq->mix ? sibyl_plan_guided(&rq->params, rq->mix, sibyl_worker_measure_cb, w,
-					     rq->progress ? guided_progress : NULL, &pp, r)
+	sibyl_guided_progress_fn gp = rq->progress ? guided_progress : NULL;
+	int rc = rq->replay ? sibyl_plan_replay(&rq->params, rq->mix, sibyl_worker_measure_seq_cb,
+						w, gp, &pp, r)
+		 : rq->mix ? sibyl_plan_guided(&rq->params, rq->mix, sibyl_worker_measure_cb, w,
+					       gp, &pp, r)
 			 : sibyl_plan_run(&rq->params, sibyl_worker_measure_cb, w,
 					  rq->progress ? plan_progress : NULL, &pp, r);
 
@@ -149,6 +153,9 @@ static const char *options_rule(const struct sibyl_plan_job *job)
 	else if (job->metrics && job->profile)
 		why = "--profile with --metrics: a stored profile is checked against a trace's "
 		      "calls (--from-trace), or measured (--evaluate N)";
+	else if (job->replay && (!job->from_trace || job->profile))
+		why = "--replay plans by running a trace's calls in their order: it needs "
+		      "--from-trace TRACE --function NAME, and no --profile";
 	else if ((job->from_trace || job->metrics) && !job->profile && job->evaluate > 0)
 		why = "a plan guided by --from-trace or --metrics is checked against the calls "
 		      "themselves (printed after planning), not with --evaluate or --profile";
@@ -407,6 +414,28 @@ static int evaluate(struct sibyl_plan_session *s, char *err, size_t errlen)
 	return 0;
 }
 
+/* A replay times each call once, as the program made it: repeats, rounds
+ * and the speed guard's references between calls would change the state
+ * the next call meets, so options asking for them are refused. */
+static int replay_sampling(struct sibyl_plan_request *rq, char *err, size_t errlen)
+{
+	struct sibyl_sampling d, *sp = &rq->sampling;
+
+	sibyl_sampling_defaults(&d);
+	if ((sp->repeat != d.repeat && sp->repeat != 1) ||
+	    (sp->rounds != d.rounds && sp->rounds != 1) ||
+	    (sp->min_seconds != d.min_seconds && sp->min_seconds != 0) ||
+	    (sp->guard_wait != d.guard_wait && sp->guard_wait != 0))
+		return sibyl_seterr(err, errlen, "--replay times each traced call once, in its "
+				    "order: it takes no --repeat, --rounds, --sample-time or "
+				    "--speed-guard");
+	sp->repeat = sp->rounds = 1;
+	sp->min_seconds = sp->guard_wait = 0;
+	sp->unwatched = true;
+	rq->replay = true;
+	return 0;
+}
+
 /* Where the program calls, within the range planned: the adapter's, or
  * --range, which leaves the calls outside it out. */
 static int load_mix(struct sibyl_plan_session *s, char *err, size_t errlen)
@@ -435,7 +464,7 @@ static int load_mix(struct sibyl_plan_session *s, char *err, size_t errlen)
 	s->rq.mix = mix;
 	if (s->rq.max_samples_default)
 		p->max_samples = SIBYL_GUIDED_BUDGET;
-	return 0;
+	return job->replay ? replay_sampling(&s->rq, err, errlen) : 0;
 }
 
 /* Name the program's calls the coverage is of. */

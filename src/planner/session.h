@@ -31,6 +31,8 @@ struct sibyl_plan_job {
 	 * the trace directory from_trace, or the work metrics listed in
 	 * metrics; NULL: the range. */
 	const char *from_trace, *function, *metrics;
+	/* With from_trace: replay the calls in traced order (replay.h). */
+	bool replay;
 };
 
 struct sibyl_plan_session {

@@ -201,10 +201,10 @@ struct sibyl_worker *sibyl_worker_start(const struct sibyl_adapter *a, const cha
 	return w;
 }
 
-static int request(struct sibyl_worker *w, const struct sibyl_sample_request *rq, double *seconds,
-		   char *err, size_t errlen)
+/* Send one sample request: 0, or -1 with err set. */
+static int send_sample(struct sibyl_worker *w, const struct sibyl_sample_request *rq, char *err,
+		       size_t errlen)
 {
-	struct sibyl_sample_reply r;
 	char at[SIBYL_AT_LEN];
 
 	sibyl_sample_where(rq, at);
@@ -216,11 +216,15 @@ static int request(struct sibyl_worker *w, const struct sibyl_sample_request *rq
 		describe_death(w, at, err, errlen);
 		return -1;
 	}
-	if (await(w, &r, at, err, errlen))
-		return -1;
-	if (r.status)
-		return sibyl_seterr(err, errlen, "adapter %s: %s", w->a->name, r.msg);
-	*seconds = r.seconds;
+	return 0;
+}
+
+/* What a sample's reply says of the worker, into its stats. */
+static void account(struct sibyl_worker *w, const struct sibyl_sample_request *rq,
+		    const struct sibyl_sample_reply *rp)
+{
+	const struct sibyl_sample_reply r = *rp;
+
 	if (!w->stats.samples) {
 		w->stats.first_metric = rq->metric;
 		w->stats.first_run_seconds = r.first_run_seconds;
@@ -249,7 +253,64 @@ static int request(struct sibyl_worker *w, const struct sibyl_sample_request *rq
 		s->typical[s->ntypical++] = (struct sibyl_typical_sample){ rq->metric, r.seconds,
 									  r.typical_seconds };
 	}
+}
+
+/* The reply to rq, the oldest request unanswered. */
+static int receive_sample(struct sibyl_worker *w, const struct sibyl_sample_request *rq,
+			  double *seconds, char *err, size_t errlen)
+{
+	struct sibyl_sample_reply r;
+	char at[SIBYL_AT_LEN];
+
+	if (await(w, &r, sibyl_sample_where(rq, at), err, errlen))
+		return -1;
+	if (r.status)
+		return sibyl_seterr(err, errlen, "adapter %s: %s", w->a->name, r.msg);
+	*seconds = r.seconds;
+	account(w, rq, &r);
 	return r.unguarded ? SIBYL_MEASURE_UNGUARDED : 0;
+}
+
+static int request(struct sibyl_worker *w, const struct sibyl_sample_request *rq, double *seconds,
+		   char *err, size_t errlen)
+{
+	return send_sample(w, rq, err, errlen) ? -1 : receive_sample(w, rq, seconds, err, errlen);
+}
+
+/* Requests sent ahead of the replies read, so that the worker finds its
+ * next request waiting; few enough that neither pipe fills while the
+ * other waits (a request is some 40 bytes, a reply some 400, a pipe
+ * holds 64 KiB). */
+#define AHEAD 32
+
+int sibyl_worker_measure_seq(struct sibyl_worker *w, const uint64_t *metrics, size_t n,
+			     double *seconds, char *err, size_t errlen)
+{
+	struct sibyl_sample_request rq[AHEAD];
+	size_t sent = 0, got = 0;
+
+	while (got < n) {
+		for (; sent < n && sent - got < AHEAD; sent++) {
+			memset(&rq[sent % AHEAD], 0, sizeof(*rq));
+			rq[sent % AHEAD].metric = metrics[sent];
+			if (send_sample(w, &rq[sent % AHEAD], err, errlen))
+				return -1;
+		}
+		if (receive_sample(w, &rq[got % AHEAD], &seconds[got], err, errlen) < 0) {
+			/* Replies to the requests sent ahead would answer
+			 * the next ones asked: the worker cannot go on. */
+			kill_worker(w);
+			return -1;
+		}
+		got++;
+	}
+	return 0;
+}
+
+int sibyl_worker_measure_seq_cb(void *ctx, const uint64_t *metrics, size_t n, double *seconds,
+				char *err, size_t errlen)
+{
+	return sibyl_worker_measure_seq(ctx, metrics, n, seconds, err, errlen);
 }
 
 int sibyl_worker_measure(struct sibyl_worker *w, uint64_t metric, double *seconds,

@@ -1,0 +1,321 @@
+/* Plans that replay a program's calls in the order it made them (replay.h). */
+#include "planner/replay.h"
+#include "core/alloc.h"
+#include "core/clock.h"
+#include "core/log.h"
+
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Windows of calls when not all fit: enough to meet a program's phases,
+ * long enough that the lead-in calls, whose times are dropped, cost
+ * little of the budget. */
+#define MAX_WINDOWS 8
+#define MIN_WINDOW 50
+/* The smallest and the largest call, each led in by the call before it. */
+#define EXTREME_RUNS 4
+/* Samples a point takes at least: one run each, so a point's time is
+ * not one run's luck. */
+#define GROUP 4
+
+static void add_span(struct sibyl_replay_plan *plan, size_t first, size_t len, bool lead)
+{
+	plan->v = sibyl_xreallocarray(plan->v, plan->n + 1, sizeof(*plan->v));
+	plan->v[plan->n++] = (struct sibyl_replay_span){ first, len, lead };
+}
+
+/* Whether a call at `metric` is timed (not a lead-in) in some span. */
+static bool holds(const struct sibyl_replay_plan *plan, const struct sibyl_call_mix *mix,
+		  uint64_t metric)
+{
+	for (size_t k = 0; k < plan->n; k++)
+		for (size_t j = plan->v[k].first + plan->v[k].lead;
+		     j < plan->v[k].first + plan->v[k].len; j++)
+			if (mix->seq[j].metric == metric)
+				return true;
+	return false;
+}
+
+/* The first call at `metric`, with the call before it as its lead-in. */
+static void add_call(struct sibyl_replay_plan *plan, const struct sibyl_call_mix *mix,
+		     uint64_t metric)
+{
+	size_t i = 0;
+
+	while (i < mix->nseq && mix->seq[i].metric != metric)
+		i++;
+	if (i == mix->nseq || holds(plan, mix, metric))
+		return;
+	add_span(plan, i ? i - 1 : 0, i ? 2 : 1, i > 0);
+}
+
+static int by_first(const void *a, const void *b)
+{
+	const struct sibyl_replay_span *x = a, *y = b;
+
+	return (x->first > y->first) - (x->first < y->first);
+}
+
+/* In traced order, overlapping or touching spans joined: a lead-in that
+ * follows the span before it has its context, so it is timed. */
+static void join_spans(struct sibyl_replay_plan *plan)
+{
+	size_t k = 0;
+
+	qsort(plan->v, plan->n, sizeof(*plan->v), by_first);
+	for (size_t i = 0; i < plan->n; i++) {
+		struct sibyl_replay_span *last = k ? &plan->v[k - 1] : NULL;
+
+		if (last && plan->v[i].first <= last->first + last->len) {
+			size_t end = plan->v[i].first + plan->v[i].len;
+
+			if (end > last->first + last->len)
+				last->len = end - last->first;
+		} else {
+			plan->v[k++] = plan->v[i];
+		}
+	}
+	plan->n = k;
+}
+
+/* Windows of `budget` runs in all, spread evenly over the calls. */
+static void add_windows(struct sibyl_replay_plan *plan, size_t n, size_t budget)
+{
+	size_t k = budget / MIN_WINDOW, len;
+
+	k = k < 1 ? 1 : k > MAX_WINDOWS ? MAX_WINDOWS : k;
+	len = budget / k < 2 ? 2 : budget / k;
+	for (size_t w = 0; w < k; w++) {
+		double centre = ((double)w + 0.5) * (double)n / (double)k;
+		size_t first = (size_t)fmin(fmax(0, centre - (double)len / 2), (double)(n - len));
+
+		add_span(plan, first, len, first > 0);
+	}
+}
+
+void sibyl_replay_pick(const struct sibyl_call_mix *mix, size_t budget,
+		       struct sibyl_replay_plan *plan)
+{
+	size_t n = mix->nseq;
+
+	memset(plan, 0, sizeof(*plan));
+	plan->passes = 1;
+	if (!n)
+		return;
+	if (!budget || 2 * n <= budget)
+		plan->passes = 2;
+	if (!budget || n <= budget) {
+		add_span(plan, 0, n, false);
+	} else {
+		add_windows(plan, n, budget > EXTREME_RUNS + 2 ? budget - EXTREME_RUNS : 2);
+		add_call(plan, mix, mix->v[0].metric);
+		add_call(plan, mix, mix->v[mix->n - 1].metric);
+		join_spans(plan);
+	}
+	for (size_t k = 0; k < plan->n; k++)
+		plan->runs += plan->v[k].len * plan->passes;
+}
+
+void sibyl_replay_plan_free(struct sibyl_replay_plan *plan)
+{
+	free(plan->v);
+	memset(plan, 0, sizeof(*plan));
+}
+
+/* One replay under way: the timed samples in the order taken. */
+struct replay_run {
+	const struct sibyl_replay_plan *plan;
+	const struct sibyl_call_mix *mix;
+	sibyl_measure_seq_fn measure;
+	void *ctx;
+	sibyl_guided_progress_fn progress;
+	void *pctx;
+	size_t done;               /* measurements, lead-ins included */
+	struct sibyl_point *samples;
+	size_t n;
+	uint64_t *metrics;         /* a span's, to measure */
+	double *seconds;
+};
+
+static int replay_pass(struct replay_run *rr, char *err, size_t errlen)
+{
+	for (size_t k = 0; k < rr->plan->n; k++) {
+		const struct sibyl_replay_span *s = &rr->plan->v[k];
+
+		for (size_t j = 0; j < s->len; j++)
+			rr->metrics[j] = rr->mix->seq[s->first + j].metric;
+		if (rr->measure(rr->ctx, rr->metrics, s->len, rr->seconds, err, errlen) < 0)
+			return -1;
+		rr->done += s->len;
+		if (rr->progress)
+			rr->progress(rr->pctx, rr->done, rr->plan->runs);
+		for (size_t j = s->lead; j < s->len; j++)
+			rr->samples[rr->n++] = (struct sibyl_point){ (double)rr->metrics[j],
+								     rr->seconds[j] };
+	}
+	return 0;
+}
+
+static int by_x(const void *a, const void *b)
+{
+	const struct sibyl_point *x = a, *y = b;
+
+	return (x->x > y->x) - (x->x < y->x);
+}
+
+/* The point of samples v[0..n), sorted by metric: the median metric and
+ * the mean of the middle half of the times (their median under four):
+ * a run that met interference, or a page fault, moves it little. */
+static struct sibyl_point group_point(const struct sibyl_point *v, size_t n, double *ys)
+{
+	double x = n % 2 ? v[n / 2].x : (v[n / 2 - 1].x + v[n / 2].x) / 2;
+
+	for (size_t i = 0; i < n; i++)
+		ys[i] = v[i].y;
+	gsl_sort(ys, 1, n);
+	return (struct sibyl_point){ x, n < 4 ? gsl_stats_median_from_sorted_data(ys, 1, n) :
+				     gsl_stats_trmean_from_sorted_data(0.25, ys, 1, n) };
+}
+
+/* Sort the samples and group them into points (replay.h); how many. */
+static size_t group_points(struct sibyl_point *s, size_t n, struct sibyl_point *pts)
+{
+	double *ys = sibyl_xmalloc(n * sizeof(*ys));
+	size_t np = 0;
+
+	qsort(s, n, sizeof(*s), by_x);
+	for (size_t i = 0, j; i < n; i = j) {
+		bool edge = s[i].x == s[0].x || s[i].x == s[n - 1].x;
+
+		j = i + 1;
+		while (j < n && (s[j].x == s[j - 1].x ||
+				 (!edge && j - i < GROUP && s[j].x != s[n - 1].x)))
+			j++;
+		pts[np++] = group_point(s + i, j - i, ys);
+	}
+	free(ys);
+	return np;
+}
+
+/* The noise of one run, from the two passes' runs of each call. */
+static double pass_noise(const struct sibyl_point *s, size_t per_pass)
+{
+	struct sibyl_eval_point *pts = sibyl_xcalloc(per_pass ? per_pass : 1, sizeof(*pts));
+
+	for (size_t k = 0; k < per_pass; k++) {
+		pts[k].measured[0] = s[k].y;
+		pts[k].measured[1] = s[per_pass + k].y;
+	}
+	double noise = sibyl_guided_noise(pts, per_pass);
+
+	free(pts);
+	return noise;
+}
+
+/* How the calls were replayed (docs/profile-format.md, coverage.replay). */
+static json_t *replay_json(const struct sibyl_replay_plan *plan, unsigned passes, size_t runs)
+{
+	json_t *spans = json_array();
+	size_t timed = 0, leads = 0;
+
+	for (size_t k = 0; k < plan->n; k++) {
+		json_array_append_new(spans, json_pack("[II]", (json_int_t)plan->v[k].first,
+						       (json_int_t)plan->v[k].len));
+		timed += plan->v[k].len - plan->v[k].lead;
+		leads += plan->v[k].lead;
+	}
+	return json_pack("{sssisIsIsIso}", "order", "traced", "passes", (int)passes,
+			 "runs", (json_int_t)runs, "timed_calls", (json_int_t)timed,
+			 "lead_in_runs", (json_int_t)(leads * passes), "spans", spans);
+}
+
+/* picked[i]: whether mix->v[i]'s metric was sampled (s sorted by metric). */
+static bool *sampled(const struct sibyl_call_mix *mix, const struct sibyl_point *s, size_t n)
+{
+	bool *picked = sibyl_xcalloc(mix->n, sizeof(*picked));
+
+	for (size_t i = 0, k = 0; i < mix->n; i++) {
+		while (k < n && s[k].x < (double)mix->v[i].metric)
+			k++;
+		picked[i] = k < n && s[k].x == (double)mix->v[i].metric;
+	}
+	return picked;
+}
+
+/* The profile of the samples, spanning the calls' range. */
+static struct sibyl_profile *replay_profile(const struct sibyl_call_mix *mix,
+					    struct sibyl_point *s, size_t n)
+{
+	struct sibyl_profile *prof = sibyl_xcalloc(1, sizeof(*prof));
+
+	prof->lo = (double)mix->v[0].metric;
+	prof->hi = (double)mix->v[mix->n - 1].metric;
+	prof->complete = true;
+	prof->points = sibyl_xmalloc(n * sizeof(*prof->points));
+	prof->npoints = group_points(s, n, prof->points);
+	prof->samples = sibyl_xmalloc(n * sizeof(*prof->samples));
+	memcpy(prof->samples, s, n * sizeof(*s));
+	prof->nsamples = n;
+	return prof;
+}
+
+static void fill_result(const struct sibyl_call_mix *mix, const struct sibyl_replay_plan *plan,
+			struct replay_run *rr, unsigned passes, struct sibyl_plan_result *r)
+{
+	double noise = passes == 2 ? pass_noise(rr->samples, rr->n / 2) : NAN;
+	struct sibyl_profile *prof = replay_profile(mix, rr->samples, rr->n);
+	bool *picked = sampled(mix, prof->samples, prof->nsamples);
+
+	r->status = SIBYL_PLAN_DONE;
+	r->profile = prof;
+	prof->coverage = sibyl_guided_coverage(mix, picked, prof, noise);
+	json_object_set_new(prof->coverage, "replay", replay_json(plan, passes, rr->done));
+	r->samples = rr->done;
+	r->unique = 0;
+	for (size_t i = 0; i < mix->n; i++)
+		r->unique += picked[i];
+	r->chain_end = prof->hi;
+	r->taken = sibyl_xmalloc(prof->nsamples * sizeof(*r->taken));
+	memcpy(r->taken, prof->samples, prof->nsamples * sizeof(*r->taken));
+	free(picked);
+}
+
+int sibyl_plan_replay(const struct sibyl_plan_params *p, const struct sibyl_call_mix *mix,
+		      sibyl_measure_seq_fn measure, void *ctx, sibyl_guided_progress_fn progress,
+		      void *pctx, struct sibyl_plan_result *r)
+{
+	double t0 = (double)sibyl_mono_ns();
+	struct sibyl_replay_plan plan;
+	struct replay_run rr = { &plan, mix, measure, ctx, progress, pctx, 0, NULL, 0, NULL, NULL };
+	unsigned pass = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->status = SIBYL_PLAN_FAILED;
+	sibyl_replay_pick(mix, p->max_samples, &plan);
+	if (!plan.n)
+		snprintf(r->message, sizeof(r->message), "no traced call to replay (a list of "
+			 "work metrics has no order: --replay needs --from-trace)");
+	rr.samples = sibyl_xmalloc((plan.runs ? plan.runs : 1) * sizeof(*rr.samples));
+	rr.metrics = sibyl_xmalloc((plan.runs ? plan.runs : 1) * sizeof(*rr.metrics));
+	rr.seconds = sibyl_xmalloc((plan.runs ? plan.runs : 1) * sizeof(*rr.seconds));
+	for (; plan.n && pass < plan.passes; pass++) {
+		if (pass && p->max_seconds > 0 &&
+		    ((double)sibyl_mono_ns() - t0) * 1e-9 >= p->max_seconds)
+			break;
+		if (replay_pass(&rr, r->message, sizeof(r->message)))
+			break;
+	}
+	if (plan.n && pass && rr.n && (pass == plan.passes || !r->message[0]))
+		fill_result(mix, &plan, &rr, pass, r);
+	r->seconds = ((double)sibyl_mono_ns() - t0) * 1e-9;
+	free(rr.samples);
+	free(rr.metrics);
+	free(rr.seconds);
+	sibyl_replay_plan_free(&plan);
+	return r->status == SIBYL_PLAN_DONE ? 0 : -1;
+}
