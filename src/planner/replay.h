@@ -54,9 +54,9 @@ typedef int (*sibyl_measure_seq_fn)(void *ctx, const uint64_t *metrics, size_t n
 				    double *seconds, char *err, size_t errlen);
 
 /*
- * Measure the picked calls in traced order, a span at a time, one
- * measurement each (the worker's sampling should be one run a sample,
- * no speed guard, unwatched: anything run between two calls changes the
+ * Measure the picked calls in traced order, a span at a time, one run
+ * each with nothing between them but their setups and teardowns
+ * (sibyl_worker_measure_seq: anything run between two calls changes the
  * state the second meets).  The
  * samples, sorted by work metric, are grouped (never splitting a metric;
  * the smallest and the largest metric alone) and each group is a point:

@@ -398,6 +398,27 @@ static void measure_watched(struct sampler *w, const struct sibyl_sample_request
 	r->cpu_ticks = total1 - total0;
 }
 
+/* A replay's calls back to back (worker_protocol.h): one run each, as
+ * sample() runs it, nothing but their setups and teardowns between them. */
+static int serve_sequence(struct sampler *w, const uint64_t *metrics, size_t n, int out)
+{
+	struct sibyl_sample_request rq;
+	struct sibyl_sample_reply r = { 0 };
+	double times[SIBYL_MAX_SEQUENCE];
+
+	memset(&rq, 0, sizeof(rq));
+	for (size_t i = 0; i < n && r.status == 0; i++) {
+		rq.metric = metrics[i];
+		sample(w, &rq, &r);
+		times[i] = r.seconds;
+	}
+	json_t *j = sibyl_sequence_reply_json(&r, times, n);
+	int rc = j ? sibyl_msg_send(out, j) : -1;
+
+	json_decref(j);
+	return rc;
+}
+
 /* Requests until EOF, one reply each. */
 static void serve_samples(struct sampler *w, struct sibyl_msg_reader *in, int out)
 {
@@ -406,11 +427,16 @@ static void serve_samples(struct sampler *w, struct sibyl_msg_reader *in, int ou
 	json_t *msg;
 
 	for (bool first = true; sibyl_msg_next(in, 0, -1, &msg) == SIBYL_MSG_ONE; first = false) {
-		int bad = sibyl_sample_request_parse(msg, &rq);
+		uint64_t seq[SIBYL_MAX_SEQUENCE];
+		size_t nseq = 0;
+		int is_seq = sibyl_sequence_request_parse(msg, seq, &nseq);
+		int bad = is_seq ? is_seq < 0 : sibyl_sample_request_parse(msg, &rq);
 
 		json_decref(msg);
-		if (bad)
+		if (bad || (is_seq && serve_sequence(w, seq, nseq, out)))
 			break;
+		if (is_seq)
+			continue;
 		/* A fresh process pays page faults and cold caches on its first
 		 * run: the first request runs once more and drops that run. */
 		double first_run = 0;
@@ -423,9 +449,7 @@ static void serve_samples(struct sampler *w, struct sibyl_msg_reader *in, int ou
 			first_run = r.seconds;
 			first_faults = r.first_run_faults;
 		}
-		if ((!first || r.status == 0) && w->sp->unwatched)
-			measure(w, &rq, &r);
-		else if (!first || r.status == 0)
+		if (!first || r.status == 0)
 			measure_watched(w, &rq, &r);
 		r.first_run_seconds = first_run;	/* measure() starts a fresh reply */
 		r.first_run_faults = first_faults;

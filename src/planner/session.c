@@ -431,7 +431,6 @@ static int replay_sampling(struct sibyl_plan_request *rq, char *err, size_t errl
 				    "--speed-guard");
 	sp->repeat = sp->rounds = 1;
 	sp->min_seconds = sp->guard_wait = 0;
-	sp->unwatched = true;
 	rq->replay = true;
 	return 0;
 }

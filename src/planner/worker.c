@@ -86,9 +86,10 @@ static int interrupted(struct sibyl_worker *w, const char *at, char *err, size_t
 	return sibyl_seterr(err, errlen, "interrupted by SIG%s%s", name ? name : "?", at);
 }
 
-/* Wait for one reply within the timeout.  0, or -1 with err set. */
-static int await(struct sibyl_worker *w, struct sibyl_sample_reply *r, const char *at, char *err,
-		 size_t errlen)
+/* Wait for one reply within the timeout, and with times, a sequence's n
+ * times (worker_protocol.h).  0, or -1 with err set. */
+static int await(struct sibyl_worker *w, struct sibyl_sample_reply *r, const char *at,
+		 double *times, size_t n, char *err, size_t errlen)
 {
 	uint64_t deadline = sibyl_mono_ns() + (uint64_t)(w->timeout * 1e9);
 	json_t *msg;
@@ -97,6 +98,8 @@ static int await(struct sibyl_worker *w, struct sibyl_sample_reply *r, const cha
 	if (got == SIBYL_MSG_ONE) {
 		int bad = sibyl_sample_reply_parse(msg, r);
 
+		if (!bad && times && r->status == 0)
+			bad = sibyl_sequence_times_parse(msg, times, n);
 		json_decref(msg);
 		if (bad) {
 			kill_worker(w);
@@ -186,7 +189,7 @@ struct sibyl_worker *sibyl_worker_start(const struct sibyl_adapter *a, const cha
 	if (rc)
 		describe_death(w, " in init", err, errlen);
 	else
-		rc = await(w, &r, " in init", err, errlen);
+		rc = await(w, &r, " in init", NULL, 0, err, errlen);
 	w->timeout = sibyl_sample_time_limit(sp);
 	w->stats.reference_first = w->stats.reference_best = r.reference_best;
 	w->stats.init_seconds = r.init_seconds;
@@ -201,18 +204,18 @@ struct sibyl_worker *sibyl_worker_start(const struct sibyl_adapter *a, const cha
 	return w;
 }
 
-/* Send one sample request: 0, or -1 with err set. */
-static int send_sample(struct sibyl_worker *w, const struct sibyl_sample_request *rq, char *err,
-		       size_t errlen)
+/* Send one request, msg, taken; `at` names it in a failure.  0, or -1
+ * with err set. */
+static int send_message(struct sibyl_worker *w, json_t *msg, const char *at, char *err,
+			size_t errlen)
 {
-	char at[SIBYL_AT_LEN];
-
-	sibyl_sample_where(rq, at);
+	if (interrupted_by || w->child.pid < 0)
+		json_decref(msg);
 	if (interrupted_by)
 		return interrupted(w, at, err, errlen);
 	if (w->child.pid < 0)
 		return sibyl_seterr(err, errlen, "adapter %s: worker is gone", w->a->name);
-	if (send_request(w, sibyl_sample_request_json(rq))) {
+	if (send_request(w, msg)) {
 		describe_death(w, at, err, errlen);
 		return -1;
 	}
@@ -262,7 +265,7 @@ static int receive_sample(struct sibyl_worker *w, const struct sibyl_sample_requ
 	struct sibyl_sample_reply r;
 	char at[SIBYL_AT_LEN];
 
-	if (await(w, &r, sibyl_sample_where(rq, at), err, errlen))
+	if (await(w, &r, sibyl_sample_where(rq, at), NULL, 0, err, errlen))
 		return -1;
 	if (r.status)
 		return sibyl_seterr(err, errlen, "adapter %s: %s", w->a->name, r.msg);
@@ -274,35 +277,42 @@ static int receive_sample(struct sibyl_worker *w, const struct sibyl_sample_requ
 static int request(struct sibyl_worker *w, const struct sibyl_sample_request *rq, double *seconds,
 		   char *err, size_t errlen)
 {
-	return send_sample(w, rq, err, errlen) ? -1 : receive_sample(w, rq, seconds, err, errlen);
+	char at[SIBYL_AT_LEN];
+
+	if (send_message(w, sibyl_sample_request_json(rq), sibyl_sample_where(rq, at), err, errlen))
+		return -1;
+	return receive_sample(w, rq, seconds, err, errlen);
 }
 
-/* Requests sent ahead of the replies read, so that the worker finds its
- * next request waiting; few enough that neither pipe fills while the
- * other waits (a request is some 40 bytes, a reply some 400, a pipe
- * holds 64 KiB). */
-#define AHEAD 32
-
+/* The worker's first sample measures a fresh process's one-time costs
+ * (worker.h), which `sibyl predict` adds apart: a replay starts after it,
+ * warm.  Then sequence requests, each waited for as long as its runs may
+ * take. */
 int sibyl_worker_measure_seq(struct sibyl_worker *w, const uint64_t *metrics, size_t n,
 			     double *seconds, char *err, size_t errlen)
 {
-	struct sibyl_sample_request rq[AHEAD];
-	size_t sent = 0, got = 0;
+	double first, limit = w->timeout;
 
-	while (got < n) {
-		for (; sent < n && sent - got < AHEAD; sent++) {
-			memset(&rq[sent % AHEAD], 0, sizeof(*rq));
-			rq[sent % AHEAD].metric = metrics[sent];
-			if (send_sample(w, &rq[sent % AHEAD], err, errlen))
-				return -1;
-		}
-		if (receive_sample(w, &rq[got % AHEAD], &seconds[got], err, errlen) < 0) {
-			/* Replies to the requests sent ahead would answer
-			 * the next ones asked: the worker cannot go on. */
-			kill_worker(w);
+	if (n && !w->stats.samples && sibyl_worker_measure(w, metrics[0], &first, err, errlen) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i += SIBYL_MAX_SEQUENCE) {
+		size_t k = n - i < SIBYL_MAX_SEQUENCE ? n - i : SIBYL_MAX_SEQUENCE;
+		struct sibyl_sample_reply r;
+		char at[SIBYL_AT_LEN];
+
+		snprintf(at, sizeof(at), " in a replay of %zu calls from work metric %llu", k,
+			 (unsigned long long)metrics[i]);
+		if (send_message(w, sibyl_sequence_request_json(metrics + i, k), at, err, errlen))
 			return -1;
-		}
-		got++;
+		w->timeout = limit * (double)k;
+		int rc = await(w, &r, at, seconds + i, k, err, errlen);
+
+		w->timeout = limit;
+		if (rc)
+			return -1;
+		if (r.status)
+			return sibyl_seterr(err, errlen, "adapter %s: %s", w->a->name, r.msg);
+		w->stats.samples += k;
 	}
 	return 0;
 }

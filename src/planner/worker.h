@@ -18,7 +18,6 @@
 #include <sibyl/adapter.h>
 #include "planner/params.h"
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -46,9 +45,6 @@ struct sibyl_sampling {
 	/* A reference counts as calm within best * (1 + this); 0 takes the
 	 * guard's default (speed_guard.h). */
 	double guard_tolerance;
-	/* No pre-emption counts around a sample (their /proc/stat reads take
-	 * tens of µs): a replay's calls follow each other as the program's. */
-	bool unwatched;
 };
 
 double sibyl_sample_time_limit(const struct sibyl_sampling *sp);	/* sampler.c */
@@ -120,11 +116,12 @@ int sibyl_worker_measure(struct sibyl_worker *w, uint64_t metric, double *second
  * (sibyl_measure_params_fn, planner/params.h). */
 int sibyl_worker_measure_params(struct sibyl_worker *w, const double *params, size_t nparams,
 				uint64_t metric, double *seconds, char *err, size_t errlen);
-/* Samples of n work metrics in this order, each the reply to its own
- * request, but sent ahead so that the worker runs them back to back
- * (with the sampling of a replay, one run each: planner/replay.h).
- * seconds[i] is metrics[i]'s.  0, or -1 with a one-line reason (the
- * worker is then gone). */
+/* A replay (planner/replay.h): the n work metrics run in this order, one
+ * run each (setup, timed run, teardown), back to back in the worker with
+ * no message between them (up to SIBYL_MAX_SEQUENCE a request), whatever
+ * the sampling says; seconds[i] is metrics[i]'s.  A worker's first
+ * sample, which measures its one-time costs, is taken before.  0, or -1
+ * with a one-line reason. */
 int sibyl_worker_measure_seq(struct sibyl_worker *w, const uint64_t *metrics, size_t n,
 			     double *seconds, char *err, size_t errlen);
 int sibyl_worker_measure_seq_cb(void *ctx, const uint64_t *metrics, size_t n, double *seconds,

@@ -17,13 +17,12 @@ json_t *sibyl_worker_setup_json(const struct sibyl_worker_setup *s)
 	const struct sibyl_adapter_config *c = &s->config;
 	const struct sibyl_sampling *sp = &s->sampling;
 
-	return json_pack("{ss ss s{sI sI ss? ss?} s{sI sf sf sf sI sf sb}}", "source", s->source,
+	return json_pack("{ss ss s{sI sI ss? ss?} s{sI sf sf sf sI sf}}", "source", s->source,
 			 "adapter", s->adapter, "config", "threads", (json_int_t)c->threads,
 			 "seed", (json_int_t)c->seed, "platform", c->platform, "device", c->device,
 			 "sampling", "repeat", (json_int_t)sp->repeat, "min_seconds",
 			 sp->min_seconds, "timeout", sp->timeout, "guard_wait", sp->guard_wait,
-			 "rounds", (json_int_t)sp->rounds, "guard_tolerance", sp->guard_tolerance,
-			 "unwatched", sp->unwatched);
+			 "rounds", (json_int_t)sp->rounds, "guard_tolerance", sp->guard_tolerance);
 }
 
 int sibyl_worker_setup_parse(json_t *j, struct sibyl_worker_setup *s)
@@ -31,15 +30,14 @@ int sibyl_worker_setup_parse(json_t *j, struct sibyl_worker_setup *s)
 	json_int_t threads, seed, repeat, rounds;
 	struct sibyl_sampling *sp = &s->sampling;
 	json_t *platform, *device;
-	int unwatched = 0;
 
 	memset(s, 0, sizeof(*s));
-	if (json_unpack(j, "{ss ss s{sI sI so so} s{sI sF sF sF sI sF s?b}}", "source", &s->source,
+	if (json_unpack(j, "{ss ss s{sI sI so so} s{sI sF sF sF sI sF}}", "source", &s->source,
 			"adapter", &s->adapter, "config", "threads", &threads, "seed", &seed,
 			"platform", &platform, "device", &device,
 			"sampling", "repeat", &repeat, "min_seconds", &sp->min_seconds,
 			"timeout", &sp->timeout, "guard_wait", &sp->guard_wait, "rounds", &rounds,
-			"guard_tolerance", &sp->guard_tolerance, "unwatched", &unwatched) ||
+			"guard_tolerance", &sp->guard_tolerance) ||
 	    threads < 1 || repeat < 1 || rounds < 1)
 		return -1;
 	s->config.platform = json_string_value(platform);	/* null: NULL */
@@ -48,7 +46,6 @@ int sibyl_worker_setup_parse(json_t *j, struct sibyl_worker_setup *s)
 	s->config.seed = (uint64_t)seed;
 	sp->repeat = (unsigned)repeat;
 	sp->rounds = (unsigned)rounds;
-	sp->unwatched = unwatched;
 	return 0;
 }
 
@@ -123,6 +120,59 @@ int sibyl_sample_reply_parse(json_t *j, struct sibyl_sample_reply *r)
 	r->unguarded = (uint32_t)unguarded;
 	r->best_raised = (uint32_t)raised;
 	snprintf(r->msg, sizeof(r->msg), "%s", msg);
+	return 0;
+}
+
+json_t *sibyl_sequence_request_json(const uint64_t *metrics, size_t n)
+{
+	json_t *seq = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(seq, json_integer((json_int_t)metrics[i]));
+	return json_pack("{so}", "sequence", seq);
+}
+
+int sibyl_sequence_request_parse(json_t *j, uint64_t metrics[SIBYL_MAX_SEQUENCE], size_t *n)
+{
+	json_t *seq = json_object_get(j, "sequence"), *m;
+	size_t i;
+
+	if (!seq)
+		return 0;
+	if (!json_is_array(seq) || json_array_size(seq) > SIBYL_MAX_SEQUENCE)
+		return -1;
+	json_array_foreach(seq, i, m) {
+		if (!json_is_integer(m) || json_integer_value(m) < 0)
+			return -1;
+		metrics[i] = (uint64_t)json_integer_value(m);
+	}
+	*n = json_array_size(seq);
+	return 1;
+}
+
+json_t *sibyl_sequence_reply_json(const struct sibyl_sample_reply *r, const double *times,
+				  size_t n)
+{
+	json_t *j = sibyl_sample_reply_json(r), *t = json_array();
+
+	for (size_t i = 0; i < n && r->status == 0; i++)
+		json_array_append_new(t, json_real(finite_or_zero(times[i])));
+	json_object_set_new(j, "times", t);
+	return j;
+}
+
+int sibyl_sequence_times_parse(json_t *j, double *times, size_t n)
+{
+	json_t *t = json_object_get(j, "times"), *v;
+	size_t i;
+
+	if (!json_is_array(t) || json_array_size(t) != n)
+		return -1;
+	json_array_foreach(t, i, v) {
+		if (!json_is_number(v))
+			return -1;
+		times[i] = json_number_value(v);
+	}
 	return 0;
 }
 

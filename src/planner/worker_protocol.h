@@ -6,6 +6,9 @@
  *   {"source", "adapter", "config": {...}, "sampling": {...}}   first:
  *       which adapter to load and how to sample; the reply is init's
  *   {"metric", "params": [...]}                                 a sample
+ *   {"sequence": [...]}      a replay's work metrics (planner/replay.h),
+ *       run one after another, one run each; the reply's "times" has
+ *       one time per metric, or is empty when one failed (its msg says)
  *
  * Each request gets one reply.  The end of requests (EOF) asks the
  * worker to run the adapter's fini and exit.
@@ -69,6 +72,19 @@ json_t *sibyl_sample_request_json(const struct sibyl_sample_request *rq);
 int sibyl_sample_request_parse(json_t *j, struct sibyl_sample_request *rq);
 json_t *sibyl_sample_reply_json(const struct sibyl_sample_reply *r);
 int sibyl_sample_reply_parse(json_t *j, struct sibyl_sample_reply *r);
+
+/* The most work metrics one sequence request holds. */
+#define SIBYL_MAX_SEQUENCE 256
+
+json_t *sibyl_sequence_request_json(const uint64_t *metrics, size_t n);
+/* 1 and metrics[0..*n) when j is a sequence request, 0 when it is not,
+ * -1 when it is malformed or longer than SIBYL_MAX_SEQUENCE. */
+int sibyl_sequence_request_parse(json_t *j, uint64_t metrics[SIBYL_MAX_SEQUENCE], size_t *n);
+/* The reply to one, with times[0..n) (none when r->status is not 0). */
+json_t *sibyl_sequence_reply_json(const struct sibyl_sample_reply *r, const double *times,
+				  size_t n);
+/* The times of a sequence reply: 0 when it has n of them. */
+int sibyl_sequence_times_parse(json_t *j, double *times, size_t n);
 
 /* " at work metric M", or " at parameters AxBxC (work metric M)": the
  * place a failure names. */
