@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Plans that replay a program's calls in their order (docs/plan.md,
+# "Replay: the calling context"): with an adapter whose run time is set
+# by the call before it, the replayed profile shows what the program's
+# order made of each call (small calls after large ones are slow), which
+# a plan measuring each metric apart cannot; the profile says it was
+# measured in traced order; a long trace is replayed in windows within
+# the budget; what cannot be replayed is refused with one line.
+. "$(dirname "$0")/../lib.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
+GOLDEN="$SIBYL_SOURCE/tests/integration/golden"
+TARGETS="$SIBYL_SOURCE/tests/integration/targets"
+QUICK=(--repeat 1 --rounds 1 --sample-time 0 --speed-guard 0)
+cc -shared -fPIC -O2 -I"$SIBYL_SOURCE/include" "$HERE/history_adapter.c" -o "$WORK/history.so"
+cc -O2 -I"$TARGETS" "$HERE/order_calls.c" -L"$TARGETS_LIB" -Wl,-rpath,"$TARGETS_LIB" \
+	-lsibyltest -o "$WORK/order_calls"
+"$SIBYL" wrap "$TARGETS_LIB/libsibyltest.so" --header "$TARGETS/testlib.h" \
+	--defs "$GOLDEN/testlib.defs" --output "$WORK/libwrap-test.so" 2> "$WORK/wrap.err" ||
+	{ cat "$WORK/wrap.err"; fail "sibyl wrap"; }
+trace() {	# trace NAME SIZES...
+	local name=$1
+	shift
+	"$SIBYL" trace --output "$WORK/$name.trace" --wrap "$WORK/libwrap-test.so" -- \
+		"$WORK/order_calls" "$@" > /dev/null
+}
+
+# 40 calls alternating small (100..119 values) and large (2000..2019):
+# each small call follows a large one, each large call a small one.
+sizes=()
+for i in $(seq 0 19); do sizes+=($((100 + i)) $((2000 + i))); done
+trace alt "${sizes[@]}"
+"$SIBYL" plan run --adapter-so "$WORK/history.so" --from-trace "$WORK/alt.trace" \
+	--function testlib_sum --replay -o "$WORK/replay.json" --json > "$WORK/replay.out"
+expect_eq "measured in traced order" "traced traced" \
+	"$(json "j['provenance']['sample_order'] + ' ' + j['coverage']['replay']['order']" "$WORK/replay.json")"
+expect_eq "the whole trace, twice, one run a sample" "2 80 [[0, 40]] 1 1 0.0" \
+	"$(json "' '.join(str(x) for x in (j['coverage']['replay']['passes'], j['stats']['samples'], j['coverage']['replay']['spans'], j['provenance']['parameters']['repeat'], j['provenance']['parameters']['rounds'], j['provenance']['parameters']['speed_guard_wait']))" "$WORK/replay.json")"
+# A small call ran after a large one: ~2 ms; a large one after a small
+# one: ~0.1 ms.  The points say so, and the profile spans the calls.
+expect_eq "small calls slow, large calls fast, as the order made them" "True True" \
+	"$(json "'%s %s' % (j['points'][0][1] > 5 * j['points'][-1][1], [j['points'][0][0], j['points'][-1][0]] == [100.0, 2019.0])" "$WORK/replay.json")"
+expect_eq "checked against the 40 calls, none extrapolated" "40 0 0" \
+	"$(json "' '.join(str(j['trace_check'][k]) for k in ('calls', 'below_points', 'above_points'))" "$WORK/replay.out")"
+# Measured one metric at a time, each run follows a run of its own size:
+# the opposite order of times.
+"$SIBYL" plan run --adapter-so "$WORK/history.so" --from-trace "$WORK/alt.trace" \
+	--function testlib_sum "${QUICK[@]}" -o "$WORK/apart.json" > /dev/null
+expect_eq "apart: small calls fast, and not in traced order" "True shuffled" \
+	"$(json "str(5 * j['points'][0][1] < j['points'][-1][1]) + ' ' + j['provenance']['sample_order']" "$WORK/apart.json")"
+
+# More calls than the budget: windows spread over the trace, each led in
+# by the call before it, and the smallest and largest calls with theirs.
+sizes=()
+for i in $(seq 0 99); do sizes+=($((100 + (i * 37) % 1900))); done
+sizes[77]=5000
+trace long 50 "${sizes[@]}"
+"$SIBYL" plan run --adapter-so "$WORK/history.so" --from-trace "$WORK/long.trace" \
+	--function testlib_sum --replay --max-samples 30 -o "$WORK/long.json" > /dev/null
+expect_eq "within the budget, one pass, spanning the calls" "True 1 50.0 5000.0" \
+	"$(json "' '.join(str(x) for x in (j['stats']['samples'] <= 30, j['coverage']['replay']['passes'], j['points'][0][0], j['points'][-1][0]))" "$WORK/long.json")"
+# The first call is the smallest (no call before it to lead in), the
+# window is the middle 26 of the 101 calls, the largest is call 78.
+expect_eq "the smallest call, a window, the largest call, led in" "[[0, 1], [37, 26], [77, 2]]" \
+	"$(json "j['coverage']['replay']['spans']" "$WORK/long.json")"
+
+expect_error() {	# expect_error WHAT STATUS PATTERN -- COMMAND...
+	local what=$1 want=$2 pattern=$3 status=0
+	shift 4
+	"$@" > "$WORK/out" 2> "$WORK/err" || status=$?
+	[ "$status" -eq "$want" ] || { cat "$WORK/err"; fail "$what: exit status $status, not $want"; }
+	[ "$(wc -l < "$WORK/err")" -eq 1 ] || { cat "$WORK/err"; fail "$what: not one error line"; }
+	grep -q "^sibyl: .*$pattern" "$WORK/err" || fail "$what: '$(cat "$WORK/err")' lacks '$pattern'"
+	echo "ok: $what: $(cat "$WORK/err")"
+}
+PLAN=("$SIBYL" plan run --adapter-so "$WORK/history.so" -o "$WORK/x.json")
+expect_error "function not in the trace" 1 "no call of testlib_nothing" -- "${PLAN[@]}" \
+	--from-trace "$WORK/alt.trace" --function testlib_nothing --replay
+trace empty
+expect_error "a trace without calls" 1 "no call of testlib_sum" -- "${PLAN[@]}" \
+	--from-trace "$WORK/empty.trace" --function testlib_sum --replay
+expect_error "replay without a trace" 2 "needs --from-trace" -- "${PLAN[@]}" --replay
+printf '100\n2000\n' > "$WORK/list"
+expect_error "a list has no order" 2 "needs --from-trace" -- "${PLAN[@]}" --metrics "$WORK/list" \
+	--replay
+expect_error "replay with repeats" 1 "takes no --repeat" -- "${PLAN[@]}" \
+	--from-trace "$WORK/alt.trace" --function testlib_sum --replay --repeat 5
+[ ! -e "$WORK/x.json" ] || fail "a refused plan wrote a profile"
+echo "ok: plan_replay"

@@ -1,0 +1,141 @@
+/* Replayed plans (planner/replay.h): which calls are replayed within a
+ * budget, that they are measured in the traced order, and the points the
+ * samples make. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "planner/replay.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A mix of calls at metrics[0..n), in that order, as a trace gives it. */
+static struct sibyl_call_mix mix_of(const uint64_t *metrics, size_t n)
+{
+	struct sibyl_call_mix mix = { .kind = "trace", .nseq = n };
+
+	mix.seq = calloc(n, sizeof(*mix.seq));
+	mix.v = calloc(n, sizeof(*mix.v));
+	for (size_t i = 0; i < n; i++)
+		mix.seq[i] = mix.v[i] = (struct sibyl_mix_entry){ metrics[i], 1, 1e-6 };
+	/* v as call_mix.c keeps it: ascending, merged (the tests' metrics
+	 * are distinct). */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && mix.v[j - 1].metric > mix.v[j].metric; j--) {
+			struct sibyl_mix_entry t = mix.v[j];
+
+			mix.v[j] = mix.v[j - 1];
+			mix.v[j - 1] = t;
+		}
+	mix.n = mix.calls = n;
+	return mix;
+}
+
+static void test_all_fit_twice(void **state)
+{
+	(void)state;
+	uint64_t m[] = { 5, 1, 9 };
+	struct sibyl_call_mix mix = mix_of(m, 3);
+	struct sibyl_replay_plan plan;
+
+	sibyl_replay_pick(&mix, 6, &plan);
+	assert_int_equal(plan.passes, 2);
+	assert_int_equal(plan.n, 1);
+	assert_int_equal(plan.runs, 6);
+	sibyl_replay_plan_free(&plan);
+	sibyl_replay_pick(&mix, 5, &plan);   /* once only */
+	assert_int_equal(plan.passes, 1);
+	assert_int_equal(plan.runs, 3);
+	sibyl_replay_plan_free(&plan);
+	sibyl_call_mix_free(&mix);
+}
+
+/* 1000 calls, budget 204: four windows of 50 led in, evenly spread, and
+ * the extremes (calls 3 and 996, outside them) with the call before. */
+static void test_windows(void **state)
+{
+	(void)state;
+	uint64_t m[1000];
+	struct sibyl_replay_plan plan;
+
+	for (size_t i = 0; i < 1000; i++)
+		m[i] = 100 + (i * 7) % 500;
+	m[3] = 1;
+	m[996] = 10000;
+	struct sibyl_call_mix mix = mix_of(m, 1000);
+
+	sibyl_replay_pick(&mix, 204, &plan);
+	assert_int_equal(plan.passes, 1);
+	assert_int_equal(plan.n, 6);
+	assert_int_equal(plan.v[0].first, 2);
+	assert_int_equal(plan.v[0].len, 2);
+	assert_true(plan.v[0].lead);
+	assert_int_equal(plan.v[1].first, 100);
+	assert_int_equal(plan.v[1].len, 50);
+	assert_int_equal(plan.v[4].first, 850);
+	assert_int_equal(plan.v[5].first, 995);
+	assert_true(plan.runs <= 204);
+	sibyl_replay_plan_free(&plan);
+	sibyl_call_mix_free(&mix);
+}
+
+/* The metrics measured, in the order asked; each "takes" as long as the
+ * metric measured before it says. */
+struct order {
+	uint64_t got[64];
+	size_t n;
+};
+
+static int measure_seq(void *ctx, const uint64_t *metrics, size_t n, double *seconds,
+		       char *err, size_t errlen)
+{
+	struct order *o = ctx;
+
+	(void)err;
+	(void)errlen;
+	for (size_t i = 0; i < n; i++) {
+		seconds[i] = o->n ? (double)o->got[o->n - 1] * 1e-6 : 1e-6;
+		o->got[o->n++] = metrics[i];
+	}
+	return 0;
+}
+
+static void test_traced_order(void **state)
+{
+	(void)state;
+	uint64_t m[] = { 10, 1000, 11, 1001, 12, 1002, 13, 1003 };
+	struct sibyl_call_mix mix = mix_of(m, 8);
+	struct sibyl_plan_params p;
+	struct sibyl_plan_result r;
+	struct order o = { .n = 0 };
+
+	sibyl_plan_defaults(&p);
+	p.max_samples = 400;
+	assert_int_equal(sibyl_plan_replay(&p, &mix, measure_seq, &o, NULL, NULL, &r), 0);
+	assert_int_equal(o.n, 16);
+	assert_memory_equal(o.got, m, sizeof(m));
+	assert_memory_equal(o.got + 8, m, sizeof(m));
+	/* Points: the smallest metric alone, then groups of four samples
+	 * (two metrics), the largest alone.  The small calls came after
+	 * large ones. */
+	assert_int_equal(r.profile->npoints, 5);
+	assert_true(r.profile->points[0].x == 10 && r.profile->points[4].x == 1003);
+	assert_true(r.profile->points[0].y > 10 * r.profile->points[4].y);
+	assert_int_equal(r.samples, 16);
+	assert_int_equal(r.unique, 8);
+	sibyl_plan_result_free(&r);
+	sibyl_call_mix_free(&mix);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_all_fit_twice),
+		cmocka_unit_test(test_windows),
+		cmocka_unit_test(test_traced_order),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
