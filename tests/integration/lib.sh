@@ -28,6 +28,18 @@ json() {
 	/usr/bin/python3 -c 'import json,sys; j=json.load(open(sys.argv[2])); print(eval(sys.argv[1]))' "$1" "$2"
 }
 
+# expect_one_error WHAT STATUS PATTERN -- COMMAND...: COMMAND exits with
+# STATUS and prints one line, "sibyl: ...PATTERN...", on stderr.
+expect_one_error() {
+	local what=$1 want=$2 pattern=$3 status=0
+	shift 4
+	"$@" > "$WORK/out" 2> "$WORK/err" || status=$?
+	[ "$status" -eq "$want" ] || { cat "$WORK/err"; fail "$what: exit status $status, not $want"; }
+	[ "$(wc -l < "$WORK/err")" -eq 1 ] || { cat "$WORK/err"; fail "$what: not one error line"; }
+	grep -q "^sibyl: .*$pattern" "$WORK/err" || fail "$what: '$(cat "$WORK/err")' lacks '$pattern'"
+	echo "ok: $what: $(cat "$WORK/err")"
+}
+
 expect_eq() {	# expect_eq WHAT EXPECTED ACTUAL
 	[ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"
 	echo "ok: $1 = $3"

@@ -52,30 +52,21 @@ expect_eq "staircase kept" "True" \
 	"$(json "[p[1] for p in j['points'] if p[0] == 101][0] > 5 * [p[1] for p in j['points'] if p[0] == 16][0]" "$WORK/stairs.json")"
 grep -q "sampled 4 of the 6 work metrics" "$WORK/stairs.out" || fail "coverage line: $(cat "$WORK/stairs.out")"
 
-expect_error() {	# expect_error WHAT STATUS PATTERN -- COMMAND...
-	local what=$1 want=$2 pattern=$3 status=0
-	shift 4
-	"$@" > "$WORK/out" 2> "$WORK/err" || status=$?
-	[ "$status" -eq "$want" ] || { cat "$WORK/err"; fail "$what: exit status $status, not $want"; }
-	[ "$(wc -l < "$WORK/err")" -eq 1 ] || { cat "$WORK/err"; fail "$what: not one error line"; }
-	grep -q "^sibyl: .*$pattern" "$WORK/err" || fail "$what: '$(cat "$WORK/err")' lacks '$pattern'"
-	echo "ok: $what: $(cat "$WORK/err")"
-}
-expect_error "trace without function" 2 "go together" -- "$SIBYL" plan run \
+expect_one_error "trace without function" 2 "go together" -- "$SIBYL" plan run \
 	--adapter-so "$WORK/sum.so" --from-trace "$WORK/calls.trace" -o "$WORK/x.json"
-expect_error "function not called" 1 "no call of testlib_nothing" -- "$SIBYL" plan run \
+expect_one_error "function not called" 1 "no call of testlib_nothing" -- "$SIBYL" plan run \
 	--adapter-so "$WORK/sum.so" --from-trace "$WORK/calls.trace" --function testlib_nothing \
 	-o "$WORK/x.json"
-expect_error "other work metric" 1 "the trace's work counts 'values summed' but the adapter is measured in 'microseconds'" \
+expect_one_error "other work metric" 1 "the trace's work counts 'values summed' but the adapter is measured in 'microseconds'" \
 	-- "$SIBYL" plan run --adapter-so "$WORK/test.so:spin" --from-trace "$WORK/calls.trace" \
 	--function testlib_sum -o "$WORK/x.json"
 printf '10\nten\n' > "$WORK/bad"
-expect_error "bad list line" 1 "bad:2: not a work metric" -- "$SIBYL" plan run \
+expect_one_error "bad list line" 1 "bad:2: not a work metric" -- "$SIBYL" plan run \
 	--adapter-so "$WORK/test.so:spin" --metrics "$WORK/bad" -o "$WORK/x.json"
 printf '5\n5000\n' > "$WORK/wide"
-expect_error "list outside the adapter's range" 1 "work metrics 5 to 5000, and spin's range is 1:2000" \
+expect_one_error "list outside the adapter's range" 1 "work metrics 5 to 5000, and spin's range is 1:2000" \
 	-- "$SIBYL" plan run --adapter-so "$WORK/test.so:spin" --metrics "$WORK/wide" -o "$WORK/x.json"
-expect_error "guided with --evaluate" 2 "checked against the calls themselves" -- "$SIBYL" plan run \
+expect_one_error "guided with --evaluate" 2 "checked against the calls themselves" -- "$SIBYL" plan run \
 	--adapter-so "$WORK/test.so:spin" --metrics "$WORK/list" --evaluate 10 -o "$WORK/x.json"
 [ ! -e "$WORK/x.json" ] || fail "a refused plan wrote a profile"
 # --range plans the calls within it and says how many it left out.

@@ -63,26 +63,17 @@ expect_eq "within the budget, one pass, spanning the calls" "True 1 50.0 5000.0"
 expect_eq "the smallest call, a window, the largest call, led in" "[[0, 1], [37, 26], [77, 2]]" \
 	"$(json "j['coverage']['replay']['spans']" "$WORK/long.json")"
 
-expect_error() {	# expect_error WHAT STATUS PATTERN -- COMMAND...
-	local what=$1 want=$2 pattern=$3 status=0
-	shift 4
-	"$@" > "$WORK/out" 2> "$WORK/err" || status=$?
-	[ "$status" -eq "$want" ] || { cat "$WORK/err"; fail "$what: exit status $status, not $want"; }
-	[ "$(wc -l < "$WORK/err")" -eq 1 ] || { cat "$WORK/err"; fail "$what: not one error line"; }
-	grep -q "^sibyl: .*$pattern" "$WORK/err" || fail "$what: '$(cat "$WORK/err")' lacks '$pattern'"
-	echo "ok: $what: $(cat "$WORK/err")"
-}
 PLAN=("$SIBYL" plan run --adapter-so "$WORK/history.so" -o "$WORK/x.json")
-expect_error "function not in the trace" 1 "no call of testlib_nothing" -- "${PLAN[@]}" \
+expect_one_error "function not in the trace" 1 "no call of testlib_nothing" -- "${PLAN[@]}" \
 	--from-trace "$WORK/alt.trace" --function testlib_nothing --replay
 trace empty
-expect_error "a trace without calls" 1 "no call of testlib_sum" -- "${PLAN[@]}" \
+expect_one_error "a trace without calls" 1 "no call of testlib_sum" -- "${PLAN[@]}" \
 	--from-trace "$WORK/empty.trace" --function testlib_sum --replay
-expect_error "replay without a trace" 2 "needs --from-trace" -- "${PLAN[@]}" --replay
+expect_one_error "replay without a trace" 2 "needs --from-trace" -- "${PLAN[@]}" --replay
 printf '100\n2000\n' > "$WORK/list"
-expect_error "a list has no order" 2 "needs --from-trace" -- "${PLAN[@]}" --metrics "$WORK/list" \
+expect_one_error "a list has no order" 2 "needs --from-trace" -- "${PLAN[@]}" --metrics "$WORK/list" \
 	--replay
-expect_error "replay with repeats" 1 "takes no --repeat" -- "${PLAN[@]}" \
+expect_one_error "replay with repeats" 1 "takes no --repeat" -- "${PLAN[@]}" \
 	--from-trace "$WORK/alt.trace" --function testlib_sum --replay --repeat 5
 [ ! -e "$WORK/x.json" ] || fail "a refused plan wrote a profile"
 echo "ok: plan_replay"
