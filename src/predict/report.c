@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <string.h>
 
 static const char *work_source_name(const struct sibyl_kernel_prediction *k)
 {
@@ -21,6 +22,15 @@ static const char *work_source_name(const struct sibyl_kernel_prediction *k)
 	default:
 		return k->model->profile->work_metric;
 	}
+}
+
+/* Planned with --replay: measured in the traced order, as the program
+ * met the machine (provenance.sample_order). */
+static bool replayed(const struct sibyl_profile *p)
+{
+	json_t *order = p->provenance ? json_object_get(p->provenance, "sample_order") : NULL;
+
+	return json_is_string(order) && !strcmp(json_string_value(order), "traced");
 }
 
 static void print_kernel_notes(FILE *out, const struct sibyl_prediction *p,
@@ -37,6 +47,9 @@ static void print_kernel_notes(FILE *out, const struct sibyl_prediction *p,
 	if (k->typical_known)
 		fprintf(out, "    profile times x %.3f: the speed programs meet, not the best "
 			"(stats.typical)\n", k->typical_factor);
+	else if (replayed(prof))
+		fprintf(out, "    profile times as measured in the program's order of calls "
+			"(plan --replay): the speed it met\n");
 	else
 		fprintf(out, "    profile times as measured: the profile does not record how "
 			"programs meet the machine (stats.typical)\n");
