@@ -5,6 +5,7 @@
 #include "core/options.h"
 #include "core/strbuf.h"
 #include "ocl/driver/args.h"
+#include "ocl/driver/check.h"
 #include "ocl/driver/argspec.h"
 #include "ocl/driver/compile.h"
 #include "ocl/driver/counting.h"
@@ -159,7 +160,7 @@ static void on_sample(void *ctx, json_t *msg)
 
 static int run_once(struct kernel_opts *o, struct sibyl_run_cfg *cfg)
 {
-	struct kernel_collect c = { json_array(), NULL };
+	struct kernel_collect c = { json_array(), NULL, NULL };
 	struct sibyl_guard g = { o->timeout, o->build_timeout, false, on_device, on_sample, &c,
 				 { 0 }, NULL };
 	struct sibyl_instcounts mean = { 0 };
@@ -176,6 +177,9 @@ static int run_once(struct kernel_opts *o, struct sibyl_run_cfg *cfg)
 		}
 		if (g.chatter && o->verbose)
 			fputs(g.chatter, stderr);
+		if (o->check && (c.findings = sibyl_check_findings(cfg->kernel, c.samples)) &&
+		    json_array_size(c.findings))
+			r = KERNEL_EXIT_FINDINGS;
 		if (o->json)
 			kernel_print_json(o, cfg, &c, &mean);
 		else
@@ -189,6 +193,7 @@ static int run_once(struct kernel_opts *o, struct sibyl_run_cfg *cfg)
 	free(g.chatter);
 	json_decref(c.samples);
 	json_decref(c.device);
+	json_decref(c.findings);
 	if (fflush(stdout))
 		return sibyl_err_errno("kernel: writing the results"), 1;
 	return r;
@@ -228,7 +233,7 @@ static int run(struct kernel_opts *o, const struct sibyl_kernel *k, void *bc, si
 		.dump_args = o->dump_args, .gsize = r.from,
 		.lsize = sibyl_dims_total(nd.l, nd.dims), .dims = nd.dims, .specs = specs,
 		.elements = (uint64_t)o->elements, .seed = (uint64_t)o->seed,
-		.samples = o->samples, .warmup = o->warmup, .fence = o->fence,
+		.samples = o->samples, .warmup = o->warmup, .fence = o->fence, .check = o->check,
 		.verbose = o->verbose,
 	};
 	struct sibyl_counting counting = { 0 };
@@ -269,7 +274,7 @@ static int run(struct kernel_opts *o, const struct sibyl_kernel *k, void *bc, si
  * Rodinia; failures are reported and the next kernel runs. */
 static int run_all(struct kernel_opts *o, const struct sibyl_kernels *ks, void *bc, size_t size)
 {
-	size_t ran = 0, failed = 0, unsupported = 0;
+	size_t ran = 0, failed = 0, unsupported = 0, findings = 0;
 
 	if (o->json || o->out)
 		return sibyl_err("kernel: --all prints text: no --json or --output"), 2;
@@ -281,14 +286,17 @@ static int run_all(struct kernel_opts *o, const struct sibyl_kernels *ks, void *
 			return 2;
 		if (sibyl_kernel_unsupported(k))
 			unsupported++;
-		else if (r)
+		else if (r && r != KERNEL_EXIT_FINDINGS)
 			failed++;
 		else
-			ran++;
+			ran++, findings += r != 0;
 	}
-	printf("%s: %zu kernel%s: %zu ran, %zu failed, %zu unsupported\n", o->c.file, ks->n,
+	printf("%s: %zu kernel%s: %zu ran, %zu failed, %zu unsupported", o->c.file, ks->n,
 	       ks->n == 1 ? "" : "s", ran, failed, unsupported);
-	return failed || unsupported ? 1 : 0;
+	if (o->check)
+		printf(", %zu with findings", findings);
+	putchar('\n');
+	return failed || unsupported ? 1 : findings ? KERNEL_EXIT_FINDINGS : 0;
 }
 
 int cmd_kernel(int argc, char **argv)

@@ -14,6 +14,9 @@
 #include <jansson.h>
 #include <stdbool.h>
 
+/* --check found something (docs/kernel.md; 3-6 are in exit_status[]). */
+#define KERNEL_EXIT_FINDINGS 7
+
 struct kernel_opts {
 	struct sibyl_compile_opts c;
 	const char *kernel, *gsize, *lsize, *platform, *device, *out;
@@ -21,6 +24,7 @@ struct kernel_opts {
 	double timeout, build_timeout;
 	bool inst, spir, timeit, stat, json, coarse, dump_args, force, fence, all, verbose;
 	bool source_counters;			/* -i through the source, not SPIR */
+	bool check;				/* --check: findings about the kernel */
 	const struct sibyl_kernels *ks;		/* the file's kernels */
 	struct sibyl_strlist args;		/* -A NAME=SPEC */
 	struct sibyl_strbuf diagnostics;	/* compilers' messages, for --json */
@@ -40,6 +44,7 @@ int kernel_check_launch(const struct kernel_opts *o, const struct sibyl_kernel *
 /* What one run's runner reported: its samples and its device message. */
 struct kernel_collect {
 	json_t *samples, *device;
+	json_t *findings;	/* --check (check.h); NULL without */
 };
 
 /* Print one JSON object (stolen) on stdout. */

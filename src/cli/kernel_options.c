@@ -4,6 +4,7 @@
 #include "cli/kernel_cli.h"
 #include "core/log.h"
 #include "ocl/driver/args.h"
+#include "ocl/driver/check.h"
 
 #include <limits.h>
 #include <string.h>
@@ -11,7 +12,7 @@
 static const struct sibyl_command_help help = {
 	"kernel", "FILE.cl [-k NAME | --all] -g G [-l L] [-n SAMPLES] [-i | --spir] [--time-it] "
 	"[--static] [-D ...] [-I ...] [--build-options ...] [--platform P --device D] [--seed N] "
-	"[--timeout S] [--json] [-o FILE.jsonl [--force]]",
+	"[--timeout S] [--json] [-o FILE.jsonl [--force]] [--check]",
 	"Run one kernel of an OpenCL C file on a real device with arguments generated from its "
 	"signature (signed integers in [-g, g], unsigned in [0, g), floats uniform in [-g, g], buffers of G "
 	"elements), in a child process that may crash or hang safely.  Without -k, list the "
@@ -43,6 +44,9 @@ static int check_numbers(const struct kernel_opts *o, const struct sibyl_range *
 	    in_range("warmup", o->warmup, 0, LONG_MAX) ||
 	    in_range("seed", o->seed, 0, LONG_MAX - (o->samples - 1)))
 		return -1;
+	if (o->check && sizes > 1)
+		return sibyl_err("kernel: --check runs one global size, not a sweep (-g %s)",
+				 o->gsize);
 	if (__builtin_mul_overflow(sizes, (uint64_t)o->samples, &total) || total > INT_MAX)
 		return sibyl_err("kernel: -g %s -n %ld: more than %d samples in one run", o->gsize,
 				 o->samples, INT_MAX);
@@ -96,6 +100,7 @@ static int parse_options(int argc, char **argv, struct kernel_opts *o)
 		{ "source-counters", 0, SIBYL_OPT_FLAG, &o->source_counters, NULL, "-i without SPIR" },
 		{ "spir", 0, SIBYL_OPT_FLAG, &o->spir, NULL,
 		  "run the plain kernel from the SPIR bitcode -i instruments (-O, -D, -I apply)" },
+		{ "check", 0, SIBYL_OPT_FLAG, &o->check, NULL, "report missing or suspect output" },
 		{ "time-it", 0, SIBYL_OPT_FLAG, &o->timeit, NULL, "time every sample" },
 		{ "static", 0, SIBYL_OPT_FLAG, &o->stat, NULL, "static instruction counts of the IR" },
 		{ "coarse", 0, SIBYL_OPT_FLAG, &o->coarse, NULL, "-i without bytes or callees" },
@@ -128,8 +133,8 @@ static int parse_options(int argc, char **argv, struct kernel_opts *o)
 		{ "force", 'f', SIBYL_OPT_FLAG, &o->force, NULL, "replace an existing -o file" },
 		SIBYL_OPT_END,
 	};
-	int operands, first_unused = 1;
-	int r = sibyl_cli_options(&help, opts, argc, argv, false, &operands);
+	int operands, first_unused = 1, r = sibyl_cli_options(&help, opts, argc, argv, false,
+							      &operands);
 
 	if (r)
 		return r;
@@ -137,8 +142,6 @@ static int parse_options(int argc, char **argv, struct kernel_opts *o)
 		o->c.file = argv[first_unused++];
 	if (operands >= first_unused)
 		return sibyl_err("kernel: unexpected operand '%s' (see --help)", argv[first_unused]);
-	if (!o->c.file)
-		return sibyl_err("kernel: FILE.cl is required (see --help)");
 	return 0;
 }
 
@@ -146,6 +149,9 @@ static int check_modes(const struct kernel_opts *o)
 {
 	if (o->source_counters && (!o->inst || o->stat))
 		return sibyl_err("kernel: --source-counters goes with -i (see --help)");
+	if (o->check && (o->stat || o->out))
+		return sibyl_err("kernel: --check runs the kernel and reports on it: not with "
+				 "--static or --output");
 	/* Marks relate to blocks only as clang lays them out at -O0. */
 	if (o->source_counters && o->c.opt_level && strcmp(o->c.opt_level, "0"))
 		return sibyl_err("kernel: --source-counters counts the -O0 IR only (no -O %s)",
@@ -157,5 +163,10 @@ int kernel_parse_options(int argc, char **argv, struct kernel_opts *o)
 {
 	int r = parse_options(argc, argv, o);
 
+	if (!r && !o->c.file)
+		return sibyl_err("kernel: FILE.cl is required (see --help)");
+	/* Two inputs to compare, each run twice (check.h). */
+	if (!r && o->check && o->samples == 1)
+		o->samples = SIBYL_CHECK_SAMPLES;
 	return r ? r : check_modes(o);
 }

@@ -35,6 +35,21 @@ static json_t *shape_json(const struct sibyl_run_cfg *cfg, bool local)
 	return a;
 }
 
+/* --check's findings, one line each, or that there is none. */
+static void print_findings(const struct sibyl_run_cfg *cfg, json_t *findings)
+{
+	json_t *f;
+	size_t i;
+
+	if (!findings)
+		return;
+	json_array_foreach(findings, i, f)
+		printf("kernel '%s': check: %s\n", cfg->kernel->name,
+		       json_string_value(json_object_get(f, "message")));
+	if (!json_array_size(findings))
+		printf("kernel '%s': check: no finding\n", cfg->kernel->name);
+}
+
 void kernel_print_text(const struct kernel_opts *o, const struct sibyl_run_cfg *cfg, struct kernel_collect *c,
 		       struct sibyl_instcounts *mean)
 {
@@ -55,6 +70,7 @@ void kernel_print_text(const struct kernel_opts *o, const struct sibyl_run_cfg *
 		sibyl_times_print(stdout, cfg->kernel->name, n, sum);
 		json_decref(sum);
 	}
+	print_findings(cfg, c->findings);
 	if (o->dump_args) {
 		json_t *a = json_object_get(json_array_get(c->samples, 0), "args");
 
@@ -90,5 +106,7 @@ void kernel_print_json(const struct kernel_opts *o, const struct sibyl_run_cfg *
 		json_object_set_new(top, "times", sibyl_times_summary(c->samples));
 	if (o->inst)
 		json_object_set_new(top, "instcounts", sibyl_instcounts_json(mean));
+	if (c->findings)
+		json_object_set(top, "findings", c->findings);
 	kernel_put_json(top);
 }

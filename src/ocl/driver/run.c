@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "ocl/driver/run.h"
 #include "ocl/driver/args.h"
+#include "ocl/driver/check.h"
 #include "ocl/driver/fenced.h"
 #include "ocl/driver/program.h"
 #include "core/alloc.h"
@@ -375,6 +376,33 @@ static int launch(const struct sibyl_run_cfg *cfg, struct dev_state *s, long i, 
 	return 0;
 }
 
+/* --check: the sample's arguments again (the very same values, from its
+ * seed), run a second time; the digests of both runs go into msg
+ * (check.h).  The sample's times stay those of its first run. */
+static int check_sample(const struct sibyl_run_cfg *cfg, struct dev_state *s,
+			const struct sibyl_args_cfg *acfg, const struct sibyl_args *a, long i,
+			int fd, json_t *msg)
+{
+	json_t *c = json_object(), *scratch = json_object();
+	struct sibyl_args again;
+	int r = -1;
+
+	json_object_set_new(msg, "check", c);
+	json_object_set_new(c, "after", sibyl_check_digests(cfg->kernel, a));
+	if (sibyl_args_generate(cfg->kernel, acfg, &again, s->err, s->errlen) < 0)
+		return json_decref(scratch), -1;
+	json_object_set_new(c, "input", sibyl_check_input(cfg->kernel, &again));
+	json_object_set_new(c, "before", sibyl_check_digests(cfg->kernel, &again));
+	if (set_args(cfg, s, &again) == 0 && launch(cfg, s, i, fd, scratch) == 0 &&
+	    read_back(cfg, s, &again, NULL) == 0) {
+		json_object_set_new(c, "again", sibyl_check_digests(cfg->kernel, &again));
+		r = 0;
+	}
+	json_decref(scratch);
+	sibyl_args_free(&again);
+	return r;
+}
+
 /* One sample; a warm-up (report false) runs the same way, unreported. */
 static int run_sample(const struct sibyl_run_cfg *cfg, struct dev_state *s, long i, int fd,
 		      bool report)
@@ -417,7 +445,8 @@ static int run_sample(const struct sibyl_run_cfg *cfg, struct dev_state *s, long
 		r = 0;
 		goto out;
 	}
-	if (counters && save_counters(cfg, s, i, counters, msg) < 0) {
+	if ((cfg->check && check_sample(cfg, s, &acfg, &a, i, fd, msg) < 0) ||
+	    (counters && save_counters(cfg, s, i, counters, msg) < 0)) {
 		json_decref(msg);
 		goto out;
 	}

@@ -10,7 +10,8 @@
  *                                             compile is over, the run starts)
  *   {"event":"sample", "sample", "seed", "gsize", "lsize", "host_ns",
  *    "device_ns", "queue_ns", "submit_ns", "transfer_ns",
- *    ["counters": file with the raw counters (-i)], ["args", "after"]}
+ *    ["counters": file with the raw counters (-i)], ["args", "after"],
+ *    [--check: "input", "before", "after", "again" digests (check.h)]}
  * and, as every helper (core/helper.h), {"event":"notice", ...} for a
  * warning and {"event":"error","text"} before it exits non-zero.
  * A SPIR program is either the instrumented bitcode (-i: one more,
@@ -50,6 +51,7 @@ struct sibyl_run_cfg {
 	bool dump_args;
 	bool verbose;			/* the device compiler's log also on success */
 	bool fence;			/* buffers end at an inaccessible page */
+	bool check;			/* --check: each sample twice, digests (check.h) */
 	uint64_t gsize, lsize, elements, seed;	/* sizes: work-items in all */
 	const struct sibyl_argspec *specs;	/* -a (argspec.h), one per argument; NULL: none */
 	unsigned dims;			/* > 1: gdim and ldim give the shape (ndrange.h) */

@@ -21,6 +21,7 @@ json_t *sibyl_run_cfg_to_json(const struct sibyl_run_cfg *c)
 	json_object_set_new(j, "gsize_to", json_integer((json_int_t)c->gsize_to));
 	json_object_set_new(j, "gsize_step", json_integer((json_int_t)c->gsize_step));
 	json_object_set_new(j, "fence", json_boolean(c->fence));
+	json_object_set_new(j, "check", json_boolean(c->check));
 	json_object_set_new(j, "verbose", json_boolean(c->verbose));
 	if (c->specs)
 		json_object_set_new(j, "args", sibyl_argspecs_json(c->specs, c->kernel->nargs));
@@ -95,6 +96,7 @@ int sibyl_run_cfg_from_json(json_t *j, struct sibyl_run_cfg *c, struct sibyl_ker
 	c->gsize_to = u64(j, "gsize_to");
 	c->gsize_step = u64(j, "gsize_step");
 	c->fence = json_is_true(json_object_get(j, "fence"));
+	c->check = json_is_true(json_object_get(j, "check"));
 	c->verbose = json_is_true(json_object_get(j, "verbose"));
 	json_t *shape = json_object_get(j, "shape"), *specs = json_object_get(j, "args");
 

@@ -1,0 +1,197 @@
+/* --check: digests of the arguments, and what their changes say (check.h). */
+#include "ocl/driver/check.h"
+#include "core/strbuf.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+static uint64_t fnv1a64(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static json_t *hex(uint64_t h)
+{
+	char s[17];
+
+	snprintf(s, sizeof(s), "%016" PRIx64, h);
+	return json_string(s);
+}
+
+/* A buffer the kernel may write: not __constant, not const. */
+static bool writable(const struct sibyl_karg *a)
+{
+	return a->kind == SIBYL_KARG_BUFFER && strcmp(a->space, "constant") &&
+	       !(a->qualifiers && strstr(a->qualifiers, "const"));
+}
+
+json_t *sibyl_check_digests(const struct sibyl_kernel *k, const struct sibyl_args *a)
+{
+	json_t *d = json_array();
+
+	for (size_t i = 0; i < k->nargs; i++)
+		json_array_append_new(d, writable(&k->args[i])
+			? hex(fnv1a64(14695981039346656037ull, a->a[i].data, a->a[i].size))
+			: json_null());
+	return d;
+}
+
+json_t *sibyl_check_input(const struct sibyl_kernel *k, const struct sibyl_args *a)
+{
+	uint64_t h = 14695981039346656037ull;
+
+	for (size_t i = 0; i < k->nargs; i++)
+		if (k->args[i].kind != SIBYL_KARG_LOCAL && a->a[i].data)
+			h = fnv1a64(h ^ i, a->a[i].data, a->a[i].size);
+	return hex(h);
+}
+
+/* The digest of argument i in the sample's list `key`. */
+static const char *digest(json_t *sample, const char *key, size_t i)
+{
+	json_t *c = json_object_get(sample, "check");
+	const char *s = json_string_value(json_array_get(json_object_get(c, key), i));
+
+	return s ? s : "";
+}
+
+static void add(json_t *findings, const char *kind, const char *arg, json_t *seed,
+		const char *message)
+{
+	json_t *f = json_pack("{s:s, s:s}", "kind", kind, "message", message);
+
+	if (arg)
+		json_object_set_new(f, "arg", json_string(arg));
+	if (seed)
+		json_object_set(f, "seed", seed);
+	json_array_append_new(findings, f);
+}
+
+/* Two runs of one seed that leave a buffer differently. */
+static bool nondeterministic(const struct sibyl_kernel *k, json_t *samples, json_t *findings)
+{
+	bool any = false;
+	char msg[512];
+
+	for (size_t i = 0; i < k->nargs; i++) {
+		json_t *s;
+		size_t j;
+
+		json_array_foreach(samples, j, s) {
+			if (!writable(&k->args[i]) || !strcmp(digest(s, "after", i), digest(s, "again", i)))
+				continue;
+			json_t *seed = json_object_get(s, "seed");
+
+			snprintf(msg, sizeof(msg), "nondeterministic output: buffer '%s' differs "
+				 "between two runs with seed %" JSON_INTEGER_FORMAT, k->args[i].name,
+				 json_integer_value(seed));
+			add(findings, "nondeterministic", k->args[i].name, seed, msg);
+			any = true;
+			break;
+		}
+	}
+	return any;
+}
+
+/* The writable buffers' names, quoted, for a message. */
+static void names(const struct sibyl_kernel *k, const bool *which, struct sibyl_strbuf *b)
+{
+	const char *sep = "";
+
+	for (size_t i = 0; i < k->nargs; i++)
+		if (which[i]) {
+			sibyl_strbuf_printf(b, "%s'%s'", sep, k->args[i].name);
+			sep = ", ";
+		}
+}
+
+static const char *input(json_t *sample)
+{
+	return json_string_value(json_object_get(json_object_get(sample, "check"), "input"));
+}
+
+/* The first sample after the first whose input differs from it (0: none). */
+static size_t other_input(json_t *samples)
+{
+	const char *first = input(json_array_get(samples, 0));
+
+	for (size_t j = 1; first && j < json_array_size(samples); j++) {
+		const char *in = input(json_array_get(samples, j));
+
+		if (in && strcmp(in, first))
+			return j;
+	}
+	return 0;
+}
+
+/* The written buffers equal after two different inputs. */
+static void independent(const struct sibyl_kernel *k, json_t *samples, const bool *written,
+			json_t *findings)
+{
+	size_t j = other_input(samples);
+	json_t *a = json_array_get(samples, 0), *b = json_array_get(samples, j);
+
+	if (!j)
+		return;	/* every input alike (-A fixed them all): nothing to compare */
+	for (size_t i = 0; i < k->nargs; i++)
+		if (written[i] && strcmp(digest(a, "after", i), digest(b, "after", i)))
+			return;
+	struct sibyl_strbuf m = { 0 };
+
+	sibyl_strbuf_printf(&m, "output does not depend on input: ");
+	names(k, written, &m);
+	sibyl_strbuf_printf(&m, " equal after seeds %" JSON_INTEGER_FORMAT " and %"
+			    JSON_INTEGER_FORMAT, json_integer_value(json_object_get(a, "seed")),
+			    json_integer_value(json_object_get(b, "seed")));
+	add(findings, "input-independent", NULL, NULL, sibyl_strbuf_str(&m));
+	sibyl_strbuf_free(&m);
+}
+
+static bool has_images(const struct sibyl_kernel *k)
+{
+	for (size_t i = 0; i < k->nargs; i++)
+		if (k->args[i].kind == SIBYL_KARG_IMAGE)
+			return true;
+	return false;
+}
+
+json_t *sibyl_check_findings(const struct sibyl_kernel *k, json_t *samples)
+{
+	json_t *findings = json_array(), *s;
+	bool written[k->nargs + 1], buffers[k->nargs + 1], any = false;
+	size_t j;
+
+	for (size_t i = 0; i < k->nargs; i++) {
+		buffers[i] = writable(&k->args[i]);
+		written[i] = false;
+		json_array_foreach(samples, j, s)
+			written[i] |= buffers[i] && strcmp(digest(s, "before", i), digest(s, "after", i));
+		any |= written[i];
+	}
+	bool nondet = nondeterministic(k, samples, findings);
+
+	/* Images are not read back: a kernel may write its output there. */
+	if (has_images(k) || !json_array_size(samples))
+		return findings;
+	if (!any) {
+		struct sibyl_strbuf m = { 0 };
+
+		names(k, buffers, &m);
+		char msg[512];
+
+		snprintf(msg, sizeof(msg), m.len ? "no output written: %s as generated after the run"
+			 : "no output written: the kernel has no writable buffer", sibyl_strbuf_str(&m));
+		add(findings, "no-output", NULL, NULL, msg);
+		sibyl_strbuf_free(&m);
+	} else if (!nondet) {
+		independent(k, samples, written, findings);
+	}
+	return findings;
+}

@@ -1,0 +1,39 @@
+/*
+ * `sibyl kernel --check`: what a kernel's run says about the kernel
+ * itself, cldrive's checks on the real device (docs/kernel.md).
+ *
+ * The runner (run.c) runs each sample twice on the same arguments and
+ * adds to its "sample" message an object "check" of digests (arrays
+ * have one entry per argument, null for those that are not a writable
+ * buffer):
+ *   "input":  the digest of every argument's value and contents;
+ *   "before": each writable buffer's digest as generated;
+ *   "after":  the same after the run;
+ *   "again":  the same after the second run, on the same arguments.
+ * sibyl compares them (sibyl_check_findings): a kernel that writes no
+ * buffer, whose output is the same for two different inputs, or whose
+ * two runs on one input differ.
+ */
+#ifndef SIBYL_OCL_CHECK_H
+#define SIBYL_OCL_CHECK_H
+
+#include "ocl/driver/args.h"
+#include "ocl/driver/kernel_info.h"
+
+#include <jansson.h>
+
+/* Samples --check needs at least: two inputs to compare. */
+#define SIBYL_CHECK_SAMPLES 2
+
+/* The digest of every writable buffer of `a` (null for the others). */
+json_t *sibyl_check_digests(const struct sibyl_kernel *k, const struct sibyl_args *a);
+
+/* The digest of all of `a`: what the kernel was given. */
+json_t *sibyl_check_input(const struct sibyl_kernel *k, const struct sibyl_args *a);
+
+/* The findings of the samples' digests: a JSON array of
+ * {"kind", "message"[, "arg"][, "seed"]}, kind one of "no-output",
+ * "input-independent", "nondeterministic"; empty when none. */
+json_t *sibyl_check_findings(const struct sibyl_kernel *k, json_t *samples);
+
+#endif

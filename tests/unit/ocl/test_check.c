@@ -1,0 +1,112 @@
+/* `sibyl kernel --check`: findings from the runner's digests (check.h). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "ocl/driver/check.h"
+
+#include <string.h>
+
+/* kernel k(__global const float *in, __global float *out, int n
+ *          [, image2d_t img]) */
+static struct sibyl_karg args[] = {
+	{ "in", "float*", "const", "global", SIBYL_KARG_BUFFER, NULL },
+	{ "out", "float*", "", "global", SIBYL_KARG_BUFFER, NULL },
+	{ "n", "int", "", "private", SIBYL_KARG_VALUE, NULL },
+	{ "img", "image2d_t", "", "global", SIBYL_KARG_IMAGE, NULL },
+};
+static struct sibyl_kernel k = { "k", args, 3, { 0 } };
+
+/* One sample's message: seed, input digest, out's digests (in and n are
+ * not writable: null). */
+static json_t *sample(int seed, const char *input, const char *before, const char *after,
+		      const char *again)
+{
+	return json_pack("{s:i, s:{s:s, s:[n, s, n], s:[n, s, n], s:[n, s, n]}}", "seed", seed,
+			 "check", "input", input, "before", before, "after", after,
+			 "again", again);
+}
+
+/* The findings' kinds, comma separated, for samples a and b. */
+static char *kinds(const struct sibyl_kernel *kn, json_t *a, json_t *b)
+{
+	json_t *samples = json_pack("[o, o]", a, b), *f = sibyl_check_findings(kn, samples), *e;
+	static char buf[256];
+	size_t i;
+
+	buf[0] = '\0';
+	json_array_foreach(f, i, e) {
+		strcat(buf, i ? "," : "");
+		strcat(buf, json_string_value(json_object_get(e, "kind")));
+	}
+	json_decref(f);
+	json_decref(samples);
+	return buf;
+}
+
+static void clean(void **state)
+{
+	(void)state;
+	assert_string_equal(kinds(&k, sample(0, "i0", "b0", "a0", "a0"),
+				  sample(1, "i1", "b1", "a1", "a1")), "");
+}
+
+static void no_output(void **state)
+{
+	(void)state;
+	assert_string_equal(kinds(&k, sample(0, "i0", "b0", "b0", "b0"),
+				  sample(1, "i1", "b1", "b1", "b1")), "no-output");
+}
+
+static void independent(void **state)
+{
+	(void)state;
+	assert_string_equal(kinds(&k, sample(0, "i0", "b0", "a", "a"),
+				  sample(1, "i1", "b1", "a", "a")), "input-independent");
+	/* The same input twice (every argument fixed): nothing to compare. */
+	assert_string_equal(kinds(&k, sample(0, "i0", "b0", "a", "a"),
+				  sample(1, "i0", "b0", "a", "a")), "");
+}
+
+static void nondeterministic(void **state)
+{
+	json_t *samples = json_pack("[o, o]", sample(0, "i0", "b0", "a0", "a0"),
+				    sample(1, "i1", "b1", "a1", "x1"));
+	json_t *f = sibyl_check_findings(&k, samples), *one = json_array_get(f, 0);
+
+	(void)state;
+	assert_int_equal(json_array_size(f), 1);
+	assert_string_equal(json_string_value(json_object_get(one, "kind")), "nondeterministic");
+	assert_string_equal(json_string_value(json_object_get(one, "arg")), "out");
+	assert_int_equal(json_integer_value(json_object_get(one, "seed")), 1);
+	assert_string_equal(json_string_value(json_object_get(one, "message")),
+			    "nondeterministic output: buffer 'out' differs between two runs "
+			    "with seed 1");
+	json_decref(f);
+	json_decref(samples);
+}
+
+/* Images are not read back: their kernel's output may be there. */
+static void images_unseen(void **state)
+{
+	struct sibyl_kernel with_image = { "k", args, 4, { 0 } };
+
+	(void)state;
+	assert_string_equal(kinds(&with_image, sample(0, "i0", "b0", "b0", "b0"),
+				  sample(1, "i1", "b1", "b1", "b1")), "");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(clean),
+		cmocka_unit_test(no_output),
+		cmocka_unit_test(independent),
+		cmocka_unit_test(nondeterministic),
+		cmocka_unit_test(images_unseen),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
