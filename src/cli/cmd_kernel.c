@@ -49,6 +49,75 @@ static void on_notice(enum sibyl_notice kind, const char *text, void *ctx)
 	sibyl_notice_print(kind, text, NULL);
 }
 
+/* --check's barrier finding in text (--json puts it in its object). */
+static void report_barrier(const struct kernel_opts *o, const char *kernel)
+{
+	if (!o->json)
+		printf("kernel '%s': check: %s\n", kernel,
+		       json_string_value(json_object_get(o->barrier, "message")));
+}
+
+/* Notices of the barrier probe (its crash, say) are not the user's run's. */
+static void quiet(enum sibyl_notice kind, const char *text, void *ctx)
+{
+	(void)kind, (void)text, (void)ctx;
+}
+
+static void on_probe(void *ctx, json_t *msg)
+{
+	json_t **found = ctx;
+
+	if (!*found && json_object_get(msg, "barriers"))
+		*found = json_pack("{s:O, s:O}", "kind", json_object_get(json_object_get(msg,
+			"barriers"), "kind"), "message", json_object_get(json_object_get(msg,
+			"barriers"), "message"));
+}
+
+/* Whether the kernel (or what it calls) has a barrier: else no probe. */
+static bool has_barrier(const void *bc, size_t size, const char *kernel)
+{
+	struct sibyl_instcounts c;
+	char err[256];
+	bool found = true;	/* unknown: the probe finds out */
+
+	if (sibyl_static_counts(bc, size, kernel, &c, err, sizeof(err)) < 0)
+		return found;
+	found = false;
+	for (size_t i = 0; i < c.n; i++)
+		found |= !strncmp(c.items[i].name, "call _Z7barrier", 15) ||
+			 !strncmp(c.items[i].name, "call _Z18work_group_barrier", 27);
+	sibyl_instcounts_free(&c);
+	return found;
+}
+
+/* --check's barrier probe (check.h), before the run: the finding or
+ * NULL (none, or the probe did not run: -v says why). */
+static json_t *probe_barriers(struct kernel_opts *o, const struct sibyl_run_cfg *cfg, void *bc,
+			      size_t size)
+{
+	struct sibyl_run_cfg p = *cfg;
+	struct sibyl_counting counting = { 0 };
+	json_t *found = NULL;
+	struct sibyl_guard g = { o->timeout, o->build_timeout, false, NULL, on_probe, &found,
+				 { 0 }, NULL };
+	char err[1024];
+
+	if (!has_barrier(bc, size, cfg->kernel->name))
+		return NULL;
+	p.samples = 1, p.warmup = 0, p.check = p.dump_args = false, p.barriers = true;
+	sibyl_set_notice_handler(quiet, NULL);
+	int r = sibyl_counting_prepare(&counting, bc, size, &p, err, sizeof(err));
+
+	if (r == 0 && (r = sibyl_run_guarded(&p, &g, err, sizeof(err))) > 0)
+		snprintf(err, sizeof(err), "%s", g.failure.message);
+	sibyl_set_notice_handler(on_notice, o);
+	if (r)
+		sibyl_info("kernel: --check: the barrier probe did not run: %s", err);
+	sibyl_counting_done(&counting);
+	free(g.chatter);
+	return found;
+}
+
 /* A run that did not finish, after its line (printed by the caller or
  * noticed by the guard): the JSON object, or in text the device
  * compiler's chatter and --dump-args.  The exit status. */
@@ -59,8 +128,13 @@ static int failure(struct kernel_opts *o, const char *kernel, const struct sibyl
 	const struct sibyl_kfailure *f = g ? &g->failure : NULL;
 	const char *chatter = g ? g->chatter : NULL;
 
+	if (o->barrier)	/* the likely cause of the failure on PoCL */
+		report_barrier(o, kernel);
 	if (o->json) {
 		json_t *j = sibyl_kfailure_json(o->c.file, kernel, cfg, f, st, stage, message);
+
+		if (o->barrier)
+			json_object_set_new(j, "findings", json_pack("[O]", o->barrier));
 
 		if (o->diagnostics.len)
 			json_object_set_new(j, "diagnostics",
@@ -68,10 +142,12 @@ static int failure(struct kernel_opts *o, const char *kernel, const struct sibyl
 		if (chatter)
 			json_object_set_new(j, "compiler_output", json_string(chatter));
 		kernel_put_json(j);
+		json_decref(o->barrier), o->barrier = NULL;
 		return exit_status[st];
 	}
 	if (chatter)
 		fputs(chatter, stderr);
+	json_decref(o->barrier), o->barrier = NULL;
 	json_t *a = o->dump_args ? sibyl_kfailure_args(cfg, f) : NULL;
 
 	if (a) {
@@ -178,7 +254,9 @@ static int run_once(struct kernel_opts *o, struct sibyl_run_cfg *cfg)
 		if (g.chatter && o->verbose)
 			fputs(g.chatter, stderr);
 		if (o->check && (c.findings = sibyl_check_findings(cfg->kernel, c.samples)) &&
-		    json_array_size(c.findings))
+		    o->barrier)
+			json_array_insert(c.findings, 0, o->barrier);
+		if (c.findings && json_array_size(c.findings))
 			r = KERNEL_EXIT_FINDINGS;
 		if (o->json)
 			kernel_print_json(o, cfg, &c, &mean);
@@ -194,6 +272,7 @@ static int run_once(struct kernel_opts *o, struct sibyl_run_cfg *cfg)
 	json_decref(c.samples);
 	json_decref(c.device);
 	json_decref(c.findings);
+	json_decref(o->barrier), o->barrier = NULL;
 	if (fflush(stdout))
 		return sibyl_err_errno("kernel: writing the results"), 1;
 	return r;
@@ -241,6 +320,7 @@ static int run(struct kernel_opts *o, const struct sibyl_kernel *k, void *bc, si
 
 	memcpy(cfg.gdim, nd.g, sizeof(cfg.gdim));
 	memcpy(cfg.ldim, nd.l, sizeof(cfg.ldim));
+	o->barrier = o->check ? probe_barriers(o, &cfg, bc, size) : NULL;
 
 	struct sibyl_counting_how how = { o->inst, o->spir, o->source_counters, o->build_timeout,
 					  &o->c, o->ks };

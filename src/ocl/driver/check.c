@@ -1,5 +1,6 @@
 /* --check: digests of the arguments, and what their changes say (check.h). */
 #include "ocl/driver/check.h"
+#include "core/alloc.h"
 #include "core/strbuf.h"
 
 #include <inttypes.h>
@@ -160,6 +161,86 @@ static bool has_images(const struct sibyl_kernel *k)
 		if (k->args[i].kind == SIBYL_KARG_IMAGE)
 			return true;
 	return false;
+}
+
+/* The shape as dims sizes of global and local: 1-D or n-D alike. */
+static unsigned shape(const struct sibyl_run_cfg *cfg, uint64_t g[3], uint64_t l[3])
+{
+	unsigned dims = cfg->dims > 1 ? cfg->dims : 1;
+
+	for (unsigned d = 0; d < 3; d++) {
+		g[d] = dims > 1 ? cfg->gdim[d] : d ? 1 : cfg->gsize;
+		l[d] = dims > 1 ? cfg->ldim[d] : d ? 1 : cfg->lsize;
+		if (d >= dims)
+			g[d] = l[d] = 1;
+	}
+	return dims;
+}
+
+/* Work-item r's (linear global id) group, as a linear id. */
+static uint64_t group_of(uint64_t r, const uint64_t g[3], const uint64_t l[3])
+{
+	uint64_t x = r % g[0], y = r / g[0] % g[1], z = r / g[0] / g[1];
+
+	return x / l[0] + g[0] / l[0] * (y / l[1] + g[1] / l[1] * (z / l[2]));
+}
+
+/* "5" in 1-D, "5,2" in 2-D: work-item r's global id. */
+static void item_name(uint64_t r, const uint64_t g[3], unsigned dims, char *buf, size_t len)
+{
+	uint64_t id[3] = { r % g[0], r / g[0] % g[1], r / g[0] / g[1] };
+	int n = 0;
+
+	for (unsigned d = 0; d < dims && n >= 0 && (size_t)n < len; d++)
+		n += snprintf(buf + n, len - (size_t)n, d ? ",%llu" : "%llu",
+			      (unsigned long long)id[d]);
+}
+
+json_t *sibyl_check_barriers(const struct sibyl_run_cfg *cfg, const uint64_t *counts,
+			     size_t rows)
+{
+	uint64_t g[3], l[3];
+	unsigned dims = shape(cfg, g, l);
+
+	if (!l[0] || !l[1] || !l[2] || rows != g[0] * g[1] * g[2])
+		return NULL;	/* groups the runtime chose: unknown */
+	size_t ngroups = (size_t)(rows / (l[0] * l[1] * l[2])), diverging = 0, first = 0;
+	uint64_t *leader = sibyl_xcalloc(ngroups + 1, sizeof(*leader)), bad = 0;
+	bool *seen = sibyl_xcalloc(ngroups + 1, sizeof(*seen)), *div = sibyl_xcalloc(ngroups + 1, 1);
+
+	for (uint64_t r = 0; r < rows; r++) {
+		uint64_t grp = group_of(r, g, l);
+
+		if (!seen[grp]) {
+			seen[grp] = true;
+			leader[grp] = r;
+			continue;
+		}
+		if (counts[r] == counts[leader[grp]] || div[grp])
+			continue;
+		div[grp] = true;
+		if (!diverging++) {
+			first = (size_t)grp;
+			bad = r;
+		}
+	}
+	json_t *f = NULL;
+
+	if (diverging) {
+		char a[64], b[64], msg[512];
+
+		item_name(leader[first], g, dims, a, sizeof(a));
+		item_name(bad, g, dims, b, sizeof(b));
+		snprintf(msg, sizeof(msg), "barrier divergence: work-items %s and %s of work-group "
+			 "%zu reached %llu and %llu barriers (%zu of %zu groups diverge)", a, b,
+			 first, (unsigned long long)counts[leader[first]],
+			 (unsigned long long)counts[bad], diverging, ngroups);
+		f = json_pack("{s:s, s:s}", "kind", "barrier-divergence", "message", msg);
+	}
+	free(leader);
+	free(seen);
+	free(div);
+	return f;
 }
 
 json_t *sibyl_check_findings(const struct sibyl_kernel *k, json_t *samples)

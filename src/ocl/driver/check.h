@@ -13,12 +13,23 @@
  * sibyl compares them (sibyl_check_findings): a kernel that writes no
  * buffer, whose output is the same for two different inputs, or whose
  * two runs on one input differ.
+ *
+ * Barriers: PoCL assumes every work-item of a group reaches the same
+ * barriers (it runs the group's work-items region by region, between
+ * barriers), so on the device a divergent barrier crashes the kernel or
+ * is silently made uniform.  --check therefore runs a probe first: -i's
+ * copy with the barriers removed but counted, counters in per-item rows
+ * (run_cfg.barriers), so each work-item runs its own way; the guard
+ * adds a sample's "barriers" finding when the work-items of a group
+ * reached different numbers of barriers (sibyl_check_barriers, from
+ * sibyl_instrumented_barriers).
  */
 #ifndef SIBYL_OCL_CHECK_H
 #define SIBYL_OCL_CHECK_H
 
 #include "ocl/driver/args.h"
 #include "ocl/driver/kernel_info.h"
+#include "ocl/driver/run.h"
 
 #include <jansson.h>
 
@@ -30,6 +41,13 @@ json_t *sibyl_check_digests(const struct sibyl_kernel *k, const struct sibyl_arg
 
 /* The digest of all of `a`: what the kernel was given. */
 json_t *sibyl_check_input(const struct sibyl_kernel *k, const struct sibyl_args *a);
+
+/* One sample's barrier counts, one per work-item (linear global id),
+ * compared within each work-group of cfg's shape: NULL, or the finding
+ * {"kind": "barrier-divergence", "message"}.  NULL too when the
+ * runtime chose the groups (no -l): they are unknown. */
+json_t *sibyl_check_barriers(const struct sibyl_run_cfg *cfg, const uint64_t *counts,
+			     size_t rows);
 
 /* The findings of the samples' digests: a JSON array of
  * {"kind", "message"[, "arg"][, "seed"]}, kind one of "no-output",

@@ -45,6 +45,8 @@ int sibyl_counting_prepare(struct sibyl_counting *c, const void *bc, size_t size
 			   struct sibyl_run_cfg *cfg, char *err, size_t errlen)
 {
 	struct sibyl_instrument_options rows = {
+		/* each work-item's barriers, each its own way (check.h) */
+		.per_item_rows = cfg->barriers, .strip_barriers = cfg->barriers,
 		.max_items = cfg->gsize_to > cfg->gsize ? cfg->gsize_to : cfg->gsize,
 		.rows_max_bytes = ROWS_MAX_BYTES,
 	};

@@ -1,6 +1,7 @@
 /* A child per run (a whole sweep), restarted after a crashed or hung sample. */
 #define _GNU_SOURCE
 #include "ocl/driver/guard.h"
+#include "ocl/driver/check.h"
 #include "ocl/driver/summary.h"
 #include "ocl/driver/compile.h"
 #include "core/alloc.h"
@@ -43,6 +44,19 @@ static long position(const struct watch *w, json_t *msg)
 	return (long)k * w->samples + sample;
 }
 
+/* --check: whether the work-items of each group reached as many
+ * barriers; a finding goes into the sample's "barriers" (check.h). */
+static void check_barriers(const struct watch *w, const void *buf, size_t size, json_t *msg)
+{
+	size_t rows;
+	uint64_t *counts = sibyl_instrumented_barriers(w->cfg->inst, buf, size, &rows);
+	json_t *f = counts ? sibyl_check_barriers(w->cfg, counts, rows) : NULL;
+
+	if (f)
+		json_object_set_new(msg, "barriers", f);
+	free(counts);
+}
+
 /* Replace the counters file of a sample by its decoded listing. */
 static int decode_counters(struct watch *w, json_t *msg)
 {
@@ -56,6 +70,8 @@ static int decode_counters(struct watch *w, json_t *msg)
 	if (!(buf = sibyl_read_file(path, SIBYL_KERNEL_FILE_MAX, &size, why, sizeof(why))))
 		return sibyl_seterr(w->err, w->errlen, "kernel: %s: %s", path, why);
 	unlink(path);
+	if (w->cfg->barriers)
+		check_barriers(w, buf, size, msg);
 	int r = sibyl_instrumented_decode(w->cfg->inst, buf, size, &c, w->err, w->errlen);
 
 	free(buf);

@@ -52,6 +52,9 @@ struct sibyl_run_cfg {
 	bool verbose;			/* the device compiler's log also on success */
 	bool fence;			/* buffers end at an inaccessible page */
 	bool check;			/* --check: each sample twice, digests (check.h) */
+	bool barriers;			/* --check's barrier probe (parent side): -i's
+					 * copy without barriers, per-item rows; the
+					 * guard adds each sample's "barriers" finding */
 	uint64_t gsize, lsize, elements, seed;	/* sizes: work-items in all */
 	const struct sibyl_argspec *specs;	/* -a (argspec.h), one per argument; NULL: none */
 	unsigned dims;			/* > 1: gdim and ldim give the shape (ndrange.h) */

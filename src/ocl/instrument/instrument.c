@@ -144,8 +144,11 @@ int sibyl_instrument_kernel_ex(const void *bc, size_t size, const char *kernel,
 		    opt->max_items <= opt->rows_max_bytes / (layout->ncounters * sizeof(uint64_t)))
 			layout->per_item = true;
 	}
-	if (nf >= 0 && !ic_rewrite(&m, fns, nf, layout, &blocks))
+	if (nf >= 0 && !ic_rewrite(&m, fns, nf, layout, &blocks)) {
+		if (opt && opt->strip_barriers)
+			ic_strip_barriers(m.mod);
 		rc = write_bitcode(&m, out);
+	}
 	free(fns);
 	ic_blocks_free(&blocks);
 	ic_module_close(&m);

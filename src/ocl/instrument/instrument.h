@@ -24,6 +24,9 @@
  *    `__global ulong *`, its kernel_arg_* entries are "ulong*", "none",
  *    "", "__sibyl_counters".
  *  - The listing ends with an empty line, as Oclgrind's does.
+ *  - sibyl_instrumented_barriers(): each work-item's barrier count, from
+ *    per-item rows, and the `strip_barriers` option that lets each
+ *    work-item run its own way (`sibyl kernel --check`).
  */
 #ifndef SIBYL_OCL_INSTRUMENT_H
 #define SIBYL_OCL_INSTRUMENT_H
@@ -70,6 +73,10 @@ struct sibyl_instrument_options {
 	 * (the kernel's number of counters decides; 0: never). */
 	uint64_t max_items;
 	size_t rows_max_bytes;
+	/* Remove the barriers, still counted (with per_item_rows: each
+	 * work-item's own barrier count, sibyl_instrumented_barriers).
+	 * The kernel's results are then meaningless. */
+	bool strip_barriers;
 };
 
 /* sibyl_instrument_kernel with options (NULL: the defaults). */
@@ -89,6 +96,13 @@ size_t sibyl_instrumented_buffer_size(const struct sibyl_instrumented *in,
 int sibyl_instrumented_decode(const struct sibyl_instrumented *in,
 			      const void *buffer, size_t size,
 			      struct sibyl_instcounts *out, char *err, size_t errlen);
+
+/* From per-item rows (per_item_rows; row r: the work-item of linear
+ * global id r), the barrier() and work_group_barrier() calls each
+ * work-item made: a malloc'd array of *rows counts, or NULL (*rows 0)
+ * when the counters are not in rows. */
+uint64_t *sibyl_instrumented_barriers(const struct sibyl_instrumented *in, const void *buffer,
+				      size_t size, size_t *rows);
 
 void sibyl_instrumented_free(struct sibyl_instrumented *in);
 

@@ -131,6 +131,10 @@ LLVMValueRef ic_add_param(LLVMModuleRef mod, LLVMValueRef f, LLVMTypeRef extra, 
 LLVMValueRef ic_build_flush(LLVMModuleRef mod, LLVMBuilderRef b, const char *name, size_t nslots,
 			    size_t offset, size_t row_len, bool per_item);
 
+/* Remove every barrier() and work_group_barrier() call of the module
+ * (barriers.c; --check's barrier count). */
+void ic_strip_barriers(LLVMModuleRef mod);
+
 /* Turn per-slot sums into a listing (zero counts dropped, Oclgrind's
  * order). */
 void ic_listing_from_sums(const struct ic_layout *layout, const uint64_t *sums,

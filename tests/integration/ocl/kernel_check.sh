@@ -34,6 +34,23 @@ expect_eq "scale: findings" "[]" "$(json "j['findings']" "$WORK/out")"
 # Every argument fixed: two equal inputs, nothing to compare, no finding.
 check ignores_input 0 -A in=ones -A out=zeros
 
+# Barriers not every work-item of a group reaches: PoCL crashes on
+# these (status 5), the probe names the divergence.
+B="$SIBYL_SOURCE/tests/kernels/check/barriers.cl"
+"$SIBYL" kernel "$B" -k half_barrier -g 64 -l 16 --check > "$WORK/out" 2> "$WORK/err" ||
+	expect_eq "half_barrier: exit status" 5 $?
+expect_eq "half_barrier: finding" "kernel 'half_barrier': check: barrier divergence: work-items 0 and 8 of work-group 0 reached 1 and 0 barriers (4 of 4 groups diverge)" \
+	"$(cat "$WORK/out")"
+"$SIBYL" kernel "$B" -k loop_barrier -g 32,2 -l 8,2 --check --json > "$WORK/out" 2> "$WORK/err" ||
+	expect_eq "loop_barrier: exit status" 5 $?
+expect_eq "loop_barrier: json" "crash barrier-divergence" \
+	"$(json "j['status'] + ' ' + j['findings'][0]['kind']" "$WORK/out")"
+grep -q "work-items 0,0 and 1,0 of work-group 0 reached 0 and 1 barriers (4 of 4 groups" \
+	"$WORK/out" || fail "loop_barrier: $(cat "$WORK/out")"
+"$SIBYL" kernel "$B" -k uniform_barrier -g 64 -l 16 --check > "$WORK/out" ||
+	fail "uniform_barrier: status $?"
+grep -qx "kernel 'uniform_barrier': check: no finding" "$WORK/out" || fail "uniform_barrier"
+
 # --all: the findings counted, status 7 when any.
 "$SIBYL" kernel "$K" --all -g 256 -l 32 --check > "$WORK/all" 2>&1 && fail "--all: status 0"
 expect_eq "--all summary" "$K: 4 kernels: 4 ran, 0 failed, 0 unsupported, 2 with findings" \

@@ -98,6 +98,37 @@ static void images_unseen(void **state)
 				  sample(1, "i1", "b1", "b1", "b1")), "");
 }
 
+/* sibyl_check_barriers finds `message` in counts of cfg's 8 work-items. */
+static void expect_divergence(const struct sibyl_run_cfg *cfg, const uint64_t *counts,
+			      const char *message)
+{
+	json_t *f = sibyl_check_barriers(cfg, counts, 8);
+
+	assert_non_null(f);
+	assert_string_equal(json_string_value(json_object_get(f, "message")), message);
+	json_decref(f);
+}
+
+/* Barrier counts per work-item, compared within each work-group. */
+static void barrier_groups(void **state)
+{
+	struct sibyl_run_cfg cfg = { .gsize = 8, .lsize = 4 };
+	uint64_t uniform[8] = { 1, 1, 1, 1, 2, 2, 2, 2 }, diverge[8] = { 1, 1, 1, 1, 2, 2, 2, 1 };
+	uint64_t grid[8] = { 0, 0, 0, 0, 0, 0, 0, 3 };
+
+	(void)state;
+	assert_null(sibyl_check_barriers(&cfg, uniform, 8));	/* groups may differ */
+	expect_divergence(&cfg, diverge, "barrier divergence: work-items 4 and 7 of work-group 1 "
+			  "reached 2 and 1 barriers (1 of 2 groups diverge)");
+	/* 2-D: 4 x 2 in groups of 2 x 2; the second group's (3,1) differs. */
+	cfg = (struct sibyl_run_cfg){ .gsize = 8, .lsize = 4, .dims = 2, .gdim = { 4, 2, 1 },
+				      .ldim = { 2, 2, 1 } };
+	expect_divergence(&cfg, grid, "barrier divergence: work-items 2,0 and 3,1 of work-group 1 "
+			  "reached 0 and 3 barriers (1 of 2 groups diverge)");
+	cfg = (struct sibyl_run_cfg){ .gsize = 8, .lsize = 0 };	/* the runtime's groups */
+	assert_null(sibyl_check_barriers(&cfg, diverge, 8));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -106,6 +137,7 @@ int main(void)
 		cmocka_unit_test(independent),
 		cmocka_unit_test(nondeterministic),
 		cmocka_unit_test(images_unseen),
+		cmocka_unit_test(barrier_groups),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,38 @@
+/* sibyl kernel --check: barriers that not every work-item of a group
+ * reaches (tests/integration/ocl/kernel_check.sh). */
+
+/* Work-items past the middle of their group skip the barrier. */
+__kernel void half_barrier(__global float *data, __local float *tmp)
+{
+	size_t l = get_local_id(0);
+
+	tmp[l] = data[get_global_id(0)];
+	if (l < get_local_size(0) / 2)
+		barrier(CLK_LOCAL_MEM_FENCE);
+	data[get_global_id(0)] = tmp[l] + 1.0f;
+}
+
+/* A loop whose trip count differs between work-items, a barrier in it. */
+__kernel void loop_barrier(__global int *data, __local int *tmp)
+{
+	size_t l = get_local_id(0);
+
+	tmp[l] = data[get_global_id(0)];
+	for (size_t i = 0; i < l % 3; i++)
+		barrier(CLK_LOCAL_MEM_FENCE);
+	data[get_global_id(0)] = tmp[l] * 2;
+}
+
+/* Clean: every work-item reaches the same barriers, in a loop too. */
+__kernel void uniform_barrier(__global int *data, __local int *tmp, int rounds)
+{
+	size_t l = get_local_id(0);
+
+	tmp[l] = data[get_global_id(0)];
+	for (int i = 0; i < (rounds & 3); i++) {
+		barrier(CLK_LOCAL_MEM_FENCE);
+		tmp[l] += 1;
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+	data[get_global_id(0)] = tmp[(l + 1) % get_local_size(0)];
+}
