@@ -155,6 +155,11 @@ static void independent(const struct sibyl_kernel *k, json_t *samples, const boo
 	sibyl_strbuf_free(&m);
 }
 
+static json_int_t seed(json_t *samples, size_t i)
+{
+	return json_integer_value(json_object_get(json_array_get(samples, i), "seed"));
+}
+
 static bool has_images(const struct sibyl_kernel *k)
 {
 	for (size_t i = 0; i < k->nargs; i++)
@@ -264,12 +269,18 @@ json_t *sibyl_check_findings(const struct sibyl_kernel *k, json_t *samples)
 	if (!any) {
 		struct sibyl_strbuf m = { 0 };
 
-		names(k, buffers, &m);
-		char msg[512];
+		/* The seeds: a size drawn at random may have skipped every write. */
+		sibyl_strbuf_printf(&m, "no output written: ");
+		size_t prefix = m.len;
 
-		snprintf(msg, sizeof(msg), m.len ? "no output written: %s as generated after the run"
-			 : "no output written: the kernel has no writable buffer", sibyl_strbuf_str(&m));
-		add(findings, "no-output", NULL, NULL, msg);
+		names(k, buffers, &m);
+		if (m.len == prefix)
+			sibyl_strbuf_printf(&m, "the kernel has no writable buffer");
+		else
+			sibyl_strbuf_printf(&m, " as generated after seeds %" JSON_INTEGER_FORMAT
+					    " to %" JSON_INTEGER_FORMAT, seed(samples, 0),
+					    seed(samples, json_array_size(samples) - 1));
+		add(findings, "no-output", NULL, NULL, sibyl_strbuf_str(&m));
 		sibyl_strbuf_free(&m);
 	} else if (!nondet) {
 		independent(k, samples, written, findings);

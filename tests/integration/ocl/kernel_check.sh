@@ -19,7 +19,7 @@ grep -qx "kernel 'ignores_input': check: output does not depend on input: 'out' 
 	"$WORK/out" || fail "ignores_input: $(cat "$WORK/out")"
 check writes_nothing 7 --json
 expect_eq "writes_nothing: findings" "['no-output']" "$(json "[f['kind'] for f in j['findings']]" "$WORK/out")"
-expect_eq "writes_nothing: message" "no output written: 'out' as generated after the run" \
+expect_eq "writes_nothing: message" "no output written: 'out' as generated after seeds 0 to 1" \
 	"$(json "j['findings'][0]['message']" "$WORK/out")"
 expect_eq "two samples by default" 2 "$(json "len(j['samples'])" "$WORK/out")"
 
