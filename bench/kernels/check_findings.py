@@ -36,8 +36,9 @@ def kinds(rc, out):
 
 def oclgrind(f, k):
     """Oclgrind's verdicts on the plain kernel: divergence, races, uninitialised."""
-    rc, _, err = run(["oclgrind", "--data-races", "--uninitialized", SIBYL, "kernel", f, "-k", k]
-                     + SMALL, timeout=600)
+    # -v: the runner's stderr, where Oclgrind reports, is shown
+    rc, _, err = run(["oclgrind", "--data-races", "--uninitialized", SIBYL, "kernel", f, "-k", k,
+                      "-v"] + SMALL, timeout=600)
     if rc is None:
         return None
     return ("divergence detected" in err, "data race" in err, "Uninitialized" in err)

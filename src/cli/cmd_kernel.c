@@ -104,6 +104,8 @@ static json_t *probe_barriers(struct kernel_opts *o, const struct sibyl_run_cfg 
 
 	if (!has_barrier(bc, size, cfg->kernel->name))
 		return NULL;
+	if (!cfg->lsize)	/* the runtime's groups: which work-items go together? */
+		return sibyl_info("kernel: --check: barriers not checked: no -l"), NULL;
 	p.samples = 1, p.warmup = 0, p.check = p.dump_args = false, p.barriers = true;
 	sibyl_set_notice_handler(quiet, NULL);
 	int r = sibyl_counting_prepare(&counting, bc, size, &p, err, sizeof(err));

@@ -51,6 +51,11 @@ grep -q "work-items 0,0 and 1,0 of work-group 0 reached 0 and 1 barriers (4 of 4
 	fail "uniform_barrier: status $?"
 grep -qx "kernel 'uniform_barrier': check: no finding" "$WORK/out" || fail "uniform_barrier"
 
+# The runtime's groups: which work-items go together is unknown.
+"$SIBYL" kernel "$B" -k uniform_barrier -g 64 --check -v > "$WORK/out" 2> "$WORK/err" ||
+	fail "no -l: status $?"
+grep -q "^sibyl: kernel: --check: barriers not checked: no -l" "$WORK/err" || fail "no -l: $(cat "$WORK/err")"
+
 # --all: the findings counted, status 7 when any.
 "$SIBYL" kernel "$K" --all -g 256 -l 32 --check > "$WORK/all" 2>&1 && fail "--all: status 0"
 expect_eq "--all summary" "$K: 4 kernels: 4 ran, 0 failed, 0 unsupported, 2 with findings" \
