@@ -14,7 +14,7 @@ SIBYL, ROOT = sys.argv[1], sys.argv[2]
 STATUS = {0: "clean", 1: "error", 3: "compile-error", 4: "unsupported", 5: "crash",
           6: "timeout", 7: "findings"}
 RUN = ["-g", "1024", "-l", "64", "--timeout", "10"]
-SMALL = ["-g", "64", "-l", "16", "--seed", "0", "--timeout", "60"]
+SMALL = ["-g", "64", "-l", "16", "--seed", "0", "--timeout", "60", "--build-timeout", "120"]
 
 
 def run(cmd, timeout=300):
