@@ -6,6 +6,7 @@
 #include "core/strbuf.h"
 #include "ocl/driver/args.h"
 #include "ocl/driver/check.h"
+#include "ocl/driver/check_probe.h"
 #include "ocl/driver/argspec.h"
 #include "ocl/driver/compile.h"
 #include "ocl/driver/counting.h"
@@ -55,69 +56,6 @@ static void report_barrier(const struct kernel_opts *o, const char *kernel)
 	if (!o->json)
 		printf("kernel '%s': check: %s\n", kernel,
 		       json_string_value(json_object_get(o->barrier, "message")));
-}
-
-/* Notices of the barrier probe (its crash, say) are not the user's run's. */
-static void quiet(enum sibyl_notice kind, const char *text, void *ctx)
-{
-	(void)kind, (void)text, (void)ctx;
-}
-
-static void on_probe(void *ctx, json_t *msg)
-{
-	json_t **found = ctx;
-
-	if (!*found && json_object_get(msg, "barriers"))
-		*found = json_pack("{s:O, s:O}", "kind", json_object_get(json_object_get(msg,
-			"barriers"), "kind"), "message", json_object_get(json_object_get(msg,
-			"barriers"), "message"));
-}
-
-/* Whether the kernel (or what it calls) has a barrier: else no probe. */
-static bool has_barrier(const void *bc, size_t size, const char *kernel)
-{
-	struct sibyl_instcounts c;
-	char err[256];
-	bool found = true;	/* unknown: the probe finds out */
-
-	if (sibyl_static_counts(bc, size, kernel, &c, err, sizeof(err)) < 0)
-		return found;
-	found = false;
-	for (size_t i = 0; i < c.n; i++)
-		found |= !strncmp(c.items[i].name, "call _Z7barrier", 15) ||
-			 !strncmp(c.items[i].name, "call _Z18work_group_barrier", 27);
-	sibyl_instcounts_free(&c);
-	return found;
-}
-
-/* --check's barrier probe (check.h), before the run: the finding or
- * NULL (none, or the probe did not run: -v says why). */
-static json_t *probe_barriers(struct kernel_opts *o, const struct sibyl_run_cfg *cfg, void *bc,
-			      size_t size)
-{
-	struct sibyl_run_cfg p = *cfg;
-	struct sibyl_counting counting = { 0 };
-	json_t *found = NULL;
-	struct sibyl_guard g = { o->timeout, o->build_timeout, false, NULL, on_probe, &found,
-				 { 0 }, NULL };
-	char err[1024];
-
-	if (!has_barrier(bc, size, cfg->kernel->name))
-		return NULL;
-	if (!cfg->lsize)	/* the runtime's groups: which work-items go together? */
-		return sibyl_info("kernel: --check: barriers not checked: no -l"), NULL;
-	p.samples = 1, p.warmup = 0, p.check = p.dump_args = false, p.barriers = true;
-	sibyl_set_notice_handler(quiet, NULL);
-	int r = sibyl_counting_prepare(&counting, bc, size, &p, err, sizeof(err));
-
-	if (r == 0 && (r = sibyl_run_guarded(&p, &g, err, sizeof(err))) > 0)
-		snprintf(err, sizeof(err), "%s", g.failure.message);
-	sibyl_set_notice_handler(on_notice, o);
-	if (r)
-		sibyl_info("kernel: --check: the barrier probe did not run: %s", err);
-	sibyl_counting_done(&counting);
-	free(g.chatter);
-	return found;
 }
 
 /* A run that did not finish, after its line (printed by the caller or
@@ -322,7 +260,8 @@ static int run(struct kernel_opts *o, const struct sibyl_kernel *k, void *bc, si
 
 	memcpy(cfg.gdim, nd.g, sizeof(cfg.gdim));
 	memcpy(cfg.ldim, nd.l, sizeof(cfg.ldim));
-	o->barrier = o->check ? probe_barriers(o, &cfg, bc, size) : NULL;
+	o->barrier = o->check ? sibyl_check_probe(&cfg, bc, size, o->timeout, o->build_timeout)
+			      : NULL;
 
 	struct sibyl_counting_how how = { o->inst, o->spir, o->source_counters, o->build_timeout,
 					  &o->c, o->ks };

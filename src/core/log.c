@@ -69,6 +69,12 @@ void sibyl_set_notice_handler(sibyl_notice_fn *fn, void *ctx)
 	notice_ctx = ctx;
 }
 
+sibyl_notice_fn *sibyl_notice_handler(void **ctx)
+{
+	*ctx = notice_ctx;
+	return notice_fn;
+}
+
 /* A diagnostic (a compiler's whole log) may be long: never cut. */
 static void vnotice(enum sibyl_notice kind, const char *fmt, va_list ap)
 {

@@ -54,6 +54,9 @@ int sibyl_vseterr(char *err, size_t errlen, const char *fmt, va_list ap)
 typedef void sibyl_notice_fn(enum sibyl_notice kind, const char *text, void *ctx);
 /* The program's handler (NULL: notices are dropped). */
 void sibyl_set_notice_handler(sibyl_notice_fn *fn, void *ctx);
+/* The handler in place and its ctx: to put back after a spell of
+ * dropped notices (a probe whose failures are not the user's). */
+sibyl_notice_fn *sibyl_notice_handler(void **ctx);
 void sibyl_notice(enum sibyl_notice kind, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void sibyl_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1,0 +1,25 @@
+/*
+ * --check's barrier probe (check.h): PoCL runs a group's work-items
+ * region by region between barriers, so a barrier that not every
+ * work-item reaches crashes the kernel there, or is made uniform, and
+ * the real run cannot show it.  The probe runs -i's copy of the kernel
+ * with its barriers removed but counted, counters in one row per
+ * work-item (run_cfg.barriers), one sample, so each work-item runs its
+ * own way, and compares the counts within each work-group.
+ */
+#ifndef SIBYL_OCL_CHECK_PROBE_H
+#define SIBYL_OCL_CHECK_PROBE_H
+
+#include "ocl/driver/run.h"
+
+#include <jansson.h>
+
+/* The probe for the run cfg describes (its first sample's seed and
+ * sizes), SPIR bitcode bc: the finding {"kind": "barrier-divergence",
+ * "message"}, or NULL: none, a kernel without barriers (not run), no
+ * work-group size (not run), or a probe that failed (its notices are
+ * dropped: the user's run says what fails; -v says why). */
+json_t *sibyl_check_probe(const struct sibyl_run_cfg *cfg, const void *bc, size_t size,
+			  double timeout_s, double build_timeout_s);
+
+#endif
