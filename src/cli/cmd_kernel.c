@@ -260,8 +260,8 @@ static int run(struct kernel_opts *o, const struct sibyl_kernel *k, void *bc, si
 
 	memcpy(cfg.gdim, nd.g, sizeof(cfg.gdim));
 	memcpy(cfg.ldim, nd.l, sizeof(cfg.ldim));
-	o->barrier = o->check ? sibyl_check_probe(&cfg, bc, size, o->timeout, o->build_timeout)
-			      : NULL;
+	o->barrier = o->check ? sibyl_check_probe(&cfg, &o->c, bc, size, o->timeout,
+						  o->build_timeout) : NULL;
 
 	struct sibyl_counting_how how = { o->inst, o->spir, o->source_counters, o->build_timeout,
 					  &o->c, o->ks };

@@ -201,11 +201,35 @@ static void item_name(uint64_t r, const uint64_t g[3], unsigned dims, char *buf,
 			      (unsigned long long)id[d]);
 }
 
-json_t *sibyl_check_barriers(const struct sibyl_run_cfg *cfg, const uint64_t *counts,
-			     size_t rows)
+/* "barrier divergence[ at FILE:LINE]: work-items ..." */
+static json_t *divergence(const struct sibyl_run_cfg *cfg, const uint64_t *counts, uint64_t a,
+			  uint64_t b, size_t group, size_t diverging, size_t ngroups,
+			  const struct sibyl_barrier_where *where)
 {
 	uint64_t g[3], l[3];
-	unsigned dims = shape(cfg, g, l);
+	unsigned dims = shape(cfg, g, l), line = where ? where->line(where->ctx, a, b) : 0;
+	char na[64], nb[64], at[512] = "", msg[1024];
+
+	item_name(a, g, dims, na, sizeof(na));
+	item_name(b, g, dims, nb, sizeof(nb));
+	if (line)
+		snprintf(at, sizeof(at), " at %s:%u", cfg->file, line);
+	snprintf(msg, sizeof(msg), "barrier divergence%s: work-items %s and %s of work-group %zu "
+		 "reached %llu and %llu barriers (%zu of %zu groups diverge)", at, na, nb, group,
+		 (unsigned long long)counts[a], (unsigned long long)counts[b], diverging, ngroups);
+	json_t *f = json_pack("{s:s, s:s}", "kind", "barrier-divergence", "message", msg);
+
+	if (line)
+		json_object_set_new(f, "line", json_integer(line));
+	return f;
+}
+
+json_t *sibyl_check_barriers(const struct sibyl_run_cfg *cfg, const uint64_t *counts,
+			     size_t rows, const struct sibyl_barrier_where *where)
+{
+	uint64_t g[3], l[3];
+
+	shape(cfg, g, l);
 
 	if (!l[0] || !l[1] || !l[2] || rows != g[0] * g[1] * g[2])
 		return NULL;	/* groups the runtime chose: unknown */
@@ -229,19 +253,9 @@ json_t *sibyl_check_barriers(const struct sibyl_run_cfg *cfg, const uint64_t *co
 			bad = r;
 		}
 	}
-	json_t *f = NULL;
+	json_t *f = diverging ? divergence(cfg, counts, leader[first], bad, first, diverging,
+					   ngroups, where) : NULL;
 
-	if (diverging) {
-		char a[64], b[64], msg[512];
-
-		item_name(leader[first], g, dims, a, sizeof(a));
-		item_name(bad, g, dims, b, sizeof(b));
-		snprintf(msg, sizeof(msg), "barrier divergence: work-items %s and %s of work-group "
-			 "%zu reached %llu and %llu barriers (%zu of %zu groups diverge)", a, b,
-			 first, (unsigned long long)counts[leader[first]],
-			 (unsigned long long)counts[bad], diverging, ngroups);
-		f = json_pack("{s:s, s:s}", "kind", "barrier-divergence", "message", msg);
-	}
 	free(leader);
 	free(seen);
 	free(div);

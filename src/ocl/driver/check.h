@@ -44,10 +44,17 @@ json_t *sibyl_check_input(const struct sibyl_kernel *k, const struct sibyl_args 
 
 /* One sample's barrier counts, one per work-item (linear global id),
  * compared within each work-group of cfg's shape: NULL, or the finding
- * {"kind": "barrier-divergence", "message"}.  NULL too when the
+ * {"kind": "barrier-divergence", "message"[, "line"]}, the barrier's
+ * line in cfg->file when `where` (may be NULL) knows it.  NULL too when the
  * runtime chose the groups (no -l): they are unknown. */
+struct sibyl_barrier_where {
+	/* The source line of a barrier work-items a and b reached
+	 * differently often (0: unknown). */
+	unsigned (*line)(void *ctx, uint64_t a, uint64_t b);
+	void *ctx;
+};
 json_t *sibyl_check_barriers(const struct sibyl_run_cfg *cfg, const uint64_t *counts,
-			     size_t rows);
+			     size_t rows, const struct sibyl_barrier_where *where);
 
 /* The findings of the samples' digests: a JSON array of
  * {"kind", "message"[, "arg"][, "seed"]}, kind one of "no-output",

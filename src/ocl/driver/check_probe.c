@@ -2,6 +2,7 @@
 #include "ocl/driver/check_probe.h"
 #include "ocl/driver/counting.h"
 #include "ocl/driver/guard.h"
+#include "core/alloc.h"
 #include "core/log.h"
 
 #include <stdio.h>
@@ -33,11 +34,24 @@ static bool has_barrier(const void *bc, size_t size, const char *kernel)
 	return found;
 }
 
-json_t *sibyl_check_probe(const struct sibyl_run_cfg *cfg, const void *bc, size_t size,
-			  double timeout_s, double build_timeout_s)
+/* Run the probe on bitcode bc: 0, or -1 / the failed samples with err. */
+static int probe(struct sibyl_run_cfg *p, const void *bc, size_t size, struct sibyl_guard *g,
+		 char *err, size_t errlen)
+{
+	struct sibyl_counting counting = { 0 };
+	int r = sibyl_counting_prepare(&counting, bc, size, p, err, errlen);
+
+	if (r == 0 && (r = sibyl_run_guarded(p, g, err, errlen)) > 0)
+		snprintf(err, errlen, "%s", g->failure.message);
+	sibyl_counting_done(&counting);
+	return r;
+}
+
+json_t *sibyl_check_probe(const struct sibyl_run_cfg *cfg, const struct sibyl_compile_opts *c,
+			  const void *bc, size_t size, double timeout_s, double build_timeout_s)
 {
 	struct sibyl_run_cfg p = *cfg;
-	struct sibyl_counting counting = { 0 };
+	struct sibyl_compile_opts dbg = *c;
 	json_t *found = NULL;
 	struct sibyl_guard g = { timeout_s, build_timeout_s, false, NULL, on_sample, &found,
 				 { 0 }, NULL };
@@ -51,15 +65,21 @@ json_t *sibyl_check_probe(const struct sibyl_run_cfg *cfg, const void *bc, size_
 	p.samples = 1, p.warmup = 0, p.check = p.dump_args = false, p.barriers = true;
 	sibyl_notice_fn *fn = sibyl_notice_handler(&ctx);
 
-	sibyl_set_notice_handler(NULL, NULL);
-	int r = sibyl_counting_prepare(&counting, bc, size, &p, err, sizeof(err));
+	char *opts = sibyl_xasprintf("%s -g", c->build_options ? c->build_options : "");
+	void *gbc = NULL;
+	size_t gsize = 0;
 
-	if (r == 0 && (r = sibyl_run_guarded(&p, &g, err, sizeof(err))) > 0)
-		snprintf(err, sizeof(err), "%s", g.failure.message);
+	sibyl_set_notice_handler(NULL, NULL);
+	dbg.build_options = opts;	/* debug locations: the barrier's line */
+	if (sibyl_compile_spir(&dbg, &gbc, &gsize, err, sizeof(err)) < 0)
+		gbc = NULL;
+	int r = probe(&p, gbc ? gbc : bc, gbc ? gsize : size, &g, err, sizeof(err));
+
 	sibyl_set_notice_handler(fn, ctx);
 	if (r)
 		sibyl_info("kernel: --check: the barrier probe did not run: %s", err);
-	sibyl_counting_done(&counting);
+	free(gbc);
+	free(opts);
 	free(g.chatter);
 	return found;
 }

@@ -10,16 +10,18 @@
 #ifndef SIBYL_OCL_CHECK_PROBE_H
 #define SIBYL_OCL_CHECK_PROBE_H
 
+#include "ocl/driver/compile.h"
 #include "ocl/driver/run.h"
 
 #include <jansson.h>
 
 /* The probe for the run cfg describes (its first sample's seed and
- * sizes), SPIR bitcode bc: the finding {"kind": "barrier-divergence",
+ * sizes), SPIR bitcode bc, compiled again from c with -g for the
+ * barrier's line (bc itself when that fails): the finding {"kind": "barrier-divergence",
  * "message"}, or NULL: none, a kernel without barriers (not run), no
  * work-group size (not run), or a probe that failed (its notices are
  * dropped: the user's run says what fails; -v says why). */
-json_t *sibyl_check_probe(const struct sibyl_run_cfg *cfg, const void *bc, size_t size,
-			  double timeout_s, double build_timeout_s);
+json_t *sibyl_check_probe(const struct sibyl_run_cfg *cfg, const struct sibyl_compile_opts *c,
+			  const void *bc, size_t size, double timeout_s, double build_timeout_s);
 
 #endif

@@ -46,11 +46,26 @@ static long position(const struct watch *w, json_t *msg)
 
 /* --check: whether the work-items of each group reached as many
  * barriers; a finding goes into the sample's "barriers" (check.h). */
+struct counters {
+	const struct sibyl_instrumented *inst;
+	const void *buf;
+	size_t size;
+};
+
+static unsigned barrier_line(void *ctx, uint64_t a, uint64_t b)
+{
+	const struct counters *c = ctx;
+
+	return sibyl_instrumented_barrier_line(c->inst, c->buf, c->size, (size_t)a, (size_t)b);
+}
+
 static void check_barriers(const struct watch *w, const void *buf, size_t size, json_t *msg)
 {
 	size_t rows;
 	uint64_t *counts = sibyl_instrumented_barriers(w->cfg->inst, buf, size, &rows);
-	json_t *f = counts ? sibyl_check_barriers(w->cfg, counts, rows) : NULL;
+	struct counters c = { w->cfg->inst, buf, size };
+	struct sibyl_barrier_where where = { barrier_line, &c };
+	json_t *f = counts ? sibyl_check_barriers(w->cfg, counts, rows, &where) : NULL;
 
 	if (f)
 		json_object_set_new(msg, "barriers", f);

@@ -23,6 +23,50 @@ static bool is_barrier(const struct ic_slot *s)
 	return s->kind == IC_PLAIN && !strncmp(s->name, "call ", 5) && barrier_name(s->name + 5);
 }
 
+/* A barrier call's source line (0: not a barrier call, no debug info). */
+static unsigned barrier_call_line(LLVMValueRef i)
+{
+	size_t len;
+
+	if (!LLVMIsACallInst(i) || !LLVMIsAFunction(LLVMGetCalledValue(i)) ||
+	    !barrier_name(LLVMGetValueName2(LLVMGetCalledValue(i), &len)))
+		return 0;
+	return LLVMGetDebugLocLine(i);
+}
+
+void ic_barrier_lines(const struct ic_blocks *blocks, struct ic_layout *layout)
+{
+	layout->barrier_line = sibyl_xcalloc(layout->ncounters + 1, sizeof(unsigned));
+	for (size_t k = 0; k < blocks->n; k++)
+		for (LLVMValueRef i = LLVMGetFirstInstruction(blocks->block[k]); i;
+		     i = LLVMGetNextInstruction(i)) {
+			unsigned line = barrier_call_line(i);
+
+			if (line && !layout->barrier_line[blocks->counter[k]])
+				layout->barrier_line[blocks->counter[k]] = line;
+		}
+}
+
+unsigned sibyl_instrumented_barrier_line(const struct sibyl_instrumented *in, const void *buffer,
+					 size_t size, size_t a, size_t b)
+{
+	const struct ic_layout *l = in->layout;
+	size_t row = l->ncounters * sizeof(uint64_t);
+	uint64_t va, vb;
+
+	if (!l->barrier_line || !row || (a + 1) * row > size || (b + 1) * row > size)
+		return 0;
+	for (size_t c = 0; c < l->ncounters; c++) {
+		if (!l->barrier_line[c])
+			continue;
+		memcpy(&va, (const char *)buffer + a * row + c * sizeof(va), sizeof(va));
+		memcpy(&vb, (const char *)buffer + b * row + c * sizeof(vb), sizeof(vb));
+		if (va != vb)
+			return l->barrier_line[c];
+	}
+	return 0;
+}
+
 /* The barriers go, their counts stay (the blocks' histograms were taken
  * before): each work-item then runs its own way to the end, where a
  * runtime that assumes barriers are uniform (PoCL) would make every

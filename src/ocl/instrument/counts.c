@@ -236,6 +236,7 @@ void ic_layout_free(struct ic_layout *l)
 		ic_hist_free(&l->counter_hist[c]);
 	free(l->counter_hist);
 	free(l->mark_counter);
+	free(l->barrier_line);
 	*l = (struct ic_layout){ 0 };
 }
 

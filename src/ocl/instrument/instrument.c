@@ -140,6 +140,8 @@ int sibyl_instrument_kernel_ex(const void *bc, size_t size, const char *kernel,
 	if (nf >= 0) {
 		ic_analyze(fns, nf, layout, &blocks);
 		ic_assign_counters(&blocks, layout);
+		if (opt && opt->strip_barriers)
+			ic_barrier_lines(&blocks, layout);
 		if (opt && opt->rows_max_bytes && opt->max_items && layout->ncounters &&
 		    opt->max_items <= opt->rows_max_bytes / (layout->ncounters * sizeof(uint64_t)))
 			layout->per_item = true;

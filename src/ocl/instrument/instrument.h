@@ -104,6 +104,12 @@ int sibyl_instrumented_decode(const struct sibyl_instrumented *in,
 uint64_t *sibyl_instrumented_barriers(const struct sibyl_instrumented *in, const void *buffer,
 				      size_t size, size_t *rows);
 
+/* With strip_barriers and debug information (clang -g): the source line
+ * of a barrier that work-items a and b (rows) reached differently
+ * often, or 0. */
+unsigned sibyl_instrumented_barrier_line(const struct sibyl_instrumented *in, const void *buffer,
+					 size_t size, size_t a, size_t b);
+
 void sibyl_instrumented_free(struct sibyl_instrumented *in);
 
 /* Static per-opcode counts of the kernel's IR (and the functions it

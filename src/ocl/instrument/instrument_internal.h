@@ -47,6 +47,9 @@ struct ic_layout {
 	 * the kernel never reaches), for the nmarks marks of the file. */
 	size_t *mark_counter;
 	size_t nmarks;
+	/* --check's probe: the source line of a barrier counter c counts
+	 * (0: none, or no debug information); NULL without the probe. */
+	unsigned *barrier_line;
 };
 
 /* One basic block's static contribution: `add[i]` to slot `slot[i]`. */
@@ -134,6 +137,8 @@ LLVMValueRef ic_build_flush(LLVMModuleRef mod, LLVMBuilderRef b, const char *nam
 /* Remove every barrier() and work_group_barrier() call of the module
  * (barriers.c; --check's barrier count). */
 void ic_strip_barriers(LLVMModuleRef mod);
+/* Fill layout->barrier_line from the barrier calls' debug locations. */
+void ic_barrier_lines(const struct ic_blocks *blocks, struct ic_layout *layout);
 
 /* Turn per-slot sums into a listing (zero counts dropped, Oclgrind's
  * order). */

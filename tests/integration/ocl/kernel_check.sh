@@ -39,12 +39,12 @@ check ignores_input 0 -A in=ones -A out=zeros
 B="$SIBYL_SOURCE/tests/kernels/check/barriers.cl"
 "$SIBYL" kernel "$B" -k half_barrier -g 64 -l 16 --check > "$WORK/out" 2> "$WORK/err" ||
 	expect_eq "half_barrier: exit status" 5 $?
-expect_eq "half_barrier: finding" "kernel 'half_barrier': check: barrier divergence: work-items 0 and 8 of work-group 0 reached 1 and 0 barriers (4 of 4 groups diverge)" \
+expect_eq "half_barrier: finding" "kernel 'half_barrier': check: barrier divergence at $B:11: work-items 0 and 8 of work-group 0 reached 1 and 0 barriers (4 of 4 groups diverge)" \
 	"$(cat "$WORK/out")"
 "$SIBYL" kernel "$B" -k loop_barrier -g 32,2 -l 8,2 --check --json > "$WORK/out" 2> "$WORK/err" ||
 	expect_eq "loop_barrier: exit status" 5 $?
-expect_eq "loop_barrier: json" "crash barrier-divergence" \
-	"$(json "j['status'] + ' ' + j['findings'][0]['kind']" "$WORK/out")"
+expect_eq "loop_barrier: json" "crash barrier-divergence 22" \
+	"$(json "j['status'] + ' ' + j['findings'][0]['kind'] + ' ' + str(j['findings'][0]['line'])" "$WORK/out")"
 grep -q "work-items 0,0 and 1,0 of work-group 0 reached 0 and 1 barriers (4 of 4 groups" \
 	"$WORK/out" || fail "loop_barrier: $(cat "$WORK/out")"
 "$SIBYL" kernel "$B" -k uniform_barrier -g 64 -l 16 --check > "$WORK/out" ||

@@ -102,11 +102,18 @@ static void images_unseen(void **state)
 static void expect_divergence(const struct sibyl_run_cfg *cfg, const uint64_t *counts,
 			      const char *message)
 {
-	json_t *f = sibyl_check_barriers(cfg, counts, 8);
+	json_t *f = sibyl_check_barriers(cfg, counts, 8, NULL);
 
 	assert_non_null(f);
 	assert_string_equal(json_string_value(json_object_get(f, "message")), message);
 	json_decref(f);
+}
+
+/* Work-items 2 and 7 (rows): the barrier of line 12. */
+static unsigned line_12(void *ctx, uint64_t a, uint64_t b)
+{
+	(void)ctx;
+	return a == 2 && b == 7 ? 12 : 0;
 }
 
 /* Barrier counts per work-item, compared within each work-group. */
@@ -117,16 +124,25 @@ static void barrier_groups(void **state)
 	uint64_t grid[8] = { 0, 0, 0, 0, 0, 0, 0, 3 };
 
 	(void)state;
-	assert_null(sibyl_check_barriers(&cfg, uniform, 8));	/* groups may differ */
+	assert_null(sibyl_check_barriers(&cfg, uniform, 8, NULL));	/* groups may differ */
 	expect_divergence(&cfg, diverge, "barrier divergence: work-items 4 and 7 of work-group 1 "
 			  "reached 2 and 1 barriers (1 of 2 groups diverge)");
 	/* 2-D: 4 x 2 in groups of 2 x 2; the second group's (3,1) differs. */
-	cfg = (struct sibyl_run_cfg){ .gsize = 8, .lsize = 4, .dims = 2, .gdim = { 4, 2, 1 },
-				      .ldim = { 2, 2, 1 } };
+	cfg = (struct sibyl_run_cfg){ .file = "k.cl", .gsize = 8, .lsize = 4, .dims = 2,
+				      .gdim = { 4, 2, 1 }, .ldim = { 2, 2, 1 } };
 	expect_divergence(&cfg, grid, "barrier divergence: work-items 2,0 and 3,1 of work-group 1 "
 			  "reached 0 and 3 barriers (1 of 2 groups diverge)");
+	/* The barrier's line, when the probe's debug information has it. */
+	struct sibyl_barrier_where where = { line_12, NULL };
+	json_t *f = sibyl_check_barriers(&cfg, grid, 8, &where);
+
+	assert_string_equal(json_string_value(json_object_get(f, "message")),
+			    "barrier divergence at k.cl:12: work-items 2,0 and 3,1 of work-group 1 "
+			    "reached 0 and 3 barriers (1 of 2 groups diverge)");
+	assert_int_equal(json_integer_value(json_object_get(f, "line")), 12);
+	json_decref(f);
 	cfg = (struct sibyl_run_cfg){ .gsize = 8, .lsize = 0 };	/* the runtime's groups */
-	assert_null(sibyl_check_barriers(&cfg, diverge, 8));
+	assert_null(sibyl_check_barriers(&cfg, diverge, 8, NULL));
 }
 
 int main(void)
