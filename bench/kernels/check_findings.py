@@ -18,11 +18,16 @@ SMALL = ["-g", "64", "-l", "16", "--seed", "0", "--timeout", "60", "--build-time
 
 
 def run(cmd, timeout=300):
+    """SIGTERM past the timeout: sibyl then ends its runner and removes
+    its temporary directories (SIGKILL, subprocess.run's, would not)."""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=dict(os.environ, LC_ALL="C"))
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                           env=dict(os.environ, LC_ALL="C"))
-        return p.returncode, p.stdout, p.stderr
+        out, err = p.communicate(timeout=timeout)
+        return p.returncode, out, err
     except subprocess.TimeoutExpired:
+        p.terminate()
+        p.communicate()
         return None, "", ""
 
 
