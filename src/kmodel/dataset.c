@@ -306,8 +306,8 @@ static int same_level(const struct ds *d, char *err, size_t errlen)
 
 	if (v && v != SIBYL_KMODEL_DATASET_VERSION)
 		return sibyl_seterr(err, errlen, "kmodel: %s is a version %lld dataset, whose "
-				    "calls are not told apart by callee: use another file",
-				    d->o->out, (long long)v);
+				    "calls are named otherwise than version %d's: use another "
+				    "file", d->o->out, (long long)v, SIBYL_KMODEL_DATASET_VERSION);
 	if (had && strcmp(had, opt_level(d->o)))
 		return sibyl_seterr(err, errlen, "kmodel: %s counts IR at -O%s, not -O%s: use "
 				    "another file", d->o->out, had, opt_level(d->o));

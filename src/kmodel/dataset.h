@@ -1,7 +1,7 @@
 /*
  * `sibyl kmodel dataset`: sweep every kernel of a training suite and
  * append what was measured to a JSON-lines file (docs/kmodel.md):
- *   {"type":"dataset", "format":"sibyl-kmodel-dataset", "version":2,
+ *   {"type":"dataset", "format":"sibyl-kmodel-dataset", "version":3,
  *    "suite", "sibyl", "platform", "device", "opt_level"}  first line
  *   {"type":"kernel", "kernel", "file", "category", "static": counts}
  *   {"type":"sample", "kernel", "gsize", "lsize", "sample", "seed",
@@ -23,11 +23,13 @@
 #ifndef SIBYL_KMODEL_DATASET_H
 #define SIBYL_KMODEL_DATASET_H
 
-/* Version 2 names a call by what it calls ("call workitem", "call
- * barrier", "call atomic", "call math", "call intrinsic", "call
- * builtin", "call function"); version 1 counted every call as "call",
- * and is still read, never appended to. */
-#define SIBYL_KMODEL_DATASET_VERSION 2
+/* Version 3 names a call by what it calls ("call workitem", "call
+ * barrier", "call atomic", "call sqrt", "call transcendental", "call
+ * math" (the cheap rest: fabs, min, floor...), "call intrinsic", "call
+ * builtin", "call function"); version 2 had one "call math" for all
+ * math built-ins, version 1 one "call" for every call. Both are still
+ * read, never appended to. */
+#define SIBYL_KMODEL_DATASET_VERSION 3
 
 #include "kmodel/suite.h"
 
@@ -74,8 +76,8 @@ FILE *sibyl_kmodel_data_append(const char *path, char *err, size_t errlen);
 json_t *sibyl_kmodel_counts(json_t *records);
 /* The dataset version whose naming the counts names[0..n) of model j
  * follow: its "dataset_version", or, in a model saved before it was
- * recorded, 1 when a call is counted as plain "call", else the current
- * one. */
+ * recorded (before version 3), 1 when a call is counted as plain "call",
+ * else 2. */
 int sibyl_kmodel_counts_version(json_t *j, char *const *names, size_t n);
 
 #endif

@@ -29,7 +29,7 @@ static int add_line(struct sibyl_kmodel_data *d, const char *path, json_t *j, in
 
 		if (v < 1 || v > SIBYL_KMODEL_DATASET_VERSION)
 			return sibyl_seterr(err, errlen, "kmodel: %s: dataset version %lld is "
-					    "not 1 or %d", path, (long long)v,
+					    "not 1 to %d", path, (long long)v,
 					    SIBYL_KMODEL_DATASET_VERSION);
 		d->header = json_incref(j);
 	} else if (type && !strcmp(type, "kernel") && k) {
@@ -154,17 +154,51 @@ FILE *sibyl_kmodel_data_append(const char *path, char *err, size_t errlen)
 	return f;
 }
 
+/* The class of a math built-in by its name: on a CPU device a square
+ * root is one instruction, a transcendental function (exp, sin, pow...)
+ * a library call of tens of instructions, and fabs or min one or two
+ * instructions: one "call math" gave them all one cost, 33 times too
+ * little for a kernel of transcendentals (docs/kmodel.md). A native_
+ * or half_ variant is of its function's class. NULL: not math. */
+static const char *math_class(const char *name, size_t len)
+{
+	static const char *const cls[][2] = {
+		{ "sqrt", "call sqrt" }, { "rsqrt", "call sqrt" }, { "exp", "call transcendental" },
+		{ "log", "call transcendental" }, { "pow", "call transcendental" },
+		{ "rootn", "call transcendental" }, { "cbrt", "call transcendental" },
+		{ "sin", "call transcendental" }, { "cos", "call transcendental" },
+		{ "tan", "call transcendental" }, { "asin", "call transcendental" },
+		{ "acos", "call transcendental" }, { "atan", "call transcendental" },
+		{ "hypot", "call transcendental" }, { "erf", "call transcendental" },
+		{ "tgamma", "call transcendental" }, { "lgamma", "call transcendental" },
+		{ "fabs", "call math" }, { "clamp", "call math" }, { "min", "call math" },
+		{ "max", "call math" }, { "fmin", "call math" }, { "fmax", "call math" },
+		{ "floor", "call math" }, { "ceil", "call math" }, { "mad", "call math" },
+		{ "fma", "call math" }, { "round", "call math" }, { "trunc", "call math" },
+		{ "divide", "call math" }, { "recip", "call math" } };
+
+	for (size_t p = 0; p < 2; p++) {
+		size_t skip = strlen(p ? "half_" : "native_");
+
+		if (len > skip && !strncmp(name, p ? "half_" : "native_", skip)) {
+			name += skip;
+			len -= skip;
+		}
+	}
+	for (size_t i = 0; i < sizeof(cls) / sizeof(*cls); i++)
+		if (len >= strlen(cls[i][0]) && !strncmp(name, cls[i][0], strlen(cls[i][0])))
+			return cls[i][1];
+	return NULL;
+}
+
 /* The kind of function a call calls, by its (Itanium-mangled) name: a
  * call at -O0 is a work-item query, a barrier, an atomic or a math
  * function, whose costs differ by orders of magnitude on a device. */
 static const char *call_class(const char *callee)
 {
-	static const char *const math[] = { "exp", "log", "sin", "cos", "tan", "pow", "sqrt",
-					    "rsqrt", "cbrt", "atan", "asin", "acos", "fabs",
-					    "clamp", "min", "max", "fmin", "fmax", "floor", "ceil",
-					    "mad", "fma", "hypot", "tanh" };
 	char *end;
 	unsigned long len = callee && !strncmp(callee, "_Z", 2) ? strtoul(callee + 2, &end, 10) : 0;
+	const char *math;
 
 	if (!len)
 		return callee && !strncmp(callee, "llvm.", 5) ? "call intrinsic" : "call function";
@@ -175,9 +209,8 @@ static const char *call_class(const char *callee)
 		return "call barrier";
 	if (!strncmp(end, "atomic_", 7) || !strncmp(end, "atom_", 5))
 		return "call atomic";
-	for (size_t i = 0; i < sizeof(math) / sizeof(*math); i++)
-		if (!strncmp(end, math[i], strlen(math[i])))
-			return "call math";
+	if ((math = math_class(end, len)))
+		return math;
 	return "call builtin";
 }
 
@@ -220,5 +253,5 @@ int sibyl_kmodel_counts_version(json_t *j, char *const *names, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(names[i], "call"))
 			return 1;
-	return SIBYL_KMODEL_DATASET_VERSION;
+	return 2;
 }

@@ -17,7 +17,7 @@ check() {	# check LINES: the dataset's shape
 	/usr/bin/python3 - "$D" "$1" <<'PY'
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
-assert lines[0]["type"] == "dataset" and lines[0]["device"] and lines[0]["version"] == 2, lines[0]
+assert lines[0]["type"] == "dataset" and lines[0]["device"] and lines[0]["version"] == 3, lines[0]
 kernels = [l for l in lines if l["type"] == "kernel"]
 samples = [l for l in lines if l["type"] == "sample"]
 assert sorted(k["kernel"] for k in kernels) == ["saxpy", "scan_blelloch"], kernels
@@ -66,15 +66,22 @@ cmp "$D" "$WORK/before" || fail "a dataset of another -O level changed"
 grep -q '"opt_level":"0"' "$D" || fail "no opt_level in the header"
 
 # A version 1 dataset (one "call" for every call) is read, never
-# carried on with other names.
-sed '1s/"version":2/"version":1/' "$D" > "$WORK/v1.jsonl"
+# carried on with other names; nor is a version 2 one (one "call math").
+sed '1s/"version":3/"version":2/' "$D" > "$WORK/v2.jsonl"
+cp "$WORK/v2.jsonl" "$WORK/v2.before"
+st=0; "$SIBYL" kmodel dataset "$WORK/suite.json" -o "$WORK/v2.jsonl" 2> "$WORK/err" || st=$?
+expect_eq "carrying on a version 2 dataset: exit status" 1 "$st"
+grep -q "^sibyl: kmodel: .*v2.jsonl is a version 2 dataset, whose calls are named otherwise than version 3's" \
+	"$WORK/err" || fail "$(cat "$WORK/err")"
+cmp "$WORK/v2.jsonl" "$WORK/v2.before" || fail "a version 2 dataset changed"
+sed '1s/"version":3/"version":1/' "$D" > "$WORK/v1.jsonl"
 cp "$WORK/v1.jsonl" "$WORK/v1.before"
 # (Read: two kernels are too few for evaluate, not an unknown version.)
 "$SIBYL" kmodel evaluate "$WORK/v1.jsonl" --folds 2 2> "$WORK/err" && fail "evaluated 2 kernels"
 grep -q "choosing the time model needs 2 or more" "$WORK/err" || fail "$(cat "$WORK/err")"
 st=0; "$SIBYL" kmodel dataset "$WORK/suite.json" -o "$WORK/v1.jsonl" 2> "$WORK/err" || st=$?
 expect_eq "carrying on a version 1 dataset: exit status" 1 "$st"
-grep -q "^sibyl: kmodel: .*v1.jsonl is a version 1 dataset, whose calls are not told apart" \
+grep -q "^sibyl: kmodel: .*v1.jsonl is a version 1 dataset, whose calls are named otherwise" \
 	"$WORK/err" || fail "$(cat "$WORK/err")"
 cmp "$WORK/v1.jsonl" "$WORK/v1.before" || fail "a version 1 dataset changed"
 
@@ -100,4 +107,29 @@ if "$SIBYL" kmodel dataset "$WORK/bad.json" -o "$WORK/x.jsonl" 2> "$WORK/err"; t
 	fail "a bad suite accepted"
 fi
 grep -q "kernel 1 needs" "$WORK/err" || fail "$(cat "$WORK/err")"
+# Math built-ins by cost class: vmath calls exp, sin, log1p, sqrt and
+# fabs once per work-item; polar atan2, hypot, sin and cos.
+cat > "$WORK/math.json" <<JSON
+{"format": "sibyl-kmodel-suite", "version": 1, "samples": 1, "kernels": [
+ {"name": "vmath", "file": "$K/elementwise.cl", "category": "element-wise", "gsize": "1024:2048:1024"},
+ {"name": "polar", "file": "$K/mathfn.cl", "category": "element-wise", "gsize": "1024:2048:1024"}
+]}
+JSON
+"$SIBYL" kmodel dataset "$WORK/math.json" -o "$WORK/math.jsonl"
+/usr/bin/python3 - "$WORK/math.jsonl" <<'PY'
+import json, sys
+want = {"vmath": {"call transcendental": 3, "call sqrt": 1, "call math": 1},
+        "polar": {"call transcendental": 4}}
+n = 0
+for s in map(json.loads, open(sys.argv[1])):
+    if s["type"] != "sample":
+        continue
+    c = {r["name"]: r["count"] for r in s["counts"]}
+    for name, per in want[s["kernel"]].items():
+        assert c.get(name) == per * s["gsize"], (s["kernel"], name, c)
+    assert "call builtin" not in c, c
+    n += 1
+assert n == 4, n
+print("ok: math calls by class")
+PY
 echo "ok: dataset"

@@ -4,7 +4,8 @@
 # OCLBoi has terms (its interval would be infinite, and --json printed
 # an empty line), counts named as in another dataset version than the
 # device model's (a call of version 1 is "call", of version 2 "call
-# workitem"...: unmatched names would cost nothing), and a kernel
+# workitem", "call math", of version 3 also "call transcendental"...:
+# unmatched names would cost nothing), and a kernel
 # model's samples that are no times or sizes.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/small.sh"
@@ -17,7 +18,7 @@ K="$WORK/gather.json"
 import json, sys
 for f in sys.argv[1:]:
     m = json.load(open(f))
-    assert m["dataset_version"] == 2, (f, m.get("dataset_version"))
+    assert m["dataset_version"] == 3, (f, m.get("dataset_version"))
 print("ok: the models record the naming of their counts")
 PY
 "$SIBYL" kmodel predict --model "$WORK/dev.json" --kernel-model "$K" --gsize 4096 --json \
@@ -58,10 +59,10 @@ refuse "2 samples" "kmodel: the kernel's OCLBoi (.*) has [23] terms and needs at
 
 # A device model of a version 1 dataset, by its header or (a model of
 # before the field) by its cost names.
-sed '1s/"version":2/"version":1/' "$D" > "$WORK/v1.jsonl"
+sed '1s/"version":3/"version":1/' "$D" > "$WORK/v1.jsonl"
 "$SIBYL" kmodel train-device "$WORK/v1.jsonl" -o "$WORK/dev1.json" > /dev/null
 refuse "a version 1 device model" \
-	"kmodel: the kernel's counts are named as in dataset version 2, the device model's as in version 1: train the device model on a new dataset" \
+	"kmodel: the kernel's counts are named as in dataset version 3, the device model's as in version 1: train the device model on a new dataset" \
 	predict "$WORK/dev1.json" "$K"
 refuse "a version 1 device model, profiling now" "device model's as in version 1" \
 	"$SIBYL" kmodel predict --model "$WORK/dev1.json" "$SUITE/irregular.cl" -k gather \
@@ -76,9 +77,10 @@ refuse "a device model of before the field, version 1 names" "device model's as 
 /usr/bin/python3 -c 'import json, sys
 m = json.load(open(sys.argv[1])); del m["dataset_version"]; json.dump(m, open(sys.argv[2], "w"))' \
 	"$WORK/dev.json" "$WORK/old2.json"
-predict "$WORK/old2.json" "$K" > /dev/null || fail "a device model of before the field, version 2 names"
+refuse "a device model of before the field, version 2 names" "device model's as in version 2" \
+	predict "$WORK/old2.json" "$K"
 edit "$K" "$WORK/k1.json" 'k["dataset_version"] = 1'
-refuse "a version 1 kernel model" "counts are named as in dataset version 1, the device model's as in version 2: fit the kernel again" \
+refuse "a version 1 kernel model" "counts are named as in dataset version 1, the device model's as in version 3: fit the kernel again" \
 	predict "$WORK/dev.json" "$WORK/k1.json"
 
 # Samples: the times calibrate the prediction, the sizes scale OCLBoi.
