@@ -177,10 +177,12 @@ static const char *math_class(const char *name, size_t len)
 		{ "fma", "call math" }, { "round", "call math" }, { "trunc", "call math" },
 		{ "divide", "call math" }, { "recip", "call math" } };
 
-	for (size_t p = 0; p < 2; p++) {
-		size_t skip = strlen(p ? "half_" : "native_");
+	static const char *const variant[] = { "native_", "half_" };
 
-		if (len > skip && !strncmp(name, p ? "half_" : "native_", skip)) {
+	for (size_t v = 0; v < sizeof(variant) / sizeof(*variant); v++) {
+		size_t skip = strlen(variant[v]);
+
+		if (len > skip && !strncmp(name, variant[v], skip)) {
 			name += skip;
 			len -= skip;
 		}

@@ -108,18 +108,29 @@ if "$SIBYL" kmodel dataset "$WORK/bad.json" -o "$WORK/x.jsonl" 2> "$WORK/err"; t
 fi
 grep -q "kernel 1 needs" "$WORK/err" || fail "$(cat "$WORK/err")"
 # Math built-ins by cost class: vmath calls exp, sin, log1p, sqrt and
-# fabs once per work-item; polar atan2, hypot, sin and cos.
+# fabs once per work-item; polar atan2, hypot, sin and cos; native
+# native_exp, native_sqrt, fabs and native_divide (a variant is of its
+# function's class).
+cat > "$WORK/native.cl" <<'CL'
+__kernel void native(__global const float *a, __global float *b)
+{
+	size_t i = get_global_id(0);
+	b[i] = native_exp(a[i]) + native_sqrt(fabs(a[i])) + native_divide(a[i], 3.0f);
+}
+CL
 cat > "$WORK/math.json" <<JSON
 {"format": "sibyl-kmodel-suite", "version": 1, "samples": 1, "kernels": [
  {"name": "vmath", "file": "$K/elementwise.cl", "category": "element-wise", "gsize": "1024:2048:1024"},
- {"name": "polar", "file": "$K/mathfn.cl", "category": "element-wise", "gsize": "1024:2048:1024"}
+ {"name": "polar", "file": "$K/mathfn.cl", "category": "element-wise", "gsize": "1024:2048:1024"},
+ {"name": "native", "file": "$WORK/native.cl", "category": "element-wise", "gsize": "1024:2048:1024"}
 ]}
 JSON
 "$SIBYL" kmodel dataset "$WORK/math.json" -o "$WORK/math.jsonl"
 /usr/bin/python3 - "$WORK/math.jsonl" <<'PY'
 import json, sys
 want = {"vmath": {"call transcendental": 3, "call sqrt": 1, "call math": 1},
-        "polar": {"call transcendental": 4}}
+        "polar": {"call transcendental": 4},
+        "native": {"call transcendental": 1, "call sqrt": 1, "call math": 2}}
 n = 0
 for s in map(json.loads, open(sys.argv[1])):
     if s["type"] != "sample":
@@ -129,7 +140,7 @@ for s in map(json.loads, open(sys.argv[1])):
         assert c.get(name) == per * s["gsize"], (s["kernel"], name, c)
     assert "call builtin" not in c, c
     n += 1
-assert n == 4, n
+assert n == 6, n
 print("ok: math calls by class")
 PY
 echo "ok: dataset"
