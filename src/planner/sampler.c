@@ -37,6 +37,7 @@ struct sampler {
 	struct sibyl_speed_guard guard;
 	double *times;             /* SIBYL_MAX_RUNS */
 	bool count_faults;         /* sample(): count the run's page faults */
+	unsigned threads;          /* the adapter's, as configured */
 };
 
 /* How far a run's reported time may exceed the wall time around it. */
@@ -120,6 +121,51 @@ static bool need_more(const struct sibyl_sampling *sp, unsigned repeat, const st
 				 k->busy < 10 * sp->min_seconds);
 }
 
+/*
+ * A group of runs that lost its CPU to another task: time-slicing, which
+ * the speed guard's reference (2 µs, inside one slice) never sees.  With
+ * another process busy on the same CPU, insertion sort's 7 ms runs took
+ * 2.2 times as long, repeats agreed within their stretch, and a plan of
+ * an honest square law was stopped as "the work metric does not predict
+ * time".  Taken only where one thread does the work at a time: then the
+ * process's CPU time should match the wall time, and falls short by what
+ * the other task took, seen with an involuntary switch.
+ */
+struct cpu_mark {
+	double wall, cpu;
+	long preempted;
+};
+
+#define STARVED_SHARE 0.02
+
+static void cpu_mark(struct cpu_mark *m)
+{
+	struct rusage u;
+	struct timespec ts;
+
+	m->preempted = getrusage(RUSAGE_SELF, &u) ? -1 : u.ru_nivcsw;
+	m->cpu = clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) ? NAN : ts.tv_sec + ts.tv_nsec * 1e-9;
+	m->wall = sibyl_seconds();
+}
+
+static bool one_thread_works(const struct sampler *w)
+{
+	return !(w->a->flags & SIBYL_ADAPTER_OPENCL) &&
+	       (!(w->a->flags & SIBYL_ADAPTER_THREADED) || w->threads <= 1);
+}
+
+static bool starved(const struct sampler *w, const struct cpu_mark *since)
+{
+	struct cpu_mark now;
+
+	if (!one_thread_works(w) || since->preempted < 0)
+		return false;
+	cpu_mark(&now);
+	double wall = now.wall - since->wall, lost = wall - (now.cpu - since->cpu);
+
+	return now.preempted > since->preempted && lost > STARVED_SHARE * wall;
+}
+
 /* Groups of runs of about GROUP_SECONDS between two references: short
  * enough to fit between phase changes, long enough that the references
  * (some 6 µs each) cost little. */
@@ -152,7 +198,10 @@ static void measure_round(struct sampler *w, unsigned repeat,
 			calm = sibyl_speed_guard_wait(g, deadline);
 		if (watch)
 			sibyl_speed_guard_inside_start(g);
-		double start = sibyl_seconds();
+		struct cpu_mark mark;
+
+		cpu_mark(&mark);
+		double start = mark.wall;
 
 		do {
 			struct sibyl_sample_reply one = { 0 };
@@ -168,7 +217,8 @@ static void measure_round(struct sampler *w, unsigned repeat,
 		} while (need_more(sp, repeat, &k) && sibyl_seconds() - start < GROUP_SECONDS);
 		if (!watch)
 			continue;
-		bool calm_before = calm, inside_calm = sibyl_speed_guard_inside_stop(g);
+		bool calm_before = calm, inside_calm = sibyl_speed_guard_inside_stop(g) &&
+							 !starved(w, &mark);
 
 		calm = calm && inside_calm && sibyl_speed_guard_calm(g);
 		if (!calm && sibyl_seconds() < deadline) {
@@ -341,8 +391,9 @@ static int start(struct sampler *w, const struct sibyl_worker_setup *s,
 	w->setup_params = hooks ? hooks->setup : NULL;
 	w->sp = &s->sampling;
 	w->times = sibyl_xmalloc(SIBYL_MAX_RUNS * sizeof(*w->times));
+	w->threads = cfg.threads ? cfg.threads : 1;
 	if (!(w->a->flags & SIBYL_ADAPTER_OPENCL))
-		pin(cfg.threads ? cfg.threads : 1);
+		pin(w->threads);
 
 	if (w->a->init && w->a->init(&w->state, &cfg, r->msg, sizeof(r->msg))) {
 		r->status = -1;
