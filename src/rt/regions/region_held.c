@@ -17,15 +17,17 @@
  *            region_log_apply drops it.
  *   others   a lookup by another thread misses a block still held (one
  *            thread allocates, another uses): region_held_find reads the
- *            records of all threads and adopts the block, i.e. logs it
- *            itself and marks it so that its owner logs its free instead
- *            of dropping it.  The owner cannot free it concurrently:
- *            the other thread is using it.
- *   signals  a record is open (seq odd) while a hook of its thread
- *            changes it: a signal handler's hooks then log straight to
- *            the ring, and a handler that frees the block being
- *            published leaves its address for the interrupted hook to
- *            log a free again after it (late_free).
+ *            records of all threads and answers with the block, without
+ *            logging it.  Only the owner ever logs its block, so a block
+ *            it frees meanwhile is never left in the sets (an earlier
+ *            version logged it from the reader, and a free racing with
+ *            that was lost: a freed block stayed live).
+ *   signals  a hook opens its record (seq odd) before it looks at it: a
+ *            signal handler's hooks then find it open and log straight
+ *            to the ring, and the interrupted hook finds the record as
+ *            it left it.  A handler that frees the block being published
+ *            logs its free after or before the allocation; before, the
+ *            allocation is stale (above).
  *   threads  records are a fixed table, claimed by a thread at its
  *            first allocation and given back when it ends; a thread that
  *            finds none free logs everything to the ring.
@@ -45,8 +47,6 @@ struct held {
 	uintptr_t addr;		/* the block held; 0: none */
 	uint64_t len;
 	uint64_t since;		/* the ring's head when it was allocated */
-	uintptr_t adopted;	/* addr when another thread logged it */
-	uintptr_t late_free;	/* freed by a signal handler while open */
 	struct region_contents c;
 };
 
@@ -81,33 +81,41 @@ static struct held *claim(void)
 	return NULL;
 }
 
-/* Readers on other threads see the fields change only between two odd
- * values of seq (a sequence lock with one writer, its own thread). */
-static inline void open_(struct held *h)
+/* seq + 1 in one instruction: a signal handler's hooks on this thread
+ * (the only other writer) come before or after it, never inside it, so
+ * seq never goes back to a value a reader saw. */
+static inline void bump(struct held *h)
 {
-	__atomic_store_n(&h->seq, h->seq + 1, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ volatile("addl $1, %0" : "+m"(h->seq) : : "memory");
+#else
+	__atomic_fetch_add(&h->seq, 1, __ATOMIC_RELAXED);
+#endif
 }
 
-static __attribute__((noinline, cold)) void log_late_free(struct held *h)
+/* Readers on other threads see the fields change only between two odd
+ * values of seq (a sequence lock with one writer, its own thread).
+ * False, and nothing done, when a hook this signal interrupted has it
+ * open already. */
+static inline bool open_(struct held *h)
 {
-	uintptr_t late = h->late_free;
-
-	h->late_free = 0;
-	region_ring_append(REGION_FREE, late, 0, NULL, REGION_NOW);
+	if (__atomic_load_n(&h->seq, __ATOMIC_RELAXED) & 1)
+		return false;
+	bump(h);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	return true;
 }
 
 static inline void close_(struct held *h)
 {
-	__atomic_store_n(&h->seq, h->seq + 1, __ATOMIC_RELEASE);
-	if (__builtin_expect(h->late_free != 0, 0))
-		log_late_free(h);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	bump(h);
 }
 
-/* Open: what h holds goes to the ring, unless another thread did that. */
+/* Open: what h holds goes to the ring. */
 static inline void publish(struct held *h)
 {
-	if (h->addr && __atomic_load_n(&h->adopted, __ATOMIC_RELAXED) != h->addr)
+	if (h->addr)
 		region_ring_append(REGION_ALLOC, h->addr, h->len, &h->c, h->since);
 	h->addr = 0;
 }
@@ -116,8 +124,7 @@ void region_held_flush(void)
 {
 	struct held *h = mine;
 
-	if (h && h->addr && !(h->seq & 1)) {
-		open_(h);
+	if (h && h->addr && open_(h)) {
 		publish(h);
 		close_(h);
 	}
@@ -145,72 +152,70 @@ static inline void keep(struct held *h, uintptr_t addr, uint64_t len, unsigned w
 {
 	h->len = len;
 	h->since = region_log_head();
-	h->adopted = 0;
 	take(&h->c, addr, len, words);
 	h->addr = addr;
 }
 
-/* No record yet, one in use by the hook a signal interrupted, or one
- * holding a block already. */
+/* No record yet, or one in use by the hook a signal interrupted: the
+ * block goes to the ring. */
 static __attribute__((noinline)) void hold_slow(uintptr_t addr, uint64_t len, unsigned words)
 {
 	struct held *h = mine ? mine : claim();
 
-	if (!h || (h->seq & 1)) {
-		struct region_contents c;
-
-		take(&c, addr, len, words);
-		region_ring_append(REGION_ALLOC, addr, len, &c, REGION_NOW);
+	if (h && open_(h)) {
+		publish(h);
+		keep(h, addr, len, words);
+		close_(h);
 		return;
 	}
-	open_(h);
-	publish(h);
-	keep(h, addr, len, words);
-	close_(h);
+	struct region_contents c;
+
+	take(&c, addr, len, words);
+	region_ring_append(REGION_ALLOC, addr, len, &c, REGION_NOW);
 }
 
-/* Small, so that the hooks take it in: the fast path of every malloc. */
+/* Small, so that the hooks take it in: the fast path of every malloc.
+ * The record is opened before it is read, so a handler's hooks between
+ * the two cannot change what this one then overwrites. */
 void region_hold(uintptr_t addr, uint64_t len, unsigned words)
 {
 	struct held *h = mine;
 
-	if (__builtin_expect(!h || h->addr || (h->seq & 1), 0)) {
+	if (__builtin_expect(!h || !open_(h), 0)) {
 		hold_slow(addr, len, words);
 		return;
 	}
-	open_(h);
+	if (__builtin_expect(h->addr != 0, 0))
+		publish(h);
 	keep(h, addr, len, words);
 	close_(h);
 }
 
-static __attribute__((noinline)) void release_slow(struct held *h, uintptr_t addr)
-{
-	if (h && h->addr == addr && (h->seq & 1))
-		h->late_free = addr;	/* a handler frees what its thread publishes */
-	region_held_flush();
-	region_ring_append(REGION_FREE, addr, 0, NULL, REGION_NOW);
-}
-
-/* The fast path of every free: the block held, nobody else logged it. */
+/* The fast path of every free: the block held cancels its allocation;
+ * any other free is logged after what the record holds. */
 void region_release(uintptr_t addr)
 {
 	struct held *h = mine;
 
-	if (__builtin_expect(!h || h->addr != addr || (h->seq & 1) ||
-			     __atomic_load_n(&h->adopted, __ATOMIC_RELAXED) == addr, 0)) {
-		release_slow(h, addr);
-		return;
+	if (__builtin_expect(h && open_(h), 1)) {
+		bool held = h->addr == addr;
+
+		if (held)
+			h->addr = 0;
+		else
+			publish(h);
+		close_(h);
+		if (held)
+			return;
 	}
-	open_(h);
-	h->addr = 0;
-	close_(h);
+	region_ring_append(REGION_FREE, addr, 0, NULL, REGION_NOW);
 }
 
 void region_held_thread_end(void)
 {
 	struct held *h = mine;
 
-	if (!h || (h->seq & 1))
+	if (!h || (__atomic_load_n(&h->seq, __ATOMIC_RELAXED) & 1))
 		return;
 	region_held_flush();
 	mine = NULL;
@@ -239,9 +244,9 @@ static int read_held(struct held *h, struct held *out)
 	return out->addr && out->c.nleft <= REGION_LEFT_WORDS;
 }
 
-/* One pass over the records: 1 when p's block was found and adopted,
- * -1 when some record was being changed. */
-static int adopt_pass(struct region_state *s, uintptr_t p)
+/* One pass over the records: 1 with *out when p lies in a block another
+ * thread holds, -1 when some record was being changed. */
+static int held_pass(uintptr_t p, struct region *out)
 {
 	unsigned used = __atomic_load_n(&table_used, __ATOMIC_ACQUIRE);
 	struct held b;
@@ -252,37 +257,37 @@ static int adopt_pass(struct region_state *s, uintptr_t p)
 		int got = h == mine ? 0 : read_held(h, &b);
 
 		busy |= got < 0;
-		if (got <= 0 || p < b.addr || p - b.addr >= b.len)
-			continue;
-		region_log_apply(s);	/* room in the ring */
-		region_ring_append(REGION_ALLOC, b.addr, b.len, &b.c, b.since);
-		__atomic_store_n(&h->adopted, b.addr, __ATOMIC_RELAXED);
-		region_log_apply(s);
-		return 1;
+		if (got > 0 && p >= b.addr && p - b.addr < b.len) {
+			*out = (struct region){ b.addr, b.addr + b.len };
+			return 1;
+		}
 	}
 	return -busy;
 }
 
+/* A record being changed is read again this many times at most (its
+ * thread may be logging p's block at that moment, or be waiting for this
+ * very lock with the ring full: no unbounded wait). */
+#define HELD_TRIES 64
+
 /*
- * Lock held, p in no block: a block another thread holds, adopted (see
- * above).  The program uses p, so the block's thread is not freeing it;
- * but it may be logging it right now (its record is being changed, its
- * event not yet in the ring or not yet applied): then the log is
- * applied again and the records read again, a bounded number of times
- * (that thread may be waiting for this very lock, when the ring is full).
+ * Lock held, p in no block: the block another thread holds (see above),
+ * answered from its record and not logged, so *out is for this lookup
+ * only, never to be kept by the cache.
  */
-bool region_held_find(struct region_state *s, uintptr_t p)
+bool region_held_find(struct region_state *s, uintptr_t p, struct region *out)
 {
-	struct region r;
+	for (unsigned tries = 0; tries < HELD_TRIES; tries++) {
+		int got = held_pass(p, out);
 
-	for (unsigned tries = 0; tries < 256; tries++) {
-		int got = adopt_pass(s, p);
-
-		if (got >= 0)
-			return got > 0;
-		region_log_apply(s);
-		if (region_find(&s->blocks, p, &r))
+		if (got > 0)
 			return true;
+		/* Its thread may have logged it since the log was applied. */
+		region_log_apply(s);
+		if (region_find(&s->blocks, p, out))
+			return true;
+		if (got == 0)
+			return false;
 		sched_yield();	/* that thread may have been preempted */
 	}
 	return false;
@@ -303,7 +308,7 @@ bool region_held_covers(const struct sibyl_rt_ws_arg *args, unsigned n)
 		uintptr_t addr = __atomic_load_n(&h->addr, __ATOMIC_ACQUIRE);
 		uint64_t len = __atomic_load_n(&h->len, __ATOMIC_RELAXED);
 
-		if (h == mine || !addr || __atomic_load_n(&h->adopted, __ATOMIC_RELAXED) == addr)
+		if (h == mine || !addr)
 			continue;
 		for (unsigned k = 0; k < n; k++)	/* an array's elements too */
 			if ((uintptr_t)args[k].p - addr < len || (args[k].flags & SIBYL_WS_ARRAY))
@@ -320,7 +325,7 @@ void region_held_after_fork(void)
 
 		if (h == mine || !h->owned)
 			continue;
-		if (h->addr && h->adopted != h->addr)
+		if (h->addr)
 			region_ring_append(REGION_ALLOC, h->addr, h->len, &h->c, h->since);
 		*h = (struct held){ 0 };
 	}

@@ -212,8 +212,7 @@ static bool stale(uintptr_t addr, uint64_t slot, uint32_t late)
 }
 
 /* An allocation supersedes an earlier one of the same address still
- * pending in the batch (logged twice: by its thread and by another that
- * adopted it, region_held.c). */
+ * pending in the batch: the block at that address is the later one. */
 static void cancel_pairs(uint64_t from, uint64_t to)
 {
 	if (++batch_no == 0)

@@ -68,7 +68,7 @@ bool region_lookup(struct region_state *s, uintptr_t p, struct region *out, bool
 {
 	*is_block = true;
 	if (region_find(&s->blocks, p, out) ||
-	    (region_held_find(s, p) && region_find(&s->blocks, p, out)))
+	    region_held_find(s, p, out))
 		return true;
 	*is_block = false;
 	if (region_find(&s->areas, p, out))

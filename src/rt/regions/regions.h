@@ -111,9 +111,9 @@ void region_hold(uintptr_t addr, uint64_t len, unsigned words);
 void region_release(uintptr_t addr);
 /* Log what this thread holds (before its lookups and other events). */
 void region_held_flush(void);
-/* Lock held, log applied, p in no block: a block another thread holds,
- * now logged and applied; false when none holds p. */
-bool region_held_find(struct region_state *s, uintptr_t p);
+/* Lock held, log applied, p in no block: the block another thread
+ * holds, in *out (not logged: never to be cached); false when none. */
+bool region_held_find(struct region_state *s, uintptr_t p, struct region *out);
 /* Some pointer argument may be in a block another thread holds: the
  * cache and the memo cannot answer (called before region_cache_usable). */
 bool region_held_covers(const struct sibyl_rt_ws_arg *args, unsigned n);

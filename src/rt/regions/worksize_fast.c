@@ -71,21 +71,27 @@ static bool region_of(struct ws_call *c, uintptr_t p, struct region *r, bool *re
 	/* Locked too, the cache goes first: it is synced with the sets, and
 	 * a scan of a few entries is cheaper than a walk down two treaps.
 	 * An area it holds may hold a block another thread has not logged. */
+	struct region logged;
+	bool held = false;
+
 	if (!region_cache_find(p, r, &is_block) ||
-	    (!is_block && c->locked && region_held_find(c->s, p))) {
+	    (!is_block && c->locked && region_held_find(c->s, p, &logged))) {
 		if (!c->locked)
 			return c->missed = true, false;
 		if (!region_lookup(c->s, p, r, &is_block))
 			return false;
 		region_cache_sync(c->s);	/* the maps may have been re-read */
+		/* A block another thread holds is not logged: its thread may
+		 * free it at any time, so it is neither cached nor read. */
+		held = is_block && !region_find(&c->s->blocks, p, &logged);
 		/* Such an area answers for p, not for the blocks in it: the
 		 * cache and the memo would answer for them too. */
 		if (!is_block && region_starts_within(&c->s->blocks, r->start, r->end))
 			c->crowded = true;
-		else
+		else if (!held)
 			region_cache_add(r, is_block);
 	}
-	*readable = is_block && c->follow;
+	*readable = is_block && c->follow && !held;
 	return true;
 }
 
