@@ -26,7 +26,9 @@ size_t sibyl_kmodel_boi_folds(const double *g, size_t n, size_t most, size_t *fo
 	for (size_t i = 0; i < n; i++) {
 		size_t rank = 0, lo, hi;
 
-		while (s[rank] != g[i])
+		/* A NaN is equal to nothing: it takes the last rank, not a
+		 * read past the sizes. */
+		while (rank + 1 < nd && s[rank] != g[i])
 			rank++;
 		for (fold[i] = 0; fold[i] + 1 < folds; fold[i]++) {
 			sibyl_kfold(nd, folds, fold[i], &lo, &hi);
