@@ -303,15 +303,25 @@ int sibyl_plan_replay(const struct sibyl_plan_params *p, const struct sibyl_call
 	rr.samples = sibyl_xmalloc((plan.runs ? plan.runs : 1) * sizeof(*rr.samples));
 	rr.metrics = sibyl_xmalloc((plan.runs ? plan.runs : 1) * sizeof(*rr.metrics));
 	rr.seconds = sibyl_xmalloc((plan.runs ? plan.runs : 1) * sizeof(*rr.seconds));
+	size_t whole = 0;	/* samples of the passes that ended */
+
 	for (; plan.n && pass < plan.passes; pass++) {
 		if (pass && p->max_seconds > 0 &&
 		    ((double)sibyl_mono_ns() - t0) * 1e-9 >= p->max_seconds)
 			break;
 		if (replay_pass(&rr, r->message, sizeof(r->message)))
 			break;
+		whole = rr.n;
 	}
-	if (plan.n && pass && rr.n && (pass == plan.passes || !r->message[0]))
+	/* A pass that failed (its worker died, say) leaves the passes before
+	 * it, each a replay of every picked call: they make the profile,
+	 * kept beside the error. */
+	rr.n = whole;
+	if (plan.n && pass && rr.n) {
 		fill_result(mix, &plan, &rr, pass, r);
+		if (r->message[0])
+			r->status = SIBYL_PLAN_FAILED;
+	}
 	r->seconds = ((double)sibyl_mono_ns() - t0) * 1e-9;
 	free(rr.samples);
 	free(rr.metrics);

@@ -9,6 +9,7 @@
 #include "planner/replay.h"
 
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 /* A mix of calls at metrics[0..n), in that order, as a trace gives it. */
@@ -129,12 +130,48 @@ static void test_traced_order(void **state)
 	sibyl_call_mix_free(&mix);
 }
 
+/* The worker dies in the second pass: after 12 of its 16 runs. */
+static int measure_dies(void *ctx, const uint64_t *metrics, size_t n, double *seconds,
+			char *err, size_t errlen)
+{
+	struct order *o = ctx;
+
+	if (o->n + n > 12) {
+		snprintf(err, errlen, "adapter died");
+		return -1;
+	}
+	return measure_seq(ctx, metrics, n, seconds, err, errlen);
+}
+
+static void test_failed_pass_keeps_whole_ones(void **state)
+{
+	(void)state;
+	uint64_t m[] = { 10, 1000, 11, 1001, 12, 1002, 13, 1003 };
+	struct sibyl_call_mix mix = mix_of(m, 8);
+	struct sibyl_plan_params p;
+	struct sibyl_plan_result r;
+	struct order o = { .n = 0 };
+
+	sibyl_plan_defaults(&p);
+	p.max_samples = 400;
+	assert_int_equal(sibyl_plan_replay(&p, &mix, measure_dies, &o, NULL, NULL, &r), -1);
+	assert_int_equal(r.status, SIBYL_PLAN_FAILED);
+	assert_string_equal(r.message, "adapter died");
+	/* The first pass, every call once, is the profile. */
+	assert_non_null(r.profile);
+	assert_int_equal(r.profile->nsamples, 8);
+	assert_true(r.profile->points[0].x == 10);
+	sibyl_plan_result_free(&r);
+	sibyl_call_mix_free(&mix);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_all_fit_twice),
 		cmocka_unit_test(test_windows),
 		cmocka_unit_test(test_traced_order),
+		cmocka_unit_test(test_failed_pass_keeps_whole_ones),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
