@@ -103,21 +103,34 @@ static int measure_seq(void *ctx, const uint64_t *metrics, size_t n, double *sec
 	return 0;
 }
 
-static void test_traced_order(void **state)
+/* Small and large calls by turns, replayed through measure. */
+static const uint64_t interleaved[] = { 10, 1000, 11, 1001, 12, 1002, 13, 1003 };
+
+static int replay_interleaved(sibyl_measure_seq_fn measure, struct order *o,
+			      struct sibyl_plan_result *r)
 {
-	(void)state;
-	uint64_t m[] = { 10, 1000, 11, 1001, 12, 1002, 13, 1003 };
-	struct sibyl_call_mix mix = mix_of(m, 8);
+	struct sibyl_call_mix mix = mix_of(interleaved, 8);
 	struct sibyl_plan_params p;
-	struct sibyl_plan_result r;
-	struct order o = { .n = 0 };
 
 	sibyl_plan_defaults(&p);
 	p.max_samples = 400;
-	assert_int_equal(sibyl_plan_replay(&p, &mix, measure_seq, &o, NULL, NULL, &r), 0);
+	int rc = sibyl_plan_replay(&p, &mix, measure, o, NULL, NULL, r);
+
+	sibyl_call_mix_free(&mix);
+	return rc;
+}
+
+static void test_traced_order(void **state)
+{
+	(void)state;
+	const uint64_t *m = interleaved;
+	struct sibyl_plan_result r;
+	struct order o = { .n = 0 };
+
+	assert_int_equal(replay_interleaved(measure_seq, &o, &r), 0);
 	assert_int_equal(o.n, 16);
-	assert_memory_equal(o.got, m, sizeof(m));
-	assert_memory_equal(o.got + 8, m, sizeof(m));
+	assert_memory_equal(o.got, m, sizeof(interleaved));
+	assert_memory_equal(o.got + 8, m, sizeof(interleaved));
 	/* Points: the smallest metric alone, then groups of four samples
 	 * (two metrics), the largest alone.  The small calls came after
 	 * large ones. */
@@ -127,7 +140,6 @@ static void test_traced_order(void **state)
 	assert_int_equal(r.samples, 16);
 	assert_int_equal(r.unique, 8);
 	sibyl_plan_result_free(&r);
-	sibyl_call_mix_free(&mix);
 }
 
 /* The worker dies in the second pass: after 12 of its 16 runs. */
@@ -146,15 +158,10 @@ static int measure_dies(void *ctx, const uint64_t *metrics, size_t n, double *se
 static void test_failed_pass_keeps_whole_ones(void **state)
 {
 	(void)state;
-	uint64_t m[] = { 10, 1000, 11, 1001, 12, 1002, 13, 1003 };
-	struct sibyl_call_mix mix = mix_of(m, 8);
-	struct sibyl_plan_params p;
 	struct sibyl_plan_result r;
 	struct order o = { .n = 0 };
 
-	sibyl_plan_defaults(&p);
-	p.max_samples = 400;
-	assert_int_equal(sibyl_plan_replay(&p, &mix, measure_dies, &o, NULL, NULL, &r), -1);
+	assert_int_equal(replay_interleaved(measure_dies, &o, &r), -1);
 	assert_int_equal(r.status, SIBYL_PLAN_FAILED);
 	assert_string_equal(r.message, "adapter died");
 	/* The first pass, every call once, is the profile. */
@@ -162,7 +169,6 @@ static void test_failed_pass_keeps_whole_ones(void **state)
 	assert_int_equal(r.profile->nsamples, 8);
 	assert_true(r.profile->points[0].x == 10);
 	sibyl_plan_result_free(&r);
-	sibyl_call_mix_free(&mix);
 }
 
 int main(void)
