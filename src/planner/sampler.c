@@ -127,9 +127,10 @@ static bool need_more(const struct sibyl_sampling *sp, unsigned repeat, const st
  * another process busy on the same CPU, insertion sort's 7 ms runs took
  * 2.2 times as long, repeats agreed within their stretch, and a plan of
  * an honest square law was stopped as "the work metric does not predict
- * time".  Taken only where one thread does the work at a time: then the
- * process's CPU time should match the wall time, and falls short by what
- * the other task took, seen with an involuntary switch.
+ * time".  Taken only for serial adapters: then the process's CPU time
+ * should match the wall time, and falls short by what the other task
+ * took, seen with an involuntary switch (a threaded adapter's own
+ * threads switch its caller out as well).
  */
 struct cpu_mark {
 	double wall, cpu;
@@ -150,8 +151,7 @@ static void cpu_mark(struct cpu_mark *m)
 
 static bool one_thread_works(const struct sampler *w)
 {
-	return !(w->a->flags & SIBYL_ADAPTER_OPENCL) &&
-	       (!(w->a->flags & SIBYL_ADAPTER_THREADED) || w->threads <= 1);
+	return !(w->a->flags & (SIBYL_ADAPTER_OPENCL | SIBYL_ADAPTER_THREADED));
 }
 
 static bool starved(const struct sampler *w, const struct cpu_mark *since)
