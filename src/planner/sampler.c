@@ -134,17 +134,23 @@ static bool need_more(const struct sibyl_sampling *sp, unsigned repeat, const st
  */
 struct cpu_mark {
 	double wall, cpu;
-	long preempted;
+	uint64_t preempted;
 };
 
 #define STARVED_SHARE 0.02
 
-static void cpu_mark(struct cpu_mark *m)
+static uint64_t involuntary_switches(void)
 {
 	struct rusage u;
+
+	return getrusage(RUSAGE_THREAD, &u) ? 0 : (uint64_t)u.ru_nivcsw;
+}
+
+static void cpu_mark(struct cpu_mark *m)
+{
 	struct timespec ts;
 
-	m->preempted = getrusage(RUSAGE_SELF, &u) ? -1 : u.ru_nivcsw;
+	m->preempted = involuntary_switches();
 	m->cpu = clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) ? NAN : ts.tv_sec + ts.tv_nsec * 1e-9;
 	m->wall = sibyl_seconds();
 }
@@ -158,7 +164,7 @@ static bool starved(const struct sampler *w, const struct cpu_mark *since)
 {
 	struct cpu_mark now;
 
-	if (!one_thread_works(w) || since->preempted < 0)
+	if (!one_thread_works(w))
 		return false;
 	cpu_mark(&now);
 	double wall = now.wall - since->wall, lost = wall - (now.cpu - since->cpu);
@@ -426,13 +432,6 @@ static void cpu_ticks(uint64_t *steal, uint64_t *total)
 		*steal = v[7];
 	}
 	fclose(f);
-}
-
-static uint64_t involuntary_switches(void)
-{
-	struct rusage u;
-
-	return getrusage(RUSAGE_THREAD, &u) ? 0 : (uint64_t)u.ru_nivcsw;
 }
 
 /* One sample, and how much the worker was pre-empted meanwhile. */
