@@ -179,8 +179,26 @@ static double one_time_of(const struct sibyl_profile *p)
 	       fmax(0, json_number_value(first) - json_number_value(warm));
 }
 
-/* Once per implementation actually swapped in: kernels sharing a profile
- * file share its initialisation. */
+/* Whether two profiles measured the same implementation: one file, or
+ * one adapter (name and shared object) planned twice, e.g. over two
+ * ranges.  A program loads and initialises it once. */
+static bool same_implementation(const struct sibyl_predict_model *a,
+				const struct sibyl_predict_model *b)
+{
+	if (!strcmp(a->path, b->path))
+		return true;
+	json_t *x = json_object_get(a->profile->provenance, "adapter");
+	json_t *y = json_object_get(b->profile->provenance, "adapter");
+	const char *xs = json_string_value(json_object_get(x, "source"));
+	const char *ys = json_string_value(json_object_get(y, "source"));
+	const char *xn = json_string_value(json_object_get(x, "name"));
+	const char *yn = json_string_value(json_object_get(y, "name"));
+
+	return xs && ys && xn && yn && !strcmp(xs, ys) && !strcmp(xn, yn);
+}
+
+/* Once per implementation actually swapped in: kernels sharing one
+ * share its initialisation. */
 static void add_one_time(struct sibyl_prediction *out, const struct sibyl_predict_options *o)
 {
 	for (size_t k = 0; k < out->nkernels; k++) {
@@ -189,7 +207,7 @@ static void add_one_time(struct sibyl_prediction *out, const struct sibyl_predic
 
 		for (size_t j = 0; j < k && !seen; j++)
 			seen = out->kernels[j].accelerated &&
-			       !strcmp(out->kernels[j].model->path, kp->model->path);
+			       same_implementation(out->kernels[j].model, kp->model);
 		if (seen || !kp->accelerated)
 			continue;
 		double cost = one_time_of(kp->model->profile);

@@ -60,6 +60,29 @@ check keep 'cblas_dgemm,dgemm_' "$WORK/acc.json" --outside keep -- --keep-outsid
 /usr/bin/python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); j["stats"]={"one_time": {"init_seconds": 0.03, "first_call_metric": 1000, "first_call_seconds": 0.002, "first_call_sample_seconds": 2e-05}}; json.dump(j, open(sys.argv[2], "w"))' "$WORK/acc.json" "$WORK/once.json"
 check one-time 'cblas_dgemm,dgemm_' "$WORK/once.json"
 check no-one-time 'cblas_dgemm,dgemm_' "$WORK/once.json" --no-one-time -- --no-one-time
+# One implementation is loaded once: two profiles of one adapter (two
+# files, e.g. planned over two ranges) are charged its one-time cost once,
+# two adapters twice.
+/usr/bin/python3 - "$WORK/once.json" "$WORK" <<'PY' || fail "one-time cost per implementation"
+import json, sys
+j = json.load(open(sys.argv[1]))
+for name, adapter in (('a', 'x'), ('b', 'x'), ('c', 'y')):
+    j['provenance'] = {'adapter': {'name': adapter, 'source': '/lib/accel.so'}}
+    json.dump(j, open(f'{sys.argv[2]}/impl-{name}.json', 'w'))
+PY
+for pair in a,b a,c; do
+	"$SIBYL" predict "$WORK/tr" --model "cblas_dgemm=$WORK/impl-${pair%,*}.json" \
+		--model "dgemm_=$WORK/impl-${pair#*,}.json" --json >"$WORK/impl-$pair.json"
+done
+/usr/bin/python3 - "$WORK/impl-a,b.json" "$WORK/impl-a,c.json" <<'PY' || fail "one-time cost per implementation"
+import json, sys
+same, other = (json.load(open(f)) for f in sys.argv[1:3])
+accelerated = sum(1 for k in other['kernels'] if k['accelerated_calls'])
+one = 0.03 + 0.002 - 2e-05
+assert abs(same['one_time_s'] - one) < 1e-12, same['one_time_s']
+assert abs(other['one_time_s'] - accelerated * one) < 1e-12, (other['one_time_s'], accelerated)
+print(f'ok: one adapter in two profiles charged once, two adapters {accelerated} times')
+PY
 # An init the original pays too (init_shared) is left out; the first call stays.
 /usr/bin/python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); j["stats"]["one_time"]["init_shared"]=True; json.dump(j, open(sys.argv[2], "w"))' "$WORK/once.json" "$WORK/shared.json"
 check init-shared 'cblas_dgemm,dgemm_' "$WORK/shared.json"
