@@ -18,7 +18,7 @@
 set(SIBYL_INSTALL_LIB lib)
 
 install(TARGETS sibyl RUNTIME DESTINATION bin)
-install(TARGETS sibyl-plan-worker sibyl-kernel-run sibyl-device-run
+install(TARGETS sibyl-plan-worker sibyl-plan-one-time sibyl-kernel-run sibyl-device-run
   RUNTIME DESTINATION libexec/sibyl)
 install(TARGETS sibyl-rt sibyl-regions sibyl-audit LIBRARY DESTINATION ${SIBYL_INSTALL_LIB})
 install(TARGETS sibyl-trace-shared LIBRARY DESTINATION ${SIBYL_INSTALL_LIB})

@@ -4,6 +4,8 @@
 #include "planner/worker.h"
 #include "planner/planner.h"
 #include "planner/worker_protocol.h"
+#include "planner/helper.h"
+#include "planner/one_time.h"
 #include "planner/adapters/builtin.h"
 #include "core/alloc.h"
 #include "core/clock.h"
@@ -22,16 +24,10 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The built-in adapter of the bare worker whose exit is the baseline:
- * nothing to load, a trivial init. */
-#define BARE_ADAPTER "insertion-sort"
-
 struct sibyl_worker {
 	const struct sibyl_adapter *a;
 	bool by_params;            /* it can build samples from parameters */
-	struct sibyl_child child;  /* pid -1 once gone */
-	int to;                    /* requests */
-	struct sibyl_msg_reader from;   /* replies */
+	struct sibyl_helper h;     /* sibyl-plan-worker */
 	double timeout;
 	struct sibyl_worker_stats stats;
 };
@@ -42,7 +38,7 @@ static void describe_death(struct sibyl_worker *w, const char *at, char *err, si
 {
 	struct sibyl_run_status st = { SIBYL_RUN_FAILED, -1, NULL };
 
-	sibyl_run_wait(&w->child, sibyl_mono_ns() + 5000000000ull, &st);
+	sibyl_run_wait(&w->h.child, sibyl_mono_ns() + 5000000000ull, &st);
 	if (st.outcome == SIBYL_RUN_CRASHED)
 		sibyl_seterr(err, errlen, "adapter %s crashed (signal %d, %s)%s", w->a->name,
 			     st.code, strsignal(st.code), at);
@@ -55,7 +51,7 @@ static void kill_worker(struct sibyl_worker *w)
 {
 	struct sibyl_run_status st;
 
-	sibyl_run_kill(&w->child, &st);
+	sibyl_run_kill(&w->h.child, &st);
 }
 
 static volatile sig_atomic_t interrupted_by;
@@ -94,7 +90,7 @@ static int await(struct sibyl_worker *w, struct sibyl_sample_reply *r, const cha
 {
 	uint64_t deadline = sibyl_mono_ns() + (uint64_t)(w->timeout * 1e9);
 	json_t *msg;
-	enum sibyl_msg_got got = sibyl_msg_next(&w->from, deadline, wake[0], &msg);
+	enum sibyl_msg_got got = sibyl_msg_next(&w->h.from, deadline, wake[0], &msg);
 
 	if (got == SIBYL_MSG_ONE) {
 		int bad = sibyl_sample_reply_parse(msg, r);
@@ -124,37 +120,19 @@ static int await(struct sibyl_worker *w, struct sibyl_sample_reply *r, const cha
 
 static int send_request(struct sibyl_worker *w, json_t *msg)
 {
-	int r = msg ? sibyl_msg_send(w->to, msg) : -1;
+	int r = msg ? sibyl_msg_send(w->h.to, msg) : -1;
 
 	json_decref(msg);
 	return r;
 }
 
-/* Start sibyl-plan-worker with its requests and replies at their
- * numbers; -1 with err set. */
+/* Start sibyl-plan-worker; -1 with err set. */
 static int spawn(struct sibyl_worker *w, char *err, size_t errlen)
 {
-	int req[2], rep[2] = { -1, -1 };
 	char *path = sibyl_run_helper_path("sibyl-plan-worker", "SIBYL_PLAN_WORKER");
 	char *argv[] = { path, NULL };
-	struct sibyl_run_status st;
+	int r = sibyl_helper_start(&w->h, argv, err, errlen);
 
-	if (pipe2(req, O_CLOEXEC) || pipe2(rep, O_CLOEXEC)) {
-		sibyl_seterr(err, errlen, "pipe: %s", strerror(errno));
-		free(path);
-		return -1;
-	}
-	struct sibyl_run_fd fds[] = { { req[0], SIBYL_RUN_REQUEST_FD },
-				      { rep[1], SIBYL_RUN_REPORT_FD } };
-	struct sibyl_run_spec spec = { .argv = argv, .fds = fds, .nfds = 2 };
-	int r = sibyl_run_start(&spec, &w->child, &st);
-
-	close(req[0]);
-	close(rep[1]);
-	w->to = req[1];
-	sibyl_msg_reader_init(&w->from, rep[0]);
-	if (r < 0)
-		sibyl_seterr(err, errlen, "cannot run %s: %s", path, strerror(st.code));
 	free(path);
 	return r;
 }
@@ -172,9 +150,8 @@ struct sibyl_worker *sibyl_worker_start(const struct sibyl_adapter *a, const cha
 	if (wake[0] < 0 && pipe2(wake, O_CLOEXEC | O_NONBLOCK))
 		wake[0] = wake[1] = -1;   /* poll ignores fd -1: EINTR still wakes most waits */
 	w->a = a;
-	w->to = -1;
-	w->from.fd = -1;
-	w->child.pid = -1;
+	w->h = (struct sibyl_helper){ .child = { .pid = -1, .pidfd = -1 }, .to = -1,
+				      .from = { .fd = -1 } };
 	w->by_params = sibyl_builtin_param_hooks(a) != NULL;
 	/* Write errors to a dead worker must come back as EPIPE, not kill us. */
 	signal(SIGPIPE, SIG_IGN);
@@ -210,11 +187,11 @@ struct sibyl_worker *sibyl_worker_start(const struct sibyl_adapter *a, const cha
 static int send_message(struct sibyl_worker *w, json_t *msg, const char *at, char *err,
 			size_t errlen)
 {
-	if (interrupted_by || w->child.pid < 0)
+	if (interrupted_by || w->h.child.pid < 0)
 		json_decref(msg);
 	if (interrupted_by)
 		return interrupted(w, at, err, errlen);
-	if (w->child.pid < 0)
+	if (w->h.child.pid < 0)
 		return sibyl_seterr(err, errlen, "adapter %s: worker is gone", w->a->name);
 	if (send_request(w, msg)) {
 		describe_death(w, at, err, errlen);
@@ -379,95 +356,55 @@ static int by_one_time_cost(const void *a, const void *b)
 	return (cx > cy) - (cx < cy);
 }
 
-/* Stop w; the seconds from the end of its requests to its exit (fini,
- * then the kernel tearing the process down), NAN unless it exited 0 by
- * itself and was watched through a pidfd (without one, the wait looks
- * every 10 ms: too coarse for a cost of some 0.4 ms). */
+/* Stop w; the seconds its exit took (sibyl_helper_stop). */
 static double stop_timed(struct sibyl_worker *w)
 {
-	struct sibyl_run_status st = { .outcome = SIBYL_RUN_NOT_STARTED };
-	double start = sibyl_seconds();
-	bool precise = w->child.pidfd >= 0;
+	double took = sibyl_helper_stop(&w->h);
 
-	if (w->to >= 0)
-		close(w->to);  /* end of requests: the worker runs fini */
-	/* Give fini a moment, then insist. */
-	sibyl_run_wait(&w->child, sibyl_mono_ns() + 2000000000ull, &st);
-	double took = st.outcome == SIBYL_RUN_OK && precise ? sibyl_seconds() - start : NAN;
-
-	if (w->from.fd >= 0)
-		close(w->from.fd);
-	sibyl_msg_reader_free(&w->from);
 	free(w->stats.typical);
 	free(w);
 	return took;
 }
 
-/* The exit of a worker that holds only a built-in adapter: what every
- * worker's exit costs whatever it loaded; NAN when it cannot run. */
-static double bare_exit_seconds(const struct sibyl_adapter_config *config,
-				const struct sibyl_sampling *sp)
-{
-	size_t n;
-	const struct sibyl_adapter *const *builtin = sibyl_builtin_adapters(&n);
-	char err[256];
-
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(builtin[i]->name, BARE_ADAPTER)) {
-			struct sibyl_worker *bare = sibyl_worker_start(builtin[i], "builtin",
-								       config, sp, err,
-								       sizeof(err));
-
-			return bare ? stop_timed(bare) : NAN;
-		}
-	return NAN;
-}
-
-/* A program that swapped the implementation in also pays, at exit, its
- * library's destructors and the teardown of the memory it mapped (about
- * 0.4 ms for OpenBLAS here): each fresh worker's exit beside a bare
- * worker's, their median is exit_seconds. */
+/* One-time costs are measured in sibyl-plan-one-time, which links only
+ * the C library, as a small program does (one_time.h): probe after
+ * probe, each exit beside a bare probe's; the run of median cost and
+ * the median excess of the exits are kept.  The planning worker's own
+ * run stays when no probe runs (a built-in adapter lives in the worker
+ * only). */
 void sibyl_worker_one_time_again(struct sibyl_worker *w, const char *source,
 				 const struct sibyl_adapter_config *config,
 				 const struct sibyl_sampling *sp)
 {
 	struct sibyl_worker_stats *s = &w->stats;
-	struct sibyl_sampling plain = *sp;
-	double excess[SIBYL_ONE_TIME_RUNS];
-	unsigned nexcess = 0;
+	struct sibyl_one_time_run runs[SIBYL_ONE_TIME_RUNS];
+	double excess[SIBYL_ONE_TIME_RUNS], timeout = fmax(60, 6 * sp->timeout);
+	unsigned n = 0, nexcess = 0;
 	char err[256];
 
 	s->exit_seconds = NAN;
-	if (!s->one_time_runs || w->by_params)
-		return;	/* no first sample to repeat */
-	plain.guard_wait = 0;	/* no 2 s calibration: one run is compared with its sample */
-	while (s->one_time_runs < SIBYL_ONE_TIME_RUNS && !interrupted_by) {
-		struct sibyl_worker *fresh = sibyl_worker_start(w->a, source, config, &plain, err,
-								sizeof(err));
-		double seconds;
+	if (!s->one_time_runs || w->by_params || !strcmp(source, "builtin"))
+		return;	/* no first sample to repeat, or no probe can load it */
+	while (n < SIBYL_ONE_TIME_RUNS && !interrupted_by) {
+		double own, bare;
 
-		if (!fresh)
+		if (sibyl_one_time_probe(source, w->a->name, config, s->first_metric, timeout,
+					 &runs[n], &own, err, sizeof(err)) < 0)
 			break;
-		if (sibyl_worker_measure(fresh, s->first_metric, &seconds, err, sizeof(err)) < 0) {
-			sibyl_worker_stop(fresh);
-			break;
-		}
-		s->one_time[s->one_time_runs++] = fresh->stats.one_time[0];
-		double own = stop_timed(fresh), bare = bare_exit_seconds(config, &plain);
-
-		if (isfinite(own) && isfinite(bare))
+		n++;
+		if (sibyl_one_time_probe(NULL, NULL, config, 0, timeout, NULL, &bare, err,
+					 sizeof(err)) == 0 && isfinite(own) && isfinite(bare))
 			excess[nexcess++] = own - bare;
 	}
 	s->exit_seconds = nexcess ? gsl_stats_median(excess, 1, nexcess) : NAN;
-	struct sibyl_one_time_run sorted[SIBYL_ONE_TIME_RUNS];
-
-	memcpy(sorted, s->one_time, s->one_time_runs * sizeof(*sorted));
-	qsort(sorted, s->one_time_runs, sizeof(*sorted), by_one_time_cost);
-	const struct sibyl_one_time_run *mid = &sorted[(s->one_time_runs - 1) / 2];
-
-	s->init_seconds = mid->init;
-	s->first_run_seconds = mid->first_run;
-	s->first_sample_seconds = mid->first_sample;
+	if (!n)
+		return;
+	memcpy(s->one_time, runs, n * sizeof(*runs));
+	s->one_time_runs = n;
+	qsort(runs, n, sizeof(*runs), by_one_time_cost);
+	s->init_seconds = runs[(n - 1) / 2].init;
+	s->first_run_seconds = runs[(n - 1) / 2].first_run;
+	s->first_sample_seconds = runs[(n - 1) / 2].first_sample;
 }
 
 #define FIRST_TOUCH_SECONDS 2.0

@@ -50,8 +50,8 @@ struct sibyl_sampling {
 double sibyl_sample_time_limit(const struct sibyl_sampling *sp);	/* sampler.c */
 
 /* What the speed guard did over a worker's samples so far. */
-/* Fresh workers that measure the one-time costs, the planning one included. */
-#define SIBYL_ONE_TIME_RUNS 3
+/* Fresh probes that measure the one-time costs (one_time.h). */
+#define SIBYL_ONE_TIME_RUNS 5
 #define SIBYL_FIRST_TOUCH_STEPS 10
 
 struct sibyl_worker_stats {
@@ -132,12 +132,12 @@ int sibyl_worker_measure_cb(void *ctx, uint64_t metric, double *seconds, char *e
 int sibyl_worker_measure_params_cb(void *ctx, const double *params, size_t nparams,
 				   uint64_t metric, double *seconds, char *err, size_t errlen);
 void sibyl_worker_stats(const struct sibyl_worker *w, struct sibyl_worker_stats *s);
-/* Measure the one-time costs again in fresh workers of w's adapter (init,
- * then the first sample's work metric once), up to SIBYL_ONE_TIME_RUNS in
- * all, without the speed guard: one fresh process may meet a cold page
- * cache (OpenBLAS's first dlopen on the machine took 54 ms, later ones
- * 5-9 ms), which no later program pays.  w's stats then hold the median
- * run's.  A worker that fails leaves what was measured. */
+/* Measure the one-time costs again in SIBYL_ONE_TIME_RUNS fresh probes
+ * of w's adapter (init, then the first sample's work metric once;
+ * one_time.h): one fresh process may meet a cold page cache (OpenBLAS's
+ * first dlopen on the machine took 54 ms, later ones 5-9 ms), which no
+ * later program pays.  w's stats then hold the median run's.  A probe
+ * that fails leaves what was measured. */
 void sibyl_worker_one_time_again(struct sibyl_worker *w, const char *source,
 				 const struct sibyl_adapter_config *config,
 				 const struct sibyl_sampling *sp);

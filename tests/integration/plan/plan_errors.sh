@@ -128,4 +128,22 @@ expect_error "stored profile's sample count" "stats.samples is not a sample coun
 	"$SIBYL" plan --adapter-so "$WORK/test.so:badinit" --profile "$WORK/samples.json" --evaluate 3
 expect_error "stored profile and -o" "takes no -o" -- \
 	"$SIBYL" plan --adapter-so "$WORK/test.so:badinit" --profile "$WORK/badinit.json" --evaluate 3 -o "$WORK/x.json"
+# One-time costs are measured in a probe that links only the C library
+# (docs/predict.md, "One-time costs"): five runs; when no probe can run,
+# the plan still succeeds and keeps the planning worker's own run.
+needed=$(readelf -d "$SIBYL_BUILD/bin/sibyl-plan-one-time" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+[ "$needed" = "libc.so.6 " ] || fail "sibyl-plan-one-time needs more than libc: $needed"
+"$SIBYL" plan --adapter-so "$WORK/test.so:spin" --range 1:2000 --max-samples 12 --speed-guard 0 \
+	-o "$WORK/probed.json" > /dev/null 2>&1 || [ -s "$WORK/probed.json" ] || fail "plan with probes"
+SIBYL_PLAN_ONE_TIME=/bin/false "$SIBYL" plan --adapter-so "$WORK/test.so:spin" --range 1:2000 \
+	--max-samples 12 --speed-guard 0 -o "$WORK/unprobed.json" > /dev/null 2>&1 ||
+	[ -s "$WORK/unprobed.json" ] || fail "plan without probes"
+/usr/bin/python3 - "$WORK/probed.json" "$WORK/unprobed.json" <<'PY' || fail "one-time probes"
+import json, sys
+probed, unprobed = (json.load(open(f))['stats']['one_time'] for f in sys.argv[1:3])
+assert len(probed['runs']) == 5 and probed['exit_seconds'] is not None, probed
+assert len(unprobed['runs']) == 1 and unprobed['exit_seconds'] is None, unprobed
+assert unprobed['init_seconds'] == unprobed['runs'][0][0], unprobed
+print("ok: one-time probes: 5 runs; without them, the worker's own run")
+PY
 echo "ok: plan errors"
