@@ -214,7 +214,7 @@ static int record(char **command, const char *dir, const struct trace_preload *p
 	sibyl_perf_hooks_release(perf_hooks);
 	run.complete = finish_trace(drain, dir);
 	run.finished = true;
-	sibyl_interposition_measure(&run.costs);
+	sibyl_interposition_measure(&run.costs, pre->counters);
 	/* Calibrate over the whole run (at least 20 ms) for a precise rate. */
 	sibyl_clock_calibrate(&run.clock, run.clock.ref_tsc, run.clock.ref_ns, 20000000);
 	if (sibyl_trace_meta_write(dir, &run) < 0)

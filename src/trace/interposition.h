@@ -11,6 +11,8 @@
 #ifndef SIBYL_TRACE_INTERPOSITION_H
 #define SIBYL_TRACE_INTERPOSITION_H
 
+#include <stdbool.h>
+
 /* What `sibyl trace` measures, in ns, each the median over a few batches
  * (a few ms in all); NAN when it cannot be measured here. */
 struct sibyl_interposition_costs {
@@ -18,7 +20,10 @@ struct sibyl_interposition_costs {
 	double counters_ns;	/* more per call with the counters generator */
 	double page_fault_ns;	/* the first touch of a fresh 4 KiB page */
 };
-void sibyl_interposition_measure(struct sibyl_interposition_costs *c);
+/* counters: whether the trace's wrappers count (the counters generator);
+ * counters_ns is NAN otherwise: measuring it takes some 14,000 system
+ * calls that no such trace needs. */
+void sibyl_interposition_measure(struct sibyl_interposition_costs *c, bool counters);
 
 /* Keep the kernel's perf hooks on while the command runs, so that the
  * counters its wrappers open do not wait for them (see the .c): an fd

@@ -330,6 +330,12 @@ assert abs(i['total_s'] - cost * 1e-9) <= 1e-12 and i['inside_accelerated'] == l
 print(f"ok: page faults: {faults} in 6 products, {k['page_fault_s'] * 1e3:.3f} ms kept")
 PY
 	fail "page faults"
+# The counters' own cost is measured only for a trace whose wrappers count.
+/usr/bin/python3 - "$WORK/np/meta.json" "$WORK/enc/meta.json" <<'PY' || fail "counters cost measured when needed"
+import json, sys
+counted, plain = (json.load(open(f))['interposition'] for f in sys.argv[1:3])
+assert counted['counters_per_call_ns'] > 0 and plain['counters_per_call_ns'] is None, (counted, plain)
+PY
 # A trace that does not record the cost (an older sibyl) counts it as 0.
 /usr/bin/python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); del m["interposition"]; json.dump(m, open(sys.argv[1], "w"))' "$WORK/enc/meta.json"
 "$SIBYL" predict "$WORK/enc" --model "EVP_EncryptUpdate=$WORK/aes.json" | grep -c "cost per call unknown" >/dev/null ||
