@@ -29,9 +29,8 @@ static void add_span(struct sibyl_replay_plan *plan, size_t first, size_t len, b
 	plan->v[plan->n++] = (struct sibyl_replay_span){ first, len, lead };
 }
 
-/* Whether a call at `metric` is timed (not a lead-in) in some span. */
-static bool holds(const struct sibyl_replay_plan *plan, const struct sibyl_call_mix *mix,
-		  uint64_t metric)
+bool sibyl_replay_plan_times(const struct sibyl_replay_plan *plan,
+			     const struct sibyl_call_mix *mix, uint64_t metric)
 {
 	for (size_t k = 0; k < plan->n; k++)
 		for (size_t j = plan->v[k].first + plan->v[k].lead;
@@ -41,17 +40,27 @@ static bool holds(const struct sibyl_replay_plan *plan, const struct sibyl_call_
 	return false;
 }
 
-/* The first call at `metric`, with the call before it as its lead-in. */
-static void add_call(struct sibyl_replay_plan *plan, const struct sibyl_call_mix *mix,
-		     uint64_t metric)
+/* The index of the first call at `metric`. */
+static size_t first_at(const struct sibyl_call_mix *mix, uint64_t metric)
 {
 	size_t i = 0;
 
 	while (i < mix->nseq && mix->seq[i].metric != metric)
 		i++;
-	if (i == mix->nseq || holds(plan, mix, metric))
+	return i;
+}
+
+/* The first call at `metric`, with the call before it as its lead-in
+ * when `lead` (and there is one), unless a span times one already. */
+static void add_call(struct sibyl_replay_plan *plan, const struct sibyl_call_mix *mix,
+		     uint64_t metric, bool lead)
+{
+	size_t i = first_at(mix, metric);
+
+	if (i == mix->nseq || sibyl_replay_plan_times(plan, mix, metric))
 		return;
-	add_span(plan, i ? i - 1 : 0, i ? 2 : 1, i > 0);
+	lead = lead && i > 0;
+	add_span(plan, i - lead, 1 + lead, lead);
 }
 
 static int by_first(const void *a, const void *b)
@@ -98,6 +107,35 @@ static void add_windows(struct sibyl_replay_plan *plan, size_t n, size_t budget)
 	}
 }
 
+/* The runs the smallest and the largest call take, each led in. */
+static size_t extreme_runs(const struct sibyl_call_mix *mix)
+{
+	size_t lo = first_at(mix, mix->v[0].metric), hi = first_at(mix, mix->v[mix->n - 1].metric);
+
+	return lo == hi ? 1 + (lo > 0) : 2 + (lo > 0) + (hi > 0);
+}
+
+/* More calls than the budget: the extremes' runs are set aside (all
+ * EXTREME_RUNS, or what they take under a budget that small, without
+ * their lead-ins if it is smaller still), the windows get the rest, and
+ * the extremes are added unless a window holds them: never more runs
+ * than the budget.  A budget below the two extremes picks nothing. */
+static void pick_windows(struct sibyl_replay_plan *plan, const struct sibyl_call_mix *mix,
+			 size_t budget)
+{
+	size_t led = extreme_runs(mix), bare = mix->n > 1 ? 2 : 1;
+	bool lead = budget >= led;
+	size_t reserve = budget >= EXTREME_RUNS + 2 ? EXTREME_RUNS : lead ? led : bare;
+
+	if (budget < bare)
+		return;
+	if (budget >= reserve + 2)	/* a window is a lead-in and a call at least */
+		add_windows(plan, mix->nseq, budget - reserve);
+	add_call(plan, mix, mix->v[0].metric, lead);
+	add_call(plan, mix, mix->v[mix->n - 1].metric, lead);
+	join_spans(plan);
+}
+
 void sibyl_replay_pick(const struct sibyl_call_mix *mix, size_t budget,
 		       struct sibyl_replay_plan *plan)
 {
@@ -109,14 +147,10 @@ void sibyl_replay_pick(const struct sibyl_call_mix *mix, size_t budget,
 		return;
 	if (!budget || 2 * n <= budget)
 		plan->passes = 2;
-	if (!budget || n <= budget) {
+	if (!budget || n <= budget)
 		add_span(plan, 0, n, false);
-	} else {
-		add_windows(plan, n, budget > EXTREME_RUNS + 2 ? budget - EXTREME_RUNS : 2);
-		add_call(plan, mix, mix->v[0].metric);
-		add_call(plan, mix, mix->v[mix->n - 1].metric);
-		join_spans(plan);
-	}
+	else
+		pick_windows(plan, mix, budget);
 	for (size_t k = 0; k < plan->n; k++)
 		plan->runs += plan->v[k].len * plan->passes;
 }
@@ -297,7 +331,11 @@ int sibyl_plan_replay(const struct sibyl_plan_params *p, const struct sibyl_call
 	memset(r, 0, sizeof(*r));
 	r->status = SIBYL_PLAN_FAILED;
 	sibyl_replay_pick(mix, p->max_samples, &plan);
-	if (!plan.n)
+	if (!plan.n && mix->nseq)
+		snprintf(r->message, sizeof(r->message), "--max-samples %zu is too few for a "
+			 "replay: it runs the smallest and the largest call at least",
+			 p->max_samples);
+	else if (!plan.n)
 		snprintf(r->message, sizeof(r->message), "no traced call to replay (a list of "
 			 "work metrics has no order: --replay needs --from-trace)");
 	rr.samples = sibyl_xmalloc((plan.runs ? plan.runs : 1) * sizeof(*rr.samples));

@@ -46,6 +46,9 @@ struct sibyl_replay_plan {
 void sibyl_replay_pick(const struct sibyl_call_mix *mix, size_t budget,
 		       struct sibyl_replay_plan *plan);
 void sibyl_replay_plan_free(struct sibyl_replay_plan *plan);
+/* Whether the plan times a call at `metric` (one not a lead-in). */
+bool sibyl_replay_plan_times(const struct sibyl_replay_plan *plan,
+			     const struct sibyl_call_mix *mix, uint64_t metric);
 
 /* Measure n work metrics in this order, back to back: seconds[i] is
  * metrics[i]'s.  0, or -1 with a one-line reason

@@ -63,6 +63,17 @@ expect_eq "within the budget, one pass, spanning the calls" "True 1 50.0 5000.0"
 expect_eq "the smallest call, a window, the largest call, led in" "[[0, 1], [37, 26], [77, 2]]" \
 	"$(json "j['coverage']['replay']['spans']" "$WORK/long.json")"
 
+# A budget of a few runs holds the extremes first (here 3: the first
+# call, the smallest, and the largest led in), never more; one run cannot
+# span two metrics.
+"$SIBYL" plan run --adapter-so "$WORK/history.so" --from-trace "$WORK/long.trace" \
+	--function testlib_sum --replay --max-samples 3 -o "$WORK/tiny.json" > /dev/null
+expect_eq "three runs: the extremes, within the budget" "3 [[0, 1], [77, 2]] 50.0 5000.0" \
+	"$(json "' '.join(str(x) for x in (j['stats']['samples'], j['coverage']['replay']['spans'], j['points'][0][0], j['points'][-1][0]))" "$WORK/tiny.json")"
+expect_one_error "a budget of one run" 1 "--max-samples 1 is too few for a replay" -- \
+	"$SIBYL" plan run --adapter-so "$WORK/history.so" --from-trace "$WORK/long.trace" \
+	--function testlib_sum --replay --max-samples 1 -o "$WORK/one.json"
+
 PLAN=("$SIBYL" plan run --adapter-so "$WORK/history.so" -o "$WORK/x.json")
 expect_one_error "function not in the trace" 1 "no call of testlib_nothing" -- "${PLAN[@]}" \
 	--from-trace "$WORK/alt.trace" --function testlib_nothing --replay

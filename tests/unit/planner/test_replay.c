@@ -82,6 +82,54 @@ static void test_windows(void **state)
 	sibyl_call_mix_free(&mix);
 }
 
+/* Whether the plan runs the traced call at index i, timed or not. */
+static bool runs_call(const struct sibyl_replay_plan *plan, size_t i)
+{
+	for (size_t k = 0; k < plan->n; k++)
+		if (plan->v[k].first <= i && i < plan->v[k].first + plan->v[k].len)
+			return true;
+	return false;
+}
+
+/* Budgets of a few runs: never more runs than the budget, and the
+ * smallest and largest calls timed whenever the budget holds two runs
+ * (with their lead-ins when it holds those too); below that, nothing. */
+static void test_small_budgets(void **state)
+{
+	(void)state;
+	uint64_t inner[] = { 50, 60, 1, 70, 80, 90, 900, 40, 30 };	/* extremes led in */
+	uint64_t edges[] = { 1, 60, 70, 80, 90, 40, 30, 900 };	/* the first and last */
+	uint64_t same[] = { 7, 7, 7, 7, 7, 7, 7, 7 };
+	struct { const uint64_t *m; size_t n; } mixes[] = { { inner, 9 }, { edges, 8 }, { same, 8 } };
+
+	for (size_t t = 0; t < 3; t++) {
+		struct sibyl_call_mix mix = mix_of(mixes[t].m, mixes[t].n);
+		if (t == 2)
+			mix.n = 1;	/* one metric, merged as call_mix.c merges */
+		uint64_t lo = mix.v[0].metric, hi = mix.v[mix.n - 1].metric;
+
+		for (size_t budget = 1; budget < mixes[t].n; budget++) {
+			struct sibyl_replay_plan plan;
+
+			sibyl_replay_pick(&mix, budget, &plan);
+			assert_true(plan.runs <= budget);
+			assert_int_equal(plan.passes, 1);
+			if (budget >= 2 || lo == hi) {
+				assert_true(sibyl_replay_plan_times(&plan, &mix, lo));
+				assert_true(sibyl_replay_plan_times(&plan, &mix, hi));
+			} else {
+				assert_int_equal(plan.n, 0);
+			}
+			if (t == 0 && budget >= 4) {	/* led in: the calls before them run */
+				assert_true(runs_call(&plan, 1));
+				assert_true(runs_call(&plan, 5));
+			}
+			sibyl_replay_plan_free(&plan);
+		}
+		sibyl_call_mix_free(&mix);
+	}
+}
+
 /* The metrics measured, in the order asked; each "takes" as long as the
  * metric measured before it says. */
 struct order {
@@ -176,6 +224,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_all_fit_twice),
 		cmocka_unit_test(test_windows),
+		cmocka_unit_test(test_small_budgets),
 		cmocka_unit_test(test_traced_order),
 		cmocka_unit_test(test_failed_pass_keeps_whole_ones),
 	};
