@@ -10,7 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-int sibyl_helper_start(struct sibyl_helper *h, char *const *argv, char *err, size_t errlen)
+int sibyl_helper_start(struct sibyl_helper *h, char *const *argv, const struct sibyl_run_fd *extra,
+		       char *err, size_t errlen)
 {
 	int req[2], rep[2];
 	struct sibyl_run_status st;
@@ -25,8 +26,11 @@ int sibyl_helper_start(struct sibyl_helper *h, char *const *argv, char *err, siz
 		return sibyl_seterr(err, errlen, "pipe: %s", strerror(errno));
 	}
 	struct sibyl_run_fd fds[] = { { req[0], SIBYL_RUN_REQUEST_FD },
-				      { rep[1], SIBYL_RUN_REPORT_FD } };
+				      { rep[1], SIBYL_RUN_REPORT_FD }, { -1, -1 } };
 	struct sibyl_run_spec spec = { .argv = argv, .fds = fds, .nfds = 2 };
+
+	if (extra)
+		fds[spec.nfds++] = *extra;
 	int r = sibyl_run_start(&spec, &h->child, &st);
 
 	close(req[0]);

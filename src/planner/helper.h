@@ -15,9 +15,11 @@ struct sibyl_helper {
 	struct sibyl_msg_reader from;	/* replies */
 };
 
-/* Start argv (argv[0]: a path); 0, or -1 with err set.  h is stoppable
- * either way. */
-int sibyl_helper_start(struct sibyl_helper *h, char *const *argv, char *err, size_t errlen);
+/* Start argv (argv[0]: a path), with one more of our descriptors at a
+ * number of its own when extra is not NULL; 0, or -1 with err set.  h
+ * is stoppable either way. */
+int sibyl_helper_start(struct sibyl_helper *h, char *const *argv, const struct sibyl_run_fd *extra,
+		       char *err, size_t errlen);
 /* Close its requests (the end it waits for), wait up to 2 s for its
  * exit, then kill it, and free h's descriptors.  The seconds its exit
  * took after the end of requests; NAN unless it exited 0 by itself and

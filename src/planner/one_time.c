@@ -58,7 +58,7 @@ int sibyl_one_time_probe(const char *source, const char *name,
 
 	if (!source)
 		argv[1] = "--bare", argv[2] = NULL;
-	int rc = sibyl_helper_start(&h, argv, err, errlen);
+	int rc = sibyl_helper_start(&h, argv, NULL, err, errlen);
 
 	if (rc == 0)
 		rc = read_report(&h, source ? name : "a bare process", timeout, run, err, errlen);

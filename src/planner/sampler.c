@@ -38,6 +38,7 @@ struct sampler {
 	double *times;             /* SIBYL_MAX_RUNS */
 	bool count_faults;         /* sample(): count the run's page faults */
 	unsigned threads;          /* the adapter's, as configured */
+	struct sibyl_worker_progress *progress;   /* NULL: the planner watches none */
 };
 
 /* How far a run's reported time may exceed the wall time around it. */
@@ -458,6 +459,9 @@ static int serve_sequence(struct sampler *w, const uint64_t *metrics, size_t n, 
 
 	memset(&rq, 0, sizeof(rq));
 	for (size_t i = 0; i < n && r.status == 0; i++) {
+		if (w->progress)	/* a store, no message: the next call meets this one's state */
+			__atomic_store_n(&w->progress->started, w->progress->started + 1,
+					 __ATOMIC_RELAXED);
 		rq.metric = metrics[i];
 		sample(w, &rq, &r);
 		times[i] = r.seconds;
@@ -508,7 +512,7 @@ static void serve_samples(struct sampler *w, struct sibyl_msg_reader *in, int ou
 	}
 }
 
-int sibyl_sampler_serve(int requests, int replies)
+int sibyl_sampler_serve(int requests, int replies, int progress)
 {
 	struct sibyl_msg_reader in;
 	struct sibyl_worker_setup setup;
@@ -519,6 +523,7 @@ int sibyl_sampler_serve(int requests, int replies)
 	int status = 1;
 
 	sibyl_seconds_init();
+	w.progress = progress < 0 ? NULL : sibyl_worker_progress_map(progress);
 	sibyl_msg_reader_init(&in, requests);
 	if (sibyl_msg_next(&in, 0, -1, &msg) != SIBYL_MSG_ONE ||
 	    sibyl_worker_setup_parse(msg, &setup) < 0) {
@@ -537,6 +542,7 @@ int sibyl_sampler_serve(int requests, int replies)
 	 * unloading would run an OpenCL runtime's destructors for nothing. */
 	json_decref(msg);
 	sibyl_msg_reader_free(&in);
+	sibyl_worker_progress_unmap(w.progress);
 	free(w.times);
 	return status;
 }

@@ -29,6 +29,8 @@ struct sibyl_worker {
 	bool by_params;            /* it can build samples from parameters */
 	struct sibyl_helper h;     /* sibyl-plan-worker */
 	double timeout;
+	double run_timeout;        /* one run's limit: a sequence call's */
+	struct sibyl_worker_progress *progress;   /* shared with the worker; NULL: none */
 	struct sibyl_worker_stats stats;
 };
 
@@ -83,14 +85,59 @@ static int interrupted(struct sibyl_worker *w, const char *at, char *err, size_t
 	return sibyl_seterr(err, errlen, "interrupted by SIG%s%s", name ? name : "?", at);
 }
 
-/* Wait for one reply within the timeout, and with times, a sequence's n
- * times (worker_protocol.h).  0, or -1 with err set. */
-static int await(struct sibyl_worker *w, struct sibyl_sample_reply *r, const char *at,
-		 double *times, size_t n, char *err, size_t errlen)
+/* A sequence under way: its calls, and the worker's count of calls
+ * started when it was sent. */
+struct seq_watch {
+	const uint64_t *metrics;
+	size_t n;
+	uint64_t base;
+	size_t hung;               /* out: the call that ran out of time */
+};
+
+static uint64_t calls_started(const struct sibyl_worker *w)
 {
-	uint64_t deadline = sibyl_mono_ns() + (uint64_t)(w->timeout * 1e9);
+	return __atomic_load_n(&w->progress->started, __ATOMIC_RELAXED);
+}
+
+/* The next reply, within w->timeout; or, watching a sequence, until one
+ * of its calls has run for a run's limit with no next call started,
+ * looked at every quarter of that limit: a hung call is caught within
+ * 1.25 limits, not after the limits of the whole sequence. */
+static enum sibyl_msg_got next_reply(struct sibyl_worker *w, struct seq_watch *watch,
+				     json_t **msg)
+{
+	uint64_t now = sibyl_mono_ns(), limit = (uint64_t)(w->timeout * 1e9);
+
+	if (!watch)
+		return sibyl_msg_next(&w->h.from, now + limit, wake[0], msg);
+	limit = (uint64_t)(w->run_timeout * 1e9);
+	for (uint64_t seen = watch->base, since = now;;) {
+		uint64_t end = since + limit, slice = now + limit / 4;
+		enum sibyl_msg_got got = sibyl_msg_next(&w->h.from, slice < end ? slice : end,
+							 wake[0], msg);
+		uint64_t started = calls_started(w);
+
+		now = sibyl_mono_ns();
+		if (got != SIBYL_MSG_TIMEOUT)
+			return got;
+		if (started != seen) {
+			seen = started;
+			since = now;
+		} else if (now >= end) {
+			watch->hung = seen > watch->base ? (size_t)(seen - watch->base - 1) : 0;
+			return got;
+		}
+	}
+}
+
+/* Wait for one reply within the timeout, and with times, a sequence's n
+ * times (worker_protocol.h), watched call by call when `watch`.  0, or
+ * -1 with err set. */
+static int await(struct sibyl_worker *w, struct sibyl_sample_reply *r, const char *at,
+		 double *times, size_t n, struct seq_watch *watch, char *err, size_t errlen)
+{
 	json_t *msg;
-	enum sibyl_msg_got got = sibyl_msg_next(&w->h.from, deadline, wake[0], &msg);
+	enum sibyl_msg_got got = next_reply(w, watch, &msg);
 
 	if (got == SIBYL_MSG_ONE) {
 		int bad = sibyl_sample_reply_parse(msg, r);
@@ -108,6 +155,12 @@ static int await(struct sibyl_worker *w, struct sibyl_sample_reply *r, const cha
 		return interrupted(w, at, err, errlen);
 	if (got == SIBYL_MSG_TIMEOUT) {
 		kill_worker(w);
+		if (watch)
+			return sibyl_seterr(err, errlen, "adapter %s timed out after %g s at work "
+					    "metric %llu (call %zu of %zu replayed back to back)",
+					    w->a->name, w->run_timeout,
+					    (unsigned long long)watch->metrics[watch->hung],
+					    watch->hung + 1, watch->n);
 		return sibyl_seterr(err, errlen, "adapter %s timed out after %g s%s", w->a->name,
 				    w->timeout, at);
 	}
@@ -126,13 +179,18 @@ static int send_request(struct sibyl_worker *w, json_t *msg)
 	return r;
 }
 
-/* Start sibyl-plan-worker; -1 with err set. */
+/* Start sibyl-plan-worker with its requests, replies and progress page
+ * at their numbers; -1 with err set. */
 static int spawn(struct sibyl_worker *w, char *err, size_t errlen)
 {
 	char *path = sibyl_run_helper_path("sibyl-plan-worker", "SIBYL_PLAN_WORKER");
 	char *argv[] = { path, NULL };
-	int r = sibyl_helper_start(&w->h, argv, err, errlen);
+	int page = sibyl_worker_progress_create(&w->progress);
+	struct sibyl_run_fd extra = { page, SIBYL_PLAN_PROGRESS_FD };
+	int r = sibyl_helper_start(&w->h, argv, page < 0 ? NULL : &extra, err, errlen);
 
+	if (page >= 0)
+		close(page);	/* the mapping stays */
 	free(path);
 	return r;
 }
@@ -167,8 +225,9 @@ struct sibyl_worker *sibyl_worker_start(const struct sibyl_adapter *a, const cha
 	if (rc)
 		describe_death(w, " in init", err, errlen);
 	else
-		rc = await(w, &r, " in init", NULL, 0, err, errlen);
+		rc = await(w, &r, " in init", NULL, 0, NULL, err, errlen);
 	w->timeout = sibyl_sample_time_limit(sp);
+	w->run_timeout = sp->timeout;
 	w->stats.reference_first = w->stats.reference_best = r.reference_best;
 	w->stats.init_seconds = r.init_seconds;
 	if (rc == 0 && r.status) {
@@ -243,7 +302,7 @@ static int receive_sample(struct sibyl_worker *w, const struct sibyl_sample_requ
 	struct sibyl_sample_reply r;
 	char at[SIBYL_AT_LEN];
 
-	if (await(w, &r, sibyl_sample_where(rq, at), NULL, 0, err, errlen))
+	if (await(w, &r, sibyl_sample_where(rq, at), NULL, 0, NULL, err, errlen))
 		return -1;
 	if (r.status)
 		return sibyl_seterr(err, errlen, "adapter %s: %s", w->a->name, r.msg);
@@ -264,8 +323,8 @@ static int request(struct sibyl_worker *w, const struct sibyl_sample_request *rq
 
 /* The worker's first sample measures a fresh process's one-time costs
  * (worker.h), which `sibyl predict` adds apart: a replay starts after it,
- * warm.  Then sequence requests, each waited for as long as its runs may
- * take. */
+ * warm.  Then sequence requests, each call given a run's time limit
+ * (next_reply), or without the progress page the sum of its calls'. */
 int sibyl_worker_measure_seq(struct sibyl_worker *w, const uint64_t *metrics, size_t n,
 			     double *seconds, char *err, size_t errlen)
 {
@@ -280,10 +339,12 @@ int sibyl_worker_measure_seq(struct sibyl_worker *w, const uint64_t *metrics, si
 
 		snprintf(at, sizeof(at), " in a replay of %zu calls from work metric %llu", k,
 			 (unsigned long long)metrics[i]);
+		struct seq_watch watch = { metrics + i, k, w->progress ? calls_started(w) : 0, 0 };
+
 		if (send_message(w, sibyl_sequence_request_json(metrics + i, k), at, err, errlen))
 			return -1;
 		w->timeout = limit * (double)k;
-		int rc = await(w, &r, at, seconds + i, k, err, errlen);
+		int rc = await(w, &r, at, seconds + i, k, w->progress ? &watch : NULL, err, errlen);
 
 		w->timeout = limit;
 		if (rc)
@@ -361,6 +422,7 @@ static double stop_timed(struct sibyl_worker *w)
 {
 	double took = sibyl_helper_stop(&w->h);
 
+	sibyl_worker_progress_unmap(w->progress);
 	free(w->stats.typical);
 	free(w);
 	return took;

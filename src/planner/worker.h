@@ -120,8 +120,10 @@ int sibyl_worker_measure_params(struct sibyl_worker *w, const double *params, si
  * run each (setup, timed run, teardown), back to back in the worker with
  * no message between them (up to SIBYL_MAX_SEQUENCE a request), whatever
  * the sampling says; seconds[i] is metrics[i]'s.  A worker's first
- * sample, which measures its one-time costs, is taken before.  0, or -1
- * with a one-line reason. */
+ * sample, which measures its one-time costs, is taken before.  Each call
+ * has one run's time limit (the sampling's timeout), watched through a
+ * page the worker counts its calls on (worker_protocol.h): a call that
+ * hangs is named within 1.25 limits.  0, or -1 with a one-line reason. */
 int sibyl_worker_measure_seq(struct sibyl_worker *w, const uint64_t *metrics, size_t n,
 			     double *seconds, char *err, size_t errlen);
 int sibyl_worker_measure_seq_cb(void *ctx, const uint64_t *metrics, size_t n, double *seconds,

@@ -5,6 +5,7 @@
  * no LLVM: OpenCL runtimes such as PoCL bring their own.
  */
 #include "planner/sampler.h"
+#include "planner/worker_protocol.h"
 #include "planner/adapters/opencl.h"
 #include "core/log.h"
 #include "core/run.h"
@@ -25,7 +26,8 @@ int main(int argc, char **argv)
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
 	sibyl_adapters_opencl_enable();
-	int status = sibyl_sampler_serve(SIBYL_RUN_REQUEST_FD, SIBYL_RUN_REPORT_FD);
+	int progress = fcntl(SIBYL_PLAN_PROGRESS_FD, F_GETFD) < 0 ? -1 : SIBYL_PLAN_PROGRESS_FD;
+	int status = sibyl_sampler_serve(SIBYL_RUN_REQUEST_FD, SIBYL_RUN_REPORT_FD, progress);
 
 	/* No exit handlers: an OpenCL runtime's may hang after fini. */
 	fflush(NULL);

@@ -5,6 +5,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 /* JSON has no NaN or infinity: a failed run's time is not sent. */
 static double finite_or_zero(double x)
@@ -187,4 +189,30 @@ const char *sibyl_sample_where(const struct sibyl_sample_request *rq, char at[SI
 		snprintf(at + len, SIBYL_AT_LEN - (size_t)len, rq->nparams ? " (work metric %llu)" :
 			 "work metric %llu", (unsigned long long)rq->metric);
 	return at;
+}
+
+int sibyl_worker_progress_create(struct sibyl_worker_progress **page)
+{
+	int fd = memfd_create("sibyl-plan-progress", MFD_CLOEXEC);
+
+	*page = NULL;
+	if (fd >= 0 && (ftruncate(fd, sizeof(**page)) || !(*page = sibyl_worker_progress_map(fd)))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+struct sibyl_worker_progress *sibyl_worker_progress_map(int fd)
+{
+	void *p = mmap(NULL, sizeof(struct sibyl_worker_progress), PROT_READ | PROT_WRITE,
+		       MAP_SHARED, fd, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void sibyl_worker_progress_unmap(struct sibyl_worker_progress *p)
+{
+	if (p)
+		munmap(p, sizeof(*p));
 }

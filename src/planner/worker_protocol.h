@@ -8,7 +8,8 @@
  *   {"metric", "params": [...]}                                 a sample
  *   {"sequence": [...]}      a replay's work metrics (planner/replay.h),
  *       run one after another, one run each; the reply's "times" has
- *       one time per metric, or is empty when one failed (its msg says)
+ *       one time per metric, or is empty when one failed (its msg says);
+ *       the calls started are counted on a shared page (below)
  *
  * Each request gets one reply.  The end of requests (EOF) asks the
  * worker to run the adapter's fini and exit.
@@ -85,6 +86,27 @@ json_t *sibyl_sequence_reply_json(const struct sibyl_sample_reply *r, const doub
 				  size_t n);
 /* The times of a sequence reply: 0 when it has n of them. */
 int sibyl_sequence_times_parse(json_t *j, double *times, size_t n);
+
+/*
+ * The page the planner shares with its worker (a memfd, at the worker's
+ * SIBYL_PLAN_PROGRESS_FD): how many calls of sequences the worker has
+ * started in its life.  A sequence's one reply comes after its last
+ * call, so the planner watches this count to give each call the time
+ * limit of one run (worker.c) with no message between two calls: the
+ * worker only stores a number between them.  Without the page (it could
+ * not be made) the planner waits the sequence's runs' limits added up.
+ */
+#define SIBYL_PLAN_PROGRESS_FD 5
+struct sibyl_worker_progress {
+	uint64_t started;
+};
+
+/* The planner's: a new page, zero, mapped into *page; its descriptor
+ * (close-on-exec) for the worker, or -1 and *page NULL. */
+int sibyl_worker_progress_create(struct sibyl_worker_progress **page);
+/* Map fd's page; NULL when it cannot be mapped. */
+struct sibyl_worker_progress *sibyl_worker_progress_map(int fd);
+void sibyl_worker_progress_unmap(struct sibyl_worker_progress *p);
 
 /* " at work metric M", or " at parameters AxBxC (work metric M)": the
  * place a failure names. */

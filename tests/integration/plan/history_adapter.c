@@ -5,10 +5,13 @@
  * a run spins one microsecond per value of the previous run's work
  * metric (and 20 µs more), whatever its own.  Its work metric is
  * testlib_sum's ("values summed"), so a trace of order_calls guides it.
+ * "history-hang" is the same but never returns from its second run at
+ * work metric 2010 (a replay's second pass, in the middle of a sequence).
  */
 #include <sibyl/adapter.h>
 
 #include <stdint.h>
+#include <unistd.h>
 
 static double (*now)(void);
 static uint64_t previous;      /* the worker's previous run's work metric */
@@ -34,17 +37,27 @@ static double run(void *state, void *sample, uint64_t metric)
 	return now() - t0;
 }
 
-static const struct sibyl_adapter history = {
-	.abi_version = SIBYL_ADAPTER_ABI_VERSION, .name = "history",
-	.description = "spins as long as the previous run's work metric says",
-	.work_metric = "values summed", .min_metric = 1, .max_metric = 100000, .init = init,
-	.run = run,
-};
+static double run_or_hang(void *state, void *sample, uint64_t metric)
+{
+	static unsigned at_2010;
+
+	while (metric == 2010 && ++at_2010 >= 2)
+		pause();
+	return run(state, sample, metric);
+}
+
+#define HISTORY(NAME, RUN) { .abi_version = SIBYL_ADAPTER_ABI_VERSION, .name = NAME, \
+	.description = "spins as long as the previous run's work metric says", \
+	.work_metric = "values summed", .min_metric = 1, .max_metric = 100000, .init = init, \
+	.run = RUN }
+
+static const struct sibyl_adapter history = HISTORY("history", run),
+				  hang = HISTORY("history-hang", run_or_hang);
 
 const struct sibyl_adapter *const *sibyl_adapters(size_t *count)
 {
-	static const struct sibyl_adapter *list[] = { &history };
+	static const struct sibyl_adapter *list[] = { &history, &hang };
 
-	*count = 1;
+	*count = 2;
 	return list;
 }

@@ -29,7 +29,7 @@ trace() {	# trace NAME SIZES...
 sizes=()
 for i in $(seq 0 19); do sizes+=($((100 + i)) $((2000 + i))); done
 trace alt "${sizes[@]}"
-"$SIBYL" plan run --adapter-so "$WORK/history.so" --from-trace "$WORK/alt.trace" \
+"$SIBYL" plan run --adapter-so "$WORK/history.so:history" --from-trace "$WORK/alt.trace" \
 	--function testlib_sum --replay -o "$WORK/replay.json" --json > "$WORK/replay.out"
 expect_eq "measured in traced order" "traced traced" \
 	"$(json "j['provenance']['sample_order'] + ' ' + j['coverage']['replay']['order']" "$WORK/replay.json")"
@@ -43,10 +43,23 @@ expect_eq "checked against the 40 calls, none extrapolated" "40 0 0" \
 	"$(json "' '.join(str(j['trace_check'][k]) for k in ('calls', 'below_points', 'above_points'))" "$WORK/replay.out")"
 # Measured one metric at a time, each run follows a run of its own size:
 # the opposite order of times.
-"$SIBYL" plan run --adapter-so "$WORK/history.so" --from-trace "$WORK/alt.trace" \
+"$SIBYL" plan run --adapter-so "$WORK/history.so:history" --from-trace "$WORK/alt.trace" \
 	--function testlib_sum "${QUICK[@]}" -o "$WORK/apart.json" > /dev/null
 expect_eq "apart: small calls fast, and not in traced order" "True shuffled" \
 	"$(json "str(5 * j['points'][0][1] < j['points'][-1][1]) + ' ' + j['provenance']['sample_order']" "$WORK/apart.json")"
+
+# A call that hangs in the middle of a sequence (the second pass's 22nd
+# call of 40, all in one request) is caught after about one run's limit,
+# not the 40 of the whole sequence (80 s here), and named; the first
+# pass's profile is kept.
+start=$SECONDS
+expect_one_error "a hung call of a replay" 1 \
+	"adapter history-hang timed out after 1 s at work metric 2010 (call 22 of 40 replayed back to back); the partial profile is kept" -- \
+	"$SIBYL" plan run --adapter-so "$WORK/history.so:history-hang" --from-trace "$WORK/alt.trace" \
+	--function testlib_sum --replay --timeout 1 -o "$WORK/hang.json"
+[ $((SECONDS - start)) -lt 30 ] || fail "the hung call was caught after $((SECONDS - start)) s"
+expect_eq "the first pass kept" "1 40" \
+	"$(json "'%s %s' % (j['coverage']['replay']['passes'], len(j['samples']))" "$WORK/hang.json")"
 
 # More calls than the budget: windows spread over the trace, each led in
 # by the call before it, and the smallest and largest calls with theirs.
@@ -54,7 +67,7 @@ sizes=()
 for i in $(seq 0 99); do sizes+=($((100 + (i * 37) % 1900))); done
 sizes[77]=5000
 trace long 50 "${sizes[@]}"
-"$SIBYL" plan run --adapter-so "$WORK/history.so" --from-trace "$WORK/long.trace" \
+"$SIBYL" plan run --adapter-so "$WORK/history.so:history" --from-trace "$WORK/long.trace" \
 	--function testlib_sum --replay --max-samples 30 -o "$WORK/long.json" > /dev/null
 expect_eq "within the budget, one pass, spanning the calls" "True 1 50.0 5000.0" \
 	"$(json "' '.join(str(x) for x in (j['stats']['samples'] <= 30, j['coverage']['replay']['passes'], j['points'][0][0], j['points'][-1][0]))" "$WORK/long.json")"
@@ -66,15 +79,15 @@ expect_eq "the smallest call, a window, the largest call, led in" "[[0, 1], [37,
 # A budget of a few runs holds the extremes first (here 3: the first
 # call, the smallest, and the largest led in), never more; one run cannot
 # span two metrics.
-"$SIBYL" plan run --adapter-so "$WORK/history.so" --from-trace "$WORK/long.trace" \
+"$SIBYL" plan run --adapter-so "$WORK/history.so:history" --from-trace "$WORK/long.trace" \
 	--function testlib_sum --replay --max-samples 3 -o "$WORK/tiny.json" > /dev/null
 expect_eq "three runs: the extremes, within the budget" "3 [[0, 1], [77, 2]] 50.0 5000.0" \
 	"$(json "' '.join(str(x) for x in (j['stats']['samples'], j['coverage']['replay']['spans'], j['points'][0][0], j['points'][-1][0]))" "$WORK/tiny.json")"
 expect_one_error "a budget of one run" 1 "--max-samples 1 is too few for a replay" -- \
-	"$SIBYL" plan run --adapter-so "$WORK/history.so" --from-trace "$WORK/long.trace" \
+	"$SIBYL" plan run --adapter-so "$WORK/history.so:history" --from-trace "$WORK/long.trace" \
 	--function testlib_sum --replay --max-samples 1 -o "$WORK/one.json"
 
-PLAN=("$SIBYL" plan run --adapter-so "$WORK/history.so" -o "$WORK/x.json")
+PLAN=("$SIBYL" plan run --adapter-so "$WORK/history.so:history" -o "$WORK/x.json")
 expect_one_error "function not in the trace" 1 "no call of testlib_nothing" -- "${PLAN[@]}" \
 	--from-trace "$WORK/alt.trace" --function testlib_nothing --replay
 trace empty
