@@ -100,3 +100,14 @@ enum sibyl_cover sibyl_profile_cover(const struct sibyl_profile *p, double x)
 		return SIBYL_COVER_BETWEEN;
 	return SIBYL_COVER_INSIDE;
 }
+
+double sibyl_profile_first_call_excess(const struct sibyl_profile *p)
+{
+	json_t *o = p->stats ? json_object_get(p->stats, "one_time") : NULL;
+	json_t *first = json_object_get(o, "first_call_seconds");
+	json_t *warm = json_object_get(o, "first_call_sample_seconds");
+
+	if (!json_is_number(first) || !json_is_number(warm))
+		return -1;
+	return fmax(0, json_number_value(first) - json_number_value(warm));
+}

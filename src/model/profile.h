@@ -77,6 +77,13 @@ enum sibyl_cover sibyl_profile_cover(const struct sibyl_profile *p, double x);
 /* The work metrics its points span, [*a, *b]; false without points. */
 bool sibyl_profile_covered(const struct sibyl_profile *p, double *a, double *b);
 
+/* What a process's first call took beyond the same work run warm, from
+ * the planner's one-time costs (stats.one_time: first_call_seconds less
+ * first_call_sample_seconds, at least 0): the library's lazy set-up
+ * (OpenSSL loads its provider in the first EVP_Digest, 1.1-1.7 ms), which
+ * a profile of warm calls leaves out.  -1 when the profile has none. */
+double sibyl_profile_first_call_excess(const struct sibyl_profile *p);
+
 /* Index of the piece holding x, or -1. */
 long sibyl_profile_piece_at(const struct sibyl_profile *p, double x);
 

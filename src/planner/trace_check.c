@@ -7,6 +7,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,7 @@ static int compare_calls(const struct sibyl_profile *p, const struct sibyl_trace
 	enum sibyl_work_source src = SIBYL_WORK_DECLARED;
 	size_t cap = 0;
 	int rc = 0;
+	bool *started = sibyl_xcalloc(sibyl_trace_process_count(t) + 1, sizeof(*started));
 
 	while (rc == 0 && sibyl_trace_iter_next(it, &call) == 1) {
 		if (strcmp(call.function->name, function))
@@ -40,6 +42,13 @@ static int compare_calls(const struct sibyl_profile *p, const struct sibyl_trace
 		double w = sibyl_call_work(&call, src);
 		double traced = fmax(1e-12, call.duration_ns * 1e-9);
 		double predicted = fmax(0, sibyl_profile_eval(p, w));
+		size_t proc = sibyl_trace_thread(t, call.thread)->process;
+
+		if (!started[proc]) {	/* the process's first call of function */
+			started[proc] = true;
+			c->first_calls++;
+			predicted += c->first_call_s;
+		}
 
 		count_cover(c, sibyl_profile_cover(p, w));
 		if (c->calls == cap) {
@@ -51,6 +60,7 @@ static int compare_calls(const struct sibyl_profile *p, const struct sibyl_trace
 		c->predicted_s += predicted;
 	}
 	sibyl_trace_iter_free(it);
+	free(started);
 	return rc;
 }
 
@@ -68,6 +78,7 @@ int sibyl_trace_check(const struct sibyl_profile *p, const char *dir, const char
 		sibyl_trace_close(t);
 		return sibyl_seterr(err, errlen, "the profile has no points to predict with");
 	}
+	c->first_call_s = fmax(0, sibyl_profile_first_call_excess(p));
 	int rc = compare_calls(p, t, function, c, &e, err, errlen);
 
 	sibyl_trace_close(t);

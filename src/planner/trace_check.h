@@ -22,6 +22,12 @@ struct sibyl_trace_check {
 	/* Calls the profile did not measure (sibyl_profile_cover): between
 	 * two sampled metrics of a guided plan, or outside its points. */
 	size_t between, below, above;
+	/* Each process's first call is predicted with the profile's first-call
+	 * excess added (sibyl_profile_first_call_excess; 0 when it records
+	 * none), as sibyl predict adds it: that call pays the library's lazy
+	 * set-up, which warm runs do not.  first_calls of them. */
+	size_t first_calls;
+	double first_call_s;
 };
 
 /* 0, or -1 with one line in err (the trace, no call of function, a work

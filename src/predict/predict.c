@@ -167,16 +167,14 @@ static double one_time_of(const struct sibyl_profile *p)
 {
 	json_t *o = p->stats ? json_object_get(p->stats, "one_time") : NULL;
 	json_t *init = json_object_get(o, "init_seconds");
-	json_t *first = json_object_get(o, "first_call_seconds");
-	json_t *warm = json_object_get(o, "first_call_sample_seconds");
+	double first = sibyl_profile_first_call_excess(p);
 
-	if (!json_is_number(init) || !json_is_number(first) || !json_is_number(warm))
+	if (!json_is_number(init) || first < 0)
 		return -1;
 	json_t *exit = json_object_get(o, "exit_seconds");
 
 	return (json_is_true(json_object_get(o, "init_shared")) ? 0 :
-		fmax(0, json_number_value(init)) + fmax(0, json_number_value(exit))) +
-	       fmax(0, json_number_value(first) - json_number_value(warm));
+		fmax(0, json_number_value(init)) + fmax(0, json_number_value(exit))) + first;
 }
 
 /* Whether two profiles measured the same implementation: one file, or

@@ -38,6 +38,22 @@ expect_eq "checked against the 3 calls, none extrapolated" "3 0 0 0" \
 	--from-trace "$WORK/calls.trace" --function testlib_sum > "$WORK/check.out"
 grep -q "against the 3 traced calls of testlib_sum: predicted" "$WORK/check.out" ||
 	{ cat "$WORK/check.out"; fail "stored profile not checked against the trace"; }
+# The process's first call pays what the profile's first run paid beyond
+# a warm one (a library's lazy set-up): with that made 1 s, the check
+# predicts 1 s more, on the one first call.
+python3 - "$WORK/sum.json" "$WORK/first.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+o = j['stats']['one_time']
+o['first_call_seconds'] = o['first_call_sample_seconds'] + 1.0
+json.dump(j, open(sys.argv[2], 'w'))
+PY
+for p in sum first; do
+	"$SIBYL" plan evaluate --adapter-so "$WORK/sum.so" --profile "$WORK/$p.json" \
+		--from-trace "$WORK/calls.trace" --function testlib_sum --json > "$WORK/$p.check"
+done
+expect_eq "the first call's cost added once" "1 True" \
+	"$(python3 -c "import json, sys; a, b = (json.load(open(f))['trace_check'] for f in sys.argv[1:]); print(b['first_calls'], abs(b['predicted_s'] - a['predicted_s'] - 1.0) < 1e-6 and abs(b['first_call_s'] - 1.0) < 1e-6)" "$WORK/sum.check" "$WORK/first.check")"
 
 # A list of work metrics, weights as shares of time: with a budget too
 # small for all of them (4 metrics for 9 samples), the ends, the heaviest
