@@ -3,7 +3,8 @@
  * with a compare-and-swap, stores the event and publishes it with its
  * sequence number; nothing else.  Whoever next needs the regions (a
  * wrapped call, or a hook that finds the ring full) applies the
- * published events in order under the tracker's lock.
+ * published events in order under the tracker's lock, past the slots
+ * still being written (gaps, below).
  *
  * Order matters (a block freed by one thread may be handed out again to
  * another at once), and the slot order is the order of the operations
@@ -13,7 +14,7 @@
  *
  * An event is lost only when the ring is full and cannot be emptied:
  * the lock is held by this very thread (a signal handler interrupted a
- * lookup) or a slot is claimed but not yet published.  Losses
+ * lookup) or its oldest slot is claimed but not yet published.  Losses
  * are counted; lookups then stop reading memory through pointers, since
  * a block the tracker believes live may have been unmapped.
  */
@@ -36,7 +37,7 @@ struct log_entry {
 
 static struct log_entry ring[LOG_SLOTS];
 static uint64_t head;	/* slots claimed */
-static uint64_t tail;	/* slots applied (written under the lock) */
+static uint64_t tail;	/* slots below it are applied (written under the lock) */
 uint64_t regions_lost;
 
 static bool claim(uint64_t *slot)
@@ -173,11 +174,15 @@ static struct pending *pending_of(uintptr_t addr)
 }
 
 /*
- * The frees applied lately, for allocations logged late (region_held.c):
- * one that was freed by the time its allocation was logged is stale.
- * A bucket remembers the last free of one address and the latest slot
- * of the frees it forgot, so that it errs on the side of dropping a
- * late allocation (its block is then unknown, which is safe).
+ * Frees of blocks the sets do not hold yet, for the allocations applied
+ * after them: the block's allocation is logged late (a thread held it,
+ * region_held.c) or applied after later slots (its thread had not
+ * published it, below), and is stale when it was freed since it was
+ * made.  A bucket remembers the last such free of one address and the
+ * latest slot of the frees it forgot, so that it errs on the side of
+ * dropping a late allocation (its block is then unknown, which is safe).
+ * The frees of known blocks, nearly all of them, are not noted: a
+ * bucket rarely forgets.
  */
 #define FREES 4096
 
@@ -192,77 +197,157 @@ static unsigned free_bucket(uintptr_t addr)
 	return (unsigned)(((uint64_t)addr * 0x9e3779b97f4a7c15ull) >> 52);	/* 12 bits */
 }
 
-static void note_free(uintptr_t addr, uint64_t slot)
+/* Lock held: the free at `slot` of addr, applied next. */
+static void note_free(struct region_state *s, uintptr_t addr, uint64_t slot)
 {
 	unsigned b = free_bucket(addr);
+	struct region known;
 
+	if (region_find(&s->blocks, addr, &known) && known.start == addr)
+		return;
 	if (frees[b].addr != addr && frees[b].slot1 > frees[b].forgot1)
 		frees[b].forgot1 = frees[b].slot1;
 	frees[b].addr = addr;
 	frees[b].slot1 = slot + 1;
 }
 
-/* The allocation at `slot`, logged `late` slots late, is stale. */
-static bool stale(uintptr_t addr, uint64_t slot, uint32_t late)
+/* The allocation at `slot` was freed after it was made (e->late slots
+ * earlier). */
+static bool stale(const struct log_entry *e, uint64_t slot)
 {
-	unsigned b = free_bucket(addr);
-	uint64_t since = late == UINT32_MAX || late > slot ? 0 : slot - late;
+	unsigned b = free_bucket(e->addr);
+	uint64_t since = e->late == UINT32_MAX || e->late > slot ? 0 : slot - e->late;
 
-	return (frees[b].addr == addr && frees[b].slot1 > since) || frees[b].forgot1 > since;
+	return (frees[b].addr == e->addr && frees[b].slot1 > since) || frees[b].forgot1 > since;
 }
 
-/* An allocation supersedes an earlier one of the same address still
- * pending in the batch: the block at that address is the later one. */
-static void cancel_pairs(uint64_t from, uint64_t to)
+/*
+ * Slots claimed but not yet published when the log was applied past
+ * them (their thread was preempted between the two, or a signal handler
+ * interrupted it there), in order.  Stopping at such a slot, as this log
+ * once did, left every later event unapplied meanwhile, and lookups on
+ * other threads missed the blocks allocated since (their pointers then
+ * fell in a heap area: sizes of megabytes) or found blocks freed since.
+ * Applying past it is safe because its event commutes with the later
+ * ones: it is an allocation not returned yet, a free or unmap not done
+ * yet (the hooks log frees before and allocations after the real call,
+ * so no later event can be on its block), or a held block logged late,
+ * which is checked against the frees applied before it (stale).
+ */
+#define GAPS 64
+
+static uint64_t gaps[GAPS];
+static unsigned ngaps;
+static uint64_t ahead;	/* slots below it are applied or in gaps[] */
+
+static bool published(uint64_t slot)
 {
-	if (++batch_no == 0)
-		batch_no = 1;	/* 0 tags the never-used entries */
-	for (uint64_t i = from; i < to; i++) {
-		struct log_entry *e = &ring[i % LOG_SLOTS];
+	return __atomic_load_n(&ring[slot % LOG_SLOTS].seq, __ATOMIC_ACQUIRE) == slot + 1;
+}
 
-		if (e->op == REGION_FREE)
-			note_free(e->addr, i);
-		else if (e->op == REGION_ALLOC && e->late && stale(e->addr, i, e->late))
-			e->op = 0;
-		if (e->op != REGION_ALLOC && e->op != REGION_FREE)
-			continue;
-		struct pending *p = pending_of(e->addr);
+/* The batch from `from` on: up to its last published slot, the others
+ * before it added to gaps[] (the first gap stops it when that is full). */
+static uint64_t batch_end(uint64_t from)
+{
+	uint64_t h = __atomic_load_n(&head, __ATOMIC_ACQUIRE), to = from;
+	unsigned n = ngaps;
 
-		if (p->batch == batch_no && p->slot)
-			ring[p->slot - 1].op = 0;	/* an earlier alloc, or the free's */
-		if (e->op == REGION_ALLOC) {
-			*p = (struct pending){ batch_no, (uint32_t)(i % LOG_SLOTS) + 1, e->addr };
-		} else if (p->batch == batch_no && p->slot) {
-			e->op = 0;
-			p->slot = 0;
+	for (uint64_t i = from; i < h && i < from + BATCH; i++) {
+		if (published(i)) {
+			to = i + 1;
+			ngaps = n;
+		} else if (n < GAPS) {
+			gaps[n++] = i;
+		} else {
+			break;
 		}
+	}
+	return to;
+}
+
+/* The event at slot i, in a batch: dropped when a late allocation is
+ * stale; an allocation supersedes an earlier one of the same address
+ * still pending in the batch (the block at that address is the later
+ * one); a free cancels its allocation pending in the batch. */
+static void cancel_pair(struct region_state *s, uint64_t i)
+{
+	struct log_entry *e = &ring[i % LOG_SLOTS];
+
+	if (e->op == REGION_ALLOC && e->late && stale(e, i))
+		e->op = 0;
+	if (e->op != REGION_ALLOC && e->op != REGION_FREE)
+		return;
+	struct pending *p = pending_of(e->addr);
+	bool paired = p->batch == batch_no && p->slot;
+
+	if (paired)
+		ring[p->slot - 1].op = 0;	/* an earlier alloc, or the free's */
+	if (e->op == REGION_ALLOC) {
+		*p = (struct pending){ batch_no, (uint32_t)(i % LOG_SLOTS) + 1, e->addr };
+	} else if (paired) {
+		e->op = 0;
+		p->slot = 0;
+	} else {
+		note_free(s, e->addr, i);
 	}
 }
 
-/* The end of the published events from `from` on, at most one batch. */
-static uint64_t published_end(uint64_t from)
+/* Slots [from, to) but the gaps from gaps[g] on: pairs cancelled, then
+ * applied, in order. */
+static void apply_batch(struct region_state *s, uint64_t from, uint64_t to, unsigned g)
 {
-	uint64_t i = from;
+	if (++batch_no == 0)
+		batch_no = 1;	/* 0 tags the never-used entries */
+	for (uint64_t i = from, k = g; i < to; i++)
+		if (k < ngaps && gaps[k] == i)
+			k++;
+		else
+			cancel_pair(s, i);
+	for (uint64_t i = from, k = g; i < to; i++)
+		if (k < ngaps && gaps[k] == i)
+			k++;
+		else if (!apply_one(&ring[i % LOG_SLOTS], s))
+			__atomic_fetch_add(&regions_lost, 1, __ATOMIC_RELAXED);
+}
 
-	/* Stop at the first slot claimed but not yet published. */
-	while (i < from + BATCH &&
-	       __atomic_load_n(&ring[i % LOG_SLOTS].seq, __ATOMIC_ACQUIRE) == i + 1)
-		i++;
-	return i;
+/* The gaps published since: applied after later slots, an allocation
+ * is checked against the frees applied meanwhile, late or not. */
+static void fill_gaps(struct region_state *s)
+{
+	unsigned kept = 0;
+
+	for (unsigned k = 0; k < ngaps; k++) {
+		uint64_t i = gaps[k];
+		struct log_entry *e = &ring[i % LOG_SLOTS];
+
+		if (!published(i)) {
+			gaps[kept++] = i;
+			continue;
+		}
+		if (e->op == REGION_FREE)
+			note_free(s, e->addr, i);
+		else if (e->op == REGION_ALLOC && stale(e, i))
+			e->op = 0;
+		if (!apply_one(e, s))
+			__atomic_fetch_add(&regions_lost, 1, __ATOMIC_RELAXED);
+	}
+	ngaps = kept;
 }
 
 void region_log_apply(struct region_state *s)
 {
+	fill_gaps(s);
 	for (;;) {
-		uint64_t from = tail, to = published_end(from);
+		unsigned g = ngaps;
+		uint64_t from = ahead, to = batch_end(from);
 
+		if (to > from)
+			apply_batch(s, from, to, g);
+		ahead = to;
+		/* Slots below the first gap may be claimed again. */
+		__atomic_store_n(&tail, ngaps ? gaps[0] : ahead, __ATOMIC_RELEASE);
 		if (to == from)
 			return;
-		cancel_pairs(from, to);
-		for (uint64_t i = from; i < to; i++)
-			if (!apply_one(&ring[i % LOG_SLOTS], s))
-				__atomic_fetch_add(&regions_lost, 1, __ATOMIC_RELAXED);
-		__atomic_store_n(&tail, to, __ATOMIC_RELEASE);
 	}
 }
 
@@ -273,7 +358,7 @@ bool region_log_pending(void)
 
 /* In the child of fork only the forking thread is left: a slot another
  * thread had claimed but not published will never be, so it becomes an
- * empty event instead of blocking the log for good. */
+ * empty event instead of a gap for good. */
 void region_log_after_fork(void)
 {
 	uint64_t h = __atomic_load_n(&head, __ATOMIC_RELAXED);

@@ -157,7 +157,7 @@ bool region_insert(struct region_tree *t, uintptr_t start, uintptr_t end)
 	return region_cut(t, start, end) && add_node(t, start, end);
 }
 
-void region_erase(struct region_tree *t, uintptr_t start)
+bool region_erase(struct region_tree *t, uintptr_t start)
 {
 	uint32_t l, m, r;
 
@@ -166,6 +166,7 @@ void region_erase(struct region_tree *t, uintptr_t start)
 	t->count -= subtree_count(m);
 	subtree_free(m);
 	t->root = merge(l, r);
+	return m != 0;
 }
 
 bool region_find(const struct region_tree *t, uintptr_t p, struct region *out)

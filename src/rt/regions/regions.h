@@ -46,8 +46,9 @@ struct region {
 /* Insert [start, end), replacing any range that overlaps it.  False when
  * the node pool cannot grow (address space exhausted). */
 bool region_insert(struct region_tree *t, uintptr_t start, uintptr_t end);
-/* Remove the range starting exactly at start (a freed block). */
-void region_erase(struct region_tree *t, uintptr_t start);
+/* Remove the range starting exactly at start (a freed block); false
+ * when there was none. */
+bool region_erase(struct region_tree *t, uintptr_t start);
 /* Remove [start, end) from every range (munmap): ranges inside go,
  * ranges across the edges are trimmed (split in two when needed). */
 bool region_cut(struct region_tree *t, uintptr_t start, uintptr_t end);
