@@ -23,11 +23,16 @@
  *            version logged it from the reader, and a free racing with
  *            that was lost: a freed block stayed live).
  *   signals  a hook opens its record (seq odd) before it looks at it: a
- *            signal handler's hooks then find it open and log straight
- *            to the ring, and the interrupted hook finds the record as
- *            it left it.  A handler that frees the block being published
- *            logs its free after or before the allocation; before, the
- *            allocation is stale (above).
+ *            signal handler's hooks then find it open (or busy, below)
+ *            and log straight to the ring, and the interrupted hook finds
+ *            the record as it left it.  A handler that frees the block
+ *            being published logs its free after or before the
+ *            allocation; before, the allocation is stale (above).
+ *   publish  the block stays in the record, readable (seq even, busy
+ *            keeping the handlers' hooks away), until its event is in
+ *            the ring: a thread preempted in between once left readers
+ *            finding its record open, and their lookups, after a few
+ *            dozen tries, missed the block.
  *   threads  records are a fixed table, claimed by a thread at its
  *            first allocation and given back when it ends; a thread that
  *            finds none free logs everything to the ring.
@@ -42,7 +47,13 @@
 #define HELD_THREADS 128
 
 struct held {
-	uint32_t seq;		/* odd while its thread's hook changes it */
+	union {
+		struct {
+			uint32_t seq;	/* odd while its thread's hook changes it */
+			uint32_t busy;	/* its thread's hook logs the block held */
+		};
+		uint64_t state;		/* both, for one test */
+	};
 	uint32_t owned;		/* claimed by a thread */
 	uintptr_t addr;		/* the block held; 0: none */
 	uint64_t len;
@@ -96,10 +107,12 @@ static inline void bump(struct held *h)
 /* Readers on other threads see the fields change only between two odd
  * values of seq (a sequence lock with one writer, its own thread).
  * False, and nothing done, when a hook this signal interrupted has it
- * open already. */
+ * open or busy already. */
+#define IN_USE ((uint64_t)UINT32_MAX << 32 | 1)	/* busy, or seq odd */
+
 static inline bool open_(struct held *h)
 {
-	if (__atomic_load_n(&h->seq, __ATOMIC_RELAXED) & 1)
+	if (__atomic_load_n(&h->state, __ATOMIC_RELAXED) & IN_USE)
 		return false;
 	bump(h);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
@@ -112,12 +125,18 @@ static inline void close_(struct held *h)
 	bump(h);
 }
 
-/* Open: what h holds goes to the ring. */
-static inline void publish(struct held *h)
+/* Open, holding a block: it goes to the ring, and h is open again
+ * after, empty.  Readers find the block in h until its event is in the
+ * ring. */
+static __attribute__((noinline)) void publish(struct held *h)
 {
-	if (h->addr)
-		region_ring_append(REGION_ALLOC, h->addr, h->len, &h->c, h->since);
+	__atomic_store_n(&h->busy, 1, __ATOMIC_RELAXED);
+	close_(h);
+	region_ring_append(REGION_ALLOC, h->addr, h->len, &h->c, h->since);
+	bump(h);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
 	h->addr = 0;
+	__atomic_store_n(&h->busy, 0, __ATOMIC_RELAXED);
 }
 
 void region_held_flush(void)
@@ -125,7 +144,8 @@ void region_held_flush(void)
 	struct held *h = mine;
 
 	if (h && h->addr && open_(h)) {
-		publish(h);
+		if (h->addr)	/* a handler may have logged it meanwhile */
+			publish(h);
 		close_(h);
 	}
 }
@@ -163,7 +183,8 @@ static __attribute__((noinline)) void hold_slow(uintptr_t addr, uint64_t len, un
 	struct held *h = mine ? mine : claim();
 
 	if (h && open_(h)) {
-		publish(h);
+		if (h->addr)
+			publish(h);
 		keep(h, addr, len, words);
 		close_(h);
 		return;
@@ -202,7 +223,7 @@ void region_release(uintptr_t addr)
 
 		if (held)
 			h->addr = 0;
-		else
+		else if (h->addr)
 			publish(h);
 		close_(h);
 		if (held)
@@ -215,7 +236,7 @@ void region_held_thread_end(void)
 {
 	struct held *h = mine;
 
-	if (!h || (__atomic_load_n(&h->seq, __ATOMIC_RELAXED) & 1))
+	if (!h || (__atomic_load_n(&h->state, __ATOMIC_RELAXED) & IN_USE))
 		return;
 	region_held_flush();
 	mine = NULL;
@@ -229,6 +250,7 @@ static int read_held(struct held *h, struct held *out)
 {
 	uint32_t seq = __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE);
 
+	out->busy = __atomic_load_n(&h->busy, __ATOMIC_RELAXED);
 	out->addr = __atomic_load_n(&h->addr, __ATOMIC_RELAXED);
 	out->len = __atomic_load_n(&h->len, __ATOMIC_RELAXED);
 	out->since = __atomic_load_n(&h->since, __ATOMIC_RELAXED);
@@ -245,24 +267,30 @@ static int read_held(struct held *h, struct held *out)
 }
 
 /* One pass over the records: 1 with *out when p lies in a block another
- * thread holds, -1 when some record was being changed. */
+ * thread holds, -1 when some record was being changed.  A block being
+ * published may be in the ring already, and freed since: the block of
+ * another record, if any, is the live one. */
 static int held_pass(uintptr_t p, struct region *out)
 {
 	unsigned used = __atomic_load_n(&table_used, __ATOMIC_ACQUIRE);
 	struct held b;
-	int busy = 0;
+	int busy = 0, found = 0;
 
 	for (unsigned i = 0; i < used; i++) {
 		struct held *h = &table[i];
-		int got = h == mine ? 0 : read_held(h, &b);
+		/* Its own record too: a handler may have interrupted the
+		 * publishing of the block it looks up. */
+		int got = h == mine && (h->seq & 1) ? 0 : read_held(h, &b);
 
 		busy |= got < 0;
 		if (got > 0 && p >= b.addr && p - b.addr < b.len) {
 			*out = (struct region){ b.addr, b.addr + b.len };
-			return 1;
+			if (!b.busy)
+				return 1;
+			found = 1;
 		}
 	}
-	return -busy;
+	return found ? 1 : -busy;
 }
 
 /* A record being changed is read again this many times at most (its
@@ -308,7 +336,7 @@ bool region_held_covers(const struct sibyl_rt_ws_arg *args, unsigned n)
 		uintptr_t addr = __atomic_load_n(&h->addr, __ATOMIC_ACQUIRE);
 		uint64_t len = __atomic_load_n(&h->len, __ATOMIC_RELAXED);
 
-		if (h == mine || !addr)
+		if (!addr)
 			continue;
 		for (unsigned k = 0; k < n; k++)	/* an array's elements too */
 			if ((uintptr_t)args[k].p - addr < len || (args[k].flags & SIBYL_WS_ARRAY))
