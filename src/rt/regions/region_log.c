@@ -14,13 +14,16 @@
  *
  * An event is lost only when the ring is full and cannot be emptied:
  * the lock is held by this very thread (a signal handler interrupted a
- * lookup) or its oldest slot is claimed but not yet published.  Losses
+ * lookup), or its oldest slot is claimed but not yet published by a
+ * thread that does not come back to it (wait_room).  Losses
  * are counted; lookups then stop reading memory through pointers, since
  * a block the tracker believes live may have been unmapped.
  */
 #include "rt/regions/regions.h"
 
 #include <errno.h>
+#include <sched.h>
+#include <time.h>
 
 struct log_entry {
 	uint64_t seq;		/* slot number + 1 once published */
@@ -72,6 +75,48 @@ static void make_room(void)
 	errno = saved_errno;
 }
 
+/* This thread is between claiming a slot and publishing it. */
+static __thread bool appending __attribute__((tls_model("initial-exec")));
+/* The oldest slot waited for in vain, + 1 (0: none). */
+static uint64_t given_up;
+
+#define ROOM_WAIT_NS 1000000000ll	/* for the oldest slot to be published */
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);	/* async-signal-safe */
+	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+/*
+ * The ring is full and cannot be emptied past its oldest slot, claimed
+ * and not yet published: its thread was preempted in between, under
+ * load for many milliseconds.  The event waits for it rather than being
+ * lost, unless this thread cannot wait (a signal handler interrupted its
+ * own append, or its lookup) or that slot was waited for in vain already
+ * (its thread never returns to it: a handler left by longjmp).
+ */
+static bool wait_room(uint64_t *slot, bool outer)
+{
+	if (outer || region_lock_held())
+		return false;
+	long long start = now_ns();
+	uint64_t oldest = __atomic_load_n(&tail, __ATOMIC_ACQUIRE);
+
+	while (__atomic_load_n(&given_up, __ATOMIC_RELAXED) != oldest + 1) {
+		sched_yield();
+		make_room();
+		if (claim(slot))
+			return true;
+		if (now_ns() - start > ROOM_WAIT_NS)
+			__atomic_store_n(&given_up, oldest + 1, __ATOMIC_RELAXED);
+		oldest = __atomic_load_n(&tail, __ATOMIC_ACQUIRE);
+	}
+	return false;
+}
+
 uint64_t region_log_head(void)
 {
 	return __atomic_load_n(&head, __ATOMIC_RELAXED);
@@ -81,11 +126,15 @@ void region_ring_append(enum region_op op, uintptr_t addr, uint64_t len,
 			const struct region_contents *c, uint64_t since)
 {
 	uint64_t slot;
+	bool outer = appending;
 
+	appending = true;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (!claim(&slot)) {
 		make_room();
-		if (!claim(&slot)) {
+		if (!claim(&slot) && !wait_room(&slot, outer)) {
 			__atomic_fetch_add(&regions_lost, 1, __ATOMIC_RELAXED);
+			appending = outer;
 			return;
 		}
 	}
@@ -100,6 +149,8 @@ void region_ring_append(enum region_op op, uintptr_t addr, uint64_t len,
 	else
 		e->c.nleft = e->c.sampled = 0;
 	__atomic_store_n(&e->seq, slot + 1, __ATOMIC_RELEASE);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	appending = outer;
 }
 
 /* Events other than a held allocation and its free: the thread's held
