@@ -160,8 +160,9 @@ static inline void take(struct region_contents *c, uintptr_t addr, uint64_t len,
 	else
 		for (unsigned i = 0; i < words; i++)
 			c->left[i] = ((const uint64_t *)addr)[i];
-	c->sampled = words == REGION_LEFT_WORDS && len >= REGION_SAMPLE_MIN &&
-		     (c->left[0] | c->left[1]) && __atomic_load_n(&shadow_in_use, __ATOMIC_RELAXED);
+	/* worksize.full in use first: without it, one test. */
+	c->sampled = __atomic_load_n(&shadow_in_use, __ATOMIC_RELAXED) && words == REGION_LEFT_WORDS &&
+		     len >= REGION_SAMPLE_MIN && (c->left[0] | c->left[1]);
 	if (__builtin_expect(c->sampled, 0))
 		for (unsigned j = 0; j < REGION_SAMPLES; j++)
 			c->sample[j] = *(const uint64_t *)region_sample_at(addr, len, j);
@@ -195,9 +196,19 @@ static __attribute__((noinline)) void hold_slow(uintptr_t addr, uint64_t len, un
 	region_ring_append(REGION_ALLOC, addr, len, &c, REGION_NOW);
 }
 
-/* Small, so that the hooks take it in: the fast path of every malloc.
- * The record is opened before it is read, so a handler's hooks between
- * the two cannot change what this one then overwrites. */
+/* Open, holding a block: it is logged, and h holds addr instead. */
+static __attribute__((noinline)) void hold_instead(struct held *h, uintptr_t addr, uint64_t len,
+						   unsigned words)
+{
+	publish(h);
+	keep(h, addr, len, words);
+	close_(h);
+}
+
+/* The fast path of every malloc: a few stores, and no stack frame (the
+ * other cases are tail calls).  The record is opened before it is read,
+ * so a handler's hooks between the two cannot change what this one then
+ * overwrites. */
 void region_hold(uintptr_t addr, uint64_t len, unsigned words)
 {
 	struct held *h = mine;
@@ -206,10 +217,21 @@ void region_hold(uintptr_t addr, uint64_t len, unsigned words)
 		hold_slow(addr, len, words);
 		return;
 	}
-	if (__builtin_expect(h->addr != 0, 0))
-		publish(h);
+	if (__builtin_expect(h->addr != 0, 0)) {
+		hold_instead(h, addr, len, words);
+		return;
+	}
 	keep(h, addr, len, words);
 	close_(h);
+}
+
+/* Open, not holding addr: what it holds and addr's free are logged. */
+static __attribute__((noinline)) void release_other(struct held *h, uintptr_t addr)
+{
+	if (h->addr)
+		publish(h);
+	close_(h);
+	region_ring_append(REGION_FREE, addr, 0, NULL, REGION_NOW);
 }
 
 /* The fast path of every free: the block held cancels its allocation;
@@ -218,18 +240,16 @@ void region_release(uintptr_t addr)
 {
 	struct held *h = mine;
 
-	if (__builtin_expect(h && open_(h), 1)) {
-		bool held = h->addr == addr;
-
-		if (held)
-			h->addr = 0;
-		else if (h->addr)
-			publish(h);
-		close_(h);
-		if (held)
-			return;
+	if (__builtin_expect(!h || !open_(h), 0)) {
+		region_ring_append(REGION_FREE, addr, 0, NULL, REGION_NOW);
+		return;
 	}
-	region_ring_append(REGION_FREE, addr, 0, NULL, REGION_NOW);
+	if (__builtin_expect(h->addr != addr, 0)) {
+		release_other(h, addr);
+		return;
+	}
+	h->addr = 0;
+	close_(h);
 }
 
 void region_held_thread_end(void)
