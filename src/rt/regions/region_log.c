@@ -110,9 +110,13 @@ static bool wait_room(uint64_t *slot, bool outer)
 		make_room();
 		if (claim(slot))
 			return true;
-		if (now_ns() - start > ROOM_WAIT_NS)
+		uint64_t next = __atomic_load_n(&tail, __ATOMIC_ACQUIRE);
+
+		if (next != oldest)	/* that one came; the next is waited for anew */
+			start = now_ns();
+		else if (now_ns() - start > ROOM_WAIT_NS)
 			__atomic_store_n(&given_up, oldest + 1, __ATOMIC_RELAXED);
-		oldest = __atomic_load_n(&tail, __ATOMIC_ACQUIRE);
+		oldest = next;
 	}
 	return false;
 }
