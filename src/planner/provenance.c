@@ -93,7 +93,7 @@ static json_t *one_time_json(const struct sibyl_adapter *a, const struct sibyl_w
 						       (json_int_t)s.first_touch[i].faults));
 	return json_pack("{sfsbsIsfsfsososo}", "init_seconds", s.init_seconds,
 			 "init_shared", (a->flags & SIBYL_ADAPTER_INIT_SHARED) != 0,
-			 "first_call_metric", (json_int_t)s.first_metric,
+			 "first_call_metric", (json_int_t)s.first_call_metric,
 			 "first_call_seconds", s.first_run_seconds,
 			 "first_call_sample_seconds", s.first_sample_seconds,
 			 "exit_seconds", sibyl_json_real_or_null(s.exit_seconds), "runs", runs,

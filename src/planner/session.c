@@ -94,12 +94,9 @@ int sibyl_plan_adapter(const struct sibyl_plan_request *rq, struct sibyl_plan_re
 	if (r->status == SIBYL_PLAN_LIMIT ||
 	    (r->status == SIBYL_PLAN_DIAGNOSED && r->verdict == SIBYL_STOP_SCATTER))
 		say_preemption(r, w);
-	if (r->profile && r->status != SIBYL_PLAN_FAILED) {
-		sibyl_worker_one_time_again(w, rq->source, &rq->config, &rq->sampling);
-		if (r->profile->npoints)
-			sibyl_worker_first_touch(w, rq->source, &rq->config, &rq->sampling,
-						 (uint64_t)r->profile->points[r->profile->npoints - 1].x);
-	}
+	if (r->profile && r->status != SIBYL_PLAN_FAILED)
+		sibyl_worker_once_costs(w, rq->source, &rq->config, &rq->sampling, rq->mix,
+					r->profile);
 	if (r->profile)
 		sibyl_plan_record(rq, r, w);
 	if (keep && r->status != SIBYL_PLAN_FAILED && r->profile && r->profile->npoints)

@@ -2,6 +2,8 @@
  * sibyl-plan-worker through the runner and talks worker_protocol.h. */
 #define _GNU_SOURCE
 #include "planner/worker.h"
+#include "planner/call_mix.h"
+#include "model/profile.h"
 #include "planner/planner.h"
 #include "planner/worker_protocol.h"
 #include "planner/helper.h"
@@ -266,7 +268,7 @@ static void account(struct sibyl_worker *w, const struct sibyl_sample_request *r
 	const struct sibyl_sample_reply r = *rp;
 
 	if (!w->stats.samples) {
-		w->stats.first_metric = rq->metric;
+		w->stats.first_metric = w->stats.first_call_metric = rq->metric;
 		w->stats.first_run_seconds = r.first_run_seconds;
 		w->stats.first_sample_seconds = r.seconds;
 		w->stats.first_run_faults = r.first_run_faults;
@@ -436,7 +438,7 @@ static double stop_timed(struct sibyl_worker *w)
  * only). */
 void sibyl_worker_one_time_again(struct sibyl_worker *w, const char *source,
 				 const struct sibyl_adapter_config *config,
-				 const struct sibyl_sampling *sp)
+				 const struct sibyl_sampling *sp, uint64_t first_call)
 {
 	struct sibyl_worker_stats *s = &w->stats;
 	struct sibyl_one_time_run runs[SIBYL_ONE_TIME_RUNS];
@@ -447,10 +449,12 @@ void sibyl_worker_one_time_again(struct sibyl_worker *w, const char *source,
 	s->exit_seconds = NAN;
 	if (!s->one_time_runs || w->by_params || !strcmp(source, "builtin"))
 		return;	/* no first sample to repeat, or no probe can load it */
+	uint64_t first = first_call ? first_call : s->first_metric;
+
 	while (n < SIBYL_ONE_TIME_RUNS && !interrupted_by) {
 		double own, bare;
 
-		if (sibyl_one_time_probe(source, w->a->name, config, s->first_metric, timeout,
+		if (sibyl_one_time_probe(source, w->a->name, config, first, timeout,
 					 &runs[n], &own, err, sizeof(err)) < 0)
 			break;
 		n++;
@@ -463,6 +467,7 @@ void sibyl_worker_one_time_again(struct sibyl_worker *w, const char *source,
 		return;
 	memcpy(s->one_time, runs, n * sizeof(*runs));
 	s->one_time_runs = n;
+	s->first_call_metric = first;
 	qsort(runs, n, sizeof(*runs), by_one_time_cost);
 	s->init_seconds = runs[(n - 1) / 2].init;
 	s->first_run_seconds = runs[(n - 1) / 2].first_run;
@@ -513,6 +518,18 @@ void sibyl_worker_first_touch(struct sibyl_worker *w, const char *source,
 		if (rc < 0)
 			break;
 	}
+}
+
+void sibyl_worker_once_costs(struct sibyl_worker *w, const char *source,
+			     const struct sibyl_adapter_config *config,
+			     const struct sibyl_sampling *sp, const struct sibyl_call_mix *mix,
+			     const struct sibyl_profile *profile)
+{
+	sibyl_worker_one_time_again(w, source, config, sp,
+				    mix && mix->nseq ? mix->seq[0].metric : 0);
+	if (profile->npoints)
+		sibyl_worker_first_touch(w, source, config, sp,
+					 (uint64_t)profile->points[profile->npoints - 1].x);
 }
 
 void sibyl_worker_stop(struct sibyl_worker *w)

@@ -70,6 +70,9 @@ struct sibyl_worker_stats {
 	 * run at the first sample's work metric beside that sample's time. */
 	double init_seconds;
 	uint64_t first_metric;
+	/* Where the one-time runs made their first call: first_metric, or
+	 * the traced program's first call (sibyl_worker_one_time_again). */
+	uint64_t first_call_metric;
 	double first_run_seconds, first_sample_seconds;
 	/* The same in each fresh worker that measured them, the planning one
 	 * first (sibyl_worker_one_time_again). */
@@ -142,7 +145,18 @@ void sibyl_worker_stats(const struct sibyl_worker *w, struct sibyl_worker_stats 
  * that fails leaves what was measured. */
 void sibyl_worker_one_time_again(struct sibyl_worker *w, const char *source,
 				 const struct sibyl_adapter_config *config,
-				 const struct sibyl_sampling *sp);
+				 const struct sibyl_sampling *sp, uint64_t first_call);
+struct sibyl_call_mix;
+struct sibyl_profile;
+/* After planning `profile`: sibyl_worker_one_time_again at the first
+ * sample's metric, or with a plan from a trace (mix) at the program's
+ * first call, whose size decides what a library sets up then (CLBlast
+ * builds the kernels of that size); then sibyl_worker_first_touch up to
+ * the profile's last point. */
+void sibyl_worker_once_costs(struct sibyl_worker *w, const char *source,
+			     const struct sibyl_adapter_config *config,
+			     const struct sibyl_sampling *sp, const struct sibyl_call_mix *mix,
+			     const struct sibyl_profile *profile);
 /* The memory the implementation touches first as a program's calls grow:
  * for work metrics from the first sample's up to hi, evenly on a log
  * scale, a fresh worker's first run and its page faults (sibyl predict

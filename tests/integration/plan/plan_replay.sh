@@ -48,6 +48,14 @@ expect_eq "checked against the 40 calls, none extrapolated" "40 0 0" \
 expect_eq "apart: small calls fast, and not in traced order" "True shuffled" \
 	"$(json "str(5 * j['points'][0][1] < j['points'][-1][1]) + ' ' + j['provenance']['sample_order']" "$WORK/apart.json")"
 
+# The one-time costs are measured at the program's first call, whose size
+# decides what a library sets up then, not at the plan's first sample.
+trace first 500 100 2000 1000
+"$SIBYL" plan run --adapter-so "$WORK/history.so:history" --from-trace "$WORK/first.trace" \
+	--function testlib_sum "${QUICK[@]}" -o "$WORK/first.json" > /dev/null
+expect_eq "one-time costs at the program's first call" "500 5" \
+	"$(json "'%d %d' % (j['stats']['one_time']['first_call_metric'], len(j['stats']['one_time']['runs']))" "$WORK/first.json")"
+
 # A call that hangs in the middle of a sequence (the second pass's 22nd
 # call of 40, all in one request) is caught after about one run's limit,
 # not the 40 of the whole sequence (80 s here), and named; the first
