@@ -5,7 +5,9 @@ Every kernel of every file that clang-14 compiles runs once with
 -g 1024 -l 64 --timeout 10 (the figures of docs/kernel.md), plain and
 with -i; the exit status says how it ended (docs/kernel.md: 0 ran,
 3 compile error, 4 unsupported, 5 crash, 6 timeout, 1 other).
-ORACLE=1 also compares -i with Oclgrind on --spir (-g 64 -l 16)."""
+ORACLE=1 also compares -i with Oclgrind on --spir (-g 64 -l 16);
+KERNELS=1 prints each kernel's status per mode (to compare two builds);
+MODES=plain runs the plain mode only."""
 import collections, json, os, subprocess, sys
 
 SIBYL, ROOT = sys.argv[1], sys.argv[2]
@@ -52,7 +54,9 @@ def oracle(f, k):
 
 def main():
     files = sorted(os.path.join(d, n) for d, _, ns in os.walk(ROOT) for n in ns if n.endswith(".cl"))
-    tally = {m: collections.Counter() for m in ("plain", "-i")}
+    modes = [m for m in (("plain", []), ("-i", ["-i"]))
+             if m[0] in os.environ.get("MODES", "plain,-i").split(",")]
+    tally = {m: collections.Counter() for m, _ in modes}
     compiled = kernels = 0
     equal = compared = 0
     for f in files:
@@ -62,9 +66,12 @@ def main():
         compiled += 1
         for k in (k["name"] for k in json.loads(out)["kernels"]):
             kernels += 1
-            for mode, extra in (("plain", []), ("-i", ["-i"])):
+            for mode, extra in modes:
                 rc, _ = sibyl([f, "-k", k] + RUN + extra)
-                tally[mode][STATUS.get(rc, "killed" if rc is None else "error")] += 1
+                status = STATUS.get(rc, "killed" if rc is None else "error")
+                tally[mode][status] += 1
+                if os.environ.get("KERNELS"):
+                    print(f"{os.path.relpath(f, ROOT)} {k} {mode} {status}", flush=True)
             if os.environ.get("ORACLE"):
                 same = oracle(f, k)
                 if same is not None:

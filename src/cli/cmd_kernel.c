@@ -75,6 +75,7 @@ static int failure(struct kernel_opts *o, const char *kernel, const struct sibyl
 
 		if (o->barrier)
 			json_object_set_new(j, "findings", json_pack("[O]", o->barrier));
+		kernel_put_inferred(j, cfg);
 
 		if (o->diagnostics.len)
 			json_object_set_new(j, "diagnostics",
@@ -243,7 +244,7 @@ static int run(struct kernel_opts *o, const struct sibyl_kernel *k, void *bc, si
 	struct sibyl_ndrange nd;
 	struct sibyl_argspec *specs = NULL;
 
-	if (kernel_check_launch(o, k, &nd, &r, &specs) < 0)
+	if (kernel_check_launch(o, k, bc, size, &nd, &r, &specs) < 0)
 		return 2;
 	char *build = sibyl_build_options(&o->c);
 	struct sibyl_run_cfg cfg = {

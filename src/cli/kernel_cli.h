@@ -36,17 +36,21 @@ struct kernel_opts {
  * usage error. */
 int kernel_parse_options(int argc, char **argv, struct kernel_opts *o);
 
-/* The shape, the numbers and the arguments, checked before anything
- * runs: 0, or -1 after one line (*specs then NULL). */
+/* The shape, the numbers and the arguments (with the sizes the IR in
+ * bc shows), checked before anything runs: 0, or -1 after one line
+ * (*specs then NULL). */
 int kernel_check_launch(const struct kernel_opts *o, const struct sibyl_kernel *k,
-			struct sibyl_ndrange *nd, struct sibyl_range *r,
-			struct sibyl_argspec **specs);
+			const void *bc, size_t size, struct sibyl_ndrange *nd,
+			struct sibyl_range *r, struct sibyl_argspec **specs);
 
 /* What one run's runner reported: its samples and its device message. */
 struct kernel_collect {
 	json_t *samples, *device;
 	json_t *findings;	/* --check (check.h); NULL without */
 };
+
+/* The arguments inferred from the IR into top's "inferred" (argspec_infer.h). */
+void kernel_put_inferred(json_t *top, const struct sibyl_run_cfg *cfg);
 
 /* Print one JSON object (stolen) on stdout. */
 void kernel_put_json(json_t *top);

@@ -3,7 +3,10 @@
 #include "cli/commands.h"
 #include "cli/kernel_cli.h"
 #include "core/log.h"
+#include "core/alloc.h"
+#include "ocl/driver/arg_roles.h"
 #include "ocl/driver/args.h"
+#include "ocl/driver/argspec_infer.h"
 #include "ocl/driver/check.h"
 
 #include <limits.h>
@@ -60,9 +63,35 @@ static int check_numbers(const struct kernel_opts *o, const struct sibyl_range *
 	return 0;
 }
 
+/* The sizes the IR shows (argspec_infer.h), said with -v; a kernel
+ * whose IR cannot be read keeps the generators of its signature. */
+static void infer_sizes(const struct sibyl_kernel *k, const void *bc, size_t size,
+			struct sibyl_argspec *specs, uint64_t length)
+{
+	struct sibyl_arg_role *roles = sibyl_xcalloc(k->nargs + 1, sizeof(*roles));
+	char err[1024];
+
+	if (sibyl_arg_roles(bc, size, k, roles, err, sizeof(err)) < 0) {
+		sibyl_info("%s (arguments from the signature only)", err);
+	} else {
+		sibyl_argspecs_infer(k, roles, specs);
+		json_t *a = sibyl_argspecs_inferred_json(k, specs, length), *e;
+		size_t i;
+
+		json_array_foreach(a, i, e)
+			sibyl_info("kernel '%s': '%s' = %lld: it %s", k->name,
+				   json_string_value(json_object_get(e, "name")),
+				   (long long)json_integer_value(json_object_get(e, "value")),
+				   json_string_value(json_object_get(e, "why")));
+		json_decref(a);
+	}
+	sibyl_arg_roles_free(roles, k->nargs);
+	free(roles);
+}
+
 int kernel_check_launch(const struct kernel_opts *o, const struct sibyl_kernel *k,
-			struct sibyl_ndrange *nd, struct sibyl_range *r,
-			struct sibyl_argspec **specs)
+			const void *bc, size_t size, struct sibyl_ndrange *nd,
+			struct sibyl_range *r, struct sibyl_argspec **specs)
 {
 	char err[1024] = "";
 
@@ -71,6 +100,7 @@ int kernel_check_launch(const struct kernel_opts *o, const struct sibyl_kernel *
 	if (sibyl_launch_shape(o->gsize, o->lsize, k, nd, r, err, sizeof(err)) < 0 ||
 	    sibyl_argspecs_make(k, &o->args, specs, err, sizeof(err)) < 0)
 		return sibyl_err("%s", err);
+	infer_sizes(k, bc, size, *specs, o->elements ? (uint64_t)o->elements : r->from);
 	struct sibyl_args_cfg largest = { r->to, (uint64_t)o->elements, 0, 0, *specs,
 					  { nd->dims > 1 ? nd->g[0] : r->to, nd->g[1], nd->g[2] } };
 

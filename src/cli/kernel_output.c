@@ -1,5 +1,6 @@
 /* sibyl kernel's results on stdout: text or one JSON object. */
 #include "cli/kernel_cli.h"
+#include "ocl/driver/argspec_infer.h"
 #include "ocl/driver/summary.h"
 
 #include <stdio.h>
@@ -9,6 +10,13 @@ void kernel_put_json(json_t *top)
 	json_dumpf(top, stdout, JSON_INDENT(2));
 	putchar('\n');
 	json_decref(top);
+}
+
+void kernel_put_inferred(json_t *top, const struct sibyl_run_cfg *cfg)
+{
+	if (cfg && cfg->specs)
+		json_object_set_new(top, "inferred", sibyl_argspecs_inferred_json(cfg->kernel,
+			cfg->specs, cfg->elements ? cfg->elements : cfg->gsize));
 }
 
 /* "64,16" in n-D, "1024" in 1-D. */
@@ -100,6 +108,7 @@ void kernel_print_json(const struct kernel_opts *o, const struct sibyl_run_cfg *
 		"seed", (json_int_t)o->seed, "signature", sibyl_kernel_json(cfg->kernel),
 		"samples", samples);
 
+	kernel_put_inferred(top, cfg);
 	if (json_object_get(c->device, "cache"))
 		json_object_set(top, "cache", json_object_get(c->device, "cache"));
 	if (o->timeit)

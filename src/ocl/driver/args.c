@@ -237,6 +237,18 @@ static int fill(const struct sibyl_karg *arg, const struct sibyl_argspec *sp, ui
 	return 0;
 }
 
+uint64_t sibyl_size_root(uint64_t n, unsigned root)
+{
+	uint64_t r = root < 2 ? n : (uint64_t)pow((double)n, 1.0 / root);
+
+	/* pow's rounding either way: the largest r with r^root <= n */
+	while (root == 2 ? r && r > n / r : root == 3 && r && r > n / r / r)
+		r--;
+	while (root == 2 ? (r + 1) <= n / (r + 1) : root == 3 && (r + 1) <= n / (r + 1) / (r + 1))
+		r++;
+	return r ? r : 1;
+}
+
 /* A scalar: fixed, the length of the buffers it sizes, or random. */
 static void scalar(const struct sibyl_kernel *k, size_t i, const struct sibyl_args_cfg *cfg,
 		   const struct sibyl_args *out, uint64_t g, uint64_t *s)
@@ -249,6 +261,8 @@ static void scalar(const struct sibyl_kernel *k, size_t i, const struct sibyl_ar
 		return;
 	if (sp && sp->gen == SIBYL_GEN_SIZE) {
 		size_t of = sp->size_of >= 0 ? out->a[sp->size_of].count : default_count(cfg);
+
+		of = (size_t)sibyl_size_root(of, sp->root);
 
 		snprintf(num, sizeof(num), "%zu", of);
 		if (!sibyl_value_parse(k->args[i].type, num, b->data))

@@ -182,9 +182,10 @@ json_t *sibyl_argspecs_json(const struct sibyl_argspec *s, size_t n)
 	json_t *a = json_array();
 
 	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, json_pack("{s:s, s:s?, s:I, s:I}", "gen", gens[s[i].gen],
-						   "text", s[i].text, "size_of", (json_int_t)s[i].size_of,
-						   "min", (json_int_t)s[i].min_count));
+		json_array_append_new(a, json_pack("{s:s, s:s?, s:I, s:I, s:i}", "gen",
+						   gens[s[i].gen], "text", s[i].text, "size_of",
+						   (json_int_t)s[i].size_of, "min",
+						   (json_int_t)s[i].min_count, "root", (int)s[i].root));
 	return a;
 }
 
@@ -203,6 +204,7 @@ struct sibyl_argspec *sibyl_argspecs_from_json(json_t *j, size_t n)
 			s[i].text = sibyl_xstrdup(t);
 		s[i].size_of = (long)json_integer_value(json_object_get(e, "size_of"));
 		s[i].min_count = (uint64_t)json_integer_value(json_object_get(e, "min"));
+		s[i].root = (unsigned)json_integer_value(json_object_get(e, "root"));
 	}
 	return s;
 }
@@ -210,6 +212,6 @@ struct sibyl_argspec *sibyl_argspecs_from_json(json_t *j, size_t n)
 void sibyl_argspecs_free(struct sibyl_argspec *s, size_t n)
 {
 	for (size_t i = 0; s && i < n; i++)
-		free(s[i].text);
+		free(s[i].text), free(s[i].why);
 	free(s);
 }

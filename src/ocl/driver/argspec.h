@@ -24,7 +24,7 @@ enum sibyl_gen {
 	SIBYL_GEN_ARANGE,	/* 0, 1, 2, ... */
 	SIBYL_GEN_FILE,		/* the file's bytes; its length sets the buffer's */
 	SIBYL_GEN_VALUE,	/* a scalar fixed to `text` */
-	SIBYL_GEN_SIZE,		/* a scalar: the length of buffer size_of */
+	SIBYL_GEN_SIZE,		/* a scalar: the length of buffer size_of, its root-th root */
 };
 
 struct sibyl_argspec {
@@ -32,6 +32,8 @@ struct sibyl_argspec {
 	char *text;		/* VALUE: the number as given; FILE: the path */
 	long size_of;		/* SIZE: that buffer's index; -1: the default length */
 	uint64_t min_count;	/* a buffer: at least this many elements */
+	unsigned root;		/* SIZE: 2, 3: the square, cube root of the length; 0, 1: it */
+	char *why;		/* inferred from the IR (argspec_infer.c): the reason; sibyl only */
 };
 
 /* One spec per argument of k from the -a list: 0, or -1 with one line

@@ -70,20 +70,16 @@ void ic_module_close(struct ic_module *m)
 	*m = (struct ic_module){ 0 };
 }
 
-/* Inline the flushes (alwaysinline) here, so that the kernel's own
- * counters are indexed by constants only and stay in registers whatever
- * the device compiler does.  Helpers keep the inlining attributes clang
- * gave them, as in the plain kernel. */
-static int inline_helpers(const struct ic_module *m)
+int ic_run_passes(const struct ic_module *m, const char *passes, const char *what)
 {
 	LLVMPassBuilderOptionsRef opt = LLVMCreatePassBuilderOptions();
-	LLVMErrorRef err = LLVMRunPasses(m->mod, "always-inline", NULL, opt);
+	LLVMErrorRef err = LLVMRunPasses(m->mod, passes, NULL, opt);
 
 	LLVMDisposePassBuilderOptions(opt);
 	if (!err)
 		return 0;
 	char *msg = LLVMGetErrorMessage(err);
-	sibyl_seterr(m->err, m->errlen, "instrument: inlining the helpers: %s", msg);
+	sibyl_seterr(m->err, m->errlen, "%s: %s", what, msg);
 	LLVMDisposeErrorMessage(msg);
 	return -1;
 }
@@ -103,7 +99,11 @@ static int write_bitcode(const struct ic_module *m, struct sibyl_instrumented *o
 		return -1;
 	}
 	LLVMDisposeMessage(msg);
-	if (inline_helpers(m))
+	/* Inline the flushes (alwaysinline) here, so that the kernel's own
+	 * counters are indexed by constants only and stay in registers
+	 * whatever the device compiler does.  Helpers keep the inlining
+	 * attributes clang gave them, as in the plain kernel. */
+	if (ic_run_passes(m, "always-inline", "instrument: inlining the helpers"))
 		return -1;
 	LLVMMemoryBufferRef buf = LLVMWriteBitcodeToMemoryBuffer(m->mod);
 	out->size = LLVMGetBufferSize(buf);

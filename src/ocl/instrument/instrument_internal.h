@@ -112,6 +112,8 @@ struct ic_module {
 int ic_module_open(struct ic_module *m, const void *bc, size_t size, const char *kernel,
 		   char *err, size_t errlen);
 void ic_module_close(struct ic_module *m);
+/* Run the LLVM pipeline `passes` on m: 0, or -1 with "WHAT: why" in m->err. */
+int ic_run_passes(const struct ic_module *m, const char *passes, const char *what);
 
 /* Rewrite the module so `fns` (the kernel first, then the functions it
  * reaches, as ic_reachable gives them) count `blocks` (their counters

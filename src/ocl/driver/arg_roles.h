@@ -1,0 +1,39 @@
+/*
+ * What a kernel does with its integer scalars, read from its IR (LLVM 14,
+ * so sibyl's side only): whether one reaches the index of a buffer
+ * access (__global, __constant or __local), multiplied by another
+ * variable on the way (a stride: `size * row + col`) or only added
+ * (an offset: `a[gid + t]`), whether it is compared with a variable (a
+ * bound: `gid < n`, `i < n`) and whether it divides.  argspec_infer.c
+ * turns that into values; random sizes from [-g, g] were what crashed
+ * most kernels.  Followed through casts, arithmetic, selects, phis and
+ * the kernel's own functions, after mem2reg on a private copy.
+ */
+#ifndef SIBYL_OCL_ARG_ROLES_H
+#define SIBYL_OCL_ARG_ROLES_H
+
+#include "ocl/driver/kernel_info.h"
+
+#include <stddef.h>
+
+enum {
+	SIBYL_ROLE_STRIDE = 1,	/* multiplied by a variable into an index */
+	SIBYL_ROLE_OFFSET = 2,	/* added into an index, or the index itself */
+	SIBYL_ROLE_BOUND = 4,	/* compared with a variable */
+	SIBYL_ROLE_DIVISOR = 8,	/* divides (or is the modulus of) a variable */
+};
+
+struct sibyl_arg_role {
+	unsigned flags;
+	unsigned degree;	/* STRIDE: variables multiplied in, at most 3 */
+	char *buffer;		/* the first buffer whose index it reaches */
+};
+
+/* One role per argument of kernel k (out[k->nargs]; only integer
+ * scalars get flags): 0, or -1 with one line in err (unreadable
+ * bitcode, no such kernel). */
+int sibyl_arg_roles(const void *bc, size_t size, const struct sibyl_kernel *k,
+		    struct sibyl_arg_role *out, char *err, size_t errlen);
+void sibyl_arg_roles_free(struct sibyl_arg_role *r, size_t n);
+
+#endif

@@ -1,0 +1,31 @@
+/*
+ * Sizes the IR shows (docs/kernel.md, "Sizes the IR shows"): an integer
+ * scalar left to sibyl that multiplies a buffer index by another
+ * variable (a stride: `a[size * row + col]`) gets the square root of the
+ * buffers' length (the cube root with three such sizes), so that the
+ * product stays inside; one only added to an index (an offset: `a[gid +
+ * t]`) gets 0; one that bounds a loop or the work-items (`i < n`), or
+ * divides, gets the buffers' length, or the same root as the strides
+ * when there are some.  A stride the user fixes (-a n=100) makes every
+ * buffer at least 100^2 (100^3) long instead.
+ */
+#ifndef SIBYL_OCL_ARGSPEC_INFER_H
+#define SIBYL_OCL_ARGSPEC_INFER_H
+
+#include "ocl/driver/arg_roles.h"
+#include "ocl/driver/argspec.h"
+
+#include <jansson.h>
+#include <stdint.h>
+
+/* Apply roles r (one per argument of k) to specs s (argspec.h): each
+ * inferred spec gets its `why`; fixed ones stay, only floors change. */
+void sibyl_argspecs_infer(const struct sibyl_kernel *k, const struct sibyl_arg_role *r,
+			  struct sibyl_argspec *s);
+
+/* The inferred arguments, [{"name", "value", "why"}], their values for
+ * buffers `length` elements long. */
+json_t *sibyl_argspecs_inferred_json(const struct sibyl_kernel *k, const struct sibyl_argspec *s,
+				     uint64_t length);
+
+#endif
