@@ -78,11 +78,15 @@ static void infer_sizes(const struct sibyl_kernel *k, const void *bc, size_t siz
 		json_t *a = sibyl_argspecs_inferred_json(k, specs, length), *e;
 		size_t i;
 
-		json_array_foreach(a, i, e)
-			sibyl_info("kernel '%s': '%s' = %lld: it %s", k->name,
-				   json_string_value(json_object_get(e, "name")),
-				   (long long)json_integer_value(json_object_get(e, "value")),
+		json_array_foreach(a, i, e) {
+			json_t *below = json_object_get(e, "below");
+
+			sibyl_info("kernel '%s': '%s' %s %lld: it %s", k->name,
+				   json_string_value(json_object_get(e, "name")), below ? "<" : "=",
+				   (long long)json_integer_value(below ? below
+								: json_object_get(e, "value")),
 				   json_string_value(json_object_get(e, "why")));
+		}
 		json_decref(a);
 	}
 	sibyl_arg_roles_free(roles, k->nargs);

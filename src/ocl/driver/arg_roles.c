@@ -11,12 +11,16 @@
 
 /* How a value derives from the scalar followed: `deg` variables
  * multiplied in (a stride), or `added` to a variable before any
- * multiplication (an offset, however scaled afterwards). */
+ * multiplication (an offset, however scaled afterwards), or a variable
+ * subtracted from it (`n - 1 - gid`: a length); `scale`: log2 of the
+ * constants it was multiplied by (`i < 4 * n`: n is a quarter length). */
 struct state {
-	unsigned deg, added;
+	unsigned deg, added, minuend, scale;
+	unsigned ptr;	/* a pointer into the buffer followed, not yet loaded */
 };
 
 #define MAX_DEG 3
+#define MAX_SCALE 15
 
 struct item {
 	LLVMValueRef v;
@@ -37,7 +41,9 @@ struct walk {
 
 static uintptr_t key(LLVMValueRef v, struct state s)
 {
-	return (uintptr_t)v ^ ((uintptr_t)(s.deg * 2 + s.added) << 60);
+	uintptr_t bits = s.deg | s.added << 2 | s.minuend << 3 | s.scale << 4 | s.ptr << 8;
+
+	return (uintptr_t)v ^ (bits << 52);	/* user-space pointers: 47 bits */
 }
 
 static bool seen_add(struct walk *w, uintptr_t k)
@@ -138,7 +144,9 @@ static void indexes(struct walk *w, LLVMValueRef gep, struct state s)
 
 	if (space < 1 || space > 3)	/* private arrays say nothing of buffers */
 		return;
-	if (s.deg) {
+	if (s.minuend && !s.deg) {
+		w->role->flags |= SIBYL_ROLE_BOUND;
+	} else if (s.deg) {
 		w->role->flags |= SIBYL_ROLE_STRIDE;
 		if (s.deg > w->role->degree)
 			w->role->degree = s.deg;
@@ -181,6 +189,35 @@ static struct state multiplied(struct state s)
 	return s;
 }
 
+/* Times the constant o (1 << o for a shift). */
+static struct state scaled(struct state s, LLVMValueRef o, bool shift)
+{
+	long long c = LLVMIsAConstantInt(o) ? LLVMConstIntGetSExtValue(o) : 1;
+	unsigned b = shift ? (unsigned)(c > 0 && c < MAX_SCALE ? c : 0) : 0;
+
+	for (unsigned long long m = c < 0 ? -(unsigned long long)c : (unsigned long long)c;
+	     !shift && m > 1; m >>= 1)
+		b++;
+	s.scale = s.scale + b > MAX_SCALE ? MAX_SCALE : s.scale + b;
+	return s;
+}
+
+/* v + o, v - o, o - v (at 1) into u: a stride accumulated in a loop,
+ * a length counted down from, or an offset. */
+static struct state summed(LLVMValueRef u, LLVMOpcode op, unsigned at, LLVMValueRef o,
+			   struct state s)
+{
+	bool var = varying(o, 0);
+
+	if (op == LLVMAdd && accumulates(u, o))
+		s = multiplied(s);
+	else if (op == LLVMSub && at == 0 && var && !s.deg && !s.added)
+		s.minuend = 1;
+	else if (var && !s.deg && !s.minuend)
+		s.added = 1;
+	return s;
+}
+
 /* Arithmetic: where v (operand `at` of u, the other one `o`) goes. */
 static void arith(struct walk *w, LLVMValueRef u, LLVMOpcode op, unsigned at, LLVMValueRef o,
 		  struct state s)
@@ -192,18 +229,14 @@ static void arith(struct walk *w, LLVMValueRef u, LLVMOpcode op, unsigned at, LL
 	case LLVMSub:
 	case LLVMOr:
 	case LLVMXor:
-		if (op == LLVMAdd && accumulates(u, o))
-			s = multiplied(s);
-		else if (var && !s.deg)
-			s.added = 1;
-		push(w, u, s);
+		push(w, u, summed(u, op, at, o, s));
 		break;
 	case LLVMMul:
-		push(w, u, var ? multiplied(s) : s);
+		push(w, u, var ? multiplied(s) : scaled(s, o, false));
 		break;
 	case LLVMShl:
 		if (at == 0)	/* a shift amount indexes nothing */
-			push(w, u, var ? multiplied(s) : s);
+			push(w, u, var ? multiplied(s) : scaled(s, o, true));
 		break;
 	case LLVMSDiv:
 	case LLVMUDiv:
@@ -228,8 +261,33 @@ static void arith(struct walk *w, LLVMValueRef u, LLVMOpcode op, unsigned at, LL
 	}
 }
 
+/* A pointer into a buffer: the integers loaded through it are followed
+ * (`a[idx[i]]`: idx holds indices). */
+static void follow_pointer(struct walk *w, LLVMValueRef v, struct state s)
+{
+	for (LLVMUseRef use = LLVMGetFirstUse(v); use; use = LLVMGetNextUse(use)) {
+		LLVMValueRef u = LLVMGetUser(use);
+		LLVMOpcode op = LLVMIsAInstruction(u) ? LLVMGetInstructionOpcode(u) : 0;
+
+		if (op == LLVMGetElementPtr || op == LLVMBitCast || op == LLVMAddrSpaceCast ||
+		    op == LLVMPHI || op == LLVMSelect) {
+			if (LLVMGetOperand(u, 0) == v || op == LLVMPHI || op == LLVMSelect)
+				push(w, u, s);
+		} else if (op == LLVMLoad &&
+			   LLVMGetTypeKind(LLVMTypeOf(u)) == LLVMIntegerTypeKind) {
+			push(w, u, (struct state){ 0 });
+		} else if (op == LLVMCall) {
+			into_call(w, u, v, s);
+		}
+	}
+}
+
 static void follow(struct walk *w, LLVMValueRef v, struct state s)
 {
+	if (s.ptr) {
+		follow_pointer(w, v, s);
+		return;
+	}
 	for (LLVMUseRef use = LLVMGetFirstUse(v); use; use = LLVMGetNextUse(use)) {
 		LLVMValueRef u = LLVMGetUser(use);
 		LLVMOpcode op = LLVMIsAInstruction(u) ? LLVMGetInstructionOpcode(u) : 0;
@@ -244,8 +302,11 @@ static void follow(struct walk *w, LLVMValueRef v, struct state s)
 				push(w, u, s);
 			break;
 		case LLVMICmp:
-			if (!is_const(LLVMGetOperand(u, !at)))
-				w->role->flags |= SIBYL_ROLE_BOUND;
+			if (is_const(LLVMGetOperand(u, !at)))
+				break;
+			w->role->flags |= SIBYL_ROLE_BOUND;
+			if (s.scale > w->role->scale)
+				w->role->scale = s.scale;
 			break;
 		case LLVMGetElementPtr:
 			if (LLVMGetOperand(u, 0) != v)
@@ -270,7 +331,8 @@ static void walk_arg(struct walk *w, unsigned i)
 	w->used = w->n = 0;
 	if (w->seen)
 		memset(w->seen, 0, w->cap * sizeof(*w->seen));
-	push(w, LLVMGetParam(w->kernel, i), (struct state){ 0, 0 });
+	push(w, LLVMGetParam(w->kernel, i),
+	     (struct state){ .ptr = w->k->args[i].kind == SIBYL_KARG_BUFFER });
 	while (w->n) {
 		struct item it = w->todo[--w->n];
 
@@ -301,7 +363,7 @@ int sibyl_arg_roles(const void *bc, size_t size, const struct sibyl_kernel *k,
 	w.kernel = LLVMGetNamedFunction(m.mod, k->name);
 	w.k = k;
 	for (unsigned i = 0; i < k->nargs && i < LLVMCountParams(w.kernel); i++) {
-		if (!int_scalar(&k->args[i]))
+		if (!int_scalar(&k->args[i]) && k->args[i].kind != SIBYL_KARG_BUFFER)
 			continue;
 		w.role = &out[i];
 		walk_arg(&w, i);

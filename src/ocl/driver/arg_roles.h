@@ -26,12 +26,14 @@ enum {
 struct sibyl_arg_role {
 	unsigned flags;
 	unsigned degree;	/* STRIDE: variables multiplied in, at most 3 */
+	unsigned scale;		/* BOUND: log2 of the constant it is multiplied by */
 	char *buffer;		/* the first buffer whose index it reaches */
 };
 
-/* One role per argument of kernel k (out[k->nargs]; only integer
- * scalars get flags): 0, or -1 with one line in err (unreadable
- * bitcode, no such kernel). */
+/* One role per argument of kernel k (out[k->nargs]): integer scalars
+ * as above; a buffer, what the integers loaded from it do (an OFFSET or
+ * STRIDE buffer holds indices: `a[idx[i]]`).  0, or -1 with one line in
+ * err (unreadable bitcode, no such kernel). */
 int sibyl_arg_roles(const void *bc, size_t size, const struct sibyl_kernel *k,
 		    struct sibyl_arg_role *out, char *err, size_t errlen);
 void sibyl_arg_roles_free(struct sibyl_arg_role *r, size_t n);

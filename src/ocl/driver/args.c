@@ -64,12 +64,23 @@ float sibyl_half_to_float(uint16_t h)
 	return (h & 0x8000) ? -v : v;
 }
 
-static void gen_int(const struct sibyl_ktype *t, uint64_t g, uint64_t *s, void *p)
+/* The range of generated values: g the global size, or for a buffer
+ * of indices (argspec.h) integers in [0, g) whatever their sign. */
+struct range {
+	uint64_t g;
+	bool index;
+};
+
+static void gen_int(const struct sibyl_ktype *t, struct range r, uint64_t *s, void *p)
 {
-	uint64_t v;
+	uint64_t v, g = r.g;
 
 	if (t->is_bool || t->bits == 1) {
 		v = next(s) & 1;
+	} else if (r.index) {
+		uint64_t max = t->bits >= 64 ? UINT64_MAX : (1ull << (t->bits - t->is_signed)) - 1;
+
+		v = next(s) % (g - 1 > max ? max : g);
 	} else if (t->is_signed) {
 		int64_t max = t->bits >= 64 ? INT64_MAX : (int64_t)((1ull << (t->bits - 1)) - 1);
 		int64_t lim = g > (uint64_t)max ? max : (int64_t)g;
@@ -84,8 +95,9 @@ static void gen_int(const struct sibyl_ktype *t, uint64_t g, uint64_t *s, void *
 	memcpy(p, &v, t->size < 8 ? t->size : 8);	/* little-endian */
 }
 
-static void gen_float(const struct sibyl_ktype *t, uint64_t g, uint64_t *s, void *p)
+static void gen_float(const struct sibyl_ktype *t, struct range r, uint64_t *s, void *p)
 {
+	uint64_t g = r.g;
 	double u = (double)(next(s) >> 11) * 0x1p-53;
 	double lim = t->bits == 16 && g > 65504 ? 65504.0 : (double)g;
 	double v = -lim + 2.0 * lim * u;
@@ -103,7 +115,7 @@ static void gen_float(const struct sibyl_ktype *t, uint64_t g, uint64_t *s, void
 	}
 }
 
-static void gen_value(const struct sibyl_ktype *t, uint64_t g, uint64_t *s, unsigned char *p)
+static void gen_value(const struct sibyl_ktype *t, struct range g, uint64_t *s, unsigned char *p)
 {
 	switch (t->kind) {
 	case SIBYL_KT_INT:
@@ -206,7 +218,7 @@ int sibyl_args_check(const struct sibyl_kernel *k, const struct sibyl_args_cfg *
 }
 
 /* The buffer's contents as its generator says (random: from *s). */
-static int fill(const struct sibyl_karg *arg, const struct sibyl_argspec *sp, uint64_t g,
+static int fill(const struct sibyl_karg *arg, const struct sibyl_argspec *sp, struct range r,
 		uint64_t *s, struct sibyl_argbuf *b, char *err, size_t errlen)
 {
 	size_t elem = elem_size(arg), len;
@@ -226,8 +238,9 @@ static int fill(const struct sibyl_karg *arg, const struct sibyl_argspec *sp, ui
 	for (size_t e = 0; e < b->count; e++) {
 		unsigned char *p = (unsigned char *)b->data + e * elem;
 
-		if (gen == SIBYL_GEN_RANDOM || arg->type->kind > SIBYL_KT_FLOAT) {
-			gen_value(arg->type, g, s, p);	/* vectors and structs: random */
+		if (gen == SIBYL_GEN_RANDOM || gen == SIBYL_GEN_INDEX ||
+		    arg->type->kind > SIBYL_KT_FLOAT) {
+			gen_value(arg->type, r, s, p);	/* vectors and structs: random */
 		} else if (gen != SIBYL_GEN_ZEROS) {
 			snprintf(num, sizeof(num), "%zu", gen == SIBYL_GEN_ONES ? (size_t)1 : e);
 			if (sibyl_value_parse(arg->type, num, p) < 0)	/* arange past the type */
@@ -237,7 +250,8 @@ static int fill(const struct sibyl_karg *arg, const struct sibyl_argspec *sp, ui
 	return 0;
 }
 
-uint64_t sibyl_size_root(uint64_t n, unsigned root)
+/* The largest r >= 1 with r^root <= n (root 0, 1: n). */
+static uint64_t size_root(uint64_t n, unsigned root)
 {
 	uint64_t r = root < 2 ? n : (uint64_t)pow((double)n, 1.0 / root);
 
@@ -247,6 +261,22 @@ uint64_t sibyl_size_root(uint64_t n, unsigned root)
 	while (root == 2 ? (r + 1) <= n / (r + 1) : root == 3 && (r + 1) <= n / (r + 1) / (r + 1))
 		r++;
 	return r ? r : 1;
+}
+
+uint64_t sibyl_size_value(uint64_t n, const struct sibyl_argspec *sp)
+{
+	uint64_t v = size_root(n, sp->root) / (sp->div > 1 ? sp->div : 1);
+
+	return v ? v : 1;
+}
+
+/* A buffer's values: from g, or indices below the size its spec says. */
+static struct range range_of(const struct sibyl_args_cfg *cfg, const struct sibyl_argspec *sp,
+			     uint64_t g)
+{
+	if (sp && sp->gen == SIBYL_GEN_INDEX)
+		return (struct range){ sibyl_size_value(default_count(cfg), sp), true };
+	return (struct range){ g, false };
 }
 
 /* A scalar: fixed, the length of the buffers it sizes, or random. */
@@ -262,13 +292,13 @@ static void scalar(const struct sibyl_kernel *k, size_t i, const struct sibyl_ar
 	if (sp && sp->gen == SIBYL_GEN_SIZE) {
 		size_t of = sp->size_of >= 0 ? out->a[sp->size_of].count : default_count(cfg);
 
-		of = (size_t)sibyl_size_root(of, sp->root);
+		of = (size_t)sibyl_size_value(of, sp);
 
 		snprintf(num, sizeof(num), "%zu", of);
 		if (!sibyl_value_parse(k->args[i].type, num, b->data))
 			return;
 	}
-	gen_value(k->args[i].type, g, s, b->data);
+	gen_value(k->args[i].type, (struct range){ g, false }, s, b->data);
 }
 
 int sibyl_args_generate(const struct sibyl_kernel *k, const struct sibyl_args_cfg *cfg,
@@ -291,6 +321,7 @@ int sibyl_args_generate(const struct sibyl_kernel *k, const struct sibyl_args_cf
 	}
 	for (size_t i = 0; i < k->nargs; i++) {
 		const struct sibyl_karg *arg = &k->args[i];
+		const struct sibyl_argspec *sp = cfg->specs ? &cfg->specs[i] : NULL;
 		struct sibyl_argbuf *b = &out->a[i];
 
 		if (arg->kind == SIBYL_KARG_LOCAL || arg->kind == SIBYL_KARG_UNSUPPORTED ||
@@ -307,7 +338,7 @@ int sibyl_args_generate(const struct sibyl_kernel *k, const struct sibyl_args_cf
 		else if (arg->kind == SIBYL_KARG_IMAGE)
 			for (size_t f = 0; f < b->size / sizeof(float); f++)
 				((float *)b->data)[f] = (float)((double)(next(&s) >> 11) * 0x1p-53);
-		else if (fill(arg, cfg->specs ? &cfg->specs[i] : NULL, g, &s, b, err, errlen) < 0) {
+		else if (fill(arg, sp, range_of(cfg, sp, g), &s, b, err, errlen) < 0) {
 			sibyl_args_free(out);
 			return -1;
 		}

@@ -51,9 +51,10 @@ int sibyl_args_generate(const struct sibyl_kernel *k, const struct sibyl_args_cf
 			struct sibyl_args *out, char *err, size_t errlen);
 void sibyl_args_free(struct sibyl_args *a);
 
-/* The largest r >= 1 with r^root <= n (root 0, 1: n): the value of a
- * size inferred to multiply an index by another (argspec.h). */
-uint64_t sibyl_size_root(uint64_t n, unsigned root);
+/* The value of a size (SIBYL_GEN_SIZE, argspec.h) for buffers n
+ * elements long: the largest r >= 1 with r^root <= n, divided by div
+ * (at least 1). */
+uint64_t sibyl_size_value(uint64_t n, const struct sibyl_argspec *sp);
 
 /* One value decoded back to JSON: numbers, arrays for vectors, arrays
  * and structs (members in order). */

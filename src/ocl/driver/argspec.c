@@ -10,7 +10,8 @@
 #include <string.h>
 #include <strings.h>
 
-static const char *const gens[] = { "random", "zeros", "ones", "arange", "file", "value", "size" };
+static const char *const gens[] = { "random", "zeros", "ones", "arange", "file", "value", "size",
+				     "index" };
 
 static bool is_int_scalar(const struct sibyl_karg *a)
 {
@@ -182,10 +183,11 @@ json_t *sibyl_argspecs_json(const struct sibyl_argspec *s, size_t n)
 	json_t *a = json_array();
 
 	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, json_pack("{s:s, s:s?, s:I, s:I, s:i}", "gen",
+		json_array_append_new(a, json_pack("{s:s, s:s?, s:I, s:I, s:i, s:i}", "gen",
 						   gens[s[i].gen], "text", s[i].text, "size_of",
 						   (json_int_t)s[i].size_of, "min",
-						   (json_int_t)s[i].min_count, "root", (int)s[i].root));
+						   (json_int_t)s[i].min_count, "root", (int)s[i].root,
+						   "div", (int)s[i].div));
 	return a;
 }
 
@@ -205,6 +207,7 @@ struct sibyl_argspec *sibyl_argspecs_from_json(json_t *j, size_t n)
 		s[i].size_of = (long)json_integer_value(json_object_get(e, "size_of"));
 		s[i].min_count = (uint64_t)json_integer_value(json_object_get(e, "min"));
 		s[i].root = (unsigned)json_integer_value(json_object_get(e, "root"));
+		s[i].div = (unsigned)json_integer_value(json_object_get(e, "div"));
 	}
 	return s;
 }

@@ -25,6 +25,7 @@ enum sibyl_gen {
 	SIBYL_GEN_FILE,		/* the file's bytes; its length sets the buffer's */
 	SIBYL_GEN_VALUE,	/* a scalar fixed to `text` */
 	SIBYL_GEN_SIZE,		/* a scalar: the length of buffer size_of, its root-th root */
+	SIBYL_GEN_INDEX,	/* a buffer of indices: integers in [0, the size as SIZE) */
 };
 
 struct sibyl_argspec {
@@ -33,6 +34,7 @@ struct sibyl_argspec {
 	long size_of;		/* SIZE: that buffer's index; -1: the default length */
 	uint64_t min_count;	/* a buffer: at least this many elements */
 	unsigned root;		/* SIZE: 2, 3: the square, cube root of the length; 0, 1: it */
+	unsigned div;		/* SIZE: that divided by div (0, 1: not divided) */
 	char *why;		/* inferred from the IR (argspec_infer.c): the reason; sibyl only */
 };
 

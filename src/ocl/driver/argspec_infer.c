@@ -16,6 +16,8 @@ static unsigned dimensions(const struct sibyl_kernel *k, const struct sibyl_arg_
 	bool strided = false;
 
 	for (size_t i = 0; i < k->nargs; i++) {
+		if (k->args[i].kind != SIBYL_KARG_VALUE)
+			continue;
 		strided |= r[i].flags & SIBYL_ROLE_STRIDE;
 		sizes += r[i].flags & SIBYL_ROLE_STRIDE ||
 			 (r[i].flags & (SIBYL_ROLE_BOUND | SIBYL_ROLE_DIVISOR) &&
@@ -35,11 +37,12 @@ static const char *root_name(unsigned d)
 	return d == 2 ? "the square root of " : d == 3 ? "the cube root of " : "";
 }
 
-static void size_of_all(struct sibyl_argspec *s, unsigned d, char *why)
+static void size_of_all(struct sibyl_argspec *s, unsigned d, unsigned scale, char *why)
 {
 	s->gen = SIBYL_GEN_SIZE;
 	s->size_of = -1;
 	s->root = d;
+	s->div = 1u << scale;
 	free(s->why);
 	s->why = why;
 }
@@ -61,17 +64,23 @@ static void floor_buffers(const struct sibyl_kernel *k, struct sibyl_argspec *s,
 			s[j].min_count = need;
 }
 
-static const char *quoted(const struct sibyl_arg_role *r)
+/* "'a_dev'", or "a buffer" when the access does not name one. */
+static const char *quoted(const struct sibyl_arg_role *r, char *buf, size_t len)
 {
-	return r->buffer ? r->buffer : "a buffer";
+	if (!r->buffer)
+		return "a buffer";
+	snprintf(buf, len, "'%s'", r->buffer);
+	return buf;
 }
 
 /* One scalar left to sibyl, with roles r: its generator and why. */
 static void infer_one(struct sibyl_argspec *s, const struct sibyl_arg_role *r, unsigned d)
 {
+	char name[256];
+
 	if (r->flags & SIBYL_ROLE_STRIDE) {
-		size_of_all(s, d, sibyl_xasprintf("multiplies an index of '%s': %sthe buffers' "
-						  "length", quoted(r), root_name(d)));
+		size_of_all(s, d, 0, sibyl_xasprintf("multiplies an index of %s: %sthe "
+						     "buffers' length", quoted(r, name, sizeof(name)), root_name(d)));
 	} else if (r->flags & SIBYL_ROLE_OFFSET) {
 		if (s->gen == SIBYL_GEN_SIZE)	/* the name says a length: a[n - 1 - i] */
 			return;
@@ -79,12 +88,32 @@ static void infer_one(struct sibyl_argspec *s, const struct sibyl_arg_role *r, u
 		free(s->text);
 		s->text = sibyl_xstrdup("0");
 		free(s->why);
-		s->why = sibyl_xasprintf("offsets an index of '%s': 0", quoted(r));
-	} else if (d > 1 || s->gen != SIBYL_GEN_SIZE) {
-		size_of_all(s, d, sibyl_xasprintf("%s: %sthe buffers' length",
+		s->why = sibyl_xasprintf("offsets an index of %s: 0", quoted(r, name, sizeof(name)));
+	} else if (d > 1 || s->gen != SIBYL_GEN_SIZE || r->scale) {
+		char by[48] = "";
+
+		if (r->scale)	/* i < 4 * n: a quarter */
+			snprintf(by, sizeof(by), " over %u (it is multiplied by that)",
+				 1u << r->scale);
+		size_of_all(s, d, r->scale, sibyl_xasprintf("%s: %sthe buffers' length%s",
 			r->flags & SIBYL_ROLE_BOUND ? "bounds a loop or the work-items"
-						    : "divides", root_name(d)));
+						    : "divides", root_name(d), by));
 	}
+}
+
+/* A buffer whose integers reach an index holds indices: small ones,
+ * as a quarter of the sizes, so that added to an id they stay inside. */
+static void indices(struct sibyl_argspec *s, const struct sibyl_arg_role *r, unsigned d)
+{
+	char name[256];
+
+	if (s->gen != SIBYL_GEN_RANDOM || !(r->flags & (SIBYL_ROLE_OFFSET | SIBYL_ROLE_STRIDE)))
+		return;
+	s->gen = SIBYL_GEN_INDEX;
+	s->root = d;
+	s->div = 4;
+	s->why = sibyl_xasprintf("holds indices of %s: integers from 0 to a quarter of %sthe "
+				 "buffers' length", quoted(r, name, sizeof(name)), root_name(d));
 }
 
 void sibyl_argspecs_infer(const struct sibyl_kernel *k, const struct sibyl_arg_role *r,
@@ -93,7 +122,9 @@ void sibyl_argspecs_infer(const struct sibyl_kernel *k, const struct sibyl_arg_r
 	unsigned d = dimensions(k, r);
 
 	for (size_t i = 0; i < k->nargs; i++) {
-		if (!r[i].flags)
+		if (k->args[i].kind == SIBYL_KARG_BUFFER)
+			indices(&s[i], &r[i], d);
+		if (!r[i].flags || k->args[i].kind != SIBYL_KARG_VALUE)
 			continue;
 		if (s[i].gen == SIBYL_GEN_VALUE && !s[i].why) {	/* the user's -a */
 			if (r[i].flags & SIBYL_ROLE_STRIDE)
@@ -114,9 +145,9 @@ json_t *sibyl_argspecs_inferred_json(const struct sibyl_kernel *k, const struct 
 			continue;
 		json_t *o = json_pack("{s:s, s:s}", "name", k->args[i].name, "why", s[i].why);
 
-		if (s[i].gen == SIBYL_GEN_SIZE && s[i].size_of < 0)
-			json_object_set_new(o, "value", json_integer((json_int_t)sibyl_size_root(
-				length, s[i].root)));
+		if ((s[i].gen == SIBYL_GEN_SIZE || s[i].gen == SIBYL_GEN_INDEX) && s[i].size_of < 0)
+			json_object_set_new(o, s[i].gen == SIBYL_GEN_INDEX ? "below" : "value",
+				json_integer((json_int_t)sibyl_size_value(length, &s[i])));
 		else if (s[i].gen == SIBYL_GEN_VALUE)
 			json_object_set_new(o, "value", json_integer(strtoll(s[i].text, NULL, 0)));
 		json_array_append_new(a, o);

@@ -23,8 +23,9 @@
 void sibyl_argspecs_infer(const struct sibyl_kernel *k, const struct sibyl_arg_role *r,
 			  struct sibyl_argspec *s);
 
-/* The inferred arguments, [{"name", "value", "why"}], their values for
- * buffers `length` elements long. */
+/* The inferred arguments, [{"name", "value", "why"}] ("below" instead
+ * of "value" for a buffer of indices), their values for buffers
+ * `length` elements long. */
 json_t *sibyl_argspecs_inferred_json(const struct sibyl_kernel *k, const struct sibyl_argspec *s,
 				     uint64_t length);
 
