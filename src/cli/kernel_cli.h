@@ -25,6 +25,7 @@ struct kernel_opts {
 	bool inst, spir, timeit, stat, json, coarse, dump_args, force, fence, all, verbose;
 	bool source_counters;			/* -i through the source, not SPIR */
 	bool check;				/* --check: findings about the kernel */
+	bool no_infer;				/* arguments from the signature only */
 	const struct sibyl_kernels *ks;		/* the file's kernels */
 	struct sibyl_strlist args;		/* -A NAME=SPEC */
 	struct sibyl_strbuf diagnostics;	/* compilers' messages, for --json */

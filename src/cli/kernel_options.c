@@ -18,7 +18,9 @@ static const struct sibyl_command_help help = {
 	"[--timeout S] [--json] [-o FILE.jsonl [--force]] [--check]",
 	"Run one kernel of an OpenCL C file on a real device with arguments generated from its "
 	"signature (signed integers in [-g, g], unsigned in [0, g), floats uniform in [-g, g], buffers of G "
-	"elements), in a child process that may crash or hang safely.  Without -k, list the "
+	"elements; scalars the IR shows to be sizes or offsets, and buffers of indices, get "
+	"values that keep accesses inside the buffers: -v says which, --no-infer keeps them "
+	"random), in a child process that may crash or hang safely.  Without -k, list the "
 	"kernels and their arguments.  --time-it times every sample (host, device, queue, submit, "
 	"transfer); -i counts the LLVM instructions executed on the device (Oclgrind's "
 	"--inst-counts listing); --spir runs the plain kernel from the SPIR bitcode -i instruments "
@@ -104,7 +106,8 @@ int kernel_check_launch(const struct kernel_opts *o, const struct sibyl_kernel *
 	if (sibyl_launch_shape(o->gsize, o->lsize, k, nd, r, err, sizeof(err)) < 0 ||
 	    sibyl_argspecs_make(k, &o->args, specs, err, sizeof(err)) < 0)
 		return sibyl_err("%s", err);
-	infer_sizes(k, bc, size, *specs, o->elements ? (uint64_t)o->elements : r->from);
+	if (!o->no_infer)
+		infer_sizes(k, bc, size, *specs, o->elements ? (uint64_t)o->elements : r->from);
 	struct sibyl_args_cfg largest = { r->to, (uint64_t)o->elements, 0, 0, *specs,
 					  { nd->dims > 1 ? nd->g[0] : r->to, nd->g[1], nd->g[2] } };
 
@@ -151,6 +154,8 @@ static int parse_options(int argc, char **argv, struct kernel_opts *o)
 		{ "arg", 'A', SIBYL_OPT_LIST, &o->args, "NAME=V", "a scalar's value, a buffer's "
 		  "contents: random, zeros, ones, arange, file:PATH" },
 		{ "elements", 0, SIBYL_OPT_LONG, &o->elements, "N", "buffer elements (default G)" },
+		{ "no-infer", 0, SIBYL_OPT_FLAG, &o->no_infer, NULL,
+		  "no sizes, offsets or indices inferred from the IR: the signature only" },
 		{ "timeout", 0, SIBYL_OPT_DOUBLE, &o->timeout, "S",
 		  "seconds a sample's kernel may run, 0: no limit (60)" },
 		{ "build-timeout", 0, SIBYL_OPT_DOUBLE, &o->build_timeout, "S",

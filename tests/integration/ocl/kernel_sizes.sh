@@ -1,0 +1,50 @@
+#!/bin/bash
+# Sizes the IR shows: scalars that are strides, offsets, scaled bounds
+# or lengths counted down, and buffers of indices, get values that keep
+# every access inside its buffers.  With random values (--no-infer)
+# each kernel below crashes under --fence within 4 samples.
+. "$(dirname "$0")/../lib.sh"
+K="$SIBYL_SOURCE/tests/kernels/sizes/inferred.cl"
+inferred() {	# inferred FILE NAME FIELD: what --json says of one argument
+	json "[a.get('$3') for a in j['inferred'] if a['name'] == '$2']" "$1"
+}
+
+for k in row_sums shifted gather clear_blocks; do
+	status=0
+	"$SIBYL" kernel "$K" -k $k -g 1024 -n 4 --fence --no-infer > /dev/null 2>&1 || status=$?
+	expect_eq "$k crashes with random arguments" 5 "$status"
+	status=0
+	"$SIBYL" kernel "$K" -k $k -g 1024 -n 4 --fence > /dev/null 2>&1 || status=$?
+	expect_eq "$k runs with inferred arguments" 0 "$status"
+done
+
+"$SIBYL" kernel "$K" -k row_sums -g 1024 --json > "$WORK/r.json"
+expect_eq "a stride: the square root" "[32]" "$(inferred "$WORK/r.json" n value)"
+expect_eq "why" "multiplies an index of 'm': the square root of the buffers' length" \
+	"$(json "[a['why'] for a in j['inferred'] if a['name'] == 'n'][0]" "$WORK/r.json")"
+"$SIBYL" kernel "$K" -k row_sums -g 1024 -v 2> "$WORK/v.txt" > /dev/null
+grep -q "kernel 'row_sums': 'n' = 32: it multiplies an index of 'm'" "$WORK/v.txt" ||
+	fail "-v does not say why n is 32: $(cat "$WORK/v.txt")"
+"$SIBYL" kernel "$K" -k shifted -g 1024 --json > "$WORK/s.json"
+expect_eq "an offset: 0" "[0]" "$(inferred "$WORK/s.json" t value)"
+"$SIBYL" kernel "$K" -k gather -g 1024 --dump-args --json > "$WORK/g.json"
+expect_eq "indices: below a quarter" "[256]" "$(inferred "$WORK/g.json" idx below)"
+expect_eq "indices generated in [0, 256)" True \
+	"$(json "all(0 <= v < 256 for a in j['samples'][0]['args'] if a['name'] == 'idx' for v in a['data'])" "$WORK/g.json")"
+"$SIBYL" kernel "$K" -k clear_blocks -g 1024 --json > "$WORK/c.json"
+expect_eq "a bound scaled by 16: a 16th" "[64]" "$(inferred "$WORK/c.json" blocks value)"
+"$SIBYL" kernel "$K" -k reversed -g 8 -A a=arange --dump-args --json > "$WORK/rev.json"
+expect_eq "counted down from: the length" "[8]" "$(inferred "$WORK/rev.json" rows value)"
+expect_eq "reversed" "[7.0, 6.0, 5.0, 4.0, 3.0, 2.0, 1.0, 0.0]" \
+	"$(json "[a['data'] for a in j['samples'][0]['after'] if a['name'] == 'b'][0]" "$WORK/rev.json")"
+
+# -A stays authoritative: a fixed stride sizes the buffers (40 * 40).
+"$SIBYL" kernel "$K" -k row_sums -g 64 -A n=40 --fence --dump-args --json > "$WORK/a.json"
+expect_eq "fixed n, nothing inferred" "40 []" \
+	"$(json "[a['value'] for a in j['samples'][0]['args'] if a['name'] == 'n'][0], j['inferred']" "$WORK/a.json" | tr -d '(),')"
+expect_eq "buffers of n * n" "1600 1600" \
+	"$(json "' '.join(str(len(a['data'])) for a in j['samples'][0]['args'] if 'data' in a)" "$WORK/a.json")"
+# A sweep: each global size its own root.
+"$SIBYL" kernel "$K" -k row_sums -g 256:1024:768 --dump-args -o "$WORK/sweep.jsonl"
+expect_eq "n follows the sweep" "16 32" \
+	"$(python3 -c "import json,sys; print(' '.join(str([a['value'] for a in json.loads(l)['args'] if a['name'] == 'n'][0]) for l in open(sys.argv[1])))" "$WORK/sweep.jsonl")"

@@ -1,0 +1,50 @@
+/* Scalars and buffers whose roles only the IR tells (docs/kernel.md,
+ * "Sizes the IR shows").  With random values each reads or writes far
+ * outside its buffers (under --fence: a crash at once); with the values
+ * sibyl infers each stays inside. */
+
+/* n is a row length (a stride): n * n elements, so n = sqrt(length). */
+__kernel void row_sums(__global const float *m, __global float *sums, int n)
+{
+	int r = get_global_id(0);
+
+	if (r < n) {
+		float s = 0;
+
+		for (int c = 0; c < n; c++)
+			s += m[r * n + c];
+		sums[r] = s;
+	}
+}
+
+/* t only shifts an index (an offset): 0. */
+__kernel void shifted(__global const float *a, __global float *b, int t)
+{
+	int i = get_global_id(0);
+
+	b[i] = a[i + t];
+}
+
+/* idx holds indices of a: small non-negative integers. */
+__kernel void gather(__global const int *idx, __global const float *a, __global float *out)
+{
+	int i = get_global_id(0);
+
+	out[i] = a[idx[i]];
+}
+
+/* 16 * blocks bounds a loop over a: blocks = length / 16. */
+__kernel void clear_blocks(__global float *a, int blocks)
+{
+	for (int i = get_global_id(0); i < blocks * 16; i += get_global_size(0))
+		a[i] = 0;
+}
+
+/* rows counts down (a[rows - 1 - i]): the length, not an offset. */
+__kernel void reversed(__global const float *a, __global float *b, int rows)
+{
+	int i = get_global_id(0);
+
+	if (i < rows)
+		b[i] = a[rows - 1 - i];
+}
