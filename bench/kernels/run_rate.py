@@ -7,12 +7,14 @@ with -i; the exit status says how it ended (docs/kernel.md: 0 ran,
 3 compile error, 4 unsupported, 5 crash, 6 timeout, 1 other).
 ORACLE=1 also compares -i with Oclgrind on --spir (-g 64 -l 16);
 KERNELS=1 prints each kernel's status per mode (to compare two builds);
-MODES=plain runs the plain mode only."""
+MODES=plain runs the plain mode only; EXTRA="--no-infer" adds options to
+every run (arguments from the signature only: the figures before sibyl
+inferred sizes, with the same build)."""
 import collections, json, os, subprocess, sys
 
 SIBYL, ROOT = sys.argv[1], sys.argv[2]
 STATUS = {0: "ran", 1: "error", 3: "compile-error", 4: "unsupported", 5: "crash", 6: "timeout"}
-RUN = ["-g", "1024", "-l", "64", "--timeout", "10"]
+RUN = ["-g", "1024", "-l", "64", "--timeout", "10"] + os.environ.get("EXTRA", "").split()
 
 
 def sibyl(args, timeout=300, env=None):
