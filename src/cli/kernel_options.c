@@ -154,8 +154,7 @@ static int parse_options(int argc, char **argv, struct kernel_opts *o)
 		{ "arg", 'A', SIBYL_OPT_LIST, &o->args, "NAME=V", "a scalar's value, a buffer's "
 		  "contents: random, zeros, ones, arange, file:PATH" },
 		{ "elements", 0, SIBYL_OPT_LONG, &o->elements, "N", "buffer elements (default G)" },
-		{ "no-infer", 0, SIBYL_OPT_FLAG, &o->no_infer, NULL,
-		  "no sizes, offsets or indices inferred from the IR: the signature only" },
+		{ "no-infer", 0, SIBYL_OPT_FLAG, &o->no_infer, NULL, "arguments from the signature only" },
 		{ "timeout", 0, SIBYL_OPT_DOUBLE, &o->timeout, "S",
 		  "seconds a sample's kernel may run, 0: no limit (60)" },
 		{ "build-timeout", 0, SIBYL_OPT_DOUBLE, &o->build_timeout, "S",

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "ocl/driver/args.h"
+#include "ocl/driver/argspec.h"
 #include "ocl/driver/cache.h"
 #include "ocl/driver/kernel_info.h"
 #include "ocl/driver/sweep.h"
@@ -227,6 +228,37 @@ static void test_cache_key(void **state)
 	assert_string_not_equal(a.hex, b.hex);
 }
 
+/* Inferred sizes (argspec_infer.h): exact integer roots, divided, at
+ * least 1, and the spec's root and divisor through the runner's JSON. */
+static void test_size_value(void **state)
+{
+	(void)state;
+	struct sibyl_argspec sp[2] = { { .gen = SIBYL_GEN_SIZE, .size_of = -1, .root = 2 },
+				       { .gen = SIBYL_GEN_INDEX, .size_of = -1, .root = 3, .div = 4 } };
+	static const uint64_t n[] = { 1, 3, 4, 1023, 1024, 1025, 999999, 1000000, 1ull << 62 };
+	static const uint64_t sq[] = { 1, 1, 2, 31, 32, 32, 999, 1000, 1ull << 31 };
+	static const uint64_t cb[] = { 1, 1, 1, 10, 10, 10, 99, 100, 1664510 };
+
+	for (size_t i = 0; i < sizeof(n) / sizeof(n[0]); i++) {
+		sp[0].div = 0;
+		assert_int_equal(sibyl_size_value(n[i], &sp[0]), sq[i]);
+		sp[0].root = 3;
+		assert_int_equal(sibyl_size_value(n[i], &sp[0]), cb[i]);
+		sp[0].root = 1, sp[0].div = 16;
+		assert_int_equal(sibyl_size_value(n[i], &sp[0]), n[i] / 16 ? n[i] / 16 : 1);
+		sp[0].root = 2;
+	}
+	json_t *j = sibyl_argspecs_json(sp, 2);
+	struct sibyl_argspec *back = sibyl_argspecs_from_json(j, 2);
+
+	assert_int_equal(back[1].gen, SIBYL_GEN_INDEX);
+	assert_int_equal(back[1].root, 3);
+	assert_int_equal(back[1].div, 4);
+	assert_int_equal(sibyl_size_value(1000, &back[1]), 2);	/* 10 / 4 */
+	json_decref(j);
+	sibyl_argspecs_free(back, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -237,6 +269,7 @@ int main(void)
 		cmocka_unit_test(test_range_parse),
 		cmocka_unit_test(test_signature_round_trip),
 		cmocka_unit_test(test_cache_key),
+		cmocka_unit_test(test_size_value),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
