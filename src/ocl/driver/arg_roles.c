@@ -218,6 +218,36 @@ static struct state summed(LLVMValueRef u, LLVMOpcode op, unsigned at, LLVMValue
 	return s;
 }
 
+/* v into mul24(a, b) or mad24(a, b, c): a * b (+ c). */
+static struct state product(LLVMValueRef call, LLVMValueRef v, struct state s)
+{
+	LLVMValueRef a = LLVMGetOperand(call, 0), b = LLVMGetOperand(call, 1);
+	LLVMValueRef c = LLVMGetNumArgOperands(call) == 3 ? LLVMGetOperand(call, 2) : NULL;
+
+	if (a == v || b == v) {
+		if (varying(a == v ? b : a, 0))
+			return multiplied(s);
+		if (c && varying(c, 0))
+			s.added = !s.deg;
+	} else if (c == v && (varying(a, 0) || varying(b, 0))) {
+		s.added = !s.deg;
+	}
+	return s;
+}
+
+/* OpenCL's integer builtins (mangled: _Z5mul24ii, _Z5mad24iii, _Z3minii)
+ * as the arithmetic they stand for; other builtins end the walk. */
+static void builtin(struct walk *w, LLVMValueRef call, LLVMValueRef v, struct state s)
+{
+	size_t len;
+	const char *n = LLVMGetValueName2(LLVMGetCalledValue(call), &len);
+
+	if (!strncmp(n, "_Z3min", 6) || !strncmp(n, "_Z3max", 6))
+		push(w, call, s);
+	else if (LLVMGetNumArgOperands(call) >= 2 && (strstr(n, "mul24") || strstr(n, "mad24")))
+		push(w, call, product(call, v, s));
+}
+
 /* Arithmetic: where v (operand `at` of u, the other one `o`) goes. */
 static void arith(struct walk *w, LLVMValueRef u, LLVMOpcode op, unsigned at, LLVMValueRef o,
 		  struct state s)
@@ -313,7 +343,11 @@ static void follow(struct walk *w, LLVMValueRef v, struct state s)
 				indexes(w, u, s);
 			break;
 		case LLVMCall:
-			into_call(w, u, v, s);
+			if (LLVMIsAFunction(LLVMGetCalledValue(u)) &&
+			    LLVMIsDeclaration(LLVMGetCalledValue(u)))
+				builtin(w, u, v, s);
+			else
+				into_call(w, u, v, s);
 			break;
 		case LLVMStore:
 			through_memory(w, u, v, s);

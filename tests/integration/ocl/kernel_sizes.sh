@@ -9,7 +9,7 @@ inferred() {	# inferred FILE NAME FIELD: what --json says of one argument
 	json "[a.get('$3') for a in j['inferred'] if a['name'] == '$2']" "$1"
 }
 
-for k in row_sums shifted gather clear_blocks; do
+for k in row_sums row_sums24 shifted gather clear_blocks; do
 	status=0
 	"$SIBYL" kernel "$K" -k $k -g 1024 -n 4 --fence --no-infer > /dev/null 2>&1 || status=$?
 	expect_eq "$k crashes with random arguments" 5 "$status"

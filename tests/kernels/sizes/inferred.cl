@@ -48,3 +48,17 @@ __kernel void reversed(__global const float *a, __global float *b, int rows)
 	if (i < rows)
 		b[i] = a[rows - 1 - i];
 }
+
+/* The same row length through OpenCL's mul24 and min: still a stride. */
+__kernel void row_sums24(__global const float *m, __global float *sums, int n)
+{
+	int r = get_global_id(0);
+
+	if (r < n) {
+		float s = 0;
+
+		for (int c = 0; c < min(n, 4096); c++)
+			s += m[mul24(r, n) + c];
+		sums[r] = s;
+	}
+}
