@@ -139,12 +139,13 @@ int sibyl_kmodel_boi_fit(const double *g, const double *C, size_t n, size_t nf,
 	b->gmin = b->gmax = g[0];
 	for (size_t i = 0; i < n; i++)
 		b->gmin = fmin(b->gmin, g[i]), b->gmax = fmax(b->gmax, g[i]);
+	b->law = b->power ? sibyl_xcalloc(nf + 1, sizeof(*b->law)) : NULL;
 	double *y = sibyl_xcalloc(n, sizeof(*y));
 	int r = 0;
 
 	for (size_t j = 0; !r && j < nf; j++) {
 		column(C, n, nf, j, y);
-		r = b->power ? sibyl_kmodel_power_fit(g, y, n, &b->m[j], err, errlen)
+		r = b->power ? sibyl_kmodel_power_fit(g, y, n, &b->m[j], &b->law[j], err, errlen)
 			     : sibyl_reg_fit(&b->spec, g, y, n, 1, &b->m[j], err, errlen);
 	}
 	free(y);
@@ -156,7 +157,7 @@ int sibyl_kmodel_boi_fit(const double *g, const double *C, size_t n, size_t nf,
 void sibyl_kmodel_boi_predict(const struct sibyl_kmodel_boi *b, double g, double *counts)
 {
 	for (size_t j = 0; j < b->nf; j++)
-		counts[j] = fmax(0, b->power ? sibyl_kmodel_power_predict(&b->m[j], g)
+		counts[j] = fmax(0, b->power ? sibyl_kmodel_power_predict(&b->m[j], b->law[j], g)
 					      : sibyl_reg_predict(&b->m[j], &g));
 }
 
@@ -164,6 +165,6 @@ void sibyl_kmodel_boi_free(struct sibyl_kmodel_boi *b)
 {
 	for (size_t j = 0; b->m && j < b->nf; j++)
 		sibyl_reg_free(&b->m[j]);
-	free(b->m);
+	free(b->m), free(b->law);
 	memset(b, 0, sizeof(*b));
 }

@@ -16,7 +16,9 @@
  * A fifth kind, last (it must win by as much), is a power law, count =
  * a g^p fitted in log-log: a count that grows as g^1.5 (an N x N matrix
  * product of N^2 work-items) is neither a line nor a parabola, and a
- * parabola fitted on small sizes doubles it 16 times further.
+ * parabola fitted on small sizes doubles it 16 times further.  A count
+ * that is 0 at some size is on no power law: the kind holds a law per
+ * count (boi_power.c).
  */
 #ifndef SIBYL_KMODEL_BOI_H
 #define SIBYL_KMODEL_BOI_H
@@ -26,6 +28,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* How the power-law kind models one count. */
+enum sibyl_kmodel_law {
+	SIBYL_LAW_POWER,	/* every count > 0: exp(b + w ln g) */
+	SIBYL_LAW_ZERO,		/* every count 0: 0 */
+	SIBYL_LAW_LINE,		/* some 0, some not: b + w g, least squares */
+	SIBYL_LAW_POWER1P,	/* a version 2 kernel model's: exp(b + w ln g) - 1 */
+	SIBYL_LAWS
+};
+
 struct sibyl_kmodel_boi {
 	size_t nf;
 	struct sibyl_reg_spec spec;	/* the kind chosen */
@@ -33,6 +44,7 @@ struct sibyl_kmodel_boi {
 	const char *kind;		/* "linear", "elastic net", "poly2 + linear", ... */
 	double score;			/* its mean cross-validated R^2 */
 	struct sibyl_reg_model *m;	/* one per count */
+	enum sibyl_kmodel_law *law;	/* one per count when power, else NULL */
 	double gmin, gmax;		/* the sizes it saw */
 };
 
@@ -46,11 +58,17 @@ const char *sibyl_kmodel_boi_kind(const struct sibyl_reg_spec *s);
 void sibyl_kmodel_boi_free(struct sibyl_kmodel_boi *b);
 
 #define SIBYL_KMODEL_POWER_KIND "power law"
-/* The power law of one count (boi_power.c): log1p(count) by least
- * squares on log(g); its prediction. */
+/* The power law of one count (boi_power.c): its law, and the fit of
+ * ln(count) on ln(g) by least squares (a line in g for LAW_LINE, all 0
+ * for LAW_ZERO); its prediction. */
 int sibyl_kmodel_power_fit(const double *g, const double *y, size_t n,
-			   struct sibyl_reg_model *m, char *err, size_t errlen);
-double sibyl_kmodel_power_predict(const struct sibyl_reg_model *m, double g);
+			   struct sibyl_reg_model *m, enum sibyl_kmodel_law *law, char *err,
+			   size_t errlen);
+double sibyl_kmodel_power_predict(const struct sibyl_reg_model *m, enum sibyl_kmodel_law law,
+				  double g);
+/* "power", "zero", "line", "power1p"; and back (-1 when none). */
+const char *sibyl_kmodel_law_name(enum sibyl_kmodel_law law);
+int sibyl_kmodel_law_of(const char *name, enum sibyl_kmodel_law *law);
 
 /* The cross validation (boi_cv.c): each sample's fold, the distinct
  * global sizes split into min(most, their number) runs of increasing

@@ -42,10 +42,10 @@ size_t sibyl_kmodel_boi_folds(const double *g, size_t n, size_t most, size_t *fo
 
 /* One fold's fit: the power law when spec is NULL. */
 static int fit(const struct sibyl_reg_spec *spec, const double *g, const double *y, size_t n,
-	       struct sibyl_reg_model *m, char *err, size_t errlen)
+	       struct sibyl_reg_model *m, enum sibyl_kmodel_law *law, char *err, size_t errlen)
 {
 	return spec ? sibyl_reg_fit(spec, g, y, n, 1, m, err, errlen)
-		    : sibyl_kmodel_power_fit(g, y, n, m, err, errlen);
+		    : sibyl_kmodel_power_fit(g, y, n, m, law, err, errlen);
 }
 
 int sibyl_kmodel_boi_cv(const struct sibyl_reg_spec *spec, const double *g, const double *y,
@@ -59,16 +59,17 @@ int sibyl_kmodel_boi_cv(const struct sibyl_reg_spec *spec, const double *g, cons
 	for (size_t f = 0; !r && f < folds; f++) {
 		size_t nt = 0;
 		struct sibyl_reg_model m;
+		enum sibyl_kmodel_law law = SIBYL_LAW_ZERO;	/* set by a power fit */
 
 		for (size_t i = 0; i < n; i++)
 			if (fold[i] != f)
 				tg[nt] = g[i], ty[nt++] = y[i];
-		if ((r = fit(spec, tg, ty, nt, &m, err, errlen)) < 0)
+		if ((r = fit(spec, tg, ty, nt, &m, &law, err, errlen)) < 0)
 			break;
 		for (size_t i = 0; i < n; i++)
 			if (fold[i] == f)
 				p[i] = spec ? sibyl_reg_predict(&m, &g[i])
-					    : sibyl_kmodel_power_predict(&m, g[i]);
+					    : sibyl_kmodel_power_predict(&m, law, g[i]);
 		sibyl_reg_free(&m);
 	}
 	/* Pooled: a fold of one global size has counts that do not vary,

@@ -111,9 +111,13 @@ static json_t *boi_json(const struct sibyl_kmodel_kfit *k)
 	for (size_t j = 0; j < k->nf; j++) {
 		const struct sibyl_reg_model *m = &b->m[j];
 
-		json_array_append_new(counts, json_pack("{s:s, s:f, s:o, s:o, s:o}", "name",
-			k->names[j], "intercept", m->b, "coef", doubles(m->w, m->p), "mean",
-			doubles(m->mean, m->p), "sd", doubles(m->sd, m->p)));
+		json_t *c = json_pack("{s:s, s:f, s:o, s:o, s:o}", "name", k->names[j],
+			"intercept", m->b, "coef", doubles(m->w, m->p), "mean",
+			doubles(m->mean, m->p), "sd", doubles(m->sd, m->p));
+
+		if (b->power)
+			json_object_set_new(c, "law", json_string(sibyl_kmodel_law_name(b->law[j])));
+		json_array_append_new(counts, c);
 	}
 	return json_pack("{s:s, s:f, s:f, s:f, s:b, s:b, s:b, s:f, s:f, s:o}", "kind", b->kind,
 			 "cv_r2", b->score, "gsize_min", b->gmin, "gsize_max", b->gmax,
@@ -140,11 +144,12 @@ static json_t *samples_json(const struct sibyl_kmodel_kfit *k)
 int sibyl_kmodel_kfit_save(const struct sibyl_kmodel_kfit *k, const char *path, bool force,
 			   char *err, size_t errlen)
 {
-	/* Version 2 holds a power-law OCLBoi, which a version 1 reader would
-	 * take for a straight line: it refuses the file instead. */
+	/* Version 3 holds a power-law OCLBoi, which a version 1 reader would
+	 * take for a straight line, and a version 2 reader for ln(1 + count)
+	 * with no law per count: both refuse the file instead. */
 	json_t *j = json_pack("{s:s, s:i, s:s, s:s, s:s, s:I, s:I, s:s, s:s, s:s, s:i, s:s, s:o, "
 			      "s:o}",
-		"format", FORMAT, "version", k->b.power ? 2 : 1, "kernel", k->kernel, "file",
+		"format", FORMAT, "version", k->b.power ? 3 : 1, "kernel", k->kernel, "file",
 		k->file, "profile",
 		k->profile, "lsize", (json_int_t)k->lsize, "samples_per_size",
 		(json_int_t)k->samples, "device", k->device, "platform", k->platform,
@@ -186,9 +191,18 @@ static int reg_of(json_t *c, const struct sibyl_reg_spec *spec, struct sibyl_reg
 	return 0;
 }
 
+/* A power law's law of count c: a version 2 file's are all ln(1 +
+ * count), a version 3 file names each; -1 when it does not. */
+static int law_of(json_t *c, int version, enum sibyl_kmodel_law *law)
+{
+	if (version < 3)
+		return *law = SIBYL_LAW_POWER1P, 0;
+	return sibyl_kmodel_law_of(json_string_value(json_object_get(c, "law")), law);
+}
+
 /* The instruction name of record i of every sample and OCLBoi count
  * must be names[i]: the samples are read by position. */
-static int boi_of(json_t *o, struct sibyl_kmodel_kfit *k)
+static int boi_of(json_t *o, int version, struct sibyl_kmodel_kfit *k)
 {
 	struct sibyl_kmodel_boi *b = &k->b;
 	json_t *counts = json_object_get(o, "counts"), *c;
@@ -210,10 +224,12 @@ static int boi_of(json_t *o, struct sibyl_kmodel_kfit *k)
 	k->nf = b->nf = json_array_size(counts);
 	k->names = sibyl_xcalloc(k->nf + 1, sizeof(*k->names));
 	b->m = sibyl_xcalloc(k->nf + 1, sizeof(*b->m));
+	b->law = b->power ? sibyl_xcalloc(k->nf + 1, sizeof(*b->law)) : NULL;
 	json_array_foreach(counts, j, c) {
 		const char *name = json_string_value(json_object_get(c, "name"));
 
-		if (!name || reg_of(c, &b->spec, &b->m[j]))
+		if (!name || reg_of(c, &b->spec, &b->m[j]) ||
+		    (b->power && law_of(c, version, &b->law[j])))
 			return -1;
 		k->names[j] = sibyl_xstrdup(name);
 	}
@@ -268,7 +284,9 @@ static int from_json(json_t *j, const char *path, struct sibyl_kmodel_kfit *k, c
 	k->sibyl = sibyl_kmodel_json_dup(j, "sibyl", "");
 	k->lsize = (long)json_integer_value(json_object_get(j, "lsize"));
 	k->samples = (long)json_integer_value(json_object_get(j, "samples_per_size"));
-	if (boi_of(json_object_get(j, "oclboi"), k))
+	int version = (int)json_integer_value(json_object_get(j, "version"));
+
+	if (boi_of(json_object_get(j, "oclboi"), version, k))
 		return sibyl_seterr(err, errlen, "kmodel: %s: no valid \"oclboi\"", path);
 	/* OCLBoi's features divide the global size by gsize_max. */
 	if (!(k->b.gmin >= 1 && k->b.gmax >= k->b.gmin && isfinite(k->b.gmax)))
@@ -289,7 +307,7 @@ int sibyl_kmodel_kfit_load(const char *path, struct sibyl_kmodel_kfit *k, char *
 	json_t *j;
 
 	memset(k, 0, sizeof(*k));
-	if (!(j = sibyl_kmodel_json_load_upto(path, FORMAT, "kernel model", 2, err, errlen)))
+	if (!(j = sibyl_kmodel_json_load_upto(path, FORMAT, "kernel model", 3, err, errlen)))
 		return -1;
 	int r = from_json(j, path, k, err, errlen);
 

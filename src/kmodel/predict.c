@@ -16,50 +16,83 @@
 /* The interval's level: 5%..95%, as the time model's ratio spread. */
 #define LEVEL 0.90
 
-/* OCLBoi's features of global size g: 1, x and x^2 for a polynomial
- * kind, with x = g / gmax (g^2 is 10^8 times g otherwise); for the
- * power law too (its exponent is between 1 and 2 as a rule, and a
- * quadratic's interval is the wider). */
-static size_t features(const struct sibyl_kmodel_boi *b, double g, double *f)
+/* OCLBoi's features of global size g: 1, x and, for a polynomial kind,
+ * x^2, with x = g / gmax (g^2 is 10^8 times g otherwise); 1 and ln g
+ * for the power law's line in log-log (`logs`). */
+static size_t features(const struct sibyl_kmodel_boi *b, bool logs, double g, double *f)
 {
 	double x = g / b->gmax;
 
-	f[0] = 1, f[1] = x, f[2] = x * x;
-	return b->spec.poly2 || b->power ? 3 : 2;
+	f[0] = 1, f[1] = logs ? log(g) : x, f[2] = x * x;
+	return b->spec.poly2 && !logs ? 3 : 2;
 }
 
-/* Half-width of the prediction interval of u = w.c at g: u of each
- * sample regressed on OCLBoi's features (the launch cost is constant,
- * it has no uncertainty). */
-static double boi_half(const struct sibyl_kmodel_device *m, const struct sibyl_kmodel_kfit *k,
-		       double g)
+/* The kernel's time-weighted count u = w.c of each sample (the launch
+ * cost is constant, it has no uncertainty); whether every one is > 0. */
+static bool weighted(const struct sibyl_kmodel_device *m, const struct sibyl_kmodel_kfit *k,
+		     double *u)
+{
+	bool positive = true;
+
+	for (size_t i = 0; i < k->ns; i++) {
+		u[i] = sibyl_kmodel_device_time(m, k->C + i * k->nf, (const char *const *)k->names,
+						k->nf) - m->tm.b;
+		positive &= u[i] > 0;
+	}
+	return positive;
+}
+
+/* Half-width of the prediction interval at g of y regressed on
+ * OCLBoi's features. */
+static double half(const struct sibyl_kmodel_kfit *k, bool logs, const double *y, double g)
 {
 	double f[3], yhat, yerr, chisq;
-	size_t p = features(&k->b, g, f), n = k->ns;
+	size_t p = features(&k->b, logs, g, f), n = k->ns;
 
 	/* n > p: sibyl_kmodel_predict refused fewer samples. */
 	gsl_matrix *X = gsl_matrix_alloc(n, p), *cov = gsl_matrix_alloc(p, p);
-	gsl_vector *y = gsl_vector_alloc(n), *c = gsl_vector_alloc(p);
+	gsl_vector *c = gsl_vector_alloc(p);
+	gsl_vector_const_view yv = gsl_vector_const_view_array(y, n);
 	gsl_multifit_linear_workspace *w = gsl_multifit_linear_alloc(n, p);
 	gsl_vector_view at = gsl_vector_view_array(f, p);
 
 	for (size_t i = 0; i < n; i++) {
 		double fi[3];
 
-		features(&k->b, k->g[i], fi);
+		features(&k->b, logs, k->g[i], fi);
 		for (size_t j = 0; j < p; j++)
 			gsl_matrix_set(X, i, j, fi[j]);
-		gsl_vector_set(y, i, sibyl_kmodel_device_time(m, k->C + i * k->nf,
-			       (const char *const *)k->names, k->nf) - m->tm.b);
 	}
-	gsl_multifit_linear(X, y, c, cov, &chisq, w);
+	gsl_multifit_linear(X, &yv.vector, c, cov, &chisq, w);
 	gsl_multifit_linear_est(&at.vector, c, cov, &yhat, &yerr);
 	double s2 = chisq / (double)(n - p);
 
 	gsl_multifit_linear_free(w);
 	gsl_matrix_free(X), gsl_matrix_free(cov);
-	gsl_vector_free(y), gsl_vector_free(c);
+	gsl_vector_free(c);
 	return sibyl_t_quantile(LEVEL, (double)(n - p)) * sqrt(s2 + yerr * yerr);
+}
+
+/* OCLBoi's share of the interval around the estimate e at g, as bounds
+ * *a <= e <= *z; s scales the time model (the calibration).  Least
+ * squares on OCLBoi's features for u; for the power law, ln u on ln g,
+ * the line its counts were fitted on (a quadratic in g would follow
+ * neither its shape nor its spread, which grows with g), so the bounds
+ * are e exp(-h) and e exp(h), unless a u is 0 (no logarithm): then a
+ * line in g, the power law's rule for counts that are sometimes 0. */
+static void boi_band(const struct sibyl_kmodel_device *m, const struct sibyl_kmodel_kfit *k,
+		     double g, double e, double s, double *a, double *z)
+{
+	double *u = sibyl_xcalloc(k->ns + 1, sizeof(*u));
+	bool logs = weighted(m, k, u) && k->b.power;
+
+	for (size_t i = 0; logs && i < k->ns; i++)
+		u[i] = log(u[i]);
+	double h = half(k, logs, u, g);
+
+	*a = logs ? e * exp(-h) : e - s * h;
+	*z = logs ? e * exp(h) : e + s * h;
+	free(u);
 }
 
 /* The time model's scale for this kernel: the median of its measured /
@@ -95,9 +128,12 @@ static void estimate(const struct sibyl_kmodel_device *m, const struct sibyl_kmo
 	p->calibration = s;
 	s = s > 0 ? s : 1;
 	p->seconds = s * p->uncalibrated;
-	p->oclboi_half = s * boi_half(m, k, g);
+	double a, z;
+
+	boi_band(m, k, g, p->seconds, s, &a, &z);
+	p->oclboi_half = (z - a) / 2;
 	/* No time is negative, whatever a ratio of a poor fit says. */
-	double a = fmax(0, p->seconds - p->oclboi_half), z = p->seconds + p->oclboi_half;
+	a = fmax(0, a);
 
 	p->low = fmax(0, fmin(a * lo, a * hi));
 	p->high = fmax(0, fmax(z * lo, z * hi));
@@ -115,7 +151,7 @@ int sibyl_kmodel_predict(const struct sibyl_kmodel_device *m, const struct sibyl
 	uint64_t t0 = sibyl_mono_ns();
 
 	double f[3];
-	size_t terms = features(&k->b, 1, f);
+	size_t terms = features(&k->b, k->b.power, 1, f);
 
 	memset(p, 0, sizeof(*p));
 	/* With no more samples than OCLBoi has terms, its fit leaves no

@@ -16,7 +16,8 @@
  * features of the global size (1, g and, for a polynomial kind, g^2),
  * and its 90% prediction interval t * sqrt(s^2 + var(fit at g)) widens
  * with the distance from the profiled sizes (the elastic nets' share of
- * it is that of least squares on the same features).  Then the time
+ * it is that of least squares on the same features); for the power law,
+ * ln u on ln g, a ratio exp(+-h) of the estimate.  Then the time
  * model's own error on kernels it never saw: the 5%..95% spread of
  * measured / (calibrated) predicted time of its cross validation, which
  * scales the bounds.
@@ -29,7 +30,7 @@
 
 struct sibyl_kmodel_prediction {
 	double seconds, low, high;
-	double oclboi_half;		/* half-width of OCLBoi's part, seconds */
+	double oclboi_half;		/* half the width of OCLBoi's part, seconds */
 	double uncalibrated;		/* the time model's estimate, seconds */
 	double calibration;		/* seconds / uncalibrated; 0: none */
 	double gmin, gmax;		/* the sizes profiled */

@@ -43,8 +43,8 @@ done
 import json, math, sys
 w, kfile = sys.argv[1], sys.argv[2]
 k = json.load(open(kfile)); dev = json.load(open(w + "/dev.json"))
-# version 2 when OCLBoi is a power law (a version 1 reader refuses it).
-assert k["format"] == "sibyl-kmodel-kernel" and k["version"] == (2 if k["oclboi"]["power"] else 1), k
+# version 3 when OCLBoi is a power law (older readers refuse it).
+assert k["format"] == "sibyl-kmodel-kernel" and k["version"] == (3 if k["oclboi"]["power"] else 1), k
 assert k["kernel"] == "collatz" and k["file"].endswith("irregular.cl") and k["device"], k
 assert k["opt_level"] == "0" and k["sibyl"] and k["profile"] == "1024:8192:1024", k
 assert len(k["samples"]) == 8 and k["samples"][0]["gsize"] == 1024, k["samples"][0]
@@ -55,8 +55,10 @@ b = k["oclboi"]; cost = {c["name"]: c["seconds"] for c in dev["time_model"]["ins
 def seconds(g):
     s = dev["time_model"]["launch_seconds"]
     for c in b["counts"]:
-        if b.get("power"):	# log1p(count) linear in log(g)
-            v = math.expm1(c["intercept"] + c["coef"][0] * math.log(g))
+        if b.get("power"):	# ln(count) linear in ln(g), a line, or 0
+            v = {"power": lambda: math.exp(c["intercept"] + c["coef"][0] * math.log(g)),
+                 "line": lambda: c["intercept"] + c["coef"][0] * (g - c["mean"][0]) / c["sd"][0],
+                 "zero": lambda: 0}[c["law"]]()
             s += cost.get(c["name"], 0) * max(0, v)
             continue
         f = [g, g * g] if b["poly2"] else [g]
@@ -102,6 +104,31 @@ assert o["uncalibrated_seconds"] == p["uncalibrated_seconds"] and p["calibration
 print("ok: another device's kernel model, uncalibrated")
 PY
 
+# A version 2 kernel model (power law of ln(1 + count), no law per
+# count) is still read as it was written.
+/usr/bin/python3 - "$K" "$WORK/v2.json" <<'PY'
+import json, sys
+k = json.load(open(sys.argv[1]))
+if k["oclboi"]["power"]:
+    k["version"] = 2
+    for c in k["oclboi"]["counts"]:
+        del c["law"]
+json.dump(k, open(sys.argv[2], "w"))
+PY
+"$SIBYL" kmodel predict --model "$WORK/dev.json" --kernel-model "$WORK/v2.json" --gsize 16384 \
+	--json > "$WORK/v2.out"
+/usr/bin/python3 - "$WORK/v2.json" "$WORK/dev.json" "$WORK/v2.out" <<'PY'
+import json, math, sys
+k, dev, p = (json.load(open(a)) for a in sys.argv[1:])
+if k["version"] == 2:
+    cost = {c["name"]: c["seconds"] for c in dev["time_model"]["instructions"]}
+    s = dev["time_model"]["launch_seconds"] + sum(
+        cost.get(c["name"], 0) * max(0, math.expm1(c["intercept"] + c["coef"][0] * math.log(16384)))
+        for c in k["oclboi"]["counts"])
+    assert abs(s - p["uncalibrated_seconds"]) <= 1e-9 * s, (s, p)
+print("ok: a version 2 kernel model")
+PY
+
 # Bad input: one line each, nothing printed.
 refuse() {
 	local what=$1 code=$2 pattern=$3 st=0
@@ -114,9 +141,9 @@ refuse() {
 }
 refuse "a device model as the kernel model" 1 "dev.json: not a kmodel kernel model" \
 	"$SIBYL" kmodel predict --model "$WORK/dev.json" --kernel-model "$WORK/dev.json" --gsize 9
-sed -E 's/"version": [12],/"version": 3,/' "$K" > "$WORK/v3.json"
-refuse "version 3" 1 "v3.json: kernel model version 3 is not 1 to 2" \
-	"$SIBYL" kmodel predict --model "$WORK/dev.json" --kernel-model "$WORK/v3.json" --gsize 9
+sed -E 's/"version": [123],/"version": 4,/' "$K" > "$WORK/v4.json"
+refuse "version 4" 1 "v4.json: kernel model version 4 is not 1 to 3" \
+	"$SIBYL" kmodel predict --model "$WORK/dev.json" --kernel-model "$WORK/v4.json" --gsize 9
 /usr/bin/python3 -c 'import json, sys
 k = json.load(open(sys.argv[1])); k["samples"][3]["counts"].pop(); json.dump(k, open(sys.argv[2], "w"))' \
 	"$K" "$WORK/torn.json"
