@@ -164,4 +164,8 @@ refuse "fit of no kernel" 1 "^sibyl: kmodel: no_such_kernel: [^:]*irregular.cl h
 # law, not a parabola that doubles them 16 times further.
 "$SIBYL" kmodel fit "$SUITE/matrix.cl" -k matmul -o "$WORK/matmul.json" > "$WORK/out"
 grep -q "OCLBoi power law (CV R^2 " "$WORK/out" || fail "matmul: $(cat "$WORK/out")"
+# Each count of a power law names its law.
+sed '0,/"law": "power"/s//"law": "cubic"/' "$WORK/matmul.json" > "$WORK/law.json"
+refuse "an unknown law" 1 'law.json: no valid "oclboi"' \
+	"$SIBYL" kmodel predict --model "$WORK/dev.json" --kernel-model "$WORK/law.json" --gsize 9
 echo "ok: fit"
