@@ -74,12 +74,17 @@ static const struct sibyl_command_help evaluate_help = {
 	"the global size and static counts).  See docs/kmodel.md.",
 };
 
+/* A level error R^2 >= 0.9 tolerates (the median kernel of the suite's
+ * sweeps: docs/kmodel.md). */
+#define LEVEL_CLOSE 0.15
+
 static void print_eval(const struct sibyl_kmodel_eval *e)
 {
 	double *man = calloc(e->n + 1, sizeof(*man)), *base = calloc(e->n + 1, sizeof(*base));
 	double *ex = calloc(e->n + 1, sizeof(*ex)), *own = calloc(e->n + 1, sizeof(*own));
 	double *ce = calloc(e->n + 1, sizeof(*ce)), *te = calloc(e->n + 1, sizeof(*te));
-	size_t better = 0, nex = 0;
+	double *lv = calloc(e->n + 1, sizeof(*lv));
+	size_t better = 0, nex = 0, close = 0;
 
 	printf("%-16s %12s %12s %12s %12s %8s  %-20s %s\n", "kernel", "OCLMan R2", "OCLBase R2",
 	       "OCLMan RMSE", "OCLBase RMSE", "extrap", "OCLBoi", "time model");
@@ -92,6 +97,8 @@ static void print_eval(const struct sibyl_kmodel_eval *e)
 		man[i] = r->r2_oclman;
 		base[i] = r->r2_oclbase;
 		own[i] = r->r2_counts;
+		lv[i] = r->level;
+		close += fabs(r->level - 1) <= LEVEL_CLOSE;
 		better += r->r2_oclman > r->r2_oclbase;
 		if (!isnan(r->extrap_err)) {
 			ce[nex] = r->extrap_count_err;
@@ -111,7 +118,11 @@ static void print_eval(const struct sibyl_kmodel_eval *e)
 		printf("; extrap error from OCLBoi's counts %.1f%%, from the calibrated time model "
 		       "%.1f%%", 100 * sibyl_kmodel_median(ce, nex), 100 * sibyl_kmodel_median(te, nex));
 	putchar('\n');
-	free(man), free(base), free(ex), free(own), free(ce), free(te);
+	sibyl_kmodel_median(lv, e->n);	/* sorts */
+	printf("time model's level (measured / predicted on measured counts): %.3g..%.3g, "
+	       "within %.0f%% on %zu of %zu kernels\n", lv[0], lv[e->n ? e->n - 1 : 0],
+	       100 * LEVEL_CLOSE, close, e->n);
+	free(man), free(base), free(ex), free(own), free(ce), free(te), free(lv);
 }
 
 static void print_eval_json(const struct sibyl_kmodel_eval *e)
@@ -122,14 +133,15 @@ static void print_eval_json(const struct sibyl_kmodel_eval *e)
 		const struct sibyl_kmodel_eval_row *r = &e->rows[i];
 
 		json_array_append_new(ks, json_pack("{s:s, s:f, s:f, s:f, s:f, s:s, s:f, s:s, s:f, "
-			"s:o, s:o, s:o, s:o, s:o}", "name", r->name, "r2_oclman", r->r2_oclman, "r2_oclbase",
+			"s:o, s:o, s:o, s:o, s:o, s:o}", "name", r->name, "r2_oclman", r->r2_oclman, "r2_oclbase",
 			r->r2_oclbase, "rmse_oclman", r->rmse_oclman, "rmse_oclbase",
 			r->rmse_oclbase, "oclboi", r->boi_kind, "oclboi_cv_r2", r->boi_score,
 			"time_model", r->time_kind, "fit_seconds", r->fit_seconds, "extrap_error",
 			sibyl_json_real_or_null(r->extrap_err), "extrap_r2",
 			sibyl_json_real_or_null(r->extrap_r2), "r2_counts", sibyl_json_real_or_null(r->r2_counts),
 			"extrap_count_error", sibyl_json_real_or_null(r->extrap_count_err),
-			"extrap_time_error", sibyl_json_real_or_null(r->extrap_time_err)));
+			"extrap_time_error", sibyl_json_real_or_null(r->extrap_time_err), "level",
+			sibyl_json_real_or_null(r->level)));
 	}
 	json_t *top = json_pack("{s:o}", "kernels", ks);
 

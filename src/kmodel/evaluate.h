@@ -39,6 +39,11 @@ struct sibyl_kmodel_eval_row {
 	 * OCLBoi's share), and of the calibrated time model on the
 	 * measured counts against the times (time_err, its own share). */
 	double r2_counts, extrap_count_err, extrap_time_err;
+	/* The time model's level for this kernel: the median over its
+	 * samples of measured time / the time model on its measured counts
+	 * (1 when right).  A kernel-agnostic model's largest error: R^2
+	 * >= 0.9 needs it within about 15% (docs/kmodel.md). */
+	double level;
 	size_t n;				/* its samples: */
 	double *gsize, *measured, *oclman, *oclbase;	/* seconds */
 };

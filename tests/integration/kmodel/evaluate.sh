@@ -50,6 +50,7 @@ for k in ks:
     # which half errs: neither here (counts exact, costs shared).
     assert k["r2_counts"] > 0.99, k
     assert k["extrap_time_error"] < 0.02, k
+    assert abs(k["level"] - 1) < 0.02, k
     assert k["extrap_count_error"] < (0.15 if quad else 1e-3), k
 print("ok: %d held-out kernels, OCLMan R^2 >= %.4f" % (len(ks), min(k["r2_oclman"] for k in ks)))
 PY
@@ -60,6 +61,8 @@ grep -Eq "^extrap: from the 3 smallest sizes, calibrated: median error [0-9]\.[0
 	"$WORK/table" || fail "text summary: $(tail -2 "$WORK/table")"
 grep -Eq "^time model on measured counts: median R2 (1|0\.99[0-9]*); extrap error from OCLBoi's counts [0-9.]+%, from the calibrated time model [01]\.[0-9]%" \
 	"$WORK/table" || fail "diagnosis line: $(tail -1 "$WORK/table")"
+grep -Eq "^time model's level \(measured / predicted on measured counts\): (0\.9[89][0-9]*|1|1\.0[0-9]*)\.\.(0\.9[89][0-9]*|1|1\.0[0-9]*), within 15% on 10 of 10 kernels$" \
+	"$WORK/table" || fail "level line: $(tail -1 "$WORK/table")"
 
 # The device model recovers the truth's costs (times are exact to 0.5%).
 "$SIBYL" kmodel train-device "$D" -o "$WORK/dev.json" > /dev/null
