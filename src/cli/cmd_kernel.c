@@ -50,12 +50,16 @@ static void on_notice(enum sibyl_notice kind, const char *text, void *ctx)
 	sibyl_notice_print(kind, text, NULL);
 }
 
-/* --check's barrier finding in text (--json puts it in its object). */
-static void report_barrier(const struct kernel_opts *o, const char *kernel)
+/* --check's probes' findings in text (--json puts them in its object). */
+static void report_probes(const struct kernel_opts *o, const char *kernel)
 {
-	if (!o->json)
-		printf("kernel '%s': check: %s\n", kernel,
-		       json_string_value(json_object_get(o->barrier, "message")));
+	json_t *f;
+	size_t i;
+
+	json_array_foreach(o->probes, i, f)
+		if (!o->json)
+			printf("kernel '%s': check: %s\n", kernel,
+			       json_string_value(json_object_get(f, "message")));
 }
 
 /* A run that did not finish, after its line (printed by the caller or
@@ -68,13 +72,13 @@ static int failure(struct kernel_opts *o, const char *kernel, const struct sibyl
 	const struct sibyl_kfailure *f = g ? &g->failure : NULL;
 	const char *chatter = g ? g->chatter : NULL;
 
-	if (o->barrier)	/* the likely cause of the failure on PoCL */
-		report_barrier(o, kernel);
+	if (o->probes)	/* a divergent barrier: the likely cause of the failure on PoCL */
+		report_probes(o, kernel);
 	if (o->json) {
 		json_t *j = sibyl_kfailure_json(o->c.file, kernel, cfg, f, st, stage, message);
 
-		if (o->barrier)
-			json_object_set_new(j, "findings", json_pack("[O]", o->barrier));
+		if (o->probes)
+			json_object_set(j, "findings", o->probes);
 		kernel_put_inferred(j, cfg);
 
 		if (o->diagnostics.len)
@@ -83,12 +87,12 @@ static int failure(struct kernel_opts *o, const char *kernel, const struct sibyl
 		if (chatter)
 			json_object_set_new(j, "compiler_output", json_string(chatter));
 		kernel_put_json(j);
-		json_decref(o->barrier), o->barrier = NULL;
+		json_decref(o->probes), o->probes = NULL;
 		return exit_status[st];
 	}
 	if (chatter)
 		fputs(chatter, stderr);
-	json_decref(o->barrier), o->barrier = NULL;
+	json_decref(o->probes), o->probes = NULL;
 	json_t *a = o->dump_args ? sibyl_kfailure_args(cfg, f) : NULL;
 
 	if (a) {
@@ -195,8 +199,11 @@ static int run_once(struct kernel_opts *o, struct sibyl_run_cfg *cfg)
 		if (g.chatter && o->verbose)
 			fputs(g.chatter, stderr);
 		if (o->check && (c.findings = sibyl_check_findings(cfg->kernel, c.samples)) &&
-		    o->barrier)
-			json_array_insert(c.findings, 0, o->barrier);
+		    o->probes) {	/* the probes' findings first */
+			json_array_extend(o->probes, c.findings);
+			json_decref(c.findings);
+			c.findings = json_incref(o->probes);
+		}
 		if (c.findings && json_array_size(c.findings))
 			r = KERNEL_EXIT_FINDINGS;
 		if (o->json)
@@ -213,7 +220,7 @@ static int run_once(struct kernel_opts *o, struct sibyl_run_cfg *cfg)
 	json_decref(c.samples);
 	json_decref(c.device);
 	json_decref(c.findings);
-	json_decref(o->barrier), o->barrier = NULL;
+	json_decref(o->probes), o->probes = NULL;
 	if (fflush(stdout))
 		return sibyl_err_errno("kernel: writing the results"), 1;
 	return r;
@@ -261,7 +268,7 @@ static int run(struct kernel_opts *o, const struct sibyl_kernel *k, void *bc, si
 
 	memcpy(cfg.gdim, nd.g, sizeof(cfg.gdim));
 	memcpy(cfg.ldim, nd.l, sizeof(cfg.ldim));
-	o->barrier = o->check ? sibyl_check_probe(&cfg, &o->c, bc, size, o->timeout,
+	o->probes = o->check ? sibyl_check_probe(&cfg, &o->c, bc, size, o->timeout,
 						  o->build_timeout) : NULL;
 
 	struct sibyl_counting_how how = { o->inst, o->spir, o->source_counters, o->build_timeout,

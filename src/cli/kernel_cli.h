@@ -29,7 +29,7 @@ struct kernel_opts {
 	const struct sibyl_kernels *ks;		/* the file's kernels */
 	struct sibyl_strlist args;		/* -A NAME=SPEC */
 	struct sibyl_strbuf diagnostics;	/* compilers' messages, for --json */
-	json_t *barrier;	/* --check's barrier finding (check.h), until reported */
+	json_t *probes;		/* --check's probes' findings (check_probe.h), until reported */
 };
 
 /* The options into *o, the file operand included, and their

@@ -224,6 +224,98 @@ static json_t *divergence(const struct sibyl_run_cfg *cfg, const uint64_t *count
 	return f;
 }
 
+/* "FILE:12 (write)", or "(write)" when the line is unknown. */
+static void access_at(const struct sibyl_run_cfg *cfg, const struct sibyl_race_access *a,
+		      struct sibyl_strbuf *m)
+{
+	if (a->line)
+		sibyl_strbuf_printf(m, "%s:%u ", cfg->file, a->line);
+	sibyl_strbuf_printf(m, "(%s)", a->what);
+}
+
+/* "5" in 1-D, "5,2" in 2-D, or "the group's async copy". */
+static void item_of(const struct sibyl_run_cfg *cfg, uint64_t item, char *buf, size_t len)
+{
+	uint64_t g[3], l[3];
+	unsigned dims = shape(cfg, g, l);
+
+	if (item == SIBYL_RACE_GROUP)
+		snprintf(buf, len, "the group's async copy");
+	else
+		item_name(item, g, dims, buf, len);
+}
+
+/* "work-items 3 and 4", "work-item 3 and the group's async copy". */
+static void items_of(const struct sibyl_run_cfg *cfg, uint64_t a, uint64_t b,
+		     struct sibyl_strbuf *m)
+{
+	char na[64], nb[64];
+
+	item_of(cfg, a, na, sizeof(na));
+	item_of(cfg, b, nb, sizeof(nb));
+	if (a == SIBYL_RACE_GROUP || b == SIBYL_RACE_GROUP)
+		sibyl_strbuf_printf(m, "%s%s and %s%s", a == SIBYL_RACE_GROUP ? "" : "work-item ", na,
+				    b == SIBYL_RACE_GROUP ? "" : "work-item ", nb);
+	else
+		sibyl_strbuf_printf(m, "work-items %s and %s", na, nb);
+}
+
+static void race_json(const struct sibyl_run_cfg *cfg, const struct sibyl_race_finding *f,
+		      json_t *out)
+{
+	struct sibyl_strbuf m = { 0 };
+
+	sibyl_strbuf_printf(&m, "data race on __local at ");
+	access_at(cfg, &f->a, &m);
+	sibyl_strbuf_printf(&m, " and ");
+	access_at(cfg, &f->b, &m);
+	sibyl_strbuf_printf(&m, ": ");
+	items_of(cfg, f->a.item, f->b.item, &m);
+	sibyl_strbuf_printf(&m, " of work-group %llu", (unsigned long long)f->group);
+	if (f->lines > 1)
+		sibyl_strbuf_printf(&m, " (%zu pairs of lines race)", f->lines);
+	json_t *j = json_pack("{s:s, s:s}", "kind", "data-race", "message", sibyl_strbuf_str(&m));
+
+	if (f->a.line && f->b.line)
+		json_object_set_new(j, "lines", json_pack("[i, i]", (int)f->a.line, (int)f->b.line));
+	json_array_append_new(out, j);
+	sibyl_strbuf_free(&m);
+}
+
+static void uninit_json(const struct sibyl_run_cfg *cfg, const struct sibyl_race_finding *f,
+			json_t *out)
+{
+	struct sibyl_strbuf m = { 0 };
+	char item[64];
+
+	item_of(cfg, f->a.item, item, sizeof(item));
+	sibyl_strbuf_printf(&m, "uninitialised read of __local at ");
+	access_at(cfg, &f->a, &m);
+	sibyl_strbuf_printf(&m, ": %s%s of work-group %llu reads what nothing wrote",
+			    f->a.item == SIBYL_RACE_GROUP ? "" : "work-item ", item,
+			    (unsigned long long)f->group);
+	if (f->lines > 1)
+		sibyl_strbuf_printf(&m, " (%zu lines do)", f->lines);
+	json_t *j = json_pack("{s:s, s:s}", "kind", "uninitialised-read", "message",
+			      sibyl_strbuf_str(&m));
+
+	if (f->a.line)
+		json_object_set_new(j, "line", json_integer(f->a.line));
+	json_array_append_new(out, j);
+	sibyl_strbuf_free(&m);
+}
+
+json_t *sibyl_check_races(const struct sibyl_run_cfg *cfg, const struct sibyl_races *r)
+{
+	json_t *out = json_array();
+
+	if (r->race.found)
+		race_json(cfg, &r->race, out);
+	if (r->uninit.found)
+		uninit_json(cfg, &r->uninit, out);
+	return out;
+}
+
 json_t *sibyl_check_barriers(const struct sibyl_run_cfg *cfg, const uint64_t *counts,
 			     size_t rows, const struct sibyl_barrier_where *where)
 {

@@ -23,6 +23,13 @@
  * adds a sample's "barriers" finding when the work-items of a group
  * reached different numbers of barriers (sibyl_check_barriers, from
  * sibyl_instrumented_barriers).
+ *
+ * __local memory: a second probe (check_probe.h) runs a copy that logs
+ * every __local access and barrier of the first work-groups
+ * (sibyl_instrument_races), barriers kept; the guard turns each sample's
+ * log into its "races" findings (sibyl_check_races): a data race, two
+ * work-items of a group touching one __local byte between the same two
+ * barriers, one writing; a read of __local memory nothing wrote.
  */
 #ifndef SIBYL_OCL_CHECK_H
 #define SIBYL_OCL_CHECK_H
@@ -55,6 +62,12 @@ struct sibyl_barrier_where {
 };
 json_t *sibyl_check_barriers(const struct sibyl_run_cfg *cfg, const uint64_t *counts,
 			     size_t rows, const struct sibyl_barrier_where *where);
+
+/* The race probe's findings (instrument.h), a JSON array of
+ * {"kind": "data-race", "message", "lines": [a, b]} and {"kind":
+ * "uninitialised-read", "message", "line"} (lines known only); empty
+ * when none. */
+json_t *sibyl_check_races(const struct sibyl_run_cfg *cfg, const struct sibyl_races *r);
 
 /* The findings of the samples' digests: a JSON array of
  * {"kind", "message"[, "arg"][, "seed"]}, kind one of "no-output",

@@ -9,16 +9,44 @@
 #include <stdlib.h>
 #include <string.h>
 
+struct seen {
+	json_t *found;		/* the findings */
+	json_t *race_log;	/* {"groups", "cut"} */
+};
+
 static void on_sample(void *ctx, json_t *msg)
 {
-	json_t **found = ctx;
+	struct seen *s = ctx;
+	json_t *f;
 
-	if (!*found && json_object_get(msg, "barriers"))
-		*found = json_incref(json_object_get(msg, "barriers"));
+	if (!s->race_log && (f = json_object_get(msg, "race_log")))
+		s->race_log = json_incref(f);
+	if (s->found)
+		return;
+	if ((f = json_object_get(msg, "barriers")))
+		s->found = json_pack("[O]", f);
+	else if ((f = json_object_get(msg, "races")) && json_array_size(f))
+		s->found = json_incref(f);
 }
 
-/* Whether the kernel (or what it calls) has a barrier: else no probe. */
-static bool has_barrier(const void *bc, size_t size, const char *kernel)
+static bool barrier_call(const char *name)
+{
+	return !strncmp(name, "call _Z7barrier", 15) ||
+	       !strncmp(name, "call _Z18work_group_barrier", 27);
+}
+
+/* A __local load or store, or a builtin given a __local pointer (its
+ * mangled name says so); atomicrmw and cmpxchg do not name theirs. */
+static bool local_access(const char *name)
+{
+	return !strncmp(name, "load local", 10) || !strncmp(name, "store local", 11) ||
+	       (!strncmp(name, "call ", 5) && strstr(name, "PU3AS3")) ||
+	       !strncmp(name, "atomicrmw", 9) || !strncmp(name, "cmpxchg", 7);
+}
+
+/* Whether the kernel (or what it calls) has an instruction `match`
+ * names: else no probe. */
+static bool has(const void *bc, size_t size, const char *kernel, bool (*match)(const char *))
 {
 	struct sibyl_instcounts c;
 	char err[256];
@@ -28,58 +56,101 @@ static bool has_barrier(const void *bc, size_t size, const char *kernel)
 		return found;
 	found = false;
 	for (size_t i = 0; i < c.n; i++)
-		found |= !strncmp(c.items[i].name, "call _Z7barrier", 15) ||
-			 !strncmp(c.items[i].name, "call _Z18work_group_barrier", 27);
+		found |= match(c.items[i].name);
 	sibyl_instcounts_free(&c);
 	return found;
 }
 
-/* Run the probe on bitcode bc: 0, or -1 / the failed samples with err. */
-static int probe(struct sibyl_run_cfg *p, const void *bc, size_t size, struct sibyl_guard *g,
-		 char *err, size_t errlen)
+/* Run a probe on bitcode bc: its findings (an array) or NULL; why it
+ * did not run in `why`, or what the race probe saw (else empty). */
+static json_t *probe(struct sibyl_run_cfg *p, const void *bc, size_t size, double timeout_s,
+		     double build_timeout_s, char *why, size_t whylen)
 {
+	struct seen seen = { NULL, NULL };
+	struct sibyl_guard g = { timeout_s, build_timeout_s, false, NULL, on_sample, &seen,
+				 { 0 }, NULL };
 	struct sibyl_counting counting = { 0 };
-	int r = sibyl_counting_prepare(&counting, bc, size, p, err, errlen);
+	int r = sibyl_counting_prepare(&counting, bc, size, p, why, whylen);
 
-	if (r == 0 && (r = sibyl_run_guarded(p, g, err, errlen)) > 0)
-		snprintf(err, errlen, "%s", g->failure.message);
+	if (r == 0 && (r = sibyl_run_guarded(p, &g, why, whylen)) > 0)
+		snprintf(why, whylen, "%s", g.failure.message);
+	if (!r)
+		*why = '\0';
 	sibyl_counting_done(&counting);
-	return r;
+	free(g.chatter);
+	if (seen.race_log)	/* -v: how much the race probe saw */
+		snprintf(why, whylen, "logged the __local accesses of %lld work-group(s), %lld of "
+			 "them cut short", (long long)json_integer_value(json_object_get(
+				 seen.race_log, "groups")), (long long)json_integer_value(
+				 json_object_get(seen.race_log, "cut")));
+	json_decref(seen.race_log);
+	return seen.found;
+}
+
+/* The kernel compiled again with -g, for the findings' lines (NULL:
+ * that failed, the caller's bitcode serves). */
+static void *with_lines(const struct sibyl_compile_opts *c, size_t *size)
+{
+	struct sibyl_compile_opts dbg = *c;
+	char *opts = sibyl_xasprintf("%s -g", c->build_options ? c->build_options : "");
+	void *gbc = NULL;
+	char err[1024];
+
+	dbg.build_options = opts;
+	if (sibyl_compile_spir(&dbg, &gbc, size, err, sizeof(err)) < 0)
+		gbc = NULL;
+	free(opts);
+	return gbc;
+}
+
+/* Both probes, their notices dropped (the user's run says what fails). */
+static json_t *probes(struct sibyl_run_cfg *p, const struct sibyl_compile_opts *c, const void *bc,
+		      size_t size, const double limits[2], bool barriers, bool local,
+		      char why[2][512])
+{
+	json_t *found = NULL;
+	size_t gsize = 0;
+	void *ctx, *gbc;
+	sibyl_notice_fn *fn = sibyl_notice_handler(&ctx);
+
+	sibyl_set_notice_handler(NULL, NULL);
+	gbc = with_lines(c, &gsize);
+	if (barriers) {
+		p->barriers = true;
+		found = probe(p, gbc ? gbc : bc, gbc ? gsize : size, limits[0], limits[1], why[0], 512);
+		p->barriers = false;
+	}
+	/* A divergent barrier leaves the race probe nothing sound to see. */
+	if (!found && local) {
+		p->races = true;
+		found = probe(p, gbc ? gbc : bc, gbc ? gsize : size, limits[0], limits[1], why[1], 512);
+	}
+	sibyl_set_notice_handler(fn, ctx);
+	free(gbc);
+	return found;
 }
 
 json_t *sibyl_check_probe(const struct sibyl_run_cfg *cfg, const struct sibyl_compile_opts *c,
 			  const void *bc, size_t size, double timeout_s, double build_timeout_s)
 {
 	struct sibyl_run_cfg p = *cfg;
-	struct sibyl_compile_opts dbg = *c;
-	json_t *found = NULL;
-	struct sibyl_guard g = { timeout_s, build_timeout_s, false, NULL, on_sample, &found,
-				 { 0 }, NULL };
-	char err[1024];
-	void *ctx;
+	bool barriers = has(bc, size, cfg->kernel->name, barrier_call);
+	bool local = has(bc, size, cfg->kernel->name, local_access);
+	const double limits[2] = { timeout_s, build_timeout_s };
+	char why[2][512] = { "", "" };
 
-	if (!has_barrier(bc, size, cfg->kernel->name))
+	if (barriers && !cfg->lsize) {	/* the runtime's groups: which work-items go together? */
+		sibyl_info("kernel: --check: barriers not checked: no -l");
+		barriers = false;
+	}
+	if (!barriers && !local)
 		return NULL;
-	if (!cfg->lsize)	/* the runtime's groups: which work-items go together? */
-		return sibyl_info("kernel: --check: barriers not checked: no -l"), NULL;
-	p.samples = 1, p.warmup = 0, p.check = p.dump_args = false, p.barriers = true;
-	sibyl_notice_fn *fn = sibyl_notice_handler(&ctx);
+	p.samples = 1, p.warmup = 0, p.check = p.dump_args = false;
+	json_t *found = probes(&p, c, bc, size, limits, barriers, local, why);
 
-	char *opts = sibyl_xasprintf("%s -g", c->build_options ? c->build_options : "");
-	void *gbc = NULL;
-	size_t gsize = 0;
-
-	sibyl_set_notice_handler(NULL, NULL);
-	dbg.build_options = opts;	/* debug locations: the barrier's line */
-	if (sibyl_compile_spir(&dbg, &gbc, &gsize, err, sizeof(err)) < 0)
-		gbc = NULL;
-	int r = probe(&p, gbc ? gbc : bc, gbc ? gsize : size, &g, err, sizeof(err));
-
-	sibyl_set_notice_handler(fn, ctx);
-	if (r)
-		sibyl_info("kernel: --check: the barrier probe did not run: %s", err);
-	free(gbc);
-	free(opts);
-	free(g.chatter);
+	for (int k = 0; k < 2; k++)
+		if (*why[k])
+			sibyl_info("kernel: --check: the %s probe %s%s", k ? "race" : "barrier",
+				   strncmp(why[k], "logged ", 7) ? "did not run: " : "", why[k]);
 	return found;
 }

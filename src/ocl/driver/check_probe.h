@@ -6,6 +6,12 @@
  * with its barriers removed but counted, counters in one row per
  * work-item (run_cfg.barriers), one sample, so each work-item runs its
  * own way, and compares the counts within each work-group.
+ *
+ * Then, for a kernel that touches __local memory, the race probe: a copy
+ * that logs the __local accesses and barriers of the first work-groups
+ * (run_cfg.races, instrument.h), barriers kept, one sample; its log
+ * names data races and uninitialised reads (check.h).  Not after a
+ * divergent barrier: the epochs mean nothing then.
  */
 #ifndef SIBYL_OCL_CHECK_PROBE_H
 #define SIBYL_OCL_CHECK_PROBE_H
@@ -15,12 +21,14 @@
 
 #include <jansson.h>
 
-/* The probe for the run cfg describes (its first sample's seed and
+/* The probes for the run cfg describes (its first sample's seed and
  * sizes), SPIR bitcode bc, compiled again from c with -g for the
- * barrier's line (bc itself when that fails): the finding {"kind": "barrier-divergence",
- * "message"}, or NULL: none, a kernel without barriers (not run), no
- * work-group size (not run), or a probe that failed (its notices are
- * dropped: the user's run says what fails; -v says why). */
+ * findings' lines (bc itself when that fails): an array of findings,
+ * {"kind": "barrier-divergence", "message"} or the race probe's
+ * (check.h), or NULL: none, a kernel without barriers nor __local
+ * accesses (not run), no work-group size (no barrier probe), or probes
+ * that failed (their notices are dropped: the user's run says what
+ * fails; -v says why). */
 json_t *sibyl_check_probe(const struct sibyl_run_cfg *cfg, const struct sibyl_compile_opts *c,
 			  const void *bc, size_t size, double timeout_s, double build_timeout_s);
 

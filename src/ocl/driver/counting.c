@@ -41,6 +41,26 @@ int sibyl_counting_plain(struct sibyl_counting *c, const void *bc, size_t size,
  * instrumented (docs/instcounts.md). */
 #define ROWS_MAX_BYTES ((size_t)32 << 20)
 
+/* The race probe's log: the first RACE_GROUPS work-groups, RACE_ENTRIES
+ * entries (24 bytes each) shared among them; a group that makes more
+ * keeps its first (races_scan.c). */
+#define RACE_GROUPS 16
+#define RACE_ENTRIES ((uint64_t)1 << 20)
+
+static int instrument(const void *bc, size_t size, const struct sibyl_run_cfg *cfg,
+		      const struct sibyl_instrument_options *rows, struct sibyl_instrumented *out,
+		      char *err, size_t errlen)
+{
+	uint64_t groups = cfg->lsize ? cfg->gsize / cfg->lsize : RACE_GROUPS;
+
+	if (!cfg->races)
+		return sibyl_instrument_kernel_ex(bc, size, cfg->kernel->name, rows, out, err,
+						  errlen);
+	groups = groups < RACE_GROUPS ? groups : RACE_GROUPS;
+	return sibyl_instrument_races(bc, size, cfg->kernel->name, groups, RACE_ENTRIES / groups,
+				      out, err, errlen);
+}
+
 int sibyl_counting_prepare(struct sibyl_counting *c, const void *bc, size_t size,
 			   struct sibyl_run_cfg *cfg, char *err, size_t errlen)
 {
@@ -53,8 +73,7 @@ int sibyl_counting_prepare(struct sibyl_counting *c, const void *bc, size_t size
 
 	if (make_dir(c, err, errlen) < 0)
 		return -1;
-	if (sibyl_instrument_kernel_ex(bc, size, cfg->kernel->name, &rows, &c->inst, err,
-				       errlen) < 0)
+	if (instrument(bc, size, cfg, &rows, &c->inst, err, errlen) < 0)
 		return -1;
 	c->spir = sibyl_path_join(c->dir, "instrumented.bc");
 	c->counters = sibyl_path_join(c->dir, "counters");

@@ -72,6 +72,25 @@ static void check_barriers(const struct watch *w, const void *buf, size_t size, 
 	free(counts);
 }
 
+/* --check's race probe: the log's findings, an array, go into the
+ * sample's "races" (check.h), how many groups it logged (and cut short)
+ * into "race_log"; the log itself is freed. */
+static int check_races(const struct watch *w, char *buf, size_t size, json_t *msg)
+{
+	struct sibyl_races r;
+	int rc = sibyl_instrumented_races(w->cfg->inst, buf, size, &r);
+
+	free(buf);
+	if (rc < 0)
+		return sibyl_seterr(w->err, w->errlen, "kernel: the race probe's log has %zu "
+				    "bytes, not the size it was given", size);
+	json_object_del(msg, "counters");
+	json_object_set_new(msg, "races", sibyl_check_races(w->cfg, &r));
+	json_object_set_new(msg, "race_log", json_pack("{s:I, s:I}", "groups", (json_int_t)r.groups,
+							"cut", (json_int_t)r.truncated));
+	return 0;
+}
+
 /* Replace the counters file of a sample by its decoded listing. */
 static int decode_counters(struct watch *w, json_t *msg)
 {
@@ -85,6 +104,8 @@ static int decode_counters(struct watch *w, json_t *msg)
 	if (!(buf = sibyl_read_file(path, SIBYL_KERNEL_FILE_MAX, &size, why, sizeof(why))))
 		return sibyl_seterr(w->err, w->errlen, "kernel: %s: %s", path, why);
 	unlink(path);
+	if (w->cfg->races)
+		return check_races(w, buf, size, msg);
 	if (w->cfg->barriers)
 		check_barriers(w, buf, size, msg);
 	int r = sibyl_instrumented_decode(w->cfg->inst, buf, size, &c, w->err, w->errlen);

@@ -55,6 +55,9 @@ struct sibyl_run_cfg {
 	bool barriers;			/* --check's barrier probe (parent side): -i's
 					 * copy without barriers, per-item rows; the
 					 * guard adds each sample's "barriers" finding */
+	bool races;			/* --check's race probe (parent side): inst logs
+					 * the __local accesses; the guard adds each
+					 * sample's "races" findings */
 	uint64_t gsize, lsize, elements, seed;	/* sizes: work-items in all */
 	const struct sibyl_argspec *specs;	/* -a (argspec.h), one per argument; NULL: none */
 	unsigned dims;			/* > 1: gdim and ldim give the shape (ndrange.h) */

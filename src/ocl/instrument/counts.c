@@ -237,6 +237,7 @@ void ic_layout_free(struct ic_layout *l)
 	free(l->counter_hist);
 	free(l->mark_counter);
 	free(l->barrier_line);
+	free(l->race_sites);
 	*l = (struct ic_layout){ 0 };
 }
 

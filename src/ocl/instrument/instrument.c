@@ -84,7 +84,7 @@ int ic_run_passes(const struct ic_module *m, const char *passes, const char *wha
 	return -1;
 }
 
-static int write_bitcode(const struct ic_module *m, struct sibyl_instrumented *out)
+int ic_write_bitcode(const struct ic_module *m, struct sibyl_instrumented *out)
 {
 	char *msg = NULL;
 
@@ -110,6 +110,19 @@ static int write_bitcode(const struct ic_module *m, struct sibyl_instrumented *o
 	out->bitcode = sibyl_xmalloc(out->size);
 	memcpy(out->bitcode, LLVMGetBufferStart(buf), out->size);
 	LLVMDisposeMemoryBuffer(buf);
+	return 0;
+}
+
+int ic_finish(int rc, struct ic_layout *layout, struct sibyl_instrumented *out)
+{
+	if (rc) {
+		ic_layout_free(layout);
+		free(layout);
+		free(out->bitcode);
+		*out = (struct sibyl_instrumented){ 0 };
+		return -1;
+	}
+	out->layout = layout;
 	return 0;
 }
 
@@ -149,20 +162,12 @@ int sibyl_instrument_kernel_ex(const void *bc, size_t size, const char *kernel,
 	if (nf >= 0 && !ic_rewrite(&m, fns, nf, layout, &blocks)) {
 		if (opt && opt->strip_barriers)
 			ic_strip_barriers(m.mod);
-		rc = write_bitcode(&m, out);
+		rc = ic_write_bitcode(&m, out);
 	}
 	free(fns);
 	ic_blocks_free(&blocks);
 	ic_module_close(&m);
-	if (rc) {
-		ic_layout_free(layout);
-		free(layout);
-		free(out->bitcode);
-		*out = (struct sibyl_instrumented){ 0 };
-		return -1;
-	}
-	out->layout = layout;
-	return 0;
+	return ic_finish(rc, layout, out);
 }
 
 size_t sibyl_instrumented_buffer_size(const struct sibyl_instrumented *in,
@@ -172,6 +177,9 @@ size_t sibyl_instrumented_buffer_size(const struct sibyl_instrumented *in,
 	size_t row = (layout->ncounters ? layout->ncounters : 1) * sizeof(uint64_t), size;
 
 	(void)local_items;
+	if (layout->races)	/* a count and the entries per group */
+		return (size_t)(layout->race_groups * (1 + IC_RACE_WORDS * layout->race_records) *
+				sizeof(uint64_t));
 	/* atomics: one shared row; otherwise one row per work-item */
 	if (!layout->per_item)
 		return row;

@@ -27,6 +27,9 @@
  *  - sibyl_instrumented_barriers(): each work-item's barrier count, from
  *    per-item rows, and the `strip_barriers` option that lets each
  *    work-item run its own way (`sibyl kernel --check`).
+ *  - sibyl_instrument_races() and sibyl_instrumented_races(): --check's
+ *    race probe, a log of the __local accesses in place of counters
+ *    (same trailing argument, same buffer handling; no listing).
  */
 #ifndef SIBYL_OCL_INSTRUMENT_H
 #define SIBYL_OCL_INSTRUMENT_H
@@ -109,6 +112,48 @@ uint64_t *sibyl_instrumented_barriers(const struct sibyl_instrumented *in, const
  * often, or 0. */
 unsigned sibyl_instrumented_barrier_line(const struct sibyl_instrumented *in, const void *buffer,
 					 size_t size, size_t a, size_t b);
+
+/* --check's race probe (races.c): `kernel` of `bc` logging its
+ * __local accesses and barriers into the trailing argument, up to
+ * `records` of them for each of the work-groups of linear id below
+ * `groups` (sibyl_instrumented_buffer_size says the buffer's bytes, the
+ * driver zero-fills it).  Keeps the barriers.  0, or -1 with err. */
+int sibyl_instrument_races(const void *bc, size_t size, const char *kernel, uint64_t groups,
+			   uint64_t records, struct sibyl_instrumented *out, char *err,
+			   size_t errlen);
+
+/* One access of a finding: its source line (0: unknown), "read",
+ * "write", "atomic" or "async copy", the work-item's linear global id
+ * (SIBYL_RACE_GROUP: the group's async copy). */
+#define SIBYL_RACE_GROUP UINT64_MAX
+struct sibyl_race_access {
+	unsigned line;
+	const char *what;
+	uint64_t item;
+};
+
+/* What the log says (races_scan.c).  A race: two work-items of a group
+ * touched one __local byte between the same two barriers, one writing
+ * (two atomics never race); a and b are the first pair found, `lines`
+ * the distinct pairs of lines that race.  An uninitialised read: a
+ * work-item read a __local byte nothing had written before (no earlier
+ * epoch, not itself earlier in this one). */
+struct sibyl_race_finding {
+	bool found;
+	struct sibyl_race_access a, b;	/* b: unused for an uninitialised read */
+	uint64_t group;			/* linear group id */
+	size_t lines;
+};
+struct sibyl_races {
+	struct sibyl_race_finding race, uninit;
+	uint64_t groups;	/* groups whose accesses were logged */
+	uint64_t truncated;	/* of those, whose log was cut (the rest unseen) */
+};
+
+/* Analyse a race probe's buffer: 0, or -1 (not a race probe's layout,
+ * or a buffer of another size). */
+int sibyl_instrumented_races(const struct sibyl_instrumented *in, const void *buffer,
+			     size_t size, struct sibyl_races *out);
 
 void sibyl_instrumented_free(struct sibyl_instrumented *in);
 

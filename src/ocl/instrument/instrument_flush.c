@@ -40,19 +40,23 @@ static LLVMValueRef builtin(LLVMModuleRef mod, LLVMBuilderRef b, const char *nam
 	return call;
 }
 
-/* (gid0 - off0) + size0 * ((gid1 - off1) + size1 * (gid2 - off2)) */
-static LLVMValueRef linear_id(LLVMModuleRef mod, LLVMBuilderRef b)
+/* (gid0 - off0) + size0 * ((gid1 - off1) + size1 * (gid2 - off2)), or
+ * for the group grp0 + ngrp0 * (grp1 + ngrp1 * grp2). */
+LLVMValueRef ic_linear_id(LLVMModuleRef mod, LLVMBuilderRef b, bool group)
 {
-	LLVMValueRef id = NULL;
+	const char *id = group ? "_Z12get_group_idj" : "_Z13get_global_idj";
+	const char *size = group ? "_Z14get_num_groupsj" : "_Z15get_global_sizej";
+	LLVMValueRef v = NULL;
 
 	for (int d = 2; d >= 0; d--) {
-		LLVMValueRef g = LLVMBuildSub(b, builtin(mod, b, "_Z13get_global_idj", (unsigned)d),
-					      builtin(mod, b, "_Z17get_global_offsetj", (unsigned)d), "");
-		id = id ? LLVMBuildAdd(b, g, LLVMBuildMul(b, builtin(mod, b, "_Z15get_global_sizej",
-								      (unsigned)d), id, ""), "")
-			: g;
+		LLVMValueRef g = builtin(mod, b, id, (unsigned)d);
+
+		if (!group)
+			g = LLVMBuildSub(b, g, builtin(mod, b, "_Z17get_global_offsetj", (unsigned)d), "");
+		v = v ? LLVMBuildAdd(b, g, LLVMBuildMul(b, builtin(mod, b, size, (unsigned)d), v, ""), "")
+		      : g;
 	}
-	return id;
+	return v;
 }
 
 static void flush_atomic(LLVMContextRef ctx, LLVMBuilderRef b, LLVMValueRef fn,
@@ -85,7 +89,7 @@ static void flush_row(LLVMModuleRef mod, LLVMBuilderRef b, LLVMValueRef fn, LLVM
 	LLVMTypeRef i64 = LLVMInt64TypeInContext(LLVMGetModuleContext(mod));
 
 	LLVMPositionBuilderAtEnd(b, cur);
-	LLVMValueRef row = LLVMBuildMul(b, linear_id(mod, b), LLVMConstInt(i64, row_len, 0), "");
+	LLVMValueRef row = LLVMBuildMul(b, ic_linear_id(mod, b, false), LLVMConstInt(i64, row_len, 0), "");
 	LLVMValueRef base = slot_ptr(b, i64, LLVMGetParam(fn, 1), row);
 	for (size_t s = 0; s < nslots; s++) {
 		LLVMValueRef idx = LLVMConstInt(i64, s, 0), to = LLVMConstInt(i64, offset + s, 0);

@@ -50,7 +50,27 @@ struct ic_layout {
 	/* --check's probe: the source line of a barrier counter c counts
 	 * (0: none, or no debug information); NULL without the probe. */
 	unsigned *barrier_line;
+	/* --check's race probe (races.c): no counters but a log of the
+	 * __local accesses, race_records of them for each of the first
+	 * race_groups work-groups; race_sites[s] is what logs site s. */
+	bool races;
+	struct ic_race_site *race_sites;
+	size_t nsites;
+	uint64_t race_groups, race_records;
 };
+
+/* A logged instruction: its source line (0: unknown) and IC_RACE_* kinds. */
+enum {
+	IC_RACE_READ = 1, IC_RACE_WRITE = 2, IC_RACE_ATOMIC = 4,
+	IC_RACE_GROUP = 8,	/* async_work_group_copy: the group's, not one item's */
+	IC_RACE_BARRIER = 16,	/* a barrier (or wait_group_events) passed */
+};
+struct ic_race_site {
+	unsigned line;
+	unsigned kind;
+};
+/* A log entry: the byte address, site << 32 | linear global id, bytes. */
+#define IC_RACE_WORDS 3
 
 /* One basic block's static contribution: `add[i]` to slot `slot[i]`. */
 struct ic_hist {
@@ -128,6 +148,26 @@ int ic_rewrite(struct ic_module *m, LLVMValueRef *fns, int nf, const struct ic_l
  * extended when `kernel`) and body; `f` is left an unnamed empty
  * declaration. */
 LLVMValueRef ic_add_param(LLVMModuleRef mod, LLVMValueRef f, LLVMTypeRef extra, bool kernel);
+
+/* Replace `call` by a call of `fn` with one more trailing argument
+ * `extra` (debug location, name, attributes kept). */
+void ic_redirect_call(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef fn, LLVMValueRef extra);
+
+/* Remove every function but `fns` and sibyl's own (__sibyl_*): the
+ * others still call the old, empty versions. */
+void ic_keep_only(LLVMModuleRef mod, LLVMValueRef *fns, int nf);
+
+/* Verify m's module, inline the always-inline helpers, write the
+ * bitcode to out (bitcode, size). 0, or -1 with m->err. */
+int ic_write_bitcode(const struct ic_module *m, struct sibyl_instrumented *out);
+
+/* The end of an instrumentation: on success (rc 0) out keeps layout,
+ * else both are freed and -1 returned. */
+int ic_finish(int rc, struct ic_layout *layout, struct sibyl_instrumented *out);
+
+/* The calling work-item's linear global id (`group`: its group's linear
+ * id), built at b's position. */
+LLVMValueRef ic_linear_id(LLVMModuleRef mod, LLVMBuilderRef b, bool group);
 
 /* Build the function `name`(ulong *ctr, __global ulong *buf) that moves
  * a work-item's `nslots` counters ctr[0..nslots) to buf[offset..]:

@@ -76,46 +76,6 @@ static int index_of(const struct rewrite *r, LLVMValueRef f)
 	return -1;
 }
 
-static void copy_call_attributes(LLVMValueRef from, LLVMValueRef to, unsigned nargs)
-{
-	for (unsigned k = 0; k <= nargs + 1; k++) {
-		LLVMAttributeIndex at = k == 0 ? (LLVMAttributeIndex)LLVMAttributeFunctionIndex : k - 1;
-		unsigned n = LLVMGetCallSiteAttributeCount(from, at);
-		LLVMAttributeRef attrs[64];
-		if (!n || n > 64)
-			continue;
-		LLVMGetCallSiteAttributes(from, at, attrs);
-		for (unsigned i = 0; i < n; i++)
-			LLVMAddCallSiteAttribute(to, at, attrs[i]);
-	}
-}
-
-/* Replace a call of old function `callee` by one of its new version,
- * passing the counters pointer `ctr` along. */
-static void redirect_call(struct rewrite *r, LLVMValueRef call, int callee, LLVMValueRef ctr)
-{
-	unsigned n = LLVMGetNumArgOperands(call);
-	LLVMValueRef *args = sibyl_xcalloc(n + 1, sizeof(*args));
-	size_t len;
-
-	for (unsigned i = 0; i < n; i++)
-		args[i] = LLVMGetOperand(call, i);
-	args[n] = ctr;
-	LLVMPositionBuilderBefore(r->b, call);
-	LLVMSetCurrentDebugLocation2(r->b, LLVMInstructionGetDebugLoc(call));
-	const char *name = LLVMGetValueName2(call, &len);
-	LLVMValueRef nc = LLVMBuildCall2(r->b, LLVMGlobalGetValueType(r->new[callee]),
-					 r->new[callee], args, n + 1, "");
-	LLVMSetCurrentDebugLocation2(r->b, NULL);
-	LLVMSetValueName2(nc, name, len);
-	LLVMSetInstructionCallConv(nc, LLVMGetInstructionCallConv(call));
-	LLVMSetTailCall(nc, LLVMIsTailCall(call));
-	copy_call_attributes(call, nc, n);
-	LLVMReplaceAllUsesWith(call, nc);
-	LLVMInstructionEraseFromParent(call);
-	free(args);
-}
-
 static void redirect_calls(struct rewrite *r, int f)
 {
 	for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(r->new[f]); b; b = LLVMGetNextBasicBlock(b))
@@ -125,7 +85,7 @@ static void redirect_calls(struct rewrite *r, int f)
 				continue;
 			int callee = index_of(r, LLVMGetCalledValue(i));
 			if (callee >= 0)
-				redirect_call(r, i, callee, r->sink[f]);
+				ic_redirect_call(r->b, i, r->new[callee], r->sink[f]);
 		}
 }
 
@@ -200,43 +160,6 @@ static void at_returns(struct rewrite *r)
 								  helpers, args, 2, ""),
 						   LLVMSPIRFUNCCallConv);
 		}
-}
-
-static bool kept(const struct rewrite *r, LLVMValueRef f)
-{
-	for (int i = 0; i < r->nf; i++)
-		if (r->new[i] == f)
-			return true;
-	return !strncmp(LLVMGetValueName(f), "__sibyl_flush", strlen("__sibyl_flush"));
-}
-
-/* Drop a body without leaving dangling uses: first cut every use of its
- * instructions, then erase the instructions, then the empty blocks. */
-static void drop_body(LLVMValueRef f)
-{
-	for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
-		for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i))
-			if (LLVMGetTypeKind(LLVMTypeOf(i)) != LLVMVoidTypeKind)
-				LLVMReplaceAllUsesWith(i, LLVMGetUndef(LLVMTypeOf(i)));
-	for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
-		for (LLVMValueRef i; (i = LLVMGetFirstInstruction(b));)
-			LLVMInstructionEraseFromParent(i);
-	for (LLVMBasicBlockRef b; (b = LLVMGetFirstBasicBlock(f));)
-		LLVMDeleteBasicBlock(b);
-}
-
-/* Only the instrumented kernel stays: other kernels would still call the
- * helpers' old versions, which are empty now. */
-static void remove_others(struct rewrite *r)
-{
-	for (LLVMValueRef f = LLVMGetFirstFunction(r->mod); f; f = LLVMGetNextFunction(f))
-		if (!kept(r, f) && !LLVMIsDeclaration(f))
-			drop_body(f);
-	for (LLVMValueRef f = LLVMGetFirstFunction(r->mod), next; f; f = next) {
-		next = LLVMGetNextFunction(f);
-		if (!kept(r, f) && !LLVMGetFirstUse(f))
-			LLVMDeleteFunction(f);
-	}
 }
 
 /* Each new function's range of counters (contiguous: counters are
@@ -315,7 +238,7 @@ int ic_rewrite(struct ic_module *m, LLVMValueRef *fns, int nf, const struct ic_l
 	for (int f = 0; f < nf; f++)
 		redirect_calls(&r, f);
 	at_returns(&r);
-	remove_others(&r);
+	ic_keep_only(m->mod, r.new, nf);
 	m->kernel = r.new[0];
 	rewrite_free(&r);
 	free(before);

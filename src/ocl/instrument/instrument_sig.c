@@ -13,6 +13,7 @@
 
 #include "core/alloc.h"
 
+#include <llvm-c/DebugInfo.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,4 +126,77 @@ LLVMValueRef ic_add_param(LLVMModuleRef mod, LLVMValueRef f, LLVMTypeRef extra, 
 	free(params);
 	free(name);
 	return nf;
+}
+
+static void copy_call_attributes(LLVMValueRef from, LLVMValueRef to, unsigned nargs)
+{
+	for (unsigned k = 0; k <= nargs + 1; k++) {
+		LLVMAttributeIndex at = k == 0 ? (LLVMAttributeIndex)LLVMAttributeFunctionIndex : k - 1;
+		unsigned n = LLVMGetCallSiteAttributeCount(from, at);
+		LLVMAttributeRef attrs[64];
+		if (!n || n > 64)
+			continue;
+		LLVMGetCallSiteAttributes(from, at, attrs);
+		for (unsigned i = 0; i < n; i++)
+			LLVMAddCallSiteAttribute(to, at, attrs[i]);
+	}
+}
+
+void ic_redirect_call(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef fn, LLVMValueRef extra)
+{
+	unsigned n = LLVMGetNumArgOperands(call);
+	LLVMValueRef *args = sibyl_xcalloc(n + 1, sizeof(*args));
+	size_t len;
+
+	for (unsigned i = 0; i < n; i++)
+		args[i] = LLVMGetOperand(call, i);
+	args[n] = extra;
+	LLVMPositionBuilderBefore(b, call);
+	LLVMSetCurrentDebugLocation2(b, LLVMInstructionGetDebugLoc(call));
+	const char *name = LLVMGetValueName2(call, &len);
+	LLVMValueRef nc = LLVMBuildCall2(b, LLVMGlobalGetValueType(fn), fn, args, n + 1, "");
+	LLVMSetCurrentDebugLocation2(b, NULL);
+	LLVMSetValueName2(nc, name, len);
+	LLVMSetInstructionCallConv(nc, LLVMGetInstructionCallConv(call));
+	LLVMSetTailCall(nc, LLVMIsTailCall(call));
+	copy_call_attributes(call, nc, n);
+	LLVMReplaceAllUsesWith(call, nc);
+	LLVMInstructionEraseFromParent(call);
+	free(args);
+}
+
+/* Kept: the new functions and the helpers sibyl added (__sibyl_*). */
+static bool kept(LLVMValueRef f, LLVMValueRef *fns, int nf)
+{
+	for (int i = 0; i < nf; i++)
+		if (fns[i] == f)
+			return true;
+	return !strncmp(LLVMGetValueName(f), "__sibyl_", strlen("__sibyl_"));
+}
+
+/* Drop a body without leaving dangling uses: first cut every use of its
+ * instructions, then erase the instructions, then the empty blocks. */
+static void drop_body(LLVMValueRef f)
+{
+	for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
+		for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i))
+			if (LLVMGetTypeKind(LLVMTypeOf(i)) != LLVMVoidTypeKind)
+				LLVMReplaceAllUsesWith(i, LLVMGetUndef(LLVMTypeOf(i)));
+	for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
+		for (LLVMValueRef i; (i = LLVMGetFirstInstruction(b));)
+			LLVMInstructionEraseFromParent(i);
+	for (LLVMBasicBlockRef b; (b = LLVMGetFirstBasicBlock(f));)
+		LLVMDeleteBasicBlock(b);
+}
+
+void ic_keep_only(LLVMModuleRef mod, LLVMValueRef *fns, int nf)
+{
+	for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
+		if (!kept(f, fns, nf) && !LLVMIsDeclaration(f))
+			drop_body(f);
+	for (LLVMValueRef f = LLVMGetFirstFunction(mod), next; f; f = next) {
+		next = LLVMGetNextFunction(f);
+		if (!kept(f, fns, nf) && !LLVMGetFirstUse(f))
+			LLVMDeleteFunction(f);
+	}
 }

@@ -1,0 +1,332 @@
+/*
+ * --check's race probe (instrument.h, sibyl_instrument_races): a copy of
+ * the kernel that logs every access to __local memory, and every barrier
+ * it passes, into a trailing __global ulong * argument.  Each of the
+ * first `groups` work-groups has a region of its own: a count, then
+ * `records` entries of IC_RACE_WORDS words, appended with one atomic on
+ * the count, so the log keeps each work-item's program order whatever
+ * the device interleaves; a group that logs more keeps its first
+ * `records` (the count says how many were dropped).  The barriers stay:
+ * the kernel computes what it does in the real run, and the host
+ * (races_scan.c) works out each access's epoch (the barriers its
+ * work-item had passed) from the log.
+ *
+ * The functions the kernel reaches take the log pointer too, so a
+ * helper's accesses through a __local pointer are logged wherever it is
+ * called from.  What is logged: loads, stores, atomicrmw and cmpxchg in
+ * address space 3; calls of the atomic builtins, vloadN/vstoreN,
+ * async_work_group_(strided_)copy and llvm.memcpy/memmove/memset on a
+ * __local pointer; barrier(), work_group_barrier() and
+ * wait_group_events() as epoch ends.
+ */
+#include "ocl/instrument/instrument_internal.h"
+
+#include "core/alloc.h"
+#include "core/log.h"
+
+#include <ctype.h>
+#include <llvm-c/DebugInfo.h>
+#include <llvm-c/Target.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LOCAL_AS 3
+
+struct races {
+	LLVMModuleRef mod;
+	LLVMBuilderRef b;
+	LLVMTypeRef i64;
+	LLVMTargetDataRef td;
+	LLVMValueRef log;	/* __sibyl_race_log(buf, addr, site << 32, bytes) */
+	struct ic_layout *layout;
+	size_t site_cap;
+};
+
+static bool local_ptr(LLVMValueRef p)
+{
+	LLVMTypeRef t = LLVMTypeOf(p);
+
+	return LLVMGetTypeKind(t) == LLVMPointerTypeKind && LLVMGetPointerAddressSpace(t) == LOCAL_AS;
+}
+
+static LLVMValueRef bytes_of(const struct races *r, LLVMTypeRef t)
+{
+	return LLVMConstInt(r->i64, LLVMTypeIsSized(t) ? LLVMStoreSizeOfType(r->td, t) : 1, 0);
+}
+
+/* The bytes of a pointer's element (LLVM 14's pointers are typed). */
+static LLVMValueRef pointee_bytes(const struct races *r, LLVMValueRef p)
+{
+	return bytes_of(r, LLVMGetElementType(LLVMTypeOf(p)));
+}
+
+static uint64_t add_site(struct races *r, LLVMValueRef i, unsigned kind)
+{
+	struct ic_layout *l = r->layout;
+
+	if (l->nsites == r->site_cap) {
+		r->site_cap = r->site_cap ? 2 * r->site_cap : 64;
+		l->race_sites = sibyl_xreallocarray(l->race_sites, r->site_cap, sizeof(*l->race_sites));
+	}
+	l->race_sites[l->nsites] = (struct ic_race_site){ LLVMGetDebugLocLine(i), kind };
+	return l->nsites++;
+}
+
+/* Log an access of `len` bytes (i64) at local pointer p (NULL: a
+ * barrier), for instruction i, at the builder's position. */
+static void log_at(struct races *r, LLVMValueRef i, LLVMValueRef buf, LLVMValueRef p,
+		   LLVMValueRef len, unsigned kind)
+{
+	LLVMValueRef args[4] = {
+		buf, p ? LLVMBuildPtrToInt(r->b, p, r->i64, "") : LLVMConstInt(r->i64, 0, 0),
+		LLVMConstInt(r->i64, add_site(r, i, kind) << 32, 0),
+		len ? LLVMBuildIntCast2(r->b, len, r->i64, 0, "") : LLVMConstInt(r->i64, 0, 0),
+	};
+
+	LLVMSetCurrentDebugLocation2(r->b, LLVMInstructionGetDebugLoc(i));
+	LLVMValueRef c = LLVMBuildCall2(r->b, LLVMGlobalGetValueType(r->log), r->log, args, 4, "");
+
+	LLVMSetInstructionCallConv(c, LLVMSPIRFUNCCallConv);
+	LLVMSetCurrentDebugLocation2(r->b, NULL);
+}
+
+/* An access through operand `op` of i, if it is a __local pointer. */
+static void log_op(struct races *r, LLVMValueRef i, LLVMValueRef buf, unsigned op,
+		   LLVMValueRef len, unsigned kind)
+{
+	LLVMValueRef p = LLVMGetOperand(i, op);
+
+	if (local_ptr(p))
+		log_at(r, i, buf, p, len, kind);
+}
+
+/* "barrier" from "_Z7barrierj"; the whole name when not mangled. */
+static const char *demangled(const char *name, size_t *len)
+{
+	char *end;
+	unsigned long n;
+
+	if (strncmp(name, "_Z", 2) || !isdigit((unsigned char)name[2]))
+		return *len = strlen(name), name;
+	n = strtoul(name + 2, &end, 10);
+	*len = strnlen(end, n);
+	return end;
+}
+
+static bool is(const char *id, size_t len, const char *what)
+{
+	return len == strlen(what) && !strncmp(id, what, len);
+}
+
+/* vloadN(offset, p) / vstoreN(data, offset, p): N elements at p + offset * N. */
+static void log_vector(struct races *r, LLVMValueRef i, LLVMValueRef buf, bool store, unsigned n)
+{
+	LLVMValueRef p = LLVMGetOperand(i, store ? 2 : 1), off = LLVMGetOperand(i, store ? 1 : 0);
+
+	if (!local_ptr(p))
+		return;
+	LLVMValueRef len = LLVMBuildMul(r->b, pointee_bytes(r, p), LLVMConstInt(r->i64, n, 0), "");
+	LLVMValueRef at = LLVMBuildGEP2(r->b, LLVMGetElementType(LLVMTypeOf(p)), p,
+					(LLVMValueRef[]){ LLVMBuildMul(r->b, LLVMBuildIntCast2(
+						r->b, off, r->i64, 0, ""), LLVMConstInt(r->i64, n, 0), "") },
+					1, "");
+
+	log_at(r, i, buf, at, len, store ? IC_RACE_WRITE : IC_RACE_READ);
+}
+
+/* The OpenCL builtins that touch memory through a pointer argument. */
+static void log_builtin(struct races *r, LLVMValueRef i, LLVMValueRef buf, const char *id,
+			size_t len)
+{
+	unsigned args = LLVMGetNumArgOperands(i);
+
+	if (args >= 1 && (!strncmp(id, "atom", 4)))
+		log_op(r, i, buf, 0, pointee_bytes(r, LLVMGetOperand(i, 0)),
+		       IC_RACE_ATOMIC | IC_RACE_READ | IC_RACE_WRITE);
+	else if (len > 5 && !strncmp(id, "vload", 5) && isdigit((unsigned char)id[5]) && args == 2)
+		log_vector(r, i, buf, false, (unsigned)strtoul(id + 5, NULL, 10));
+	else if (len > 6 && !strncmp(id, "vstore", 6) && isdigit((unsigned char)id[6]) && args == 3)
+		log_vector(r, i, buf, true, (unsigned)strtoul(id + 6, NULL, 10));
+	else if ((is(id, len, "async_work_group_copy") ||
+		  is(id, len, "async_work_group_strided_copy")) && args >= 3) {
+		for (unsigned k = 0; k < 2; k++) {
+			LLVMValueRef p = LLVMGetOperand(i, k);
+
+			if (local_ptr(p))
+				log_at(r, i, buf, p, LLVMBuildMul(r->b, pointee_bytes(r, p),
+					LLVMBuildIntCast2(r->b, LLVMGetOperand(i, 2), r->i64, 0, ""), ""),
+				       IC_RACE_GROUP | (k ? IC_RACE_READ : IC_RACE_WRITE));
+		}
+	}
+}
+
+static void log_call(struct races *r, LLVMValueRef i, LLVMValueRef next, LLVMValueRef buf)
+{
+	LLVMValueRef callee = LLVMGetCalledValue(i);
+	size_t nlen, len;
+
+	if (!LLVMIsAFunction(callee) || callee == r->log)
+		return;
+	const char *name = LLVMGetValueName2(callee, &nlen), *id = demangled(name, &len);
+
+	if (is(id, len, "barrier") || is(id, len, "work_group_barrier") ||
+	    is(id, len, "wait_group_events")) {
+		LLVMPositionBuilderBefore(r->b, next);	/* the epoch ends once it is passed */
+		log_at(r, i, buf, NULL, NULL, IC_RACE_BARRIER);
+	} else if (!strncmp(name, "llvm.memcpy", 11) || !strncmp(name, "llvm.memmove", 12)) {
+		log_op(r, i, buf, 1, LLVMGetOperand(i, 2), IC_RACE_READ);
+		log_op(r, i, buf, 0, LLVMGetOperand(i, 2), IC_RACE_WRITE);
+	} else if (!strncmp(name, "llvm.memset", 11)) {
+		log_op(r, i, buf, 0, LLVMGetOperand(i, 2), IC_RACE_WRITE);
+	} else if (id != name) {
+		log_builtin(r, i, buf, id, len);
+	}
+}
+
+static void log_instruction(struct races *r, LLVMValueRef i, LLVMValueRef next, LLVMValueRef buf)
+{
+	LLVMPositionBuilderBefore(r->b, i);
+	switch (LLVMGetInstructionOpcode(i)) {
+	case LLVMLoad:
+		log_op(r, i, buf, 0, bytes_of(r, LLVMTypeOf(i)), IC_RACE_READ);
+		break;
+	case LLVMStore:
+		log_op(r, i, buf, 1, bytes_of(r, LLVMTypeOf(LLVMGetOperand(i, 0))), IC_RACE_WRITE);
+		break;
+	case LLVMAtomicRMW:
+	case LLVMAtomicCmpXchg:
+		log_op(r, i, buf, 0, bytes_of(r, LLVMTypeOf(LLVMGetOperand(i, 1))),
+		       IC_RACE_ATOMIC | IC_RACE_READ | IC_RACE_WRITE);
+		break;
+	case LLVMCall:
+		log_call(r, i, next, buf);
+		break;
+	default:
+		break;
+	}
+}
+
+/* __sibyl_race_log(buf, addr, site, len): append {addr, site | linear
+ * global id, len} to the region of the caller's group, if it has one
+ * and room in it. */
+static LLVMValueRef build_log(struct races *r, uint64_t groups, uint64_t records)
+{
+	LLVMContextRef ctx = LLVMGetModuleContext(r->mod);
+	LLVMTypeRef params[4] = { LLVMPointerType(r->i64, 1), r->i64, r->i64, r->i64 };
+	LLVMValueRef fn = LLVMAddFunction(r->mod, "__sibyl_race_log",
+					  LLVMFunctionType(LLVMVoidTypeInContext(ctx), params, 4, 0));
+	LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(ctx, fn, ""),
+		rec = LLVMAppendBasicBlockInContext(ctx, fn, ""),
+		put = LLVMAppendBasicBlockInContext(ctx, fn, ""),
+		done = LLVMAppendBasicBlockInContext(ctx, fn, "");
+	LLVMBuilderRef b = r->b;
+
+	LLVMSetLinkage(fn, LLVMInternalLinkage);
+	LLVMSetFunctionCallConv(fn, LLVMSPIRFUNCCallConv);
+	LLVMPositionBuilderAtEnd(b, entry);
+	LLVMValueRef grp = ic_linear_id(r->mod, b, true);
+	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, grp, LLVMConstInt(r->i64, groups, 0), ""),
+			rec, done);
+	LLVMPositionBuilderAtEnd(b, rec);
+	LLVMValueRef off = LLVMBuildMul(b, grp, LLVMConstInt(r->i64, 1 + IC_RACE_WORDS * records, 0), "");
+	LLVMValueRef region = LLVMBuildInBoundsGEP2(b, r->i64, LLVMGetParam(fn, 0), &off, 1, "");
+	LLVMValueRef n = LLVMBuildAtomicRMW(b, LLVMAtomicRMWBinOpAdd, region,
+					    LLVMConstInt(r->i64, 1, 0), LLVMAtomicOrderingMonotonic, 0);
+	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, n, LLVMConstInt(r->i64, records, 0), ""),
+			put, done);
+	LLVMPositionBuilderAtEnd(b, put);
+	LLVMValueRef at = LLVMBuildAdd(b, LLVMBuildMul(b, n, LLVMConstInt(r->i64, IC_RACE_WORDS, 0), ""),
+				       LLVMConstInt(r->i64, 1, 0), "");
+	LLVMValueRef words[IC_RACE_WORDS] = {
+		LLVMGetParam(fn, 1), LLVMBuildOr(b, LLVMGetParam(fn, 2), ic_linear_id(r->mod, b, false), ""),
+		LLVMGetParam(fn, 3),
+	};
+	for (unsigned w = 0; w < IC_RACE_WORDS; w++) {
+		LLVMValueRef idx = LLVMBuildAdd(b, at, LLVMConstInt(r->i64, w, 0), "");
+
+		LLVMBuildStore(b, words[w], LLVMBuildInBoundsGEP2(b, r->i64, region, &idx, 1, ""));
+	}
+	LLVMBuildBr(b, done);
+	LLVMPositionBuilderAtEnd(b, done);
+	LLVMBuildRetVoid(b);
+	return fn;
+}
+
+static void log_function(struct races *r, LLVMValueRef f)
+{
+	LLVMValueRef buf = LLVMGetParam(f, LLVMCountParams(f) - 1);
+
+	for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
+		for (LLVMValueRef i = LLVMGetFirstInstruction(b), next; i; i = next) {
+			next = LLVMGetNextInstruction(i);
+			log_instruction(r, i, next, buf);
+		}
+}
+
+/* Calls of the reached functions' old versions go to the new ones,
+ * the log passed on. */
+static void redirect(struct races *r, LLVMValueRef *old, LLVMValueRef *nw, int nf)
+{
+	for (int f = 0; f < nf; f++) {
+		LLVMValueRef buf = LLVMGetParam(nw[f], LLVMCountParams(nw[f]) - 1);
+
+		for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(nw[f]); b; b = LLVMGetNextBasicBlock(b))
+			for (LLVMValueRef i = LLVMGetFirstInstruction(b), next; i; i = next) {
+				next = LLVMGetNextInstruction(i);
+				if (LLVMGetInstructionOpcode(i) != LLVMCall)
+					continue;
+				for (int k = 0; k < nf; k++)
+					if (LLVMGetCalledValue(i) == old[k])
+						ic_redirect_call(r->b, i, nw[k], buf);
+			}
+	}
+}
+
+static int rewrite(struct ic_module *m, struct ic_layout *layout, struct sibyl_instrumented *out)
+{
+	LLVMValueRef *fns = NULL;
+	int nf = ic_reachable(m, &fns);
+
+	if (nf < 0)
+		return -1;
+	struct races r = { m->mod, LLVMCreateBuilderInContext(m->ctx), LLVMInt64TypeInContext(m->ctx),
+			   LLVMCreateTargetData(LLVMGetDataLayoutStr(m->mod)), NULL, layout, 0 };
+	LLVMValueRef *nw = sibyl_xcalloc((size_t)nf, sizeof(*nw));
+
+	out->counter_arg = LLVMCountParams(m->kernel);
+	for (int f = 0; f < nf; f++)
+		nw[f] = ic_add_param(m->mod, fns[f], LLVMPointerType(r.i64, 1), f == 0);
+	r.log = build_log(&r, layout->race_groups, layout->race_records);
+	for (int f = 0; f < nf; f++)
+		log_function(&r, nw[f]);
+	redirect(&r, fns, nw, nf);
+	ic_keep_only(m->mod, nw, nf);
+	m->kernel = nw[0];
+	int rc = ic_write_bitcode(m, out);
+
+	LLVMDisposeTargetData(r.td);
+	LLVMDisposeBuilder(r.b);
+	free(nw);
+	free(fns);
+	return rc;
+}
+
+int sibyl_instrument_races(const void *bc, size_t size, const char *kernel, uint64_t groups,
+			   uint64_t records, struct sibyl_instrumented *out, char *err,
+			   size_t errlen)
+{
+	struct ic_module m;
+	struct ic_layout *layout = sibyl_xcalloc(1, sizeof(*layout));
+
+	*out = (struct sibyl_instrumented){ 0 };
+	*layout = (struct ic_layout){ .races = true, .race_groups = groups ? groups : 1,
+				      .race_records = records ? records : 1 };
+	if (ic_module_open(&m, bc, size, kernel, err, errlen)) {
+		free(layout);
+		return -1;
+	}
+	int rc = rewrite(&m, layout, out);
+
+	ic_module_close(&m);
+	return ic_finish(rc, layout, out);
+}
