@@ -9,3 +9,6 @@ target_link_libraries(instcount-run PRIVATE sibyl-ocl-common sibyl-core)
 add_dependencies(instcount-host instcount-run)
 sibyl_unit_test(test_instcounts SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_instcounts.c
   LIBS sibyl-ocl-instrument)
+# --check's race probe: its log's analysis.
+sibyl_unit_test(test_races SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_races.c
+  LIBS sibyl-ocl-instrument)

@@ -1,0 +1,179 @@
+/* --check's race probe: the analysis of its log (races_scan.c), on logs
+ * written here as the instrumented kernel would, one work-group. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "ocl/instrument/instrument_internal.h"
+
+#include <string.h>
+
+enum { W, R, BAR, ATOM, COPY, NSITES };	/* the sites, lines 10 to 14 */
+#define RECORDS 16
+
+static struct ic_race_site sites[NSITES] = {
+	{ 10, IC_RACE_WRITE }, { 11, IC_RACE_READ }, { 12, IC_RACE_BARRIER },
+	{ 13, IC_RACE_ATOMIC | IC_RACE_READ | IC_RACE_WRITE }, { 14, IC_RACE_GROUP | IC_RACE_WRITE },
+};
+static struct ic_layout layout = { .races = true, .race_sites = sites, .nsites = NSITES,
+				   .race_groups = 1, .race_records = RECORDS };
+static struct sibyl_instrumented in = { .layout = &layout };
+static uint64_t log_[1 + IC_RACE_WORDS * RECORDS];
+
+static void reset(void)
+{
+	memset(log_, 0, sizeof(log_));
+}
+
+/* Work-item `item` at site s touches len bytes at addr. */
+static void put(unsigned s, uint64_t item, uint64_t addr, uint64_t len)
+{
+	uint64_t *e = log_ + 1 + IC_RACE_WORDS * log_[0]++;
+
+	if (log_[0] > RECORDS)
+		return;	/* the kernel counts on, stores nothing */
+	e[0] = addr, e[1] = (uint64_t)s << 32 | item, e[2] = len;
+}
+
+static struct sibyl_races scan(void)
+{
+	struct sibyl_races r;
+
+	assert_int_equal(sibyl_instrumented_races(&in, log_, sizeof(log_), &r), 0);
+	return r;
+}
+
+static void write_read_race(void **state)
+{
+	(void)state;
+	reset();
+	put(W, 0, 100, 4);
+	put(R, 1, 100, 4);
+	struct sibyl_races r = scan();
+
+	assert_true(r.race.found);
+	assert_int_equal(r.race.a.line, 10);
+	assert_string_equal(r.race.a.what, "write");
+	assert_int_equal(r.race.b.item, 1);
+	assert_string_equal(r.race.b.what, "read");
+	assert_false(r.uninit.found);
+	assert_int_equal(r.groups, 1);
+}
+
+/* The read first in the log: still a race, and not an uninitialised read. */
+static void order_does_not_matter(void **state)
+{
+	(void)state;
+	reset();
+	put(R, 1, 100, 4);
+	put(W, 0, 100, 4);
+	struct sibyl_races r = scan();
+
+	assert_true(r.race.found);
+	assert_int_equal(r.race.a.line, 11);
+	assert_false(r.uninit.found);
+}
+
+/* A barrier each between: no race, nothing uninitialised. */
+static void barrier_orders(void **state)
+{
+	(void)state;
+	reset();
+	put(W, 0, 100, 4);
+	put(BAR, 1, 0, 0);
+	put(BAR, 0, 0, 0);
+	put(R, 1, 100, 4);
+	struct sibyl_races r = scan();
+
+	assert_false(r.race.found);
+	assert_false(r.uninit.found);
+}
+
+/* Bytes, not words: adjacent accesses never race, overlapping ones do. */
+static void bytes(void **state)
+{
+	(void)state;
+	reset();
+	put(W, 0, 100, 4);
+	put(W, 1, 104, 4);
+	assert_false(scan().race.found);
+	put(W, 2, 103, 2);
+	assert_true(scan().race.found);
+}
+
+/* Atomics race with plain accesses of another work-item only. */
+static void atomics(void **state)
+{
+	(void)state;
+	reset();
+	put(W, 0, 100, 4);
+	put(BAR, 0, 0, 0);
+	put(BAR, 1, 0, 0);
+	put(BAR, 2, 0, 0);
+	put(ATOM, 0, 100, 4);
+	put(ATOM, 1, 100, 4);
+	assert_false(scan().race.found);
+	put(R, 2, 100, 4);
+	struct sibyl_races r = scan();
+
+	assert_true(r.race.found);
+	assert_string_equal(r.race.a.what, "atomic");
+}
+
+/* A read of what nothing wrote; one after the reader's own write is fine. */
+static void uninitialised(void **state)
+{
+	(void)state;
+	reset();
+	put(W, 0, 100, 4);
+	put(R, 0, 100, 4);
+	assert_false(scan().uninit.found);
+	put(R, 0, 96, 8);
+	struct sibyl_races r = scan();
+
+	assert_true(r.uninit.found);
+	assert_int_equal(r.uninit.a.line, 11);
+	assert_false(r.race.found);
+}
+
+/* Every work-item logs the group's async copy: no race among them. */
+static void group_copy(void **state)
+{
+	(void)state;
+	reset();
+	for (uint64_t i = 0; i < 4; i++)
+		put(COPY, i, 100, 64);
+	assert_false(scan().race.found);
+	put(R, 3, 120, 4);
+	struct sibyl_races r = scan();
+
+	assert_true(r.race.found);
+	assert_int_equal(r.race.a.item, SIBYL_RACE_GROUP);
+}
+
+/* A log that overflowed: its prefix is read, the group counted as cut. */
+static void cut(void **state)
+{
+	(void)state;
+	reset();
+	for (uint64_t i = 0; i < RECORDS + 5; i++)
+		put(W, 0, 100 + 4 * i, 4);
+	struct sibyl_races r = scan();
+
+	assert_int_equal(r.truncated, 1);
+	assert_false(r.race.found);
+	assert_int_equal(sibyl_instrumented_races(&in, log_, sizeof(log_) - 8, &r), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(write_read_race), cmocka_unit_test(order_does_not_matter),
+		cmocka_unit_test(barrier_orders), cmocka_unit_test(bytes),
+		cmocka_unit_test(atomics), cmocka_unit_test(uninitialised),
+		cmocka_unit_test(group_copy), cmocka_unit_test(cut),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
