@@ -1,8 +1,9 @@
 #!/bin/bash
 # sibyl kernel --check on the device: a kernel that writes nothing or
 # ignores its input is reported, exit status 7, the findings a list in
-# --json; clean kernels give no finding.  (Nondeterminism depends on the
-# schedule: test_check covers its logic.)
+# --json; clean kernels give no finding; barrier divergence, data races
+# and uninitialised reads on __local memory are named with their lines.
+# (Nondeterminism depends on the schedule: test_check covers its logic.)
 . "$(dirname "$0")/../lib.sh"
 K="$SIBYL_SOURCE/tests/kernels/check/outputs.cl"
 
@@ -60,6 +61,45 @@ grep -q "^sibyl: kernel: --check: barriers not checked: no -l" "$WORK/err" || fa
 "$SIBYL" kernel "$K" --all -g 256 -l 32 --check > "$WORK/all" 2>&1 && fail "--all: status 0"
 expect_eq "--all summary" "$K: 4 kernels: 4 ran, 0 failed, 0 unsupported, 2 with findings" \
 	"$(tail -1 "$WORK/all")"
+
+# __local memory (the race probe): planted data races and an
+# uninitialised read named with their lines; correct reductions, scans,
+# atomics and broadcasts give no finding.  (test_races: the analysis.)
+K="$SIBYL_SOURCE/tests/kernels/check/local.cl"
+finding() {	# finding KERNEL LINE: the first check line of the output
+	expect_eq "$1" "kernel '$1': check: $2" "$(grep -m1 "check:" "$WORK/out")"
+}
+
+check neighbour_race 7
+finding neighbour_race "data race on __local at $K:12 (read) and $K:11 (write): work-items 0 and 1 of work-group 0"
+check same_slot 7
+finding same_slot "data race on __local at $K:20 (write) and $K:20 (write): work-items 0 and 1 of work-group 0"
+check upper_half 7
+finding upper_half "uninitialised read of __local at $K:33 (read): work-item 0 of work-group 0 reads what nothing wrote"
+check reduce_no_barrier 7 --json
+expect_eq "reduce_no_barrier: json" "data-race [46, 46]" \
+	"$(json "j['findings'][0]['kind'] + ' ' + str(j['findings'][0]['lines'])" "$WORK/out")"
+# In a helper the kernel calls with its __local pointer.
+check helper_race 7
+finding helper_race "data race on __local at $K:53 (write) and $K:53 (write): work-items 0 and 1 of work-group 0"
+# Two dimensions: work-items named by their global ids.
+"$SIBYL" kernel "$K" -k same_slot -g 8,4 -l 4,2 --check > "$WORK/out" 2>&1 &&
+	fail "same_slot 2-D: status 0"
+finding same_slot "data race on __local at $K:20 (write) and $K:20 (write): work-items 0,0 and 1,0 of work-group 0"
+
+# Clean: a barrier at every step, atomics on zeroed bins, one writer.
+for k in reduce scan histogram broadcast; do
+	check $k 0 -v
+	finding $k "no finding"
+	grep -q "race probe logged the __local accesses of 8 work-group(s), 0 of them cut short" \
+		"$WORK/err" || fail "$k: the probe did not run: $(cat "$WORK/err")"
+done
+
+# A kernel without __local memory runs no probe.
+"$SIBYL" kernel "$SIBYL_SOURCE/tests/kernels/check/outputs.cl" -k scale -g 64 -l 16 --check -v \
+	> "$WORK/out" 2> "$WORK/err" || fail "scale: status $?"
+grep -q "race probe" "$WORK/err" && fail "scale: a race probe ran"
+K="$SIBYL_SOURCE/tests/kernels/check/outputs.cl"
 
 # Usage: not with a sweep, --static or -o.
 check scale 2 -g 64:128:64

@@ -21,9 +21,11 @@ static struct ic_layout layout = { .races = true, .race_sites = sites, .nsites =
 static struct sibyl_instrumented in = { .layout = &layout };
 static uint64_t log_[1 + IC_RACE_WORDS * RECORDS];
 
-static void reset(void)
+static int reset(void **state)
 {
+	(void)state;
 	memset(log_, 0, sizeof(log_));
+	return 0;
 }
 
 /* Work-item `item` at site s touches len bytes at addr. */
@@ -36,28 +38,28 @@ static void put(unsigned s, uint64_t item, uint64_t addr, uint64_t len)
 	e[0] = addr, e[1] = (uint64_t)s << 32 | item, e[2] = len;
 }
 
-static struct sibyl_races scan(void)
+/* The log's verdict, asserted: a race or not, an uninitialised read or not. */
+static struct sibyl_races expect(bool race, bool uninit)
 {
 	struct sibyl_races r;
 
 	assert_int_equal(sibyl_instrumented_races(&in, log_, sizeof(log_), &r), 0);
+	assert_int_equal(r.race.found, race);
+	assert_int_equal(r.uninit.found, uninit);
 	return r;
 }
 
 static void write_read_race(void **state)
 {
 	(void)state;
-	reset();
 	put(W, 0, 100, 4);
 	put(R, 1, 100, 4);
-	struct sibyl_races r = scan();
+	struct sibyl_races r = expect(true, false);
 
-	assert_true(r.race.found);
 	assert_int_equal(r.race.a.line, 10);
 	assert_string_equal(r.race.a.what, "write");
 	assert_int_equal(r.race.b.item, 1);
 	assert_string_equal(r.race.b.what, "read");
-	assert_false(r.uninit.found);
 	assert_int_equal(r.groups, 1);
 }
 
@@ -65,114 +67,89 @@ static void write_read_race(void **state)
 static void order_does_not_matter(void **state)
 {
 	(void)state;
-	reset();
 	put(R, 1, 100, 4);
 	put(W, 0, 100, 4);
-	struct sibyl_races r = scan();
-
-	assert_true(r.race.found);
-	assert_int_equal(r.race.a.line, 11);
-	assert_false(r.uninit.found);
+	assert_int_equal(expect(true, false).race.a.line, 11);
 }
 
 /* A barrier each between: no race, nothing uninitialised. */
 static void barrier_orders(void **state)
 {
 	(void)state;
-	reset();
 	put(W, 0, 100, 4);
 	put(BAR, 1, 0, 0);
 	put(BAR, 0, 0, 0);
 	put(R, 1, 100, 4);
-	struct sibyl_races r = scan();
-
-	assert_false(r.race.found);
-	assert_false(r.uninit.found);
+	expect(false, false);
 }
 
 /* Bytes, not words: adjacent accesses never race, overlapping ones do. */
 static void bytes(void **state)
 {
 	(void)state;
-	reset();
 	put(W, 0, 100, 4);
 	put(W, 1, 104, 4);
-	assert_false(scan().race.found);
+	expect(false, false);
 	put(W, 2, 103, 2);
-	assert_true(scan().race.found);
+	expect(true, false);
 }
 
 /* Atomics race with plain accesses of another work-item only. */
 static void atomics(void **state)
 {
 	(void)state;
-	reset();
 	put(W, 0, 100, 4);
-	put(BAR, 0, 0, 0);
-	put(BAR, 1, 0, 0);
-	put(BAR, 2, 0, 0);
+	for (uint64_t i = 0; i < 3; i++)
+		put(BAR, i, 0, 0);
 	put(ATOM, 0, 100, 4);
 	put(ATOM, 1, 100, 4);
-	assert_false(scan().race.found);
+	expect(false, false);
 	put(R, 2, 100, 4);
-	struct sibyl_races r = scan();
-
-	assert_true(r.race.found);
-	assert_string_equal(r.race.a.what, "atomic");
+	assert_string_equal(expect(true, false).race.a.what, "atomic");
 }
 
 /* A read of what nothing wrote; one after the reader's own write is fine. */
 static void uninitialised(void **state)
 {
 	(void)state;
-	reset();
 	put(W, 0, 100, 4);
 	put(R, 0, 100, 4);
-	assert_false(scan().uninit.found);
+	expect(false, false);
 	put(R, 0, 96, 8);
-	struct sibyl_races r = scan();
-
-	assert_true(r.uninit.found);
-	assert_int_equal(r.uninit.a.line, 11);
-	assert_false(r.race.found);
+	assert_int_equal(expect(false, true).uninit.a.line, 11);
 }
 
 /* Every work-item logs the group's async copy: no race among them. */
 static void group_copy(void **state)
 {
 	(void)state;
-	reset();
 	for (uint64_t i = 0; i < 4; i++)
 		put(COPY, i, 100, 64);
-	assert_false(scan().race.found);
+	expect(false, false);
 	put(R, 3, 120, 4);
-	struct sibyl_races r = scan();
-
-	assert_true(r.race.found);
-	assert_int_equal(r.race.a.item, SIBYL_RACE_GROUP);
+	assert_int_equal(expect(true, false).race.a.item, SIBYL_RACE_GROUP);
 }
 
 /* A log that overflowed: its prefix is read, the group counted as cut. */
 static void cut(void **state)
 {
+	struct sibyl_races r;
+
 	(void)state;
-	reset();
 	for (uint64_t i = 0; i < RECORDS + 5; i++)
 		put(W, 0, 100 + 4 * i, 4);
-	struct sibyl_races r = scan();
-
-	assert_int_equal(r.truncated, 1);
-	assert_false(r.race.found);
+	assert_int_equal(expect(false, false).truncated, 1);
 	assert_int_equal(sibyl_instrumented_races(&in, log_, sizeof(log_) - 8, &r), -1);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(write_read_race), cmocka_unit_test(order_does_not_matter),
-		cmocka_unit_test(barrier_orders), cmocka_unit_test(bytes),
-		cmocka_unit_test(atomics), cmocka_unit_test(uninitialised),
-		cmocka_unit_test(group_copy), cmocka_unit_test(cut),
+		cmocka_unit_test_setup(write_read_race, reset),
+		cmocka_unit_test_setup(order_does_not_matter, reset),
+		cmocka_unit_test_setup(barrier_orders, reset), cmocka_unit_test_setup(bytes, reset),
+		cmocka_unit_test_setup(atomics, reset), cmocka_unit_test_setup(uninitialised, reset),
+		cmocka_unit_test_setup(group_copy, reset), cmocka_unit_test_setup(cut, reset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
