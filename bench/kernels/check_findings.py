@@ -5,10 +5,13 @@ Every kernel of every file that clang-14 compiles runs with --check at
 -g 1024 -l 64 --timeout 10 (the run rate's figures); the findings are
 tallied by kind, the runs by exit status (7: findings).  ORACLE=1 also
 runs `oclgrind --data-races --uninitialized` on the plain kernel (same
-seed, -g 64 -l 16) and compares its barrier divergence with --check's
-at that size, kernel by kernel; its races and uninitialised reads are
-counted beside (--check does not look for them)."""
-import collections, json, os, subprocess, sys
+seed, -g 64 -l 16) and compares, kernel by kernel at that size, its
+barrier divergence, its data races on __local memory and its
+uninitialised reads of __local memory with --check's (Oclgrind's use of
+an uninitialised value of any origin stands for the latter; its races
+on __global memory are listed beside: --check does not look for them),
+ending with a table of the kernels where either found one."""
+import collections, json, os, re, subprocess, sys
 
 SIBYL, ROOT = sys.argv[1], sys.argv[2]
 STATUS = {0: "clean", 1: "error", 3: "compile-error", 4: "unsupported", 5: "crash",
@@ -39,20 +42,71 @@ def kinds(rc, out):
         return []
 
 
+# What Oclgrind's messages say, by the kinds --check reports.
+OCLGRIND = {
+    "barrier-divergence": re.compile(r"divergence detected"),
+    "data-race": re.compile(r"data race at local memory"),
+    "global-race": re.compile(r"data race at global memory"),
+    # Oclgrind reports an uninitialised value where it is used (written to
+    # __global memory, branched on), not where it was read: whatever its origin
+    "uninitialised-read": re.compile(r"Uninitialized"),
+}
+COMPARED = ("barrier-divergence", "data-race", "uninitialised-read")
+
+
 def oclgrind(f, k):
-    """Oclgrind's verdicts on the plain kernel: divergence, races, uninitialised."""
+    """Oclgrind's verdicts on the plain kernel, by kind (None: it did not end)."""
     # -v: the runner's stderr, where Oclgrind reports, is shown
     rc, _, err = run(["oclgrind", "--data-races", "--uninitialized", SIBYL, "kernel", f, "-k", k,
                       "-v"] + SMALL, timeout=600)
     if rc is None:
         return None
-    return ("divergence detected" in err, "data race" in err, "Uninitialized" in err)
+    return {kind: bool(r.search(err)) for kind, r in OCLGRIND.items()}
+
+
+def compare(f, k, table, agree):
+    """Oclgrind and --check on kernel k at -g 64 -l 16: a row of the table."""
+    o = oclgrind(f, k)
+    rc, out, _ = run([SIBYL, "kernel", f, "-k", k, "--check", "--json"] + SMALL)
+    mine = set(kinds(rc, out))
+    if o is None:
+        print("  oclgrind did not end", flush=True)
+        return
+    row = [(o[kind], kind in mine) for kind in COMPARED]
+    print("  oclgrind/--check (-g 64 -l 16): " + ", ".join(
+        f"{kind} {a}/{b}" for kind, (a, b) in zip(COMPARED, row)) +
+        f", oclgrind global-race {o['global-race']}", flush=True)
+    agree["compared"] += 1
+    for kind, (a, b) in zip(COMPARED, row):
+        agree[(kind, "both" if a and b else "oclgrind only" if a else
+               "--check only" if b else "neither")] += 1
+    if any(a or b for a, b in row) or o["global-race"]:
+        table.append((f"{os.path.relpath(f, ROOT)} {k}", row, o["global-race"]))
+
+
+def yes(v):
+    return "yes" if v else "no"
+
+
+def print_table(table, agree):
+    print(f"against oclgrind on {agree['compared']} kernels (-g 64 -l 16):")
+    for kind in COMPARED:
+        print(f"  {kind}: " + ", ".join(f"{w} {agree[(kind, w)]}" for w in
+                                         ("both", "oclgrind only", "--check only", "neither")))
+    print("| kernel | oclgrind race (__local) | --check race | oclgrind race (__global) "
+          "| oclgrind uninit. (any) | --check uninit. (__local) | oclgrind divergence "
+          "| --check divergence |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, row, glob in table:
+        div, race, uninit = row
+        print(f"| {name} | {yes(race[0])} | {yes(race[1])} | {yes(glob)} | {yes(uninit[0])} "
+              f"| {yes(uninit[1])} | {yes(div[0])} | {yes(div[1])} |")
 
 
 def main():
     files = sorted(os.path.join(d, n) for d, _, ns in os.walk(ROOT) for n in ns if n.endswith(".cl"))
     status, found = collections.Counter(), collections.Counter()
-    agree = collections.Counter()
+    agree, table = collections.Counter(), []
     kernels = 0
     for f in files:
         rc, out, _ = run([SIBYL, "kernel", f, "--json"])
@@ -67,23 +121,13 @@ def main():
             print(f"{os.path.relpath(f, ROOT)} {k}: status {rc} {' '.join(ks)}", flush=True)
             if not os.environ.get("ORACLE"):
                 continue
-            o = oclgrind(f, k)
-            rc, out, _ = run([SIBYL, "kernel", f, "-k", k, "--check", "--json"] + SMALL)
-            mine = "barrier-divergence" in kinds(rc, out)
-            print(f"  oclgrind divergence/race/uninitialised {o}, --check divergence {mine} "
-                  f"(-g 64 -l 16)", flush=True)
-            if o is not None:
-                agree["compared"] += 1
-                agree["both" if o[0] and mine else "oclgrind only" if o[0] else
-                      "--check only" if mine else "neither"] += 1
-                agree["oclgrind races"] += o[1]
-                agree["oclgrind uninitialised"] += o[2]
+            compare(f, k, table, agree)
     print(f"bench/kernels: --check on {kernels} kernels of {len(files)} files under {ROOT} "
           f"({' '.join(RUN)})")
     print("status: " + ", ".join(f"{s} {status[s]}" for s in STATUS.values()))
     print("findings: " + (", ".join(f"{k} {n}" for k, n in sorted(found.items())) or "none"))
     if os.environ.get("ORACLE"):
-        print("barrier divergence against oclgrind: " + ", ".join(f"{k} {n}" for k, n in agree.items()))
+        print_table(table, agree)
 
 
 main()
