@@ -42,7 +42,7 @@ int sibyl_counting_plain(struct sibyl_counting *c, const void *bc, size_t size,
 #define ROWS_MAX_BYTES ((size_t)32 << 20)
 
 /* The race probe's log: the first RACE_GROUPS work-groups, RACE_ENTRIES
- * entries (24 bytes each) shared among them; a group that makes more
+ * entries (32 bytes each) shared among them; a group that makes more
  * keeps its first (races_scan.c). */
 #define RACE_GROUPS 16
 #define RACE_ENTRIES ((uint64_t)1 << 20)

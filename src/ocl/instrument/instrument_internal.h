@@ -64,13 +64,15 @@ enum {
 	IC_RACE_READ = 1, IC_RACE_WRITE = 2, IC_RACE_ATOMIC = 4,
 	IC_RACE_GROUP = 8,	/* async_work_group_copy: the group's, not one item's */
 	IC_RACE_BARRIER = 16,	/* a barrier (or wait_group_events) passed */
+	IC_RACE_VALUE = 32,	/* a store of at most 8 bytes: its entry holds the value */
 };
 struct ic_race_site {
 	unsigned line;
 	unsigned kind;
 };
-/* A log entry: the byte address, site << 32 | linear global id, bytes. */
-#define IC_RACE_WORDS 3
+/* A log entry: the byte address, site << 32 | linear global id, bytes,
+ * the value stored (IC_RACE_VALUE; else 0). */
+#define IC_RACE_WORDS 4
 
 /* One basic block's static contribution: `add[i]` to slot `slot[i]`. */
 struct ic_hist {

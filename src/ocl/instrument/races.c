@@ -3,9 +3,13 @@
  * the kernel that logs every access to __local memory, and every barrier
  * it passes, into a trailing __global ulong * argument.  Each of the
  * first `groups` work-groups has a region of its own: a count, then
- * `records` entries of IC_RACE_WORDS words, appended with one atomic on
- * the count, so the log keeps each work-item's program order whatever
- * the device interleaves; a group that logs more keeps its first
+ * `records` entries of IC_RACE_WORDS words (instrument_internal.h),
+ * appended with one atomic on the count, so the log keeps each
+ * work-item's program order whatever the device interleaves.  Each
+ * function works out its group's region and its work-item's id once, at
+ * its entry; an access costs a call of a small function, which the
+ * device compiler (PoCL) inlines: the first design, the whole append
+ * at every access, kept PoCL compiling Rodinia's dwt2d for minutes; a group that logs more keeps its first
  * `records` (the count says how many were dropped).  The barriers stay:
  * the kernel computes what it does in the real run, and the host
  * (races_scan.c) works out each access's epoch (the barriers its
@@ -37,9 +41,12 @@ struct races {
 	LLVMBuilderRef b;
 	LLVMTypeRef i64;
 	LLVMTargetDataRef td;
-	LLVMValueRef log;	/* __sibyl_race_log(buf, addr, site << 32, bytes) */
+	LLVMValueRef log;	/* __sibyl_race_log(region, the entry's words) */
 	struct ic_layout *layout;
 	size_t site_cap;
+	/* the function being logged: its group's region (null: a group
+	 * not logged), the work-item's linear global id */
+	LLVMValueRef region, item;
 };
 
 static bool local_ptr(LLVMValueRef p)
@@ -72,32 +79,57 @@ static uint64_t add_site(struct races *r, LLVMValueRef i, unsigned kind)
 	return l->nsites++;
 }
 
-/* Log an access of `len` bytes (i64) at local pointer p (NULL: a
- * barrier), for instruction i, at the builder's position. */
-static void log_at(struct races *r, LLVMValueRef i, LLVMValueRef buf, LLVMValueRef p,
-		   LLVMValueRef len, unsigned kind)
+/* The value a store writes as an i64, when a scalar of at most 8 bytes
+ * (NULL otherwise): equal values written by several work-items are not
+ * reported (races_scan.c). */
+static LLVMValueRef stored_value(struct races *r, LLVMValueRef v)
 {
-	LLVMValueRef args[4] = {
-		buf, p ? LLVMBuildPtrToInt(r->b, p, r->i64, "") : LLVMConstInt(r->i64, 0, 0),
-		LLVMConstInt(r->i64, add_site(r, i, kind) << 32, 0),
+	LLVMTypeRef t = LLVMTypeOf(v);
+	LLVMTypeKind k = LLVMGetTypeKind(t);
+	unsigned long long bits = LLVMTypeIsSized(t) ? LLVMSizeOfTypeInBits(r->td, t) : 0;
+
+	if (!bits || bits > 64 || (k != LLVMIntegerTypeKind && k != LLVMFloatTypeKind &&
+				   k != LLVMDoubleTypeKind && k != LLVMHalfTypeKind &&
+				   k != LLVMPointerTypeKind))
+		return NULL;
+	if (k == LLVMPointerTypeKind)
+		return LLVMBuildPtrToInt(r->b, v, r->i64, "");
+	if (k != LLVMIntegerTypeKind)
+		v = LLVMBuildBitCast(r->b, v, LLVMIntTypeInContext(LLVMGetModuleContext(r->mod),
+								   (unsigned)bits), "");
+	return LLVMBuildZExtOrBitCast(r->b, v, r->i64, "");
+}
+
+/* Log an access of `len` bytes (i64) at local pointer p (NULL: a
+ * barrier), for instruction i, at the builder's position; `value`: what
+ * a store writes (NULL: unknown). */
+static void log_at(struct races *r, LLVMValueRef i, LLVMValueRef p, LLVMValueRef len,
+		   unsigned kind, LLVMValueRef value)
+{
+	unsigned site_kind = kind | (value ? IC_RACE_VALUE : 0);
+	LLVMValueRef args[1 + IC_RACE_WORDS] = {
+		r->region, p ? LLVMBuildPtrToInt(r->b, p, r->i64, "") : LLVMConstInt(r->i64, 0, 0),
+		LLVMBuildOr(r->b, LLVMConstInt(r->i64, add_site(r, i, site_kind) << 32, 0), r->item, ""),
 		len ? LLVMBuildIntCast2(r->b, len, r->i64, 0, "") : LLVMConstInt(r->i64, 0, 0),
+		value ? value : LLVMConstInt(r->i64, 0, 0),
 	};
 
 	LLVMSetCurrentDebugLocation2(r->b, LLVMInstructionGetDebugLoc(i));
-	LLVMValueRef c = LLVMBuildCall2(r->b, LLVMGlobalGetValueType(r->log), r->log, args, 4, "");
+	LLVMValueRef c = LLVMBuildCall2(r->b, LLVMGlobalGetValueType(r->log), r->log, args,
+					1 + IC_RACE_WORDS, "");
 
 	LLVMSetInstructionCallConv(c, LLVMSPIRFUNCCallConv);
 	LLVMSetCurrentDebugLocation2(r->b, NULL);
 }
 
 /* An access through operand `op` of i, if it is a __local pointer. */
-static void log_op(struct races *r, LLVMValueRef i, LLVMValueRef buf, unsigned op,
+static void log_op(struct races *r, LLVMValueRef i, unsigned op,
 		   LLVMValueRef len, unsigned kind)
 {
 	LLVMValueRef p = LLVMGetOperand(i, op);
 
 	if (local_ptr(p))
-		log_at(r, i, buf, p, len, kind);
+		log_at(r, i, p, len, kind, NULL);
 }
 
 /* "barrier" from "_Z7barrierj"; the whole name when not mangled. */
@@ -119,7 +151,7 @@ static bool is(const char *id, size_t len, const char *what)
 }
 
 /* vloadN(offset, p) / vstoreN(data, offset, p): N elements at p + offset * N. */
-static void log_vector(struct races *r, LLVMValueRef i, LLVMValueRef buf, bool store, unsigned n)
+static void log_vector(struct races *r, LLVMValueRef i, bool store, unsigned n)
 {
 	LLVMValueRef p = LLVMGetOperand(i, store ? 2 : 1), off = LLVMGetOperand(i, store ? 1 : 0);
 
@@ -131,36 +163,36 @@ static void log_vector(struct races *r, LLVMValueRef i, LLVMValueRef buf, bool s
 						r->b, off, r->i64, 0, ""), LLVMConstInt(r->i64, n, 0), "") },
 					1, "");
 
-	log_at(r, i, buf, at, len, store ? IC_RACE_WRITE : IC_RACE_READ);
+	log_at(r, i, at, len, store ? IC_RACE_WRITE : IC_RACE_READ, NULL);
 }
 
 /* The OpenCL builtins that touch memory through a pointer argument. */
-static void log_builtin(struct races *r, LLVMValueRef i, LLVMValueRef buf, const char *id,
+static void log_builtin(struct races *r, LLVMValueRef i, const char *id,
 			size_t len)
 {
 	unsigned args = LLVMGetNumArgOperands(i);
 
 	if (args >= 1 && (!strncmp(id, "atom", 4)))
-		log_op(r, i, buf, 0, pointee_bytes(r, LLVMGetOperand(i, 0)),
+		log_op(r, i, 0, pointee_bytes(r, LLVMGetOperand(i, 0)),
 		       IC_RACE_ATOMIC | IC_RACE_READ | IC_RACE_WRITE);
 	else if (len > 5 && !strncmp(id, "vload", 5) && isdigit((unsigned char)id[5]) && args == 2)
-		log_vector(r, i, buf, false, (unsigned)strtoul(id + 5, NULL, 10));
+		log_vector(r, i, false, (unsigned)strtoul(id + 5, NULL, 10));
 	else if (len > 6 && !strncmp(id, "vstore", 6) && isdigit((unsigned char)id[6]) && args == 3)
-		log_vector(r, i, buf, true, (unsigned)strtoul(id + 6, NULL, 10));
+		log_vector(r, i, true, (unsigned)strtoul(id + 6, NULL, 10));
 	else if ((is(id, len, "async_work_group_copy") ||
 		  is(id, len, "async_work_group_strided_copy")) && args >= 3) {
 		for (unsigned k = 0; k < 2; k++) {
 			LLVMValueRef p = LLVMGetOperand(i, k);
 
 			if (local_ptr(p))
-				log_at(r, i, buf, p, LLVMBuildMul(r->b, pointee_bytes(r, p),
+				log_at(r, i, p, LLVMBuildMul(r->b, pointee_bytes(r, p),
 					LLVMBuildIntCast2(r->b, LLVMGetOperand(i, 2), r->i64, 0, ""), ""),
-				       IC_RACE_GROUP | (k ? IC_RACE_READ : IC_RACE_WRITE));
+				       IC_RACE_GROUP | (k ? IC_RACE_READ : IC_RACE_WRITE), NULL);
 		}
 	}
 }
 
-static void log_call(struct races *r, LLVMValueRef i, LLVMValueRef next, LLVMValueRef buf)
+static void log_call(struct races *r, LLVMValueRef i, LLVMValueRef next)
 {
 	LLVMValueRef callee = LLVMGetCalledValue(i);
 	size_t nlen, len;
@@ -172,64 +204,65 @@ static void log_call(struct races *r, LLVMValueRef i, LLVMValueRef next, LLVMVal
 	if (is(id, len, "barrier") || is(id, len, "work_group_barrier") ||
 	    is(id, len, "wait_group_events")) {
 		LLVMPositionBuilderBefore(r->b, next);	/* the epoch ends once it is passed */
-		log_at(r, i, buf, NULL, NULL, IC_RACE_BARRIER);
+		log_at(r, i, NULL, NULL, IC_RACE_BARRIER, NULL);
 	} else if (!strncmp(name, "llvm.memcpy", 11) || !strncmp(name, "llvm.memmove", 12)) {
-		log_op(r, i, buf, 1, LLVMGetOperand(i, 2), IC_RACE_READ);
-		log_op(r, i, buf, 0, LLVMGetOperand(i, 2), IC_RACE_WRITE);
+		log_op(r, i, 1, LLVMGetOperand(i, 2), IC_RACE_READ);
+		log_op(r, i, 0, LLVMGetOperand(i, 2), IC_RACE_WRITE);
 	} else if (!strncmp(name, "llvm.memset", 11)) {
-		log_op(r, i, buf, 0, LLVMGetOperand(i, 2), IC_RACE_WRITE);
+		log_op(r, i, 0, LLVMGetOperand(i, 2), IC_RACE_WRITE);
 	} else if (id != name) {
-		log_builtin(r, i, buf, id, len);
+		log_builtin(r, i, id, len);
 	}
 }
 
-static void log_instruction(struct races *r, LLVMValueRef i, LLVMValueRef next, LLVMValueRef buf)
+static void log_instruction(struct races *r, LLVMValueRef i, LLVMValueRef next)
 {
 	LLVMPositionBuilderBefore(r->b, i);
 	switch (LLVMGetInstructionOpcode(i)) {
 	case LLVMLoad:
-		log_op(r, i, buf, 0, bytes_of(r, LLVMTypeOf(i)), IC_RACE_READ);
+		log_op(r, i, 0, bytes_of(r, LLVMTypeOf(i)), IC_RACE_READ);
 		break;
 	case LLVMStore:
-		log_op(r, i, buf, 1, bytes_of(r, LLVMTypeOf(LLVMGetOperand(i, 0))), IC_RACE_WRITE);
+		if (local_ptr(LLVMGetOperand(i, 1)))
+			log_at(r, i, LLVMGetOperand(i, 1), bytes_of(r, LLVMTypeOf(LLVMGetOperand(i, 0))),
+			       IC_RACE_WRITE, stored_value(r, LLVMGetOperand(i, 0)));
 		break;
 	case LLVMAtomicRMW:
 	case LLVMAtomicCmpXchg:
-		log_op(r, i, buf, 0, bytes_of(r, LLVMTypeOf(LLVMGetOperand(i, 1))),
+		log_op(r, i, 0, bytes_of(r, LLVMTypeOf(LLVMGetOperand(i, 1))),
 		       IC_RACE_ATOMIC | IC_RACE_READ | IC_RACE_WRITE);
 		break;
 	case LLVMCall:
-		log_call(r, i, next, buf);
+		log_call(r, i, next);
 		break;
 	default:
 		break;
 	}
 }
 
-/* __sibyl_race_log(buf, addr, site, len): append {addr, site | linear
- * global id, len} to the region of the caller's group, if it has one
- * and room in it. */
-static LLVMValueRef build_log(struct races *r, uint64_t groups, uint64_t records)
+/* __sibyl_race_log(region, addr, site, len, value): append the entry
+ * to the region, if there is one and room in it.  As small as can be:
+ * the device compiler (PoCL) inlines it at every access. */
+static LLVMValueRef build_log(struct races *r, uint64_t records)
 {
 	LLVMContextRef ctx = LLVMGetModuleContext(r->mod);
-	LLVMTypeRef params[4] = { LLVMPointerType(r->i64, 1), r->i64, r->i64, r->i64 };
+	LLVMTypeRef params[1 + IC_RACE_WORDS] = { LLVMPointerType(r->i64, 1), r->i64, r->i64, r->i64,
+						  r->i64 };
 	LLVMValueRef fn = LLVMAddFunction(r->mod, "__sibyl_race_log",
-					  LLVMFunctionType(LLVMVoidTypeInContext(ctx), params, 4, 0));
+					  LLVMFunctionType(LLVMVoidTypeInContext(ctx), params,
+							   1 + IC_RACE_WORDS, 0));
 	LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(ctx, fn, ""),
 		rec = LLVMAppendBasicBlockInContext(ctx, fn, ""),
 		put = LLVMAppendBasicBlockInContext(ctx, fn, ""),
 		done = LLVMAppendBasicBlockInContext(ctx, fn, "");
 	LLVMBuilderRef b = r->b;
+	LLVMValueRef region = LLVMGetParam(fn, 0);
 
 	LLVMSetLinkage(fn, LLVMInternalLinkage);
 	LLVMSetFunctionCallConv(fn, LLVMSPIRFUNCCallConv);
 	LLVMPositionBuilderAtEnd(b, entry);
-	LLVMValueRef grp = ic_linear_id(r->mod, b, true);
-	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, grp, LLVMConstInt(r->i64, groups, 0), ""),
-			rec, done);
+	LLVMBuildCondBr(b, LLVMBuildIsNotNull(b, region, ""), rec, done);
 	LLVMPositionBuilderAtEnd(b, rec);
-	LLVMValueRef off = LLVMBuildMul(b, grp, LLVMConstInt(r->i64, 1 + IC_RACE_WORDS * records, 0), "");
-	LLVMValueRef region = LLVMBuildInBoundsGEP2(b, r->i64, LLVMGetParam(fn, 0), &off, 1, "");
 	LLVMValueRef n = LLVMBuildAtomicRMW(b, LLVMAtomicRMWBinOpAdd, region,
 					    LLVMConstInt(r->i64, 1, 0), LLVMAtomicOrderingMonotonic, 0);
 	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, n, LLVMConstInt(r->i64, records, 0), ""),
@@ -237,14 +270,11 @@ static LLVMValueRef build_log(struct races *r, uint64_t groups, uint64_t records
 	LLVMPositionBuilderAtEnd(b, put);
 	LLVMValueRef at = LLVMBuildAdd(b, LLVMBuildMul(b, n, LLVMConstInt(r->i64, IC_RACE_WORDS, 0), ""),
 				       LLVMConstInt(r->i64, 1, 0), "");
-	LLVMValueRef words[IC_RACE_WORDS] = {
-		LLVMGetParam(fn, 1), LLVMBuildOr(b, LLVMGetParam(fn, 2), ic_linear_id(r->mod, b, false), ""),
-		LLVMGetParam(fn, 3),
-	};
 	for (unsigned w = 0; w < IC_RACE_WORDS; w++) {
 		LLVMValueRef idx = LLVMBuildAdd(b, at, LLVMConstInt(r->i64, w, 0), "");
 
-		LLVMBuildStore(b, words[w], LLVMBuildInBoundsGEP2(b, r->i64, region, &idx, 1, ""));
+		LLVMBuildStore(b, LLVMGetParam(fn, 1 + w),
+			       LLVMBuildInBoundsGEP2(b, r->i64, region, &idx, 1, ""));
 	}
 	LLVMBuildBr(b, done);
 	LLVMPositionBuilderAtEnd(b, done);
@@ -252,14 +282,35 @@ static LLVMValueRef build_log(struct races *r, uint64_t groups, uint64_t records
 	return fn;
 }
 
+/* At f's entry, once: its work-item's id and its group's region of the
+ * log (null past the groups logged). */
+static void prologue(struct races *r, LLVMValueRef f, LLVMValueRef buf)
+{
+	LLVMBuilderRef b = r->b;
+	const struct ic_layout *l = r->layout;
+
+	LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(f)));
+	LLVMValueRef grp = ic_linear_id(r->mod, b, true);
+	LLVMValueRef off = LLVMBuildMul(b, grp, LLVMConstInt(r->i64, 1 + IC_RACE_WORDS *
+							       l->race_records, 0), "");
+	LLVMValueRef in = LLVMBuildICmp(b, LLVMIntULT, grp, LLVMConstInt(r->i64, l->race_groups, 0), "");
+
+	r->region = LLVMBuildSelect(b, in, LLVMBuildInBoundsGEP2(b, r->i64, buf, &off, 1, ""),
+				    LLVMConstNull(LLVMTypeOf(buf)), "");
+	r->item = LLVMBuildAnd(b, ic_linear_id(r->mod, b, false),
+			       LLVMConstInt(r->i64, 0xffffffffu, 0), "");
+}
+
 static void log_function(struct races *r, LLVMValueRef f)
 {
 	LLVMValueRef buf = LLVMGetParam(f, LLVMCountParams(f) - 1);
 
+	prologue(r, f, buf);
+
 	for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
 		for (LLVMValueRef i = LLVMGetFirstInstruction(b), next; i; i = next) {
 			next = LLVMGetNextInstruction(i);
-			log_instruction(r, i, next, buf);
+			log_instruction(r, i, next);
 		}
 }
 
@@ -290,13 +341,14 @@ static int rewrite(struct ic_module *m, struct ic_layout *layout, struct sibyl_i
 	if (nf < 0)
 		return -1;
 	struct races r = { m->mod, LLVMCreateBuilderInContext(m->ctx), LLVMInt64TypeInContext(m->ctx),
-			   LLVMCreateTargetData(LLVMGetDataLayoutStr(m->mod)), NULL, layout, 0 };
+			   LLVMCreateTargetData(LLVMGetDataLayoutStr(m->mod)), NULL, layout, 0,
+			   NULL, NULL };
 	LLVMValueRef *nw = sibyl_xcalloc((size_t)nf, sizeof(*nw));
 
 	out->counter_arg = LLVMCountParams(m->kernel);
 	for (int f = 0; f < nf; f++)
 		nw[f] = ic_add_param(m->mod, fns[f], LLVMPointerType(r.i64, 1), f == 0);
-	r.log = build_log(&r, layout->race_groups, layout->race_records);
+	r.log = build_log(&r, layout->race_records);
 	for (int f = 0; f < nf; f++)
 		log_function(&r, nw[f]);
 	redirect(&r, fns, nw, nf);

@@ -10,7 +10,9 @@
  * of another work-item, and of two distinct work-items one is not the
  * accessing one.  Log order decides nothing but which access of a pair
  * is named first, so the verdict does not depend on how the device
- * interleaved the work-items.  A cut log is a prefix of what ran: what
+ * interleaved the work-items.  Stores of equal bytes by several
+ * work-items are not reported, as Oclgrind does not by default
+ * (`flag = 1` by every work-item).  A cut log is a prefix of what ran: what
  * it shows happened (a write that precedes a read precedes it in the
  * log too), it may miss what came after.
  */
@@ -25,7 +27,7 @@
 #define MAX_SPAN ((uint64_t)1 << 20)
 
 struct entry {
-	uint64_t addr, item, len, epoch, seq;
+	uint64_t addr, item, len, epoch, seq, value;
 	unsigned site;
 };
 
@@ -33,6 +35,7 @@ struct who {
 	bool set;
 	unsigned site;
 	uint64_t item;
+	int byte;	/* the byte a store wrote (-1: unknown, not a store) */
 };
 
 struct byte {
@@ -175,11 +178,12 @@ static void uninit(struct scan *s, const struct who *w)
 		*f = (struct sibyl_race_finding){ true, x, { 0, NULL, 0 }, s->group, f->lines };
 }
 
-/* An earlier access of this epoch by another work-item among two. */
-static const struct who *other(const struct who c[2], uint64_t item)
+/* An earlier access of this epoch by another work-item among two (a
+ * store of the very byte w stores does not count). */
+static const struct who *other(const struct who c[2], const struct who *w)
 {
 	for (int j = 0; j < 2; j++)
-		if (c[j].set && c[j].item != item)
+		if (c[j].set && c[j].item != w->item && (w->byte < 0 || c[j].byte != w->byte))
 			return &c[j];
 	return NULL;
 }
@@ -207,12 +211,11 @@ static void touch(struct scan *s, struct byte *b, const struct who *w, unsigned 
 	const struct who *x = NULL;
 
 	if (atomic)	/* atomics race with plain accesses only */
-		x = other(b->w, w->item) ? other(b->w, w->item) : other(b->r, w->item);
+		x = other(b->w, w) ? other(b->w, w) : other(b->r, w);
 	else if (write)
-		x = other(b->w, w->item) ? other(b->w, w->item) : other(b->r, w->item)
-		    ? other(b->r, w->item) : other(b->a, w->item);
+		x = other(b->w, w) ? other(b->w, w) : other(b->r, w) ? other(b->r, w) : other(b->a, w);
 	else
-		x = other(b->w, w->item) ? other(b->w, w->item) : other(b->a, w->item);
+		x = other(b->w, w) ? other(b->w, w) : other(b->a, w);
 	if (x)
 		race(s, b, x, w);
 	/* a read of what nothing wrote before: not itself earlier in this
@@ -273,7 +276,7 @@ static size_t entries(const struct scan *s, const uint64_t *region, size_t n, st
 		bool group = s->l->race_sites[site].kind & IC_RACE_GROUP;
 
 		e[m++] = (struct entry){ w[0], group ? SIBYL_RACE_GROUP : item,
-					 w[2] < MAX_SPAN ? w[2] : MAX_SPAN, epochs[k], j,
+					 w[2] < MAX_SPAN ? w[2] : MAX_SPAN, epochs[k], j, w[3],
 					 (unsigned)site };
 	}
 	free(epochs);
@@ -291,11 +294,14 @@ static void scan_group(struct scan *s, const uint64_t *region)
 	s->out->truncated += region[0] > s->l->race_records;
 	qsort(e, m, sizeof(*e), by_epoch);
 	for (size_t j = 0; j < m; j++) {
-		struct who w = { true, e[j].site, e[j].item };
+		struct who w = { true, e[j].site, e[j].item, -1 };
 		unsigned kind = s->l->race_sites[e[j].site].kind;
 
-		for (uint64_t k = 0; k < e[j].len; k++)
+		for (uint64_t k = 0; k < e[j].len; k++) {
+			if ((kind & IC_RACE_VALUE) && k < 8)	/* little-endian */
+				w.byte = (int)(e[j].value >> (8 * k) & 0xff);
 			touch(s, byte_at(s, e[j].addr + k, e[j].epoch), &w, kind);
+		}
 	}
 	for (size_t i = 0; i < s->bytes.n; i++)
 		roll(s, &s->state[i], UINT64_MAX);

@@ -9,12 +9,13 @@
 
 #include <string.h>
 
-enum { W, R, BAR, ATOM, COPY, NSITES };	/* the sites, lines 10 to 14 */
+enum { W, R, BAR, ATOM, COPY, STORE, NSITES };	/* the sites, lines 10 to 15 */
 #define RECORDS 16
 
 static struct ic_race_site sites[NSITES] = {
 	{ 10, IC_RACE_WRITE }, { 11, IC_RACE_READ }, { 12, IC_RACE_BARRIER },
 	{ 13, IC_RACE_ATOMIC | IC_RACE_READ | IC_RACE_WRITE }, { 14, IC_RACE_GROUP | IC_RACE_WRITE },
+	{ 15, IC_RACE_WRITE | IC_RACE_VALUE },
 };
 static struct ic_layout layout = { .races = true, .race_sites = sites, .nsites = NSITES,
 				   .race_groups = 1, .race_records = RECORDS };
@@ -28,14 +29,19 @@ static int reset(void **state)
 	return 0;
 }
 
-/* Work-item `item` at site s touches len bytes at addr. */
-static void put(unsigned s, uint64_t item, uint64_t addr, uint64_t len)
+/* Work-item `item` at site s touches len bytes at addr (storing value). */
+static void put_value(unsigned s, uint64_t item, uint64_t addr, uint64_t len, uint64_t value)
 {
 	uint64_t *e = log_ + 1 + IC_RACE_WORDS * log_[0]++;
 
 	if (log_[0] > RECORDS)
 		return;	/* the kernel counts on, stores nothing */
-	e[0] = addr, e[1] = (uint64_t)s << 32 | item, e[2] = len;
+	e[0] = addr, e[1] = (uint64_t)s << 32 | item, e[2] = len, e[3] = value;
+}
+
+static void put(unsigned s, uint64_t item, uint64_t addr, uint64_t len)
+{
+	put_value(s, item, addr, len, 0);
 }
 
 /* The log's verdict, asserted: a race or not, an uninitialised read or not. */
@@ -130,6 +136,18 @@ static void group_copy(void **state)
 	assert_int_equal(expect(true, false).race.a.item, SIBYL_RACE_GROUP);
 }
 
+/* Stores of the same value are not reported (Oclgrind's default), of
+ * values that differ in one byte are. */
+static void uniform_stores(void **state)
+{
+	(void)state;
+	for (uint64_t i = 0; i < 4; i++)
+		put_value(STORE, i, 100, 4, 0x01020304);
+	expect(false, false);
+	put_value(STORE, 7, 100, 4, 0x01020305);
+	assert_int_equal(expect(true, false).race.b.item, 7);
+}
+
 /* A log that overflowed: its prefix is read, the group counted as cut. */
 static void cut(void **state)
 {
@@ -149,7 +167,8 @@ int main(void)
 		cmocka_unit_test_setup(order_does_not_matter, reset),
 		cmocka_unit_test_setup(barrier_orders, reset), cmocka_unit_test_setup(bytes, reset),
 		cmocka_unit_test_setup(atomics, reset), cmocka_unit_test_setup(uninitialised, reset),
-		cmocka_unit_test_setup(group_copy, reset), cmocka_unit_test_setup(cut, reset),
+		cmocka_unit_test_setup(group_copy, reset), cmocka_unit_test_setup(uniform_stores, reset),
+		cmocka_unit_test_setup(cut, reset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
