@@ -1,4 +1,4 @@
-/* --check's barrier probe (check_probe.h). */
+/* --check's probes: barriers, then __local races (check_probe.h). */
 #include "ocl/driver/check_probe.h"
 #include "ocl/driver/counting.h"
 #include "ocl/driver/guard.h"
@@ -61,8 +61,8 @@ static bool has(const void *bc, size_t size, const char *kernel, bool (*match)(c
 	return found;
 }
 
-/* Run a probe on bitcode bc: its findings (an array) or NULL; why it
- * did not run in `why`, or what the race probe saw (else empty). */
+/* Run a probe on bitcode bc: its findings (an array) or NULL; in `why`
+ * "did not run: <why>", or what the race probe saw (else empty). */
 static json_t *probe(struct sibyl_run_cfg *p, const void *bc, size_t size, double timeout_s,
 		     double build_timeout_s, char *why, size_t whylen)
 {
@@ -70,12 +70,12 @@ static json_t *probe(struct sibyl_run_cfg *p, const void *bc, size_t size, doubl
 	struct sibyl_guard g = { timeout_s, build_timeout_s, false, NULL, on_sample, &seen,
 				 { 0 }, NULL };
 	struct sibyl_counting counting = { 0 };
-	int r = sibyl_counting_prepare(&counting, bc, size, p, why, whylen);
+	char err[512];
+	int r = sibyl_counting_prepare(&counting, bc, size, p, err, sizeof(err));
 
-	if (r == 0 && (r = sibyl_run_guarded(p, &g, why, whylen)) > 0)
-		snprintf(why, whylen, "%s", g.failure.message);
-	if (!r)
-		*why = '\0';
+	if (r == 0 && (r = sibyl_run_guarded(p, &g, err, sizeof(err))) > 0)
+		snprintf(err, sizeof(err), "%s", g.failure.message);
+	snprintf(why, whylen, "%s%s", r ? "did not run: " : "", r ? err : "");
 	sibyl_counting_done(&counting);
 	free(g.chatter);
 	if (seen.race_log)	/* -v: how much the race probe saw */
@@ -106,7 +106,7 @@ static void *with_lines(const struct sibyl_compile_opts *c, size_t *size)
 /* Both probes, their notices dropped (the user's run says what fails). */
 static json_t *probes(struct sibyl_run_cfg *p, const struct sibyl_compile_opts *c, const void *bc,
 		      size_t size, const double limits[2], bool barriers, bool local,
-		      char why[2][512])
+		      char why[2][600])
 {
 	json_t *found = NULL;
 	size_t gsize = 0;
@@ -117,13 +117,13 @@ static json_t *probes(struct sibyl_run_cfg *p, const struct sibyl_compile_opts *
 	gbc = with_lines(c, &gsize);
 	if (barriers) {
 		p->barriers = true;
-		found = probe(p, gbc ? gbc : bc, gbc ? gsize : size, limits[0], limits[1], why[0], 512);
+		found = probe(p, gbc ? gbc : bc, gbc ? gsize : size, limits[0], limits[1], why[0], 600);
 		p->barriers = false;
 	}
 	/* A divergent barrier leaves the race probe nothing sound to see. */
 	if (!found && local) {
 		p->races = true;
-		found = probe(p, gbc ? gbc : bc, gbc ? gsize : size, limits[0], limits[1], why[1], 512);
+		found = probe(p, gbc ? gbc : bc, gbc ? gsize : size, limits[0], limits[1], why[1], 600);
 	}
 	sibyl_set_notice_handler(fn, ctx);
 	free(gbc);
@@ -137,7 +137,7 @@ json_t *sibyl_check_probe(const struct sibyl_run_cfg *cfg, const struct sibyl_co
 	bool barriers = has(bc, size, cfg->kernel->name, barrier_call);
 	bool local = has(bc, size, cfg->kernel->name, local_access);
 	const double limits[2] = { timeout_s, build_timeout_s };
-	char why[2][512] = { "", "" };
+	char why[2][600] = { "", "" };
 
 	if (barriers && !cfg->lsize) {	/* the runtime's groups: which work-items go together? */
 		sibyl_info("kernel: --check: barriers not checked: no -l");
@@ -150,7 +150,6 @@ json_t *sibyl_check_probe(const struct sibyl_run_cfg *cfg, const struct sibyl_co
 
 	for (int k = 0; k < 2; k++)
 		if (*why[k])
-			sibyl_info("kernel: --check: the %s probe %s%s", k ? "race" : "barrier",
-				   strncmp(why[k], "logged ", 7) ? "did not run: " : "", why[k]);
+			sibyl_info("kernel: --check: the %s probe %s", k ? "race" : "barrier", why[k]);
 	return found;
 }

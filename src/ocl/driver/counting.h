@@ -19,7 +19,8 @@ struct sibyl_counting {
 	char *source;	/* --source-counters: the device's marked copy */
 };
 
-/* Instrument `kernel` of `bc` and point cfg at the files. Returns 0 or
+/* Instrument `kernel` of `bc` (cfg->races: the race probe's copy) and
+ * point cfg at the files. Returns 0 or
  * -1 with the error line in err; call sibyl_counting_done either way. */
 int sibyl_counting_prepare(struct sibyl_counting *c, const void *bc, size_t size,
 			   struct sibyl_run_cfg *cfg, char *err, size_t errlen);

@@ -12,6 +12,8 @@
  *    "device_ns", "queue_ns", "submit_ns", "transfer_ns",
  *    ["counters": file with the raw counters (-i)], ["args", "after"],
  *    [--check: "input", "before", "after", "again" digests (check.h)]}
+ *   (the guard, parent side, replaces "counters" by "instcounts", or for
+ *   --check's probes adds "barriers", or "races" and "race_log")
  * and, as every helper (core/helper.h), {"event":"notice", ...} for a
  * warning and {"event":"error","text"} before it exits non-zero.
  * A SPIR program is either the instrumented bitcode (-i: one more,
