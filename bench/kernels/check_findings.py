@@ -10,7 +10,8 @@ barrier divergence, its data races on __local memory and its
 uninitialised reads of __local memory with --check's (Oclgrind's use of
 an uninitialised value of any origin stands for the latter; its races
 on __global memory are listed beside: --check does not look for them),
-ending with a table of the kernels where either found one."""
+ending with a table, kernel by kernel ("n/a": --check's probe did not
+run, as when the kernel crashes)."""
 import collections, json, os, re, subprocess, sys
 
 SIBYL, ROOT = sys.argv[1], sys.argv[2]
@@ -64,35 +65,47 @@ def oclgrind(f, k):
     return {kind: bool(r.search(err)) for kind, r in OCLGRIND.items()}
 
 
+def not_run(err):
+    """The kinds --check could not judge: its probe did not run (-v says)."""
+    out = set()
+    if "the barrier probe did not run" in err:
+        out.add("barrier-divergence")
+    if "the race probe did not run" in err:
+        out |= {"data-race", "uninitialised-read"}
+    return out
+
+
 def compare(f, k, table, agree):
-    """Oclgrind and --check on kernel k at -g 64 -l 16: a row of the table."""
+    """Oclgrind and --check on kernel k at -g 64 -l 16: a row of the table
+    (--check's verdict None where its probe did not run)."""
     o = oclgrind(f, k)
-    rc, out, _ = run([SIBYL, "kernel", f, "-k", k, "--check", "--json"] + SMALL)
-    mine = set(kinds(rc, out))
+    rc, out, err = run([SIBYL, "kernel", f, "-k", k, "--check", "--json", "-v"] + SMALL)
+    mine, unjudged = set(kinds(rc, out)), not_run(err)
     if o is None:
         print("  oclgrind did not end", flush=True)
         return
-    row = [(o[kind], kind in mine) for kind in COMPARED]
+    row = [(o[kind], None if kind in unjudged and kind not in mine else kind in mine)
+           for kind in COMPARED]
     print("  oclgrind/--check (-g 64 -l 16): " + ", ".join(
         f"{kind} {a}/{b}" for kind, (a, b) in zip(COMPARED, row)) +
         f", oclgrind global-race {o['global-race']}", flush=True)
     agree["compared"] += 1
     for kind, (a, b) in zip(COMPARED, row):
-        agree[(kind, "both" if a and b else "oclgrind only" if a else
-               "--check only" if b else "neither")] += 1
-    if any(a or b for a, b in row) or o["global-race"]:
-        table.append((f"{os.path.relpath(f, ROOT)} {k}", row, o["global-race"]))
+        agree[(kind, "probe did not run" if b is None else "both" if a and b else
+               "oclgrind only" if a else "--check only" if b else "neither")] += 1
+    table.append((f"{os.path.relpath(f, ROOT)} {k}", row, o["global-race"]))
 
 
 def yes(v):
-    return "yes" if v else "no"
+    return "n/a" if v is None else "yes" if v else "no"
 
 
 def print_table(table, agree):
     print(f"against oclgrind on {agree['compared']} kernels (-g 64 -l 16):")
     for kind in COMPARED:
         print(f"  {kind}: " + ", ".join(f"{w} {agree[(kind, w)]}" for w in
-                                         ("both", "oclgrind only", "--check only", "neither")))
+                                         ("both", "oclgrind only", "--check only", "neither",
+                                          "probe did not run")))
     print("| kernel | oclgrind race (__local) | --check race | oclgrind race (__global) "
           "| oclgrind uninit. (any) | --check uninit. (__local) | oclgrind divergence "
           "| --check divergence |")
