@@ -10,9 +10,9 @@
  * of another work-item, and of two distinct work-items one is not the
  * accessing one.  Log order decides nothing but which access of a pair
  * is named first, so the verdict does not depend on how the device
- * interleaved the work-items, but for one thing: a store of the value
- * a byte already holds (in log order) is no access at all, as in
- * Oclgrind.  A cut log is a prefix of what ran: what
+ * interleaved the work-items.  Stores of equal bytes by several
+ * work-items are not reported, as Oclgrind does not by default
+ * (`flag = 1` by every work-item).  A cut log is a prefix of what ran: what
  * it shows happened (a write that precedes a read precedes it in the
  * log too), it may miss what came after.
  */
@@ -45,7 +45,6 @@ struct byte {
 	bool raced;		/* a race on it in this one */
 	struct who w[2], r[2], a[2];	/* this epoch: writes, reads, atomics */
 	struct who pending;	/* a read of it before any write */
-	int value;		/* what it holds, as far as the log says (-1: unknown) */
 };
 
 /* Open addressing, u64 -> index into a growing array of values. */
@@ -179,11 +178,12 @@ static void uninit(struct scan *s, const struct who *w)
 		*f = (struct sibyl_race_finding){ true, x, { 0, NULL, 0 }, s->group, f->lines };
 }
 
-/* An earlier access of this epoch by another work-item among two. */
+/* An earlier access of this epoch by another work-item among two (a
+ * store of the very byte w stores does not count). */
 static const struct who *other(const struct who c[2], const struct who *w)
 {
 	for (int j = 0; j < 2; j++)
-		if (c[j].set && c[j].item != w->item)
+		if (c[j].set && c[j].item != w->item && (w->byte < 0 || c[j].byte != w->byte))
 			return &c[j];
 	return NULL;
 }
@@ -202,7 +202,7 @@ static void roll(struct scan *s, struct byte *b, uint64_t epoch)
 {
 	if (b->pending.set && !b->raced)
 		uninit(s, &b->pending);
-	*b = (struct byte){ .epoch = epoch, .init = b->init || b->wrote, .value = b->value };
+	*b = (struct byte){ .epoch = epoch, .init = b->init || b->wrote };
 }
 
 static void touch(struct scan *s, struct byte *b, const struct who *w, unsigned kind)
@@ -210,11 +210,6 @@ static void touch(struct scan *s, struct byte *b, const struct who *w, unsigned 
 	bool atomic = kind & IC_RACE_ATOMIC, write = kind & IC_RACE_WRITE;
 	const struct who *x = NULL;
 
-	/* A store of what the byte holds changes nothing another work-item
-	 * could see: not a race (Oclgrind's default too: `flag = 1` by
-	 * every work-item). */
-	if (write && !atomic && w->byte >= 0 && w->byte == b->value)
-		return;
 	if (atomic)	/* atomics race with plain accesses only */
 		x = other(b->w, w) ? other(b->w, w) : other(b->r, w);
 	else if (write)
@@ -229,8 +224,6 @@ static void touch(struct scan *s, struct byte *b, const struct who *w, unsigned 
 		b->pending = *w;
 	remember(atomic ? b->a : write ? b->w : b->r, w);
 	b->wrote |= write;
-	if (write)
-		b->value = atomic ? -1 : w->byte;
 }
 
 static struct byte *byte_at(struct scan *s, uint64_t addr, uint64_t epoch)
@@ -243,7 +236,7 @@ static struct byte *byte_at(struct scan *s, uint64_t addr, uint64_t epoch)
 			s->state_cap = s->state_cap ? 2 * s->state_cap : 1024;
 			s->state = sibyl_xreallocarray(s->state, s->state_cap, sizeof(*s->state));
 		}
-		s->state[i] = (struct byte){ .epoch = epoch, .value = -1 };
+		s->state[i] = (struct byte){ .epoch = epoch };
 	} else if (s->state[i].epoch != epoch) {
 		roll(s, &s->state[i], epoch);
 	}
