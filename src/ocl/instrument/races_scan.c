@@ -10,11 +10,11 @@
  * of another work-item, and of two distinct work-items one is not the
  * accessing one.  Log order decides nothing but which access of a pair
  * is named first, so the verdict does not depend on how the device
- * interleaved the work-items.  Stores of equal bytes by several
- * work-items are not reported, as Oclgrind does not by default
- * (`flag = 1` by every work-item).  A cut log is a prefix of what ran: what
- * it shows happened (a write that precedes a read precedes it in the
- * log too), it may miss what came after.
+ * interleaved the work-items.  Two stores of the same byte value do not
+ * race with each other, as in Oclgrind by default (`flag = 1` by every
+ * work-item); a read beside them still races.  A cut log is a prefix of
+ * what ran: what it shows happened (a write that precedes a read
+ * precedes it in the log too), it may miss what came after.
  */
 #include "ocl/instrument/instrument_internal.h"
 
