@@ -252,13 +252,16 @@ static unsigned free_bucket(uintptr_t addr)
 	return (unsigned)(((uint64_t)addr * 0x9e3779b97f4a7c15ull) >> 52);	/* 12 bits */
 }
 
-/* Lock held: the free at `slot` of addr, applied next. */
-static void note_free(struct region_state *s, uintptr_t addr, uint64_t slot)
+/* Lock held: the free at `slot` of addr, applied next.  `settled`: no
+ * earlier event of this batch is on addr, so the sets say whether its
+ * block is known (an earlier free in the batch, not applied yet, may
+ * have freed the known block, and this free a block reallocated since). */
+static void note_free(struct region_state *s, uintptr_t addr, uint64_t slot, bool settled)
 {
 	unsigned b = free_bucket(addr);
 	struct region known;
 
-	if (region_find(&s->blocks, addr, &known) && known.start == addr)
+	if (settled && region_find(&s->blocks, addr, &known) && known.start == addr)
 		return;
 	if (frees[b].addr != addr && frees[b].slot1 > frees[b].forgot1)
 		frees[b].forgot1 = frees[b].slot1;
@@ -343,7 +346,8 @@ static void cancel_pair(struct region_state *s, uint64_t i)
 		e->op = 0;
 		p->slot = 0;
 	} else {
-		note_free(s, e->addr, i);
+		note_free(s, e->addr, i, p->batch != batch_no);
+		*p = (struct pending){ batch_no, 0, e->addr };	/* freed in this batch */
 	}
 }
 
@@ -380,7 +384,7 @@ static void fill_gaps(struct region_state *s)
 			continue;
 		}
 		if (e->op == REGION_FREE)
-			note_free(s, e->addr, i);
+			note_free(s, e->addr, i, true);	/* the sets are current here */
 		else if (e->op == REGION_ALLOC && stale(e, i))
 			e->op = 0;
 		if (!apply_one(e, s))
