@@ -172,7 +172,10 @@ static void log_builtin(struct races *r, LLVMValueRef i, const char *id,
 {
 	unsigned args = LLVMGetNumArgOperands(i);
 
-	if (args >= 1 && (!strncmp(id, "atom", 4)))
+	/* Only with a __local pointer first: atomic_work_item_fence, or a
+	 * user's atom... helper, may take an integer, whose element type
+	 * LLVM cannot give. */
+	if (args >= 1 && !strncmp(id, "atom", 4) && local_ptr(LLVMGetOperand(i, 0)))
 		log_op(r, i, 0, pointee_bytes(r, LLVMGetOperand(i, 0)),
 		       IC_RACE_ATOMIC | IC_RACE_READ | IC_RACE_WRITE);
 	else if (len > 5 && !strncmp(id, "vload", 5) && isdigit((unsigned char)id[5]) && args == 2)

@@ -59,8 +59,12 @@ grep -q "^sibyl: kernel: --check: barriers not checked: no -l" "$WORK/err" || fa
 
 # --all: the findings counted, status 7 when any.
 "$SIBYL" kernel "$K" --all -g 256 -l 32 --check > "$WORK/all" 2>&1 && fail "--all: status 0"
-expect_eq "--all summary" "$K: 4 kernels: 4 ran, 0 failed, 0 unsupported, 2 with findings" \
-	"$(tail -1 "$WORK/all")"
+# 2 or 3: tickets is nondeterministic only when the schedule says so.
+summary=$(tail -1 "$WORK/all")
+case $summary in
+"$K: 4 kernels: 4 ran, 0 failed, 0 unsupported, "[23]" with findings") echo "ok: --all summary: $summary" ;;
+*) fail "--all summary: $summary" ;;
+esac
 
 # __local memory (the race probe): planted data races and an
 # uninitialised read named with their lines; correct reductions, scans,
@@ -87,8 +91,9 @@ finding helper_race "data race on __local at $K:53 (write) and $K:53 (write): wo
 	fail "same_slot 2-D: status 0"
 finding same_slot "data race on __local at $K:20 (write) and $K:20 (write): work-items 0,0 and 1,0 of work-group 0"
 
-# Clean: a barrier at every step, atomics on zeroed bins, one writer.
-for k in reduce scan histogram broadcast; do
+# Clean: a barrier at every step, atomics on zeroed bins, one writer,
+# and a helper named atom... that is no atomic.
+for k in reduce scan histogram broadcast atom_named; do
 	check $k 0 -v
 	finding $k "no finding"
 	grep -q "race probe logged the __local accesses of 8 work-group(s), 0 of them cut short" \

@@ -120,3 +120,21 @@ __kernel void broadcast(__global const float *in, __global float *out)
 	barrier(CLK_LOCAL_MEM_FENCE);
 	out[get_global_id(0)] = v[0] * v[1] + in[get_global_id(0)];
 }
+
+/* A helper of the user's whose name starts with "atom" and takes no
+ * pointer: the probe must not take it for an atomic builtin. */
+int atom_weight(int x)
+{
+	return 2 * x + 1;
+}
+
+/* Clean: as broadcast, through atom_weight. */
+__kernel void atom_named(__global const int *in, __global int *out)
+{
+	__local int v;
+
+	if (get_local_id(0) == 0)
+		v = atom_weight(in[get_group_id(0)]);
+	barrier(CLK_LOCAL_MEM_FENCE);
+	out[get_global_id(0)] = v + in[get_global_id(0)];
+}
