@@ -188,8 +188,10 @@ static int spawn(struct sibyl_worker *w, char *err, size_t errlen)
 	char *path = sibyl_run_helper_path("sibyl-plan-worker", "SIBYL_PLAN_WORKER");
 	char *argv[] = { path, NULL };
 	int page = sibyl_worker_progress_create(&w->progress);
-	struct sibyl_run_fd extra = { page, SIBYL_PLAN_PROGRESS_FD };
-	int r = sibyl_helper_start(&w->h, argv, page < 0 ? NULL : &extra, err, errlen);
+	/* Without a page, /dev/null there (which cannot be mapped): never a
+	 * descriptor sibyl inherited at that number. */
+	struct sibyl_run_fd extra = { page < 0 ? SIBYL_RUN_DEVNULL : page, SIBYL_PLAN_PROGRESS_FD };
+	int r = sibyl_helper_start(&w->h, argv, &extra, err, errlen);
 
 	if (page >= 0)
 		close(page);	/* the mapping stays */
