@@ -207,13 +207,11 @@ struct sibyl_worker *sibyl_worker_start(const struct sibyl_adapter *a, const cha
 	struct sibyl_worker_setup setup = { source, a->name, *config, *sp };
 	struct sibyl_sample_reply r = { 0 };
 
-	w->stats.exit_seconds = NAN;	/* until sibyl_worker_one_time_again */
+	w->stats.exit_seconds = NAN;	/* until sibyl_worker_once_costs */
 	sibyl_seconds_init();
 	if (wake[0] < 0 && pipe2(wake, O_CLOEXEC | O_NONBLOCK))
 		wake[0] = wake[1] = -1;   /* poll ignores fd -1: EINTR still wakes most waits */
 	w->a = a;
-	w->h = (struct sibyl_helper){ .child = { .pid = -1, .pidfd = -1 }, .to = -1,
-				      .from = { .fd = -1 } };
 	w->by_params = sibyl_builtin_param_hooks(a) != NULL;
 	/* Write errors to a dead worker must come back as EPIPE, not kill us. */
 	signal(SIGPIPE, SIG_IGN);
@@ -438,9 +436,9 @@ static double stop_timed(struct sibyl_worker *w)
  * the median excess of the exits are kept.  The planning worker's own
  * run stays when no probe runs (a built-in adapter lives in the worker
  * only). */
-void sibyl_worker_one_time_again(struct sibyl_worker *w, const char *source,
-				 const struct sibyl_adapter_config *config,
-				 const struct sibyl_sampling *sp, uint64_t first_call)
+static void one_time_again(struct sibyl_worker *w, const char *source,
+			   const struct sibyl_adapter_config *config,
+			   const struct sibyl_sampling *sp, uint64_t first_call)
 {
 	struct sibyl_worker_stats *s = &w->stats;
 	struct sibyl_one_time_run runs[SIBYL_ONE_TIME_RUNS];
@@ -478,9 +476,9 @@ void sibyl_worker_one_time_again(struct sibyl_worker *w, const char *source,
 
 #define FIRST_TOUCH_SECONDS 2.0
 
-void sibyl_worker_first_touch(struct sibyl_worker *w, const char *source,
-			      const struct sibyl_adapter_config *config,
-			      const struct sibyl_sampling *sp, uint64_t hi)
+static void first_touch(struct sibyl_worker *w, const char *source,
+			const struct sibyl_adapter_config *config,
+			const struct sibyl_sampling *sp, uint64_t hi)
 {
 	struct sibyl_worker_stats *s = &w->stats;
 	struct sibyl_sampling plain = *sp;
@@ -527,11 +525,9 @@ void sibyl_worker_once_costs(struct sibyl_worker *w, const char *source,
 			     const struct sibyl_sampling *sp, const struct sibyl_call_mix *mix,
 			     const struct sibyl_profile *profile)
 {
-	sibyl_worker_one_time_again(w, source, config, sp,
-				    mix && mix->nseq ? mix->seq[0].metric : 0);
+	one_time_again(w, source, config, sp, mix && mix->nseq ? mix->seq[0].metric : 0);
 	if (profile->npoints)
-		sibyl_worker_first_touch(w, source, config, sp,
-					 (uint64_t)profile->points[profile->npoints - 1].x);
+		first_touch(w, source, config, sp, (uint64_t)profile->points[profile->npoints - 1].x);
 }
 
 void sibyl_worker_stop(struct sibyl_worker *w)

@@ -66,26 +66,27 @@ struct sibyl_worker_stats {
 	 * switches, and the CPUs' steal and total ticks (/proc/stat). */
 	unsigned long preempted;
 	unsigned long long steal_ticks, cpu_ticks;
-	/* One-time costs: the adapter's init, and the fresh worker's first
-	 * run at the first sample's work metric beside that sample's time. */
+	/* One-time costs: the adapter's init, and a fresh process's first
+	 * run beside the same work warm (the planning worker's, at its first
+	 * sample, until sibyl_worker_once_costs's probes replace them). */
 	double init_seconds;
 	uint64_t first_metric;
 	/* Where the one-time runs made their first call: first_metric, or
-	 * the traced program's first call (sibyl_worker_one_time_again). */
+	 * the traced program's first call (sibyl_worker_once_costs). */
 	uint64_t first_call_metric;
 	double first_run_seconds, first_sample_seconds;
-	/* The same in each fresh worker that measured them, the planning one
-	 * first (sibyl_worker_one_time_again). */
+	/* The same in each process that measured them: the probes, or the
+	 * planning worker alone when none ran (sibyl_worker_once_costs). */
 	unsigned one_time_runs;
 	struct sibyl_one_time_run {
 		double init, first_run, first_sample;
 	} one_time[SIBYL_ONE_TIME_RUNS];
-	/* What the fresh workers' exits took beyond a bare worker's (their
-	 * median; NAN: not measured). */
+	/* What the probes' exits took beyond a bare probe's (their median;
+	 * NAN: not measured). */
 	double exit_seconds;
 	/* Page faults of a fresh worker's first run, at the first sample's
 	 * work metric, then at each of a ladder of work metrics
-	 * (sibyl_worker_first_touch). */
+	 * (sibyl_worker_once_costs). */
 	uint64_t first_run_faults;
 	unsigned first_touch_n;
 	struct sibyl_first_touch {
@@ -137,34 +138,24 @@ int sibyl_worker_measure_cb(void *ctx, uint64_t metric, double *seconds, char *e
 int sibyl_worker_measure_params_cb(void *ctx, const double *params, size_t nparams,
 				   uint64_t metric, double *seconds, char *err, size_t errlen);
 void sibyl_worker_stats(const struct sibyl_worker *w, struct sibyl_worker_stats *s);
-/* Measure the one-time costs again in SIBYL_ONE_TIME_RUNS fresh probes
- * of w's adapter (init, then the first sample's work metric once;
- * one_time.h): one fresh process may meet a cold page cache (OpenBLAS's
- * first dlopen on the machine took 54 ms, later ones 5-9 ms), which no
- * later program pays.  w's stats then hold the median run's.  A probe
- * that fails leaves what was measured. */
-void sibyl_worker_one_time_again(struct sibyl_worker *w, const char *source,
-				 const struct sibyl_adapter_config *config,
-				 const struct sibyl_sampling *sp, uint64_t first_call);
 struct sibyl_call_mix;
 struct sibyl_profile;
-/* After planning `profile`: sibyl_worker_one_time_again at the first
- * sample's metric, or with a plan from a trace (mix) at the program's
- * first call, whose size decides what a library sets up then (CLBlast
- * builds the kernels of that size); then sibyl_worker_first_touch up to
- * the profile's last point. */
+/* After planning `profile`, in fresh processes: the one-time costs, in
+ * SIBYL_ONE_TIME_RUNS probes (one_time.h) at the first sample's work
+ * metric, or with a plan from a trace (mix) at the program's first
+ * call, whose size decides what a library sets up then (CLBlast builds
+ * the kernels of that size); w's stats then hold the run of median
+ * cost, and a probe that fails leaves what was measured.  Then the
+ * memory the implementation touches first as a program's calls grow:
+ * for work metrics from the first sample's up to the profile's last
+ * point, evenly on a log scale, a fresh worker's first run and its page
+ * faults (sibyl predict charges a call the faults its work adds over the
+ * largest before it), stopping at the first worker that fails or at ~2 s
+ * of workers. */
 void sibyl_worker_once_costs(struct sibyl_worker *w, const char *source,
 			     const struct sibyl_adapter_config *config,
 			     const struct sibyl_sampling *sp, const struct sibyl_call_mix *mix,
 			     const struct sibyl_profile *profile);
-/* The memory the implementation touches first as a program's calls grow:
- * for work metrics from the first sample's up to hi, evenly on a log
- * scale, a fresh worker's first run and its page faults (sibyl predict
- * charges a call the faults its work adds over the largest before it).
- * Stops at the first worker that fails or at ~2 s of workers. */
-void sibyl_worker_first_touch(struct sibyl_worker *w, const char *source,
-			      const struct sibyl_adapter_config *config,
-			      const struct sibyl_sampling *sp, uint64_t hi);
 /* Ask the worker to run fini and exit; kill it if it does not. */
 void sibyl_worker_stop(struct sibyl_worker *w);
 

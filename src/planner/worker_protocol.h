@@ -47,7 +47,7 @@ struct sibyl_sample_reply {
 	double init_seconds, first_run_seconds;
 	/* The page faults of that first run (getrusage minor faults around
 	 * run() alone): the memory the implementation touches first at this
-	 * work metric (sibyl_worker_first_touch). */
+	 * work metric (sibyl_worker_once_costs). */
 	uint64_t first_run_faults;
 	/* Under the speed guard: one round timed as the runs come, when the
 	 * sample was asked for (how a program meets the machine); else 0. */
