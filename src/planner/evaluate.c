@@ -80,13 +80,15 @@ int sibyl_eval_measure_pass(sibyl_measure_fn measure, void *ctx,
 			if (round && !again[i])
 				continue;
 			got = measure_point(measure, ctx, pe, &pts[i], &t, err, errlen);
-			if (got != 0 && got != SIBYL_MEASURE_UNGUARDED)
+			if (got < 0)
 				goto out;
+			bool guarded = got != SIBYL_MEASURE_UNGUARDED;
+
 			e->remeasured += round > 0;
-			if (round == 0 || got == 0 || t < *y)
+			if (round == 0 || guarded || t < *y)
 				*y = t;
-			if (round == 0 || got == 0)
-				again[i] = got == SIBYL_MEASURE_UNGUARDED;
+			if (round == 0 || guarded)
+				again[i] = !guarded;
 		}
 	for (size_t i = 0; i < n; i++)
 		e->unguarded += again[i];

@@ -40,8 +40,11 @@ int sibyl_plan_check(const struct sibyl_plan_params *p, char *err, size_t errlen
 /* Measure one sample: 0 and seconds; SIBYL_MEASURE_UNGUARDED and seconds
  * when the measurement is known to be unreliable (the speed guard waited
  * its budget in vain, so the runs were timed while the machine ran slow);
- * or -1 with a one-line reason. */
+ * SIBYL_MEASURE_PREEMPTED and seconds when the sample is kept but the
+ * worker was pre-empted while taking it (the machine may have disturbed
+ * it); or -1 with a one-line reason. */
 #define SIBYL_MEASURE_UNGUARDED 1
+#define SIBYL_MEASURE_PREEMPTED 2
 typedef int (*sibyl_measure_fn)(void *ctx, uint64_t metric, double *seconds, char *err,
 				size_t errlen);
 /* Progress after each sample: samples so far and how far the chain reaches. */

@@ -310,7 +310,7 @@ static int receive_sample(struct sibyl_worker *w, const struct sibyl_sample_requ
 		return sibyl_seterr(err, errlen, "adapter %s: %s", w->a->name, r.msg);
 	*seconds = r.seconds;
 	account(w, rq, &r);
-	return r.unguarded ? SIBYL_MEASURE_UNGUARDED : 0;
+	return r.unguarded ? SIBYL_MEASURE_UNGUARDED : r.preempted ? SIBYL_MEASURE_PREEMPTED : 0;
 }
 
 static int request(struct sibyl_worker *w, const struct sibyl_sample_request *rq, double *seconds,

@@ -111,7 +111,9 @@ struct sibyl_worker *sibyl_worker_start(const struct sibyl_adapter *a, const cha
 					const struct sibyl_sampling *sp, char *err,
 					size_t errlen);
 /* One sample: 0 and the run's seconds, SIBYL_MEASURE_UNGUARDED
- * (planner.h) and the seconds when it waited guard_wait in vain, or -1
+ * (planner.h) and the seconds when it waited guard_wait in vain,
+ * SIBYL_MEASURE_PREEMPTED and the seconds when the worker was pre-empted
+ * while taking it, or -1
  * with a one-line reason (the worker is gone after a crash or timeout). */
 int sibyl_worker_measure(struct sibyl_worker *w, uint64_t metric, double *seconds,
 			 char *err, size_t errlen);
