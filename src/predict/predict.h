@@ -130,6 +130,7 @@ struct sibyl_prediction {
 	 * stats.one_time: initialisation and a fresh process's first call);
 	 * added to predicted_total_s unless no_one_time. */
 	double one_time_s;
+	double one_time_in_call_s;	/* of it, what the first calls take beyond warm ones */
 	bool one_time_included;
 	size_t one_time_unknown;	/* accelerated profiles that do not say */
 	bool partial;			/* the traced run did not finish normally */

@@ -319,6 +319,7 @@ int sibyl_prediction_print_json(FILE *out, const struct sibyl_trace *t,
 	json_object_set_new(j, "predicted_total_s", json_real(p->predicted_total_s));
 	json_object_set_new(j, "interval", interval_json(p));
 	json_object_set_new(j, "one_time_s", json_real(p->one_time_s));
+	json_object_set_new(j, "one_time_in_call_s", json_real(p->one_time_in_call_s));
 	json_object_set_new(j, "one_time_included", json_boolean(p->one_time_included));
 	json_object_set_new(j, "one_time_unknown", json_integer((json_int_t)p->one_time_unknown));
 	json_object_set_new(j, "global_speedup", sibyl_json_real_or_null(p->global_speedup));
