@@ -279,6 +279,23 @@ static bool done(const struct planner *pl)
 	return pl->have_chain && pl->m.nodes[pl->ccol].x == (double)pl->p->hi;
 }
 
+/* The result of a plan, its matrix freed. */
+static void finish(struct planner *pl, double t0, struct sibyl_plan_result *r)
+{
+	r->seconds = ((double)sibyl_mono_ns() - t0) * 1e-9;
+	r->samples = pl->m.samples;
+	r->unique = pl->m.count;
+	r->skipped = pl->skipped;
+	r->verified = pl->verified;
+	r->chain_end = pl->have_chain ? pl->m.nodes[pl->ccol].x : (double)pl->p->lo - 1;
+	/* A stop before the first segment still keeps what was measured: a
+	 * profile with samples and no points. */
+	if (pl->m.samples)
+		r->profile = make_profile(pl, r->status == SIBYL_PLAN_DONE);
+	r->taken = pl->taken;
+	sibyl_matrix_free(&pl->m);
+}
+
 int sibyl_plan_run(const struct sibyl_plan_params *p, sibyl_measure_fn measure,
 		   void *ctx, sibyl_progress_fn progress, void *pctx,
 		   struct sibyl_plan_result *r)
@@ -326,18 +343,7 @@ int sibyl_plan_run(const struct sibyl_plan_params *p, sibyl_measure_fn measure,
 		if (!p->no_diagnosis && !done(&pl) && diagnosed(&pl, r))
 			break;
 	}
-	r->seconds = ((double)sibyl_mono_ns() - t0) * 1e-9;
-	r->samples = pl.m.samples;
-	r->unique = pl.m.count;
-	r->skipped = pl.skipped;
-	r->verified = pl.verified;
-	r->chain_end = pl.have_chain ? pl.m.nodes[pl.ccol].x : (double)p->lo - 1;
-	/* A stop before the first segment still keeps what was measured: a
-	 * profile with samples and no points. */
-	if (pl.m.samples)
-		r->profile = make_profile(&pl, r->status == SIBYL_PLAN_DONE);
-	r->taken = pl.taken;
-	sibyl_matrix_free(&pl.m);
+	finish(&pl, t0, r);
 	return r->status == SIBYL_PLAN_DONE ? 0 : -1;
 }
 

@@ -299,6 +299,24 @@ static json_t *interposition_json(const struct sibyl_prediction *p)
 			 "share", json_real(p->interposition.share));
 }
 
+/* What --verify or --actual measured, beside the prediction. */
+static void add_actual_json(json_t *j, const struct sibyl_prediction *p)
+{
+	json_object_set_new(j, "actual_total_s", json_real(p->actual_total_s));
+	json_object_set_new(j, "actual_speedup", sibyl_json_real_or_null(p->actual_speedup));
+	json_object_set_new(j, "actual_partial", json_boolean(p->actual_partial));
+	json_object_set_new(j, "actual_runs", json_integer(p->actual_runs));
+	json_object_set_new(j, "actual_total_range_s", json_pack("[ff]",
+		p->actual_total_min_s, p->actual_total_max_s));
+	json_object_set_new(j, "error", sibyl_json_real_or_null(predict_error(p)));
+	struct predict_split sp = predict_error_split(p);
+
+	json_object_set_new(j, "error_split", json_pack("{sfsfsfsf}",
+		"kernels_predicted_s", sp.kernels_predicted_s, "kernels_actual_s",
+		sp.kernels_actual_s, "rest_predicted_s", sp.rest_predicted_s,
+		"rest_actual_s", sp.rest_actual_s));
+}
+
 int sibyl_prediction_print_json(FILE *out, const struct sibyl_trace *t,
 				const struct sibyl_prediction *p)
 {
@@ -328,21 +346,8 @@ int sibyl_prediction_print_json(FILE *out, const struct sibyl_trace *t,
 						   json_real(p->traced_total_s), "global_speedup",
 						   sibyl_json_real_or_null(p->traced_speedup)));
 	json_object_set_new(j, "interposition", interposition_json(p));
-	if (!isnan(p->actual_total_s)) {
-		json_object_set_new(j, "actual_total_s", json_real(p->actual_total_s));
-		json_object_set_new(j, "actual_speedup", sibyl_json_real_or_null(p->actual_speedup));
-		json_object_set_new(j, "actual_partial", json_boolean(p->actual_partial));
-		json_object_set_new(j, "actual_runs", json_integer(p->actual_runs));
-		json_object_set_new(j, "actual_total_range_s", json_pack("[ff]",
-			p->actual_total_min_s, p->actual_total_max_s));
-		json_object_set_new(j, "error", sibyl_json_real_or_null(predict_error(p)));
-		struct predict_split sp = predict_error_split(p);
-
-		json_object_set_new(j, "error_split", json_pack("{sfsfsfsf}",
-			"kernels_predicted_s", sp.kernels_predicted_s, "kernels_actual_s",
-			sp.kernels_actual_s, "rest_predicted_s", sp.rest_predicted_s,
-			"rest_actual_s", sp.rest_actual_s));
-	}
+	if (!isnan(p->actual_total_s))
+		add_actual_json(j, p);
 	if (p->paired.runs)
 		json_object_set_new(j, "paired", json_pack("{sisos[ff]sos[ff]so}",
 			"runs", (int)p->paired.runs, "predicted_speedup",
