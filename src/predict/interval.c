@@ -35,10 +35,14 @@ struct segment_fit {
 	bool ok;
 };
 
+struct point_fit;
+
 struct predict_fits {
 	bool relative;		/* weights 1/y^2: residual spread is relative */
 	struct segment_fit *seg;
 	size_t n;
+	struct point_fit *pt;	/* a profile without segments: its points */
+	size_t npt;
 };
 
 static bool relative_fit(const struct sibyl_profile *p)
@@ -49,6 +53,8 @@ static bool relative_fit(const struct sibyl_profile *p)
 
 	return !fit || strcmp(fit, "ols");	/* the planner's default is relative */
 }
+
+static bool point_fits(const struct sibyl_profile *p, struct predict_fits *f);
 
 struct predict_fits *predict_fits_new(const struct sibyl_profile *p)
 {
@@ -73,13 +79,17 @@ struct predict_fits *predict_fits_new(const struct sibyl_profile *p)
 		if (s->ok)
 			s->t = sibyl_t_quantile(0.95, s->fit.n - 2);
 	}
+	if (!f->n && p->npoints && p->nsamples)
+		point_fits(p, f);
 	return f;
 }
 
 void predict_fits_free(struct predict_fits *f)
 {
-	if (f)
+	if (f) {
 		free(f->seg);
+		free(f->pt);
+	}
 	free(f);
 }
 
@@ -104,16 +114,121 @@ static long segment_of(const struct predict_fits *f, double w)
 }
 
 static struct predict_group *group_of(struct sibyl_prediction *p, size_t kernel, long segment,
-				      const struct segment_fit *s)
+				      double from, double to)
 {
 	for (size_t i = 0; i < p->ngroups; i++)
 		if (p->groups[i].kernel == kernel && p->groups[i].segment == segment)
 			return &p->groups[i];
 	p->groups = sibyl_xreallocarray(p->groups, p->ngroups + 1, sizeof(*p->groups));
 	p->groups[p->ngroups] = (struct predict_group){
-		.kernel = kernel, .segment = segment, .from = s ? s->from : NAN,
-		.to = s ? s->to : NAN };
+		.kernel = kernel, .segment = segment, .from = from, .to = to };
 	return &p->groups[p->ngroups++];
+}
+
+/*
+ * Profiles without segments (a plan guided by a program's calls, or a
+ * replay: docs/plan.md) predict by interpolating between points, each
+ * the mean of the samples grouped around it.  A point's samples give
+ * both parts of the interval: the standard error of their mean (shared
+ * by every call between that point and its neighbours) and their
+ * relative spread (a single run's scatter).  Samples belong to the
+ * nearest point; a point with fewer than MIN_POINT_SAMPLES of them takes
+ * the spread pooled over the whole profile.
+ */
+#define MIN_POINT_SAMPLES 3
+
+struct point_fit {
+	double x;
+	double spread;		/* relative standard deviation of one run */
+	double half;		/* relative 95% half width of the point's mean */
+};
+
+static size_t nearest_point(const struct sibyl_profile *p, double x)
+{
+	size_t best = 0;
+
+	for (size_t k = 1; k < p->npoints; k++)
+		if (fabs(p->points[k].x - x) < fabs(p->points[best].x - x))
+			best = k;
+	return best;
+}
+
+/* Relative squared deviations of the samples from their point, summed
+ * per point, and counted. */
+static void point_deviations(const struct sibyl_profile *p, double *ss, size_t *n)
+{
+	for (size_t j = 0; j < p->nsamples; j++) {
+		size_t k = nearest_point(p, p->samples[j].x);
+		double y = p->points[k].y;
+
+		if (!(y > 0) || !(p->samples[j].y > 0))
+			continue;
+		double r = p->samples[j].y / y - 1;
+
+		ss[k] += r * r;
+		n[k]++;
+	}
+}
+
+static bool point_fits(const struct sibyl_profile *p, struct predict_fits *f)
+{
+	double *ss = sibyl_xcalloc(p->npoints, sizeof(*ss)), pooled_ss = 0;
+	size_t *n = sibyl_xcalloc(p->npoints, sizeof(*n)), pooled_n = 0;
+
+	point_deviations(p, ss, n);
+	for (size_t k = 0; k < p->npoints; k++) {
+		pooled_ss += ss[k];
+		pooled_n += n[k];
+	}
+	/* One degree of freedom per point goes to its mean. */
+	bool ok = pooled_n > p->npoints;
+	double pooled = ok ? sqrt(pooled_ss / (double)(pooled_n - p->npoints)) : 0;
+
+	f->pt = sibyl_xcalloc(p->npoints, sizeof(*f->pt));
+	f->npt = ok ? p->npoints : 0;
+	for (size_t k = 0; k < f->npt; k++) {
+		bool own = n[k] >= MIN_POINT_SAMPLES;
+		double spread = own ? sqrt(ss[k] / (double)(n[k] - 1)) : pooled;
+		double df = own ? (double)(n[k] - 1) : (double)(pooled_n - p->npoints);
+
+		f->pt[k] = (struct point_fit){ p->points[k].x, spread,
+			sibyl_t_quantile(0.95, df) * spread / sqrt((double)(n[k] ? n[k] : 1)) };
+	}
+	free(ss);
+	free(n);
+	return ok;
+}
+
+/* The span [pt[i], pt[i + 1]] holding w (the first or last outside
+ * them), and w's place in it, 0 to 1. */
+static size_t span_of(const struct predict_fits *f, double w, double *lambda)
+{
+	size_t i = 0;
+
+	while (i + 2 < f->npt && w > f->pt[i + 1].x)
+		i++;
+	if (f->npt < 2) {
+		*lambda = 0;
+		return 0;
+	}
+	double a = f->pt[i].x, b = f->pt[i + 1].x;
+
+	*lambda = fmin(1, fmax(0, (w - a) / (b - a)));
+	return i;
+}
+
+static void point_interval_add(struct sibyl_prediction *p, size_t kernel,
+			       const struct predict_fits *f, double w, double predicted)
+{
+	double l;
+	size_t i = span_of(f, w, &l);
+	const struct point_fit *a = &f->pt[i], *b = &f->pt[f->npt > 1 ? i + 1 : i];
+	struct predict_group *g = group_of(p, kernel, (long)i, a->x, b->x);
+	double spread = predicted * ((1 - l) * a->spread + l * b->spread);
+
+	g->calls++;
+	g->fit_half += predicted * ((1 - l) * a->half + l * b->half);
+	g->noise_var += spread * spread;
 }
 
 void predict_interval_add(struct sibyl_prediction *p, size_t kernel, const struct predict_fits *f,
@@ -121,7 +236,11 @@ void predict_interval_add(struct sibyl_prediction *p, size_t kernel, const struc
 {
 	long i = f ? segment_of(f, w) : -1;
 	const struct segment_fit *s = i >= 0 ? &f->seg[i] : NULL;
-	struct predict_group *g = group_of(p, kernel, i, s);
+	if (f && f->npt) {
+		point_interval_add(p, kernel, f, w, predicted);
+		return;
+	}
+	struct predict_group *g = group_of(p, kernel, i, s ? s->from : NAN, s ? s->to : NAN);
 
 	g->calls++;
 	if (!s) {

@@ -91,7 +91,7 @@ static void print_interval(FILE *out, const struct sibyl_prediction *p)
 	double lo, hi;
 
 	if (!p->interval_known) {
-		fprintf(out, "95%% interval: unknown (a profile without segments and samples)\n");
+		fprintf(out, "95%% interval: unknown (a profile without samples)\n");
 		return;
 	}
 	speedup_interval(p, &lo, &hi);

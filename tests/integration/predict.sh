@@ -131,6 +131,24 @@ j['points'] = [[1000, line(1000)], [2e5, line(2e5)], [4e6, line(4e6)]]
 json.dump(j, open(sys.argv[2], 'w'))
 PY
 check interval 'cblas_dgemm,dgemm_' "$WORK/fitted.json"
+# Points without segments, as a guided or replayed plan writes them: each
+# point's samples give its interval (3 at most points, 2 at one, which
+# takes the pooled spread).
+/usr/bin/python3 - "$WORK/acc.json" "$WORK/points.json" <<'PY'
+import json, sys, random
+j = json.load(open(sys.argv[1]))
+rng = random.Random(9)
+xs = [1000, 5e4, 2e5, 1e6, 4e6]
+line = lambda x: 2e-5 + x * 1e-11
+j.pop('segments', None)
+j['points'] = [[x, line(x)] for x in xs]
+j['samples'] = [[x, line(x) * (1 + rng.gauss(0, 0.04))] for x in xs for _ in range(2 if x == 2e5 else 3)]
+json.dump(j, open(sys.argv[2], 'w'))
+PY
+check points 'cblas_dgemm,dgemm_' "$WORK/points.json"
+[ "$("$SIBYL" predict "$WORK/tr" --model "*dgemm*=$WORK/points.json" --json |
+	/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["interval"] is not None)')" = True ] ||
+	fail "no interval from a profile of points and samples"
 # Per segment: slower by 1.5 below 2e5, 1.1 above; a segment with fewer
 # than 3 typical samples takes the ratio over all of them.
 typical_profile() {	# OUT SAMPLES-KEPT-BELOW-2e5

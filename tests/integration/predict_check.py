@@ -88,9 +88,41 @@ for seg in prof.get('segments', []):
     sxx = np.sum(wt * (x - mx)**2); b = np.sum(wt * (x - mx) * (y - my)) / sxx
     a = my - b * mx; s2 = np.sum(wt * (y - a - b * x)**2) / (len(x) - 2)
     fits.append((seg['from'], seg['to'], mx, sxx, s2, np.sum(wt), stats.t.ppf(0.975, len(x) - 2)))
+# Without segments (guided and replayed profiles), each point's samples
+# (those nearest to it): the relative spread of one run, its own with 3
+# or more samples, else pooled; the t-based half width of their mean.
+point_fits = []
+if not prof.get('segments') and prof.get('samples'):
+    near = lambda x: min(range(len(pts)), key=lambda k: (abs(pts[k, 0] - x), k))
+    dev = [[] for _ in pts]
+    for x, y in prof['samples']:
+        k = near(x)
+        if pts[k, 1] > 0 and y > 0:
+            dev[k].append(y / pts[k, 1] - 1)
+    n_all = sum(len(d) for d in dev)
+    if n_all > len(pts):
+        pooled = np.sqrt(sum(r * r for d in dev for r in d) / (n_all - len(pts)))
+        for k, d in enumerate(dev):
+            own = len(d) >= 3
+            sd = np.sqrt(sum(r * r for r in d) / (len(d) - 1)) if own else pooled
+            df = len(d) - 1 if own else n_all - len(pts)
+            point_fits.append((pts[k, 0], sd, stats.t.ppf(0.975, df) * sd / np.sqrt(max(len(d), 1))))
 groups = {}
 
+def add_point_interval(func, w, p):
+    i = 0
+    while i + 2 < len(point_fits) and w > point_fits[i + 1][0]:
+        i += 1
+    a = point_fits[i]
+    b = point_fits[i + 1] if len(point_fits) > 1 else a
+    lam = 0.0 if a is b else min(1.0, max(0.0, (w - a[0]) / (b[0] - a[0])))
+    g = groups.setdefault((func, i), [0.0, 0.0])
+    g[0] += p * ((1 - lam) * a[2] + lam * b[2])
+    g[1] += (p * ((1 - lam) * a[1] + lam * b[1]))**2
+
 def add_interval(func, w, p):
+    if point_fits:
+        return add_point_interval(func, w, p)
     known = [(i, f) for i, f in enumerate(fits) if f]
     if not known:
         groups[(func, None)] = None
@@ -157,7 +189,7 @@ if groups and None not in groups.values():
         sys.exit(f'interval: predict says +-{have!r}, independent computation +-{half!r}')
     print(f'ok: interval +-{half:.3g} s')
 elif got['interval'] is not None:
-    sys.exit('interval: predict gives one for a profile without segments')
+    sys.exit('interval: predict gives one for a profile without samples')
 calls = sum(k['calls'] for k in got['kernels'])
 acc = sum(k['accelerated_calls'] for k in got['kernels'])
 if calls != len(rows) or acc != accelerated:
