@@ -83,6 +83,9 @@ struct sibyl_trace_meta {
 	 * call, more per call with the counters generator, and the first
 	 * touch of a fresh page (docs/trace-meta.md). */
 	double interposition_ns, counters_ns, page_fault_ns;
+	/* What a process's start and exit cost it traced (ns, NAN if not
+	 * recorded): loading the runtime and wrappers, and their setup. */
+	double startup_ns;
 };
 
 /* How a process image ended (docs/runtime.md, "How a process ended"). */

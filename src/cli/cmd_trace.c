@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,24 +67,57 @@ static char *find_runtime(void)
 
 /* Start the command with the runtime preloaded; a command that cannot
  * start is reported as a shell would (127: not found, 126: not runnable). */
+/* The variables a traced process starts with (malloc'd, NULL-ended). */
+static void traced_env(char *vars[5], const char *dir, const struct trace_preload *pre)
+{
+	vars[0] = sibyl_xasprintf("SIBYL_TRACE_DIR=%s", dir);
+	vars[1] = sibyl_xasprintf("LD_PRELOAD=%s", pre->value);
+	vars[2] = pre->audit ? sibyl_xasprintf("LD_AUDIT=%s", pre->audit) : NULL;
+	vars[3] = pre->audit ? sibyl_xasprintf("SIBYL_WRAPPERS=%s", pre->wrapper_list) : NULL;
+	vars[4] = NULL;
+}
+
+/* Preload mode: the program's own SIBYL_WRAPPERS would load them twice. */
+static const char *const preload_unset[] = { "SIBYL_WRAPPERS", NULL };
+
+static void free_env(char *vars[5])
+{
+	for (size_t i = 0; vars[i]; i++)
+		free(vars[i]);
+}
+
+/* What starting and ending a process costs it traced like the command
+ * (startup.c), probed in a scratch directory inside the trace's. */
+static double startup_ns(const char *dir, const struct trace_preload *pre, uint64_t ring_bytes)
+{
+	char *probe_dir = sibyl_xasprintf("%s/.startup-probe", dir), *vars[5];
+
+	if (mkdir(probe_dir, 0700) < 0) {
+		free(probe_dir);
+		return NAN;
+	}
+	traced_env(vars, probe_dir, pre);
+	double ns = sibyl_interposition_startup_ns((const char *const *)vars,
+						   pre->audit ? NULL : preload_unset, probe_dir,
+						   ring_bytes);
+
+	free_env(vars);
+	sibyl_remove_tree(probe_dir);
+	free(probe_dir);
+	return ns;
+}
+
 static int start_command(char **cmd, const char *dir, const struct trace_preload *pre,
 			 struct sibyl_child *child, struct sibyl_run_status *st)
 {
-	char *vars[] = {
-		sibyl_xasprintf("SIBYL_TRACE_DIR=%s", dir),
-		sibyl_xasprintf("LD_PRELOAD=%s", pre->value),
-		pre->audit ? sibyl_xasprintf("LD_AUDIT=%s", pre->audit) : NULL,
-		pre->audit ? sibyl_xasprintf("SIBYL_WRAPPERS=%s", pre->wrapper_list) : NULL,
-		NULL,
-	};
-	/* Preload mode: the program's own SIBYL_WRAPPERS would load them twice. */
-	const char *unset[] = { "SIBYL_WRAPPERS", NULL };
+	char *vars[5];
+
+	traced_env(vars, dir, pre);
 	struct sibyl_run_spec spec = { .argv = cmd, .set = (const char *const *)vars,
-				       .unset = pre->audit ? NULL : unset };
+				       .unset = pre->audit ? NULL : preload_unset };
 	int r = sibyl_run_start(&spec, child, st);
 
-	for (size_t i = 0; vars[i]; i++)
-		free(vars[i]);
+	free_env(vars);
 	if (r < 0 && !strcmp(st->step, "fork"))
 		return sibyl_err("trace: cannot start '%s': %s", cmd[0], strerror(st->code));
 	if (r < 0) {
@@ -215,6 +249,7 @@ static int record(char **command, const char *dir, const struct trace_preload *p
 	run.complete = finish_trace(drain, dir);
 	run.finished = true;
 	sibyl_interposition_measure(&run.costs, pre->counters);
+	run.costs.startup_ns = startup_ns(dir, pre, drained ? (uint64_t)ring_kb * 1024 : 0);
 	/* Calibrate over the whole run (at least 20 ms) for a precise rate. */
 	sibyl_clock_calibrate(&run.clock, run.clock.ref_tsc, run.clock.ref_ns, 20000000);
 	if (sibyl_trace_meta_write(dir, &run) < 0)

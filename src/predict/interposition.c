@@ -84,6 +84,8 @@ void predict_interposition(const struct sibyl_trace *t, struct sibyl_prediction 
 	memset(&p->interposition, 0, sizeof(p->interposition));
 	p->interposition.known = it != NULL;
 	p->interposition.per_call_s = it ? call : 0;
+	p->interposition.startup_known = !isnan(m->startup_ns);
+	p->interposition.startup_s = p->interposition.startup_known ? m->startup_ns * 1e-9 : 0;
 	/* Dropped records were calls too: they ran through the wrapper. */
 	for (size_t i = 0; i < sibyl_trace_thread_count(t); i++) {
 		p->interposition.calls += sibyl_trace_thread(t, i)->dropped;

@@ -273,8 +273,9 @@ int sibyl_predict(const struct sibyl_trace *t, const struct sibyl_predict_option
 	/* Without sibyl, neither run pays the wrappers; the calls inside
 	 * accelerated ones are not made at all (docs/predict.md). */
 	predict_interposition(t, out);
-	out->untraced_total_s = out->total_s - out->interposition.total_s;
-	out->predicted_total_s = out->traced_total_s -
+	out->untraced_total_s = out->total_s - out->interposition.total_s -
+				out->interposition.startup_s;
+	out->predicted_total_s = out->traced_total_s - out->interposition.startup_s -
 		(out->interposition.total_s - out->interposition.inside_s);
 	out->global_speedup = out->predicted_total_s > 0 ?
 		out->untraced_total_s / out->predicted_total_s : INFINITY;

@@ -115,10 +115,12 @@ struct sibyl_prediction {
 	/* Interposition: `calls` wrapped calls each cost `per_call_s` (known:
 	 * measured by sibyl trace; more with counters), total_s in all, a
 	 * share of T; `inside` of them, inside_s, within accelerated calls
-	 * (they go with them). */
+	 * (they go with them).  startup_s: what the traced process's start
+	 * and exit cost it beyond untraced (sibyl trace's probe; 0 when the
+	 * trace does not record it, startup_known false). */
 	struct {
-		bool known;
-		double per_call_s, total_s, share, inside_s;
+		bool known, startup_known;
+		double per_call_s, total_s, share, inside_s, startup_s;
 		uint64_t calls, inside;
 	} interposition;
 	/* Without sibyl: T less the interposition, the accelerated program

@@ -119,6 +119,12 @@ static void print_interposition(FILE *out, const struct sibyl_prediction *p)
 		"with them\n", (unsigned long long)p->interposition.calls, p->interposition.total_s,
 		100 * p->interposition.share, p->interposition.per_call_s * 1e9,
 		(unsigned long long)p->interposition.inside);
+	if (p->interposition.startup_known)
+		fprintf(out, "tracing's start and exit of the process: %.3g s (measured by sibyl "
+			"trace), left out without sibyl\n", p->interposition.startup_s);
+	else
+		fprintf(out, "tracing's start and exit of the process: unknown (traced by an older "
+			"sibyl); counted as 0\n");
 }
 
 /* Whether the kernels or the rest of the program made the error: on a
@@ -290,8 +296,10 @@ static json_t *interposition_json(const struct sibyl_prediction *p)
 {
 	bool known = p->interposition.known;
 
-	return json_pack("{sosIsIsososo}", "per_call_s", known ?
+	return json_pack("{sososIsIsososo}", "per_call_s", known ?
 			 json_real(p->interposition.per_call_s) : json_null(),
+			 "startup_s", p->interposition.startup_known ?
+			 json_real(p->interposition.startup_s) : json_null(),
 			 "calls", (json_int_t)p->interposition.calls,
 			 "inside_accelerated", (json_int_t)p->interposition.inside,
 			 "inside_accelerated_s", json_real(p->interposition.inside_s),

@@ -197,6 +197,8 @@ static int parse_costs(json_t *root, struct sibyl_trace_meta *m, char *err, size
 			err, errlen) ||
 	       get_cost(i, "counters_per_call_ns", "interposition.counters_per_call_ns",
 			&m->counters_ns, err, errlen) ||
+	       get_cost(i, "startup_ns", "interposition.startup_ns", &m->startup_ns, err,
+			errlen) ||
 	       get_cost(root, "page_fault_ns", "page_fault_ns", &m->page_fault_ns, err, errlen) ?
 	       -1 : 0;
 }
@@ -248,7 +250,8 @@ static void publish(struct trace_meta_doc *doc)
 void meta_default(struct trace_meta_doc *doc)
 {
 	memset(doc, 0, sizeof(*doc));
-	doc->meta.interposition_ns = doc->meta.counters_ns = doc->meta.page_fault_ns = NAN;
+	doc->meta.interposition_ns = doc->meta.counters_ns = doc->meta.page_fault_ns =
+		doc->meta.startup_ns = NAN;
 	publish(doc);
 }
 
@@ -260,7 +263,8 @@ int meta_parse(const char *text, size_t len, struct trace_meta_doc *doc, char *e
 	int ret;
 
 	memset(doc, 0, sizeof(*doc));
-	doc->meta.interposition_ns = doc->meta.counters_ns = doc->meta.page_fault_ns = NAN;
+	doc->meta.interposition_ns = doc->meta.counters_ns = doc->meta.page_fault_ns =
+		doc->meta.startup_ns = NAN;
 	if (!root) {
 		publish(doc);
 		return sibyl_seterr(err, errlen, "malformed JSON at line %d: %s", jerr.line,

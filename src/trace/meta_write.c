@@ -127,9 +127,10 @@ static void put_costs(json_t *m, const struct sibyl_trace_run *run)
 {
 	if (!run->finished)
 		return;
-	json_object_set_new(m, "interposition", json_pack("{soso}", "per_call_ns",
+	json_object_set_new(m, "interposition", json_pack("{sososo}", "per_call_ns",
 		sibyl_json_real_or_null(run->costs.per_call_ns), "counters_per_call_ns",
-		sibyl_json_real_or_null(run->costs.counters_ns)));
+		sibyl_json_real_or_null(run->costs.counters_ns), "startup_ns",
+		sibyl_json_real_or_null(run->costs.startup_ns)));
 	json_object_set_new(m, "page_fault_ns", sibyl_json_real_or_null(run->costs.page_fault_ns));
 }
 

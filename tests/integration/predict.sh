@@ -307,11 +307,15 @@ assert len(rows) == 65536 and i['calls'] == len(rows), (i['calls'], len(rows))
 assert abs(i['per_call_s'] - per) <= 1e-15 and abs(i['total_s'] - len(rows) * per) <= 1e-12, i
 assert abs(i['share'] - i['total_s'] / T) <= 1e-12 and i['inside_accelerated'] == 0, i
 assert 0 < i['total_s'] <= outside, (i['total_s'], outside)
-assert abs(p['untraced_total_s'] - (T - i['total_s'])) <= 1e-12
-assert abs(p['predicted_total_s'] - (p['traced']['predicted_total_s'] - i['total_s'])) <= 1e-12
+# The process's start and exit, traced, as sibyl trace probed them: once.
+start = meta['interposition']['startup_ns'] * 1e-9
+assert i['startup_s'] == start and 0 <= start < T, (i, T)
+assert abs(p['untraced_total_s'] - (T - i['total_s'] - start)) <= 1e-12
+assert abs(p['predicted_total_s'] - (p['traced']['predicted_total_s'] - i['total_s'] - start)) <= 1e-12
 assert abs(p['global_speedup'] - p['untraced_total_s'] / p['predicted_total_s']) <= 1e-9
 line = f"interposition: {len(rows)} wrapped calls, {i['total_s']:.6g} s = {100 * i['share']:.2f}% of T"
 assert line in text and f"({per * 1e9:.1f} ns per call" in text, text
+assert f"tracing's start and exit of the process: {start:.3g} s" in text, text
 print(f"ok: interposition {per * 1e9:.1f} ns x {len(rows)} calls = {100 * i['share']:.2f}% of T, "
       f"{100 * i['total_s'] / outside:.0f}% of the time outside the calls")
 PY

@@ -37,7 +37,11 @@ def typical(w):
     seg = min(segments, key=lambda s: max(s['from'] - w, w - s['to'], 0))
     inside = [s for s in tsamples if seg['from'] <= s[0] <= seg['to']]
     return ratio(inside) if len(inside) >= 3 else ratio(tsamples)
-per_call = json.load(open(os.path.join(trace_dir, 'meta.json')))['interposition']['per_call_ns'] * 1e-9
+interposition = json.load(open(os.path.join(trace_dir, 'meta.json')))['interposition']
+per_call = interposition['per_call_ns'] * 1e-9
+# The traced process's start and exit (sibyl trace's probe): left out
+# without sibyl, once.
+startup = (interposition.get('startup_ns') or 0) * 1e-9
 all_rows = list(csv.DictReader(open(csv_path)))
 rows = [r for r in all_rows if r['function'] in funcs]
 # One function (dgemm_ does not call itself): every call counts.  Several:
@@ -160,8 +164,8 @@ if one and accelerated and not no_one_time:
 inside = sum(1 for r in all_rows for th, s, e, d in spans
              if thread(r) == th and int(r['depth']) > d and s <= int(r['start_ns']) and int(r['end_ns']) <= e)
 traced = wall - measured + predicted + one_time
-untraced = wall - len(all_rows) * per_call
-without = traced - (len(all_rows) - inside) * per_call
+untraced = wall - len(all_rows) * per_call - startup
+without = traced - (len(all_rows) - inside) * per_call - startup
 expected = {
     'measured_total_s': wall,
     'fraction': measured / wall,
@@ -174,6 +178,7 @@ expected = {
     'interposition.calls': len(all_rows),
     'interposition.inside_accelerated': inside,
     'interposition.total_s': len(all_rows) * per_call,
+    'interposition.startup_s': startup,
 }
 for key, want in expected.items():
     have = got
