@@ -286,11 +286,21 @@ static bool stale(const struct log_entry *e, uint64_t slot)
  * once did, left every later event unapplied meanwhile, and lookups on
  * other threads missed the blocks allocated since (their pointers then
  * fell in a heap area: sizes of megabytes) or found blocks freed since.
- * Applying past it is safe because its event commutes with the later
- * ones: it is an allocation not returned yet, a free or unmap not done
- * yet (the hooks log frees before and allocations after the real call,
- * so no later event can be on its block), or a held block logged late,
- * which is checked against the frees applied before it (stale).
+ *
+ * Applying past it is safe only for the later slots that do not depend
+ * on its event.  An event on the same block that happened after it was
+ * claimed after it was published: the hooks log frees before and
+ * allocations after the real call, so its block can be handed out again
+ * (or freed, or given to another thread) only once it is in the ring.
+ * A held block logged late is the exception, checked against the frees
+ * applied before it (stale).  So a gap still unpublished when read
+ * *after* the later slots were read as published has no dependent among
+ * them; one published in between may have (its free, then the
+ * allocation of the same address by another thread, both in the batch:
+ * applied the other way round, the free erased the live block, one
+ * lookup in ten thousand then missed it, issue 27).  settle() reads the
+ * gaps again once a batch is read, applies the older ones published
+ * since before it, and ends the batch at its first one published since.
  */
 #define GAPS 64
 
@@ -369,9 +379,10 @@ static void apply_batch(struct region_state *s, uint64_t from, uint64_t to, unsi
 			__atomic_fetch_add(&regions_lost, 1, __ATOMIC_RELAXED);
 }
 
-/* The gaps published since: applied after later slots, an allocation
- * is checked against the frees applied meanwhile, late or not. */
-static void fill_gaps(struct region_state *s)
+/* Of the first `old` gaps, the ones published since: applied, before
+ * the slots read after them.  An allocation is checked against the frees
+ * applied meanwhile, late or not.  Returns the gaps kept of those. */
+static unsigned fill_gaps(struct region_state *s, unsigned old)
 {
 	unsigned kept = 0;
 
@@ -379,7 +390,7 @@ static void fill_gaps(struct region_state *s)
 		uint64_t i = gaps[k];
 		struct log_entry *e = &ring[i % LOG_SLOTS];
 
-		if (!published(i)) {
+		if (k >= old || !published(i)) {
 			gaps[kept++] = i;
 			continue;
 		}
@@ -390,22 +401,40 @@ static void fill_gaps(struct region_state *s)
 		if (!apply_one(e, s))
 			__atomic_fetch_add(&regions_lost, 1, __ATOMIC_RELAXED);
 	}
+	unsigned older = kept - (ngaps - old);
+
 	ngaps = kept;
+	return older;
+}
+
+/* The batch [from, to) was read, its gaps from gaps[g] on: the older
+ * gaps published since are applied, and the batch ends at its first gap
+ * published since (see the gaps above).  These reads follow the batch's
+ * (acquire loads): a gap still unpublished now has no dependent in it.
+ * Returns the batch's new end; *g, where its gaps start in gaps[]. */
+static uint64_t settle(struct region_state *s, uint64_t to, unsigned *g)
+{
+	*g = fill_gaps(s, *g);
+	for (unsigned k = *g; k < ngaps; k++)
+		if (published(gaps[k])) {
+			ngaps = k;	/* gaps[k] starts the next batch */
+			return gaps[k];
+		}
+	return to;
 }
 
 void region_log_apply(struct region_state *s)
 {
-	fill_gaps(s);
 	for (;;) {
 		unsigned g = ngaps;
-		uint64_t from = ahead, to = batch_end(from);
+		uint64_t from = ahead, end = batch_end(from), to = settle(s, end, &g);
 
 		if (to > from)
 			apply_batch(s, from, to, g);
 		ahead = to;
 		/* Slots below the first gap may be claimed again. */
 		__atomic_store_n(&tail, ngaps ? gaps[0] : ahead, __ATOMIC_RELEASE);
-		if (to == from)
+		if (end == from)
 			return;
 	}
 }
