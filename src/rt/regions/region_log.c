@@ -15,9 +15,11 @@
  * An event is lost only when the ring is full and cannot be emptied:
  * the lock is held by this very thread (a signal handler interrupted a
  * lookup), or its oldest slot is claimed but not yet published by a
- * thread that does not come back to it (wait_room).  Losses
- * are counted; lookups then stop reading memory through pointers, since
- * a block the tracker believes live may have been unmapped.
+ * thread that does not come back to it (wait_room).  A handler that
+ * interrupted its own thread's append applies its events at once
+ * instead (make_room).  Losses are counted; lookups then stop reading
+ * memory through pointers, since a block the tracker believes live may
+ * have been unmapped.
  */
 #include "rt/regions/regions.h"
 
@@ -43,40 +45,88 @@ static uint64_t head;	/* slots claimed */
 static uint64_t tail;	/* slots below it are applied (written under the lock) */
 uint64_t regions_lost;
 
-static bool claim(uint64_t *slot)
+/*
+ * This thread may hold a slot claimed and not yet published: set before
+ * the compare-and-swap (a signal handler arriving just after it must see
+ * it), and back to what it was when no slot was claimed.  Only such a
+ * slot keeps a handler on this thread from waiting for room: set while
+ * the thread merely waited, it once made the handlers' events lost for
+ * as long as the ring stayed full (dozens of ws_copy pages unknown).
+ */
+static __thread bool appending __attribute__((tls_model("initial-exec")));
+
+/* outer: the value of `appending` before this append.  Inline: it is
+ * most of an append. */
+static inline __attribute__((always_inline)) bool claim(uint64_t *slot, bool outer)
 {
 	uint64_t h = __atomic_load_n(&head, __ATOMIC_RELAXED);
 
+	appending = true;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	do {
-		if (h - __atomic_load_n(&tail, __ATOMIC_ACQUIRE) >= LOG_SLOTS)
+		if (h - __atomic_load_n(&tail, __ATOMIC_ACQUIRE) >= LOG_SLOTS) {
+			appending = outer;
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
 			return false;
+		}
 	} while (!__atomic_compare_exchange_n(&head, &h, h + 1, true, __ATOMIC_RELAXED,
 					      __ATOMIC_RELAXED));
 	*slot = h;
 	return true;
 }
 
-/* The ring is full: empty it, unless this thread already holds the lock. */
-static void make_room(void)
+static void apply_late(struct region_state *s, struct log_entry *e, uint64_t i);
+
+/* The `late` of an event at `slot` that happened when the head was
+ * `since`. */
+static uint32_t late_of(uint64_t slot, uint64_t since)
+{
+	return since >= slot ? 0 : slot - since > UINT32_MAX ? UINT32_MAX : (uint32_t)(slot - since);
+}
+
+/*
+ * The ring is full: empty it, then apply `now` (since: as for the ring)
+ * when not NULL.  False when this thread already holds the lock (a
+ * signal handler interrupted its lookup): the sets cannot be touched.
+ *
+ * `now` is for a thread that cannot wait for room: a signal handler
+ * interrupted its own append between claim and publish, and the oldest
+ * slot, the one keeping the ring full, may be that very one (its thread
+ * was preempted there).  Rather than lost, the event is applied at once,
+ * after every slot published so far, as a gap published now would be:
+ * it happened after them, and the slots still unpublished are on other
+ * blocks (see the gaps).  It comes after the slots claimed so far: an
+ * allocation as if at the next slot, a free as if at the last one, so
+ * that the allocations made after it are not taken as freed by it
+ * (stale).  A late allocation of its address made before it and after
+ * that last slot, still held by another thread (given to a signal
+ * handler), would then pass as live.
+ */
+static bool make_room(struct log_entry *now, uint64_t since)
 {
 	struct sibyl_rt_thread *t = sibyl_rt_self();
 	uint32_t saved = t->in_runtime;
 	int saved_errno = errno;
 
 	if (region_lock_held())
-		return;		/* a signal handler interrupted this thread's tracker */
+		return false;
 	t->in_runtime = 1;
 	region_lock();
 	struct region_state *s = region_state();
 
 	region_log_apply(s);
+	if (now) {
+		uint64_t i = __atomic_load_n(&head, __ATOMIC_RELAXED) - (now->op == REGION_FREE);
+
+		now->late = late_of(i, since);
+		apply_late(s, now, i);
+	}
 	region_unlock();
 	t->in_runtime = saved;
 	errno = saved_errno;
+	return true;
 }
 
-/* This thread is between claiming a slot and publishing it. */
-static __thread bool appending __attribute__((tls_model("initial-exec")));
 /* The oldest slot waited for in vain, + 1 (0: none). */
 static uint64_t given_up;
 
@@ -95,8 +145,9 @@ static long long now_ns(void)
  * and not yet published: its thread was preempted in between, under
  * load for many milliseconds.  The event waits for it rather than being
  * lost, unless this thread cannot wait (a signal handler interrupted its
- * own append, or its lookup) or that slot was waited for in vain already
- * (its thread never returns to it: a handler left by longjmp).
+ * own append between claim and publish, or its lookup) or that slot was
+ * waited for in vain already (its thread never returns to it: a handler
+ * left by longjmp).
  */
 static bool wait_room(uint64_t *slot, bool outer)
 {
@@ -107,8 +158,8 @@ static bool wait_room(uint64_t *slot, bool outer)
 
 	while (__atomic_load_n(&given_up, __ATOMIC_RELAXED) != oldest + 1) {
 		sched_yield();
-		make_room();
-		if (claim(slot))
+		make_room(NULL, 0);
+		if (claim(slot, false))
 			return true;
 		uint64_t next = __atomic_load_n(&tail, __ATOMIC_ACQUIRE);
 
@@ -119,6 +170,21 @@ static bool wait_room(uint64_t *slot, bool outer)
 		oldest = next;
 	}
 	return false;
+}
+
+/* No slot for the event: applied at once when a handler interrupted
+ * this thread's append (make_room), else lost.  Out of line: the 100
+ * bytes of `now` stay off the append's frame. */
+static __attribute__((noinline, cold)) void no_room(enum region_op op, uintptr_t addr,
+						     uint64_t len, const struct region_contents *c,
+						     uint64_t since, bool outer)
+{
+	struct log_entry now = { .addr = addr, .len = len, .op = op };
+
+	if (c)
+		now.c = *c;
+	if (!outer || !make_room(&now, since))
+		__atomic_fetch_add(&regions_lost, 1, __ATOMIC_RELAXED);
 }
 
 uint64_t region_log_head(void)
@@ -132,13 +198,10 @@ void region_ring_append(enum region_op op, uintptr_t addr, uint64_t len,
 	uint64_t slot;
 	bool outer = appending;
 
-	appending = true;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (!claim(&slot)) {
-		make_room();
-		if (!claim(&slot) && !wait_room(&slot, outer)) {
-			__atomic_fetch_add(&regions_lost, 1, __ATOMIC_RELAXED);
-			appending = outer;
+	if (!claim(&slot, outer)) {
+		make_room(NULL, 0);
+		if (!claim(&slot, outer) && !wait_room(&slot, outer)) {
+			no_room(op, addr, len, c, since, outer);
 			return;
 		}
 	}
@@ -147,7 +210,7 @@ void region_ring_append(enum region_op op, uintptr_t addr, uint64_t len,
 	e->addr = addr;
 	e->len = len;
 	e->op = op;
-	e->late = since >= slot ? 0 : slot - since > UINT32_MAX ? UINT32_MAX : (uint32_t)(slot - since);
+	e->late = late_of(slot, since);
 	if (c)
 		e->c = *c;
 	else
@@ -379,9 +442,21 @@ static void apply_batch(struct region_state *s, uint64_t from, uint64_t to, unsi
 			__atomic_fetch_add(&regions_lost, 1, __ATOMIC_RELAXED);
 }
 
+/* The event of slot i, applied after later slots (the sets are current
+ * here): an allocation is checked against the frees applied meanwhile,
+ * late or not. */
+static void apply_late(struct region_state *s, struct log_entry *e, uint64_t i)
+{
+	if (e->op == REGION_FREE)
+		note_free(s, e->addr, i, true);
+	else if (e->op == REGION_ALLOC && stale(e, i))
+		e->op = 0;
+	if (!apply_one(e, s))
+		__atomic_fetch_add(&regions_lost, 1, __ATOMIC_RELAXED);
+}
+
 /* Of the first `old` gaps, the ones published since: applied, before
- * the slots read after them.  An allocation is checked against the frees
- * applied meanwhile, late or not.  Returns the gaps kept of those. */
+ * the slots read after them.  Returns the gaps kept of those. */
 static unsigned fill_gaps(struct region_state *s, unsigned old)
 {
 	unsigned kept = 0;
@@ -394,12 +469,7 @@ static unsigned fill_gaps(struct region_state *s, unsigned old)
 			gaps[kept++] = i;
 			continue;
 		}
-		if (e->op == REGION_FREE)
-			note_free(s, e->addr, i, true);	/* the sets are current here */
-		else if (e->op == REGION_ALLOC && stale(e, i))
-			e->op = 0;
-		if (!apply_one(e, s))
-			__atomic_fetch_add(&regions_lost, 1, __ATOMIC_RELAXED);
+		apply_late(s, e, i);
 	}
 	unsigned older = kept - (ngaps - old);
 
