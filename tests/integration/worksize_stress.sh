@@ -5,7 +5,10 @@
 # handler's ws_copy output its fresh page: a slot of the event ring
 # claimed and not yet published, or a held block's record being logged,
 # once made lookups on other threads miss blocks (tens to hundreds of
-# wrong sizes per run); an event lost to a full ring did too.
+# wrong sizes per run); an event lost to a full ring did too.  So did a
+# free whose slot was published while the log was applied past it, then
+# applied after the same address's next allocation: one wrong size in
+# about ten runs (issue 27).
 . "$(dirname "$0")/lib.sh"
 
 "$SIBYL" wrap "$TARGETS_LIB/libsibylwsshared.so" --header "$SIBYL_SOURCE/tests/integration/targets/ws_shared.h" \
@@ -32,11 +35,8 @@ for r in sorted(csv.DictReader(open(sys.argv[1])), key=lambda r: int(r["start_ns
         copies.append(int(r["out_bytes"]))
 if sorted(want) != sorted(got) or any(len(want[t]) != len(got[t]) for t in want):
     sys.exit("calls do not match the sizes written down")
-# A residual remains (issue 27): about one run in ten still has one
-# scan of 12,600 sized from its heap area (a block lookup missed), where
-# the code before gave 23 to 572 per run.  At most 2 are let through.
-print(sum(map(len, want.values())) > 5000, sum(a != b for t in want for a, b in zip(want[t], got[t])) <= 2,
+print(sum(map(len, want.values())) > 5000, sum(a != b for t in want for a, b in zip(want[t], got[t])),
       len(copies) > 1, sum(c != 4096 for c in copies))' "$WORK/t.csv" "$WORK/sizes")
-	expect_eq "run $run: many scans, at most 2 wrong scan sizes, copies, wrong copy sizes" "True True True 0" "$got"
+	expect_eq "run $run: many scans, wrong scan sizes, copies, wrong copy sizes" "True 0 True 0" "$got"
 	rm -rf "$WORK/t" "$WORK/t.csv"
 done
