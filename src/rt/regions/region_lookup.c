@@ -14,6 +14,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <time.h>
 
 static struct region_state state;
 static int lock_word;
@@ -64,6 +65,50 @@ static uint64_t maps_generation(void)
 	return region_maps_dl_generation() + __atomic_load_n(&regions_threads, __ATOMIC_RELAXED);
 }
 
+/* Re-reads on a miss outside the read-only mappings: one per 10 ms, and
+ * up to 8 at once (threads starting together), so that a program passing
+ * pointers into unmapped or inaccessible memory pays for at most 100
+ * reads of the maps a second (~100 us each for a few hundred mappings,
+ * about 1%).  Lock held. */
+#define REREAD_EVERY_NS 10000000ll
+#define REREAD_BURST 8
+
+static bool reread_allowed(struct region_state *s)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);	/* async-signal-safe */
+	int64_t now = ts.tv_sec * 1000000000ll + ts.tv_nsec;
+
+	if (s->reread_ns < now - REREAD_BURST * REREAD_EVERY_NS)
+		s->reread_ns = now - REREAD_BURST * REREAD_EVERY_NS;
+	if (s->reread_ns > now)
+		return false;
+	s->reread_ns += REREAD_EVERY_NS;
+	return true;
+}
+
+/*
+ * p is in no known region: the maps may have changed since they were
+ * read.  Certainly after a dlopen or a new thread (its stack); and glibc
+ * makes and grows the arenas of threads with mmap and mprotect calls of
+ * its own, which no hook sees, so a pointer into another thread's arena
+ * outside any block once got size 0 for good.  A pointer into read-only
+ * data (a string literal, say) stays unknown without a re-read; any
+ * other re-reads, at a limited rate.
+ */
+static bool maps_may_have_changed(struct region_state *s, uintptr_t p)
+{
+	uint64_t g = maps_generation();
+	struct region r;
+
+	if (!s->areas_read || g != s->areas_generation) {
+		s->areas_generation = g;
+		return true;
+	}
+	return !region_find(&s->readonly, p, &r) && reread_allowed(s);
+}
+
 bool region_lookup(struct region_state *s, uintptr_t p, struct region *out, bool *is_block)
 {
 	*is_block = true;
@@ -73,16 +118,12 @@ bool region_lookup(struct region_state *s, uintptr_t p, struct region *out, bool
 	*is_block = false;
 	if (region_find(&s->areas, p, out))
 		return true;
-	/* Unknown: perhaps a library or a thread stack mapped since the maps
-	 * were read.  Re-read them only then, so an unknown pointer (into
-	 * read-only data, say) does not cost a read of the maps per call. */
-	uint64_t g = maps_generation();
-
-	if (s->areas_read && g == s->areas_generation)
+	/* Unknown: re-read the maps only when they may have changed, so an
+	 * unknown pointer does not cost a read of the maps per call. */
+	if (!maps_may_have_changed(s, p))
 		return false;
 	s->areas_read = true;
-	s->areas_generation = g;
-	region_maps_read(&s->areas);
+	region_maps_read(&s->areas, &s->readonly);
 	__atomic_store_n(&s->version, s->version + 1, __ATOMIC_RELEASE);
 	return region_find(&s->areas, p, out);
 }

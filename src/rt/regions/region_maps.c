@@ -30,7 +30,7 @@ static const char *hex(const char *s, const char *end, uintptr_t *out)
 /* "start-end perms offset dev inode path"; false for a line that is not
  * one.  *file: the mapping is of a file (inode not 0). */
 static bool parse_line(const char *s, const char *end, uintptr_t *start, uintptr_t *stop,
-		       bool *writable, bool *file)
+		       bool *readable, bool *writable, bool *file)
 {
 	s = hex(s, end, start);
 	if (s >= end || *s != '-')
@@ -38,6 +38,7 @@ static bool parse_line(const char *s, const char *end, uintptr_t *start, uintptr
 	s = hex(s + 1, end, stop);
 	if (end - s < 5 || *s != ' ')
 		return false;
+	*readable = s[1] == 'r';
 	*writable = s[2] == 'w';
 	/* Past perms, offset and dev, the inode. */
 	for (int field = 0; field < 3 && s < end; field++) {
@@ -67,22 +68,26 @@ static void flush(struct region_tree *areas, struct pending *p, bool *ok)
 	p->stop = 0;
 }
 
-/* Gather the writable mappings of the complete lines of buf[0, len);
- * returns the bytes consumed. */
-static size_t take_lines(struct region_tree *areas, struct pending *p, const char *buf,
-			 size_t len, bool *ok)
+/* Gather the writable mappings of the complete lines of buf[0, len),
+ * and put the other readable ones in `readonly`; returns the bytes
+ * consumed. */
+static size_t take_lines(struct region_tree *areas, struct region_tree *readonly,
+			 struct pending *p, const char *buf, size_t len, bool *ok)
 {
 	size_t used = 0;
 
 	for (;;) {
 		const char *nl = memchr(buf + used, '\n', len - used);
 		uintptr_t start, stop;
-		bool writable, file;
+		bool readable = false, writable = false, file;
 
 		if (!nl)
 			return used;
-		if (!parse_line(buf + used, nl, &start, &stop, &writable, &file) || !writable) {
+		if (!parse_line(buf + used, nl, &start, &stop, &readable, &writable, &file) ||
+		    !writable) {
 			flush(areas, p, ok);
+			if (readable && !writable)
+				*ok = region_insert(readonly, start, stop) && *ok;
 		} else {
 			if (!(p->stop == start && p->file && !file))
 				flush(areas, p, ok);
@@ -95,7 +100,7 @@ static size_t take_lines(struct region_tree *areas, struct pending *p, const cha
 	}
 }
 
-bool region_maps_read(struct region_tree *areas)
+bool region_maps_read(struct region_tree *areas, struct region_tree *readonly)
 {
 	char buf[8192];
 	size_t have = 0;
@@ -106,13 +111,14 @@ bool region_maps_read(struct region_tree *areas)
 	if (fd < 0)
 		return false;
 	region_clear(areas);
+	region_clear(readonly);
 	for (;;) {
 		ssize_t n = read(fd, buf + have, sizeof(buf) - have);
 
 		if (n <= 0)
 			break;
 		have += (size_t)n;
-		size_t used = take_lines(areas, &p, buf, have, &ok);
+		size_t used = take_lines(areas, readonly, &p, buf, have, &ok);
 
 		if (!used && have == sizeof(buf))
 			used = have;	/* a line longer than the buffer: skip it */

@@ -7,7 +7,8 @@
  *           learned from the interposed functions of alloc_hooks.c;
  *   areas   every writable mapping of /proc/self/maps (static data,
  *           the brk heap, every thread's stack, anonymous mappings),
- *           re-read when a lookup misses after a dlopen or a new thread.
+ *           re-read when a lookup misses after a dlopen or a new thread,
+ *           or, at a limited rate, outside read-only data.
  *
  * A pointer is looked up in the blocks first, then in the areas.  The
  * allocation hooks only keep the thread's last block (region_held.c) or
@@ -123,17 +124,20 @@ void region_held_thread_end(void);
 void region_held_after_fork(void);
 
 /* ---- region_maps.c ---- */
-/* Re-read /proc/self/maps into `areas` (writable mappings only).  Uses
- * no stdio and no malloc: it runs inside wrapped calls. */
-bool region_maps_read(struct region_tree *areas);
+/* Re-read /proc/self/maps into `areas` (writable mappings) and
+ * `readonly` (mappings readable and not writable).  Uses no stdio and no
+ * malloc: it runs inside wrapped calls, signal handlers' included. */
+bool region_maps_read(struct region_tree *areas, struct region_tree *readonly);
 /* Objects loaded plus objects unloaded so far (dl_iterate_phdr). */
 uint64_t region_maps_dl_generation(void);
 
 /* ---- region_lookup.c ---- */
 struct region_state {
 	struct region_tree blocks, areas;
+	struct region_tree readonly;	/* the other readable mappings, when read */
 	uint64_t version;		/* bumped when either set changes */
 	uint64_t areas_generation;	/* generation the areas were read at */
+	int64_t reread_ns;		/* the rate of re-reads on a miss (region_lookup.c) */
 	bool areas_read;
 };
 

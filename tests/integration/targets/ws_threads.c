@@ -10,6 +10,7 @@
  * pointer array, two parts carried from two calls, a carry after fork.
  * `handoff N` and `stale` (below): buffers another thread allocated last.
  * `recycled` (below): a buffer in memory an earlier one left data in.
+ * `arena` (below): a pointer into another thread's arena, in no block.
  * Prints checksums, the same traced or not.
  */
 #include "ws_shared.h"
@@ -340,6 +341,58 @@ static int stale(void)
 	return 0;
 }
 
+/* The end of the writable mapping holding p, from /proc/self/maps; 0
+ * when none does. */
+static uintptr_t mapping_end(const void *p)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512], perms[8];
+	uintptr_t start, end, found = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx %7s", &start, &end, perms) == 3 && perms[1] == 'w' &&
+		    (uintptr_t)p >= start && (uintptr_t)p < end)
+			found = end;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* `arena`: a pointer into another thread's malloc arena, outside any
+ * block: the last 4096 bytes of the arena's writable part, 3 digits.
+ * The maps were read (a scan of a string literal, in no area) after the
+ * thread was created and before its first malloc made its arena, which
+ * glibc maps with calls of its own that no hook sees: the scan's input
+ * is those 4096 bytes all the same (the maps read again on the miss). */
+static void *scan_arena(void *arg)
+{
+	struct handoff *h = arg;
+
+	turn_wait(h, 1);
+	char *volatile p = malloc(64);	/* the thread's arena is made */
+	uintptr_t end = mapping_end(p);
+	char *q = (char *)end - 4096;
+
+	h->n = end && q > p + 64 ? (memcpy(q, "123", 4), ws_scan(q, NULL)) : -1;
+	free(p);
+	return NULL;
+}
+
+static int arena(void)
+{
+	struct handoff h = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0, 0 };
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, scan_arena, &h))
+		return 1;
+	long first = ws_scan("45", NULL);
+
+	turn_set(&h, 1);
+	pthread_join(t, NULL);
+	printf("%ld %ld\n", first, h.n);
+	return 0;
+}
+
 /* `recycled`: a buffer of 4 LEN bytes, freed with data in it that the
  * library saw, comes back from malloc for a buffer of the same size,
  * twice: once bumped as it was (its bytes are leftovers, not input),
@@ -433,7 +486,7 @@ static const struct {
 	const char *name;
 	int (*run)(void);
 } modes[] = { { "two", two }, { "fork", forked }, { "stale", stale }, { "recycled", recycled },
-	      { "during", during }, { "parts", parts } };
+	      { "during", during }, { "parts", parts }, { "arena", arena } };
 static const struct {
 	const char *name;
 	int (*run)(long);
@@ -450,6 +503,6 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "pages"))
 		return pages(argv[2]);
 	fprintf(stderr, "usage: ws_threads shared N | during | parts | pages FILE | scan N | two | fork"
-		" | handoff N | stale | recycled\n");
+		" | handoff N | stale | recycled | arena\n");
 	return 2;
 }
