@@ -260,24 +260,46 @@ static void items_of(const struct sibyl_run_cfg *cfg, uint64_t a, uint64_t b,
 		sibyl_strbuf_printf(m, "work-items %s and %s", na, nb);
 }
 
+/* "work-item 5 of work-group 0", "the group's async copy of work-group 1". */
+static void item_in_group(const struct sibyl_run_cfg *cfg, const struct sibyl_race_access *a,
+			  struct sibyl_strbuf *m)
+{
+	char name[64];
+
+	item_of(cfg, a->item, name, sizeof(name));
+	sibyl_strbuf_printf(m, "%s%s of work-group %llu", a->item == SIBYL_RACE_GROUP ? "" :
+			    "work-item ", name, (unsigned long long)a->group);
+}
+
+/* A race on `memory` ("local", "global"), within a group or across two. */
 static void race_json(const struct sibyl_run_cfg *cfg, const struct sibyl_race_finding *f,
-		      json_t *out)
+		      const char *memory, bool across, json_t *out)
 {
 	struct sibyl_strbuf m = { 0 };
 
-	sibyl_strbuf_printf(&m, "data race on __local at ");
+	sibyl_strbuf_printf(&m, "data race on __%s%s at ", memory, across ? " across work-groups" : "");
 	access_at(cfg, &f->a, &m);
 	sibyl_strbuf_printf(&m, " and ");
 	access_at(cfg, &f->b, &m);
 	sibyl_strbuf_printf(&m, ": ");
-	items_of(cfg, f->a.item, f->b.item, &m);
-	sibyl_strbuf_printf(&m, " of work-group %llu", (unsigned long long)f->group);
+	if (across) {
+		item_in_group(cfg, &f->a, &m);
+		sibyl_strbuf_printf(&m, " and ");
+		item_in_group(cfg, &f->b, &m);
+	} else {
+		items_of(cfg, f->a.item, f->b.item, &m);
+		sibyl_strbuf_printf(&m, " of work-group %llu", (unsigned long long)f->group);
+	}
 	if (f->lines > 1)
 		sibyl_strbuf_printf(&m, " (%zu pairs of lines race)", f->lines);
-	json_t *j = json_pack("{s:s, s:s}", "kind", "data-race", "message", sibyl_strbuf_str(&m));
+	json_t *j = json_pack("{s:s, s:s, s:s}", "kind", "data-race", "memory", memory, "message",
+			      sibyl_strbuf_str(&m));
 
 	if (f->a.line && f->b.line)
 		json_object_set_new(j, "lines", json_pack("[i, i]", (int)f->a.line, (int)f->b.line));
+	if (across)
+		json_object_set_new(j, "groups", json_pack("[I, I]", (json_int_t)f->a.group,
+							   (json_int_t)f->b.group));
 	json_array_append_new(out, j);
 	sibyl_strbuf_free(&m);
 }
@@ -310,9 +332,13 @@ json_t *sibyl_check_races(const struct sibyl_run_cfg *cfg, const struct sibyl_ra
 	json_t *out = json_array();
 
 	if (r->race.found)
-		race_json(cfg, &r->race, out);
+		race_json(cfg, &r->race, "local", false, out);
 	if (r->uninit.found)
 		uninit_json(cfg, &r->uninit, out);
+	if (r->global.found)
+		race_json(cfg, &r->global, "global", false, out);
+	if (r->across.found)
+		race_json(cfg, &r->across, "global", true, out);
 	return out;
 }
 

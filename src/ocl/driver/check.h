@@ -29,7 +29,9 @@
  * (sibyl_instrument_races), barriers kept; the guard turns each sample's
  * log into its "races" findings (sibyl_check_races): a data race, two
  * work-items of a group touching one __local byte between the same two
- * barriers, one writing; a read of __local memory nothing wrote.
+ * barriers, one writing; a read of __local memory nothing wrote.  The
+ * same copy logs the __global accesses: a race of two work-items of a
+ * group between two barriers with a global fence, or of two groups.
  */
 #ifndef SIBYL_OCL_CHECK_H
 #define SIBYL_OCL_CHECK_H
@@ -64,9 +66,10 @@ json_t *sibyl_check_barriers(const struct sibyl_run_cfg *cfg, const uint64_t *co
 			     size_t rows, const struct sibyl_barrier_where *where);
 
 /* The race probe's findings (instrument.h), a JSON array of
- * {"kind": "data-race", "message", "lines": [a, b]} and {"kind":
- * "uninitialised-read", "message", "line"} (lines known only); empty
- * when none. */
+ * {"kind": "data-race", "memory": "local" or "global", "message",
+ * "lines": [a, b]} ("groups": [a, b] too for a race across work-groups)
+ * and {"kind": "uninitialised-read", "message", "line"} (lines known
+ * only); empty when none. */
 json_t *sibyl_check_races(const struct sibyl_run_cfg *cfg, const struct sibyl_races *r);
 
 /* The findings of the samples' digests: a JSON array of

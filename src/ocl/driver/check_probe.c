@@ -1,4 +1,4 @@
-/* --check's probes: barriers, then __local races (check_probe.h). */
+/* --check's probes: barriers, then races (check_probe.h). */
 #include "ocl/driver/check_probe.h"
 #include "ocl/driver/counting.h"
 #include "ocl/driver/guard.h"
@@ -35,12 +35,14 @@ static bool barrier_call(const char *name)
 	       !strncmp(name, "call _Z18work_group_barrier", 27);
 }
 
-/* A __local load or store, or a builtin given a __local pointer (its
- * mangled name says so); atomicrmw and cmpxchg do not name theirs. */
-static bool local_access(const char *name)
+/* A __local or __global load or store, or a builtin given such a
+ * pointer (its mangled name says so); atomicrmw and cmpxchg do not name
+ * theirs. */
+static bool shared_access(const char *name)
 {
 	return !strncmp(name, "load local", 10) || !strncmp(name, "store local", 11) ||
-	       (!strncmp(name, "call ", 5) && strstr(name, "PU3AS3")) ||
+	       !strncmp(name, "load global", 11) || !strncmp(name, "store global", 12) ||
+	       (!strncmp(name, "call ", 5) && (strstr(name, "PU3AS3") || strstr(name, "PU3AS1"))) ||
 	       !strncmp(name, "atomicrmw", 9) || !strncmp(name, "cmpxchg", 7);
 }
 
@@ -61,10 +63,32 @@ static bool has(const void *bc, size_t size, const char *kernel, bool (*match)(c
 	return found;
 }
 
+static long long logged(const struct seen *s, const char *what)
+{
+	return (long long)json_integer_value(json_object_get(s->race_log, what));
+}
+
+/* What the race probe's log left unchecked, said whatever -v says (a
+ * finding may hide there): "" when nothing. */
+static void cut_note(const struct seen *s, char *cut, size_t len)
+{
+	int n = 0;
+
+	if (logged(s, "cut"))
+		n = snprintf(cut, len, "the race probe's log was cut short in %lld of %lld "
+			     "work-group(s): what they did after their share of it is not checked",
+			     logged(s, "cut"), logged(s, "groups"));
+	if (logged(s, "unscanned") && n >= 0 && (size_t)n < len)
+		snprintf(cut + n, len - (size_t)n, "%s%lld __global accesses past what the race "
+			 "analysis holds are not checked", n ? "; " : "the race probe's ",
+			 logged(s, "unscanned"));
+}
+
 /* Run a probe on bitcode bc: its findings (an array) or NULL; in `why`
- * "did not run: <why>", or what the race probe saw (else empty). */
+ * "did not run: <why>", or what the race probe saw (else empty); in
+ * `cut` what its log left out (else empty). */
 static json_t *probe(struct sibyl_run_cfg *p, const void *bc, size_t size, double timeout_s,
-		     double build_timeout_s, char *why, size_t whylen)
+		     double build_timeout_s, char *why, size_t whylen, char *cut, size_t cutlen)
 {
 	struct seen seen = { NULL, NULL };
 	struct sibyl_guard g = { timeout_s, build_timeout_s, false, NULL, on_sample, &seen,
@@ -78,11 +102,12 @@ static json_t *probe(struct sibyl_run_cfg *p, const void *bc, size_t size, doubl
 	snprintf(why, whylen, "%s%s", r ? "did not run: " : "", r ? err : "");
 	sibyl_counting_done(&counting);
 	free(g.chatter);
-	if (seen.race_log)	/* -v: how much the race probe saw */
-		snprintf(why, whylen, "logged the __local accesses of %lld work-group(s), %lld of "
-			 "them cut short", (long long)json_integer_value(json_object_get(
-				 seen.race_log, "groups")), (long long)json_integer_value(
-				 json_object_get(seen.race_log, "cut")));
+	if (seen.race_log) {	/* -v: how much the race probe saw */
+		snprintf(why, whylen, "logged the __local and __global accesses of %lld "
+			 "work-group(s), %lld of them cut short", logged(&seen, "groups"),
+			 logged(&seen, "cut"));
+		cut_note(&seen, cut, cutlen);
+	}
 	json_decref(seen.race_log);
 	return seen.found;
 }
@@ -105,8 +130,8 @@ static void *with_lines(const struct sibyl_compile_opts *c, size_t *size)
 
 /* Both probes, their notices dropped (the user's run says what fails). */
 static json_t *probes(struct sibyl_run_cfg *p, const struct sibyl_compile_opts *c, const void *bc,
-		      size_t size, const double limits[2], bool barriers, bool local,
-		      char why[2][600])
+		      size_t size, const double limits[2], bool barriers, bool shared,
+		      char why[3][600])
 {
 	json_t *found = NULL;
 	size_t gsize = 0;
@@ -117,13 +142,15 @@ static json_t *probes(struct sibyl_run_cfg *p, const struct sibyl_compile_opts *
 	gbc = with_lines(c, &gsize);
 	if (barriers) {
 		p->barriers = true;
-		found = probe(p, gbc ? gbc : bc, gbc ? gsize : size, limits[0], limits[1], why[0], 600);
+		found = probe(p, gbc ? gbc : bc, gbc ? gsize : size, limits[0], limits[1], why[0], 600,
+			      why[2], 600);
 		p->barriers = false;
 	}
 	/* A divergent barrier leaves the race probe nothing sound to see. */
-	if (!found && local) {
+	if (!found && shared) {
 		p->races = true;
-		found = probe(p, gbc ? gbc : bc, gbc ? gsize : size, limits[0], limits[1], why[1], 600);
+		found = probe(p, gbc ? gbc : bc, gbc ? gsize : size, limits[0], limits[1], why[1], 600,
+			      why[2], 600);
 	}
 	sibyl_set_notice_handler(fn, ctx);
 	free(gbc);
@@ -135,21 +162,23 @@ json_t *sibyl_check_probe(const struct sibyl_run_cfg *cfg, const struct sibyl_co
 {
 	struct sibyl_run_cfg p = *cfg;
 	bool barriers = has(bc, size, cfg->kernel->name, barrier_call);
-	bool local = has(bc, size, cfg->kernel->name, local_access);
+	bool shared = has(bc, size, cfg->kernel->name, shared_access);
 	const double limits[2] = { timeout_s, build_timeout_s };
-	char why[2][600] = { "", "" };
+	char why[3][600] = { "", "", "" };
 
 	if (barriers && !cfg->lsize) {	/* the runtime's groups: which work-items go together? */
 		sibyl_info("kernel: --check: barriers not checked: no -l");
 		barriers = false;
 	}
-	if (!barriers && !local)
+	if (!barriers && !shared)
 		return NULL;
 	p.samples = 1, p.warmup = 0, p.check = p.dump_args = false;
-	json_t *found = probes(&p, c, bc, size, limits, barriers, local, why);
+	json_t *found = probes(&p, c, bc, size, limits, barriers, shared, why);
 
 	for (int k = 0; k < 2; k++)
 		if (*why[k])
 			sibyl_info("kernel: --check: the %s probe %s", k ? "race" : "barrier", why[k]);
+	if (*why[2])
+		sibyl_notice(SIBYL_NOTICE_NOTE, "kernel: --check: %s", why[2]);
 	return found;
 }

@@ -7,11 +7,12 @@
  * work-item (run_cfg.barriers), one sample, so each work-item runs its
  * own way, and compares the counts within each work-group.
  *
- * Then, for a kernel that touches __local memory, the race probe: a copy
- * that logs the __local accesses and barriers of the first work-groups
- * (run_cfg.races, instrument.h), barriers kept, one sample; its log
- * names data races and uninitialised reads (check.h).  Not after a
- * divergent barrier: the epochs mean nothing then.
+ * Then, for a kernel that touches __local or __global memory, the race
+ * probe: a copy that logs those accesses and the barriers of the first
+ * work-groups (run_cfg.races, instrument.h), barriers kept, one sample;
+ * its log names data races and uninitialised reads (check.h), and a
+ * note says when it was cut short.  Not after a divergent barrier: the
+ * epochs mean nothing then.
  */
 #ifndef SIBYL_OCL_CHECK_PROBE_H
 #define SIBYL_OCL_CHECK_PROBE_H
@@ -26,7 +27,7 @@
  * findings' lines (bc itself when that fails): an array of findings,
  * {"kind": "barrier-divergence", "message"} or the race probe's
  * (check.h), or NULL: none, a kernel without barriers nor __local
- * accesses (not run), no work-group size (no barrier probe), or probes
+ * nor __global accesses (not run), no work-group size (no barrier probe), or probes
  * that failed (their notices are dropped: the user's run says what
  * fails; -v says why). */
 json_t *sibyl_check_probe(const struct sibyl_run_cfg *cfg, const struct sibyl_compile_opts *c,

@@ -74,7 +74,8 @@ static void check_barriers(const struct watch *w, const void *buf, size_t size, 
 
 /* --check's race probe: the log's findings, an array, go into the
  * sample's "races" (check.h), how many groups it logged (and cut short)
- * into "race_log"; the log itself is freed. */
+ * and how many __global accesses were left out of the analysis into
+ * "race_log"; the log itself is freed. */
 static int check_races(const struct watch *w, char *buf, size_t size, json_t *msg)
 {
 	struct sibyl_races r;
@@ -86,8 +87,10 @@ static int check_races(const struct watch *w, char *buf, size_t size, json_t *ms
 				    "bytes, not the size it was given", size);
 	json_object_del(msg, "counters");
 	json_object_set_new(msg, "races", sibyl_check_races(w->cfg, &r));
-	json_object_set_new(msg, "race_log", json_pack("{s:I, s:I}", "groups", (json_int_t)r.groups,
-							"cut", (json_int_t)r.truncated));
+	json_object_set_new(msg, "race_log", json_pack("{s:I, s:I, s:I}", "groups",
+							(json_int_t)r.groups, "cut",
+							(json_int_t)r.truncated, "unscanned",
+							(json_int_t)r.unscanned));
 	return 0;
 }
 

@@ -29,7 +29,8 @@
  *    work-item run its own way (`sibyl kernel --check`).
  *  - sibyl_instrument_races() and sibyl_instrumented_races(): --check's
  *    race probe, a log of the __local accesses in place of counters
- *    (same trailing argument, same buffer handling; no listing).
+ *    (same trailing argument, same buffer handling; no listing); then
+ *    of the __global accesses too (sibyl_races' `global`, `across`).
  */
 #ifndef SIBYL_OCL_INSTRUMENT_H
 #define SIBYL_OCL_INSTRUMENT_H
@@ -114,7 +115,7 @@ unsigned sibyl_instrumented_barrier_line(const struct sibyl_instrumented *in, co
 					 size_t size, size_t a, size_t b);
 
 /* --check's race probe (races.c): `kernel` of `bc` logging its
- * __local accesses and barriers into the trailing argument, up to
+ * __local and __global accesses and barriers into the trailing argument, up to
  * `records` of them for each of the work-groups of linear id below
  * `groups` (sibyl_instrumented_buffer_size says the buffer's bytes, the
  * driver zero-fills it).  Keeps the barriers.  0, or -1 with err. */
@@ -124,30 +125,37 @@ int sibyl_instrument_races(const void *bc, size_t size, const char *kernel, uint
 
 /* One access of a finding: its source line (0: unknown), "read",
  * "write", "atomic" or "async copy", the work-item's linear global id
- * (SIBYL_RACE_GROUP: the group's async copy). */
+ * (SIBYL_RACE_GROUP: the group's async copy) and its group's. */
 #define SIBYL_RACE_GROUP UINT64_MAX
 struct sibyl_race_access {
 	unsigned line;
 	const char *what;
 	uint64_t item;
+	uint64_t group;
 };
 
-/* What the log says (races_scan.c).  A race: two work-items of a group
- * touched one __local byte between the same two barriers, one writing
- * (two atomics never race); a and b are the first pair found, `lines`
- * the distinct pairs of lines that race.  An uninitialised read: a
- * work-item read a __local byte nothing had written before (no earlier
- * epoch, not itself earlier in this one). */
+/* What the log says (races_scan.c, races_global.c).  A race: two
+ * work-items of a group touched one __local byte between the same two
+ * barriers, one writing (two atomics never race, nor two stores of the
+ * same value); a and b are the first pair found, `lines` the distinct
+ * pairs of lines that race.  The same on __global memory between two
+ * barriers with CLK_GLOBAL_MEM_FENCE (`global`), and by work-items of
+ * two groups anywhere in the kernel (`across`: nothing orders groups).
+ * An uninitialised read: a work-item read a __local byte nothing had
+ * written before (no earlier epoch, not itself earlier in this one). */
 struct sibyl_race_finding {
 	bool found;
 	struct sibyl_race_access a, b;	/* b: unused for an uninitialised read */
-	uint64_t group;			/* linear group id */
+	uint64_t group;			/* linear group id (b's, across groups) */
 	size_t lines;
 };
 struct sibyl_races {
 	struct sibyl_race_finding race, uninit;
+	struct sibyl_race_finding global, across;
 	uint64_t groups;	/* groups whose accesses were logged */
 	uint64_t truncated;	/* of those, whose log was cut (the rest unseen) */
+	uint64_t unscanned;	/* __global accesses logged but past what the
+				 * analysis holds (races_global.c): unseen */
 };
 
 /* Analyse a race probe's buffer: 0, or -1 (not a race probe's layout,

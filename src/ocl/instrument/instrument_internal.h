@@ -51,7 +51,7 @@ struct ic_layout {
 	 * (0: none, or no debug information); NULL without the probe. */
 	unsigned *barrier_line;
 	/* --check's race probe (races.c): no counters but a log of the
-	 * __local accesses, race_records of them for each of the first
+	 * __local and __global accesses, race_records of them for each of the first
 	 * race_groups work-groups; race_sites[s] is what logs site s. */
 	bool races;
 	struct ic_race_site *race_sites;
@@ -65,13 +65,17 @@ enum {
 	IC_RACE_GROUP = 8,	/* async_work_group_copy: the group's, not one item's */
 	IC_RACE_BARRIER = 16,	/* a barrier (or wait_group_events) passed */
 	IC_RACE_VALUE = 32,	/* a store of at most 8 bytes: its entry holds the value */
+	IC_RACE_GLOBAL = 64,	/* an access to __global memory (else __local) */
 };
+/* A barrier's flags, as OpenCL's: only a global fence orders __global
+ * accesses (Oclgrind's rule); every barrier ends a __local epoch. */
+#define IC_RACE_GLOBAL_FENCE 2
 struct ic_race_site {
 	unsigned line;
 	unsigned kind;
 };
 /* A log entry: the byte address, site << 32 | linear global id, bytes,
- * the value stored (IC_RACE_VALUE; else 0). */
+ * the value stored (IC_RACE_VALUE), a barrier's flags (else 0). */
 #define IC_RACE_WORDS 4
 
 /* One basic block's static contribution: `add[i]` to slot `slot[i]`. */

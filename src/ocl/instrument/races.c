@@ -1,7 +1,8 @@
 /*
  * --check's race probe (instrument.h, sibyl_instrument_races): a copy of
- * the kernel that logs every access to __local memory, and every barrier
- * it passes, into a trailing __global ulong * argument.  Each of the
+ * the kernel that logs every access to __local and __global memory, and
+ * every barrier it passes (with its flags), into a trailing __global
+ * ulong * argument.  Each of the
  * first `groups` work-groups has a region of its own: a count, then
  * `records` entries of IC_RACE_WORDS words (instrument_internal.h),
  * appended with one atomic on the count, so the log keeps each
@@ -12,16 +13,17 @@
  * at every access, kept PoCL compiling Rodinia's dwt2d for minutes; a group that logs more keeps its first
  * `records` (the count says how many were dropped).  The barriers stay:
  * the kernel computes what it does in the real run, and the host
- * (races_scan.c) works out each access's epoch (the barriers its
- * work-item had passed) from the log.
+ * (races_scan.c, races_global.c) works out each access's epoch (the
+ * barriers its work-item had passed) from the log.
  *
  * The functions the kernel reaches take the log pointer too, so a
- * helper's accesses through a __local pointer are logged wherever it is
+ * helper's accesses through a pointer argument are logged wherever it is
  * called from.  What is logged: loads, stores, atomicrmw and cmpxchg in
- * address space 3; calls of the atomic builtins, vloadN/vstoreN,
- * async_work_group_(strided_)copy and llvm.memcpy/memmove/memset on a
- * __local pointer; barrier(), work_group_barrier() and
- * wait_group_events() as epoch ends.
+ * address spaces 3 and 1; calls of the atomic builtins, vloadN/vstoreN,
+ * async_work_group_(strided_)copy and llvm.memcpy/memmove/memset on such
+ * a pointer; barrier(), work_group_barrier() and wait_group_events() as
+ * epoch ends.  The log itself is __global too, but its stores are in
+ * __sibyl_race_log, which is not logged.
  */
 #include "ocl/instrument/instrument_internal.h"
 
@@ -34,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define GLOBAL_AS 1
 #define LOCAL_AS 3
 
 struct races {
@@ -49,11 +52,18 @@ struct races {
 	LLVMValueRef region, item;
 };
 
-static bool local_ptr(LLVMValueRef p)
+/* The address space of pointer p (~0u: not a pointer). */
+static unsigned space(LLVMValueRef p)
 {
 	LLVMTypeRef t = LLVMTypeOf(p);
 
-	return LLVMGetTypeKind(t) == LLVMPointerTypeKind && LLVMGetPointerAddressSpace(t) == LOCAL_AS;
+	return LLVMGetTypeKind(t) == LLVMPointerTypeKind ? LLVMGetPointerAddressSpace(t) : ~0u;
+}
+
+/* A pointer into memory that work-items share: __local or __global. */
+static bool logged_ptr(LLVMValueRef p)
+{
+	return space(p) == LOCAL_AS || space(p) == GLOBAL_AS;
 }
 
 static LLVMValueRef bytes_of(const struct races *r, LLVMTypeRef t)
@@ -100,13 +110,14 @@ static LLVMValueRef stored_value(struct races *r, LLVMValueRef v)
 	return LLVMBuildZExtOrBitCast(r->b, v, r->i64, "");
 }
 
-/* Log an access of `len` bytes (i64) at local pointer p (NULL: a
+/* Log an access of `len` bytes (i64) at a logged pointer p (NULL: a
  * barrier), for instruction i, at the builder's position; `value`: what
- * a store writes (NULL: unknown). */
+ * a store writes (NULL: unknown), or a barrier's flags. */
 static void log_at(struct races *r, LLVMValueRef i, LLVMValueRef p, LLVMValueRef len,
 		   unsigned kind, LLVMValueRef value)
 {
-	unsigned site_kind = kind | (value ? IC_RACE_VALUE : 0);
+	unsigned site_kind = kind | (value && !(kind & IC_RACE_BARRIER) ? IC_RACE_VALUE : 0) |
+			     (p && space(p) == GLOBAL_AS ? IC_RACE_GLOBAL : 0);
 	LLVMValueRef args[1 + IC_RACE_WORDS] = {
 		r->region, p ? LLVMBuildPtrToInt(r->b, p, r->i64, "") : LLVMConstInt(r->i64, 0, 0),
 		LLVMBuildOr(r->b, LLVMConstInt(r->i64, add_site(r, i, site_kind) << 32, 0), r->item, ""),
@@ -122,13 +133,13 @@ static void log_at(struct races *r, LLVMValueRef i, LLVMValueRef p, LLVMValueRef
 	LLVMSetCurrentDebugLocation2(r->b, NULL);
 }
 
-/* An access through operand `op` of i, if it is a __local pointer. */
+/* An access through operand `op` of i, if it is a logged pointer. */
 static void log_op(struct races *r, LLVMValueRef i, unsigned op,
 		   LLVMValueRef len, unsigned kind)
 {
 	LLVMValueRef p = LLVMGetOperand(i, op);
 
-	if (local_ptr(p))
+	if (logged_ptr(p))
 		log_at(r, i, p, len, kind, NULL);
 }
 
@@ -155,7 +166,7 @@ static void log_vector(struct races *r, LLVMValueRef i, bool store, unsigned n)
 {
 	LLVMValueRef p = LLVMGetOperand(i, store ? 2 : 1), off = LLVMGetOperand(i, store ? 1 : 0);
 
-	if (!local_ptr(p))
+	if (!logged_ptr(p))
 		return;
 	LLVMValueRef len = LLVMBuildMul(r->b, pointee_bytes(r, p), LLVMConstInt(r->i64, n, 0), "");
 	LLVMValueRef at = LLVMBuildGEP2(r->b, LLVMGetElementType(LLVMTypeOf(p)), p,
@@ -172,10 +183,10 @@ static void log_builtin(struct races *r, LLVMValueRef i, const char *id,
 {
 	unsigned args = LLVMGetNumArgOperands(i);
 
-	/* Only with a __local pointer first: atomic_work_item_fence, or a
+	/* Only with a logged pointer first: atomic_work_item_fence, or a
 	 * user's atom... helper, may take an integer, whose element type
 	 * LLVM cannot give. */
-	if (args >= 1 && !strncmp(id, "atom", 4) && local_ptr(LLVMGetOperand(i, 0)))
+	if (args >= 1 && !strncmp(id, "atom", 4) && logged_ptr(LLVMGetOperand(i, 0)))
 		log_op(r, i, 0, pointee_bytes(r, LLVMGetOperand(i, 0)),
 		       IC_RACE_ATOMIC | IC_RACE_READ | IC_RACE_WRITE);
 	else if (len > 5 && !strncmp(id, "vload", 5) && isdigit((unsigned char)id[5]) && args == 2)
@@ -187,12 +198,23 @@ static void log_builtin(struct races *r, LLVMValueRef i, const char *id,
 		for (unsigned k = 0; k < 2; k++) {
 			LLVMValueRef p = LLVMGetOperand(i, k);
 
-			if (local_ptr(p))
+			if (logged_ptr(p))	/* each side: the group's copy */
 				log_at(r, i, p, LLVMBuildMul(r->b, pointee_bytes(r, p),
 					LLVMBuildIntCast2(r->b, LLVMGetOperand(i, 2), r->i64, 0, ""), ""),
 				       IC_RACE_GROUP | (k ? IC_RACE_READ : IC_RACE_WRITE), NULL);
 		}
 	}
+}
+
+/* A barrier's flags (CLK_GLOBAL_MEM_FENCE: IC_RACE_GLOBAL_FENCE) as an
+ * i64, whatever computes them; a global fence when there are none. */
+static LLVMValueRef fence_flags(struct races *r, LLVMValueRef i)
+{
+	LLVMValueRef f = LLVMGetNumArgOperands(i) ? LLVMGetOperand(i, 0) : NULL;
+
+	if (!f || LLVMGetTypeKind(LLVMTypeOf(f)) != LLVMIntegerTypeKind)
+		return LLVMConstInt(r->i64, IC_RACE_GLOBAL_FENCE, 0);
+	return LLVMBuildZExtOrBitCast(r->b, f, r->i64, "");
 }
 
 static void log_call(struct races *r, LLVMValueRef i, LLVMValueRef next)
@@ -204,10 +226,13 @@ static void log_call(struct races *r, LLVMValueRef i, LLVMValueRef next)
 		return;
 	const char *name = LLVMGetValueName2(callee, &nlen), *id = demangled(name, &len);
 
-	if (is(id, len, "barrier") || is(id, len, "work_group_barrier") ||
-	    is(id, len, "wait_group_events")) {
+	if (is(id, len, "barrier") || is(id, len, "work_group_barrier")) {
 		LLVMPositionBuilderBefore(r->b, next);	/* the epoch ends once it is passed */
-		log_at(r, i, NULL, NULL, IC_RACE_BARRIER, NULL);
+		log_at(r, i, NULL, NULL, IC_RACE_BARRIER, fence_flags(r, i));
+	} else if (is(id, len, "wait_group_events")) {
+		/* the copies' ends: __local's epoch, no fence on __global */
+		LLVMPositionBuilderBefore(r->b, next);
+		log_at(r, i, NULL, NULL, IC_RACE_BARRIER, LLVMConstInt(r->i64, 0, 0));
 	} else if (!strncmp(name, "llvm.memcpy", 11) || !strncmp(name, "llvm.memmove", 12)) {
 		log_op(r, i, 1, LLVMGetOperand(i, 2), IC_RACE_READ);
 		log_op(r, i, 0, LLVMGetOperand(i, 2), IC_RACE_WRITE);
@@ -226,7 +251,7 @@ static void log_instruction(struct races *r, LLVMValueRef i, LLVMValueRef next)
 		log_op(r, i, 0, bytes_of(r, LLVMTypeOf(i)), IC_RACE_READ);
 		break;
 	case LLVMStore:
-		if (local_ptr(LLVMGetOperand(i, 1)))
+		if (logged_ptr(LLVMGetOperand(i, 1)))
 			log_at(r, i, LLVMGetOperand(i, 1), bytes_of(r, LLVMTypeOf(LLVMGetOperand(i, 0))),
 			       IC_RACE_WRITE, stored_value(r, LLVMGetOperand(i, 0)));
 		break;

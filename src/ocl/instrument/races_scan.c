@@ -16,49 +16,29 @@
  * what ran: what it shows happened (a write that precedes a read
  * precedes it in the log too), it may miss what came after.
  */
-#include "ocl/instrument/instrument_internal.h"
+#include "ocl/instrument/races_internal.h"
 
 #include "core/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* Bytes one access may cover: a memcpy of more is taken as this long. */
-#define MAX_SPAN ((uint64_t)1 << 20)
 
-struct entry {
-	uint64_t addr, item, len, epoch, seq, value;
-	unsigned site;
-};
-
-struct who {
-	bool set;
-	unsigned site;
-	uint64_t item;
-	int byte;	/* the byte a store wrote (-1: unknown, not a store) */
-};
-
+/* The group's current epoch's view of one __local byte. */
 struct byte {
 	uint64_t epoch;
 	bool init;		/* written in an earlier epoch */
 	bool wrote;		/* written in this one */
 	bool raced;		/* a race on it in this one */
-	struct who w[2], r[2], a[2];	/* this epoch: writes, reads, atomics */
-	struct who pending;	/* a read of it before any write */
+	struct ic_seen seen;	/* this epoch's accesses */
+	struct ic_who pending;	/* a read of it before any write */
 };
 
-/* Open addressing, u64 -> index into a growing array of values. */
-struct map {
-	uint64_t *keys;
-	size_t *idx;		/* SIZE_MAX: empty */
-	size_t cap, n;
-};
-
-static void map_free(struct map *m)
+void ic_map_free(struct ic_map *m)
 {
 	free(m->keys);
 	free(m->idx);
-	*m = (struct map){ 0 };
+	*m = (struct ic_map){ 0 };
 }
 
 static size_t hash(uint64_t k, size_t cap)
@@ -69,11 +49,11 @@ static size_t hash(uint64_t k, size_t cap)
 	return (size_t)k & (cap - 1);
 }
 
-static void map_grow(struct map *m)
+static void map_grow(struct ic_map *m)
 {
-	struct map g = { sibyl_xcalloc(m->cap ? 2 * m->cap : 1024, sizeof(uint64_t)),
-			 sibyl_xcalloc(m->cap ? 2 * m->cap : 1024, sizeof(size_t)),
-			 m->cap ? 2 * m->cap : 1024, m->n };
+	struct ic_map g = { sibyl_xcalloc(m->cap ? 2 * m->cap : 1024, sizeof(uint64_t)),
+			    sibyl_xcalloc(m->cap ? 2 * m->cap : 1024, sizeof(size_t)),
+			    m->cap ? 2 * m->cap : 1024, m->n };
 
 	memset(g.idx, 0xff, g.cap * sizeof(size_t));
 	for (size_t i = 0; i < m->cap; i++) {
@@ -86,12 +66,11 @@ static void map_grow(struct map *m)
 		g.keys[h] = m->keys[i];
 		g.idx[h] = m->idx[i];
 	}
-	map_free(m);
+	ic_map_free(m);
 	*m = g;
 }
 
-/* The index of key k; a new one (m->n before) when absent. */
-static size_t map_get(struct map *m, uint64_t k, bool *fresh)
+size_t ic_map_get(struct ic_map *m, uint64_t k, bool *fresh)
 {
 	if (2 * (m->n + 1) > m->cap)
 		map_grow(m);
@@ -111,11 +90,12 @@ struct scan {
 	const struct ic_layout *l;
 	struct sibyl_races *out;
 	uint64_t group;
-	struct map bytes;
+	struct ic_map bytes;
 	struct byte *state;
 	size_t state_cap;
-	unsigned (*pairs)[2], *lines;	/* distinct race line pairs, uninit lines */
-	size_t npairs, nlines;
+	struct ic_pairs pairs;	/* distinct race line pairs */
+	unsigned *lines;	/* distinct uninitialised read lines */
+	size_t nlines;
 };
 
 static const char *what(unsigned kind)
@@ -124,47 +104,44 @@ static const char *what(unsigned kind)
 	       kind & IC_RACE_WRITE ? "write" : "read";
 }
 
-static struct sibyl_race_access access_of(const struct scan *s, const struct who *w)
+struct sibyl_race_access ic_race_access(const struct ic_layout *l, const struct ic_who *w)
 {
-	const struct ic_race_site *site = &s->l->race_sites[w->site];
+	const struct ic_race_site *site = &l->race_sites[w->site];
 
-	return (struct sibyl_race_access){ site->line, what(site->kind), w->item };
+	return (struct sibyl_race_access){ site->line, what(site->kind), w->item, w->group };
 }
 
-/* Whether the pair of lines {a, b} raced before (either order). */
-static bool seen_pair(struct scan *s, unsigned a, unsigned b)
+bool ic_pair_seen(struct ic_pairs *s, unsigned a, unsigned b)
 {
 	if (a > b) {
 		unsigned t = a;
 
 		a = b, b = t;
 	}
-	for (size_t i = 0; i < s->npairs; i++)
-		if (s->pairs[i][0] == a && s->pairs[i][1] == b)
+	for (size_t i = 0; i < s->n; i++)
+		if (s->p[i][0] == a && s->p[i][1] == b)
 			return true;
-	s->pairs = sibyl_xreallocarray(s->pairs, s->npairs + 1, sizeof(*s->pairs));
-	s->pairs[s->npairs][0] = a;
-	s->pairs[s->npairs++][1] = b;
+	s->p = sibyl_xreallocarray(s->p, s->n + 1, sizeof(*s->p));
+	s->p[s->n][0] = a;
+	s->p[s->n++][1] = b;
 	return false;
 }
 
-static void race(struct scan *s, struct byte *b, const struct who *was, const struct who *now)
+void ic_race_found(const struct ic_layout *l, struct ic_pairs *pairs,
+		   struct sibyl_race_finding *f, const struct ic_who *was, const struct ic_who *now)
 {
-	struct sibyl_race_finding *f = &s->out->race;
-	struct sibyl_race_access x = access_of(s, was), y = access_of(s, now);
+	struct sibyl_race_access x = ic_race_access(l, was), y = ic_race_access(l, now);
 
-	b->raced = true;
-	if (!seen_pair(s, x.line, y.line))
+	if (!ic_pair_seen(pairs, x.line, y.line))
 		f->lines++;
-	if (f->found)
-		return;
-	*f = (struct sibyl_race_finding){ true, x, y, s->group, f->lines };
+	if (!f->found)
+		*f = (struct sibyl_race_finding){ true, x, y, now->group, f->lines };
 }
 
-static void uninit(struct scan *s, const struct who *w)
+static void uninit(struct scan *s, const struct ic_who *w)
 {
 	struct sibyl_race_finding *f = &s->out->uninit;
-	struct sibyl_race_access x = access_of(s, w);
+	struct sibyl_race_access x = ic_race_access(s->l, w);
 	bool seen = false;
 
 	for (size_t i = 0; i < s->nlines && !seen; i++)
@@ -175,25 +152,39 @@ static void uninit(struct scan *s, const struct who *w)
 		f->lines++;
 	}
 	if (!f->found)
-		*f = (struct sibyl_race_finding){ true, x, { 0, NULL, 0 }, s->group, f->lines };
+		*f = (struct sibyl_race_finding){ .found = true, .a = x, .group = s->group,
+						  .lines = f->lines };
 }
 
-/* An earlier access of this epoch by another work-item among two (a
- * store of the very byte w stores does not count). */
-static const struct who *other(const struct who c[2], const struct who *w)
+/* An earlier access among two of another key (a store of the very
+ * byte w stores does not count). */
+static const struct ic_who *other(const struct ic_who c[2], const struct ic_who *w)
 {
 	for (int j = 0; j < 2; j++)
-		if (c[j].set && c[j].item != w->item && (w->byte < 0 || c[j].byte != w->byte))
+		if (c[j].set && c[j].key != w->key && (w->byte < 0 || c[j].byte != w->byte))
 			return &c[j];
 	return NULL;
 }
 
-static void remember(struct who c[2], const struct who *w)
+static void remember(struct ic_who c[2], const struct ic_who *w)
 {
 	if (!c[0].set)
 		c[0] = *w;
-	else if (c[0].item != w->item && !c[1].set)
+	else if (c[0].key != w->key && !c[1].set)
 		c[1] = *w;
+}
+
+const struct ic_who *ic_race_touch(struct ic_seen *s, const struct ic_who *w, unsigned kind)
+{
+	bool atomic = kind & IC_RACE_ATOMIC, write = kind & IC_RACE_WRITE;
+	const struct ic_who *x = other(s->w, w);
+
+	if (!x && (atomic || write))	/* atomics race with plain accesses only */
+		x = other(s->r, w);
+	if (!x && !atomic)
+		x = other(s->a, w);
+	remember(atomic ? s->a : write ? s->w : s->r, w);
+	return x;
 }
 
 /* A new epoch for the byte: the last one's pending read was uninitialised
@@ -205,31 +196,25 @@ static void roll(struct scan *s, struct byte *b, uint64_t epoch)
 	*b = (struct byte){ .epoch = epoch, .init = b->init || b->wrote };
 }
 
-static void touch(struct scan *s, struct byte *b, const struct who *w, unsigned kind)
+static void touch(struct scan *s, struct byte *b, const struct ic_who *w, unsigned kind)
 {
-	bool atomic = kind & IC_RACE_ATOMIC, write = kind & IC_RACE_WRITE;
-	const struct who *x = NULL;
-
-	if (atomic)	/* atomics race with plain accesses only */
-		x = other(b->w, w) ? other(b->w, w) : other(b->r, w);
-	else if (write)
-		x = other(b->w, w) ? other(b->w, w) : other(b->r, w) ? other(b->r, w) : other(b->a, w);
-	else
-		x = other(b->w, w) ? other(b->w, w) : other(b->a, w);
-	if (x)
-		race(s, b, x, w);
 	/* a read of what nothing wrote before: not itself earlier in this
 	 * epoch, nor another work-item (a race, the finding then) */
 	if ((kind & IC_RACE_READ) && !b->init && !b->wrote && !b->pending.set)
 		b->pending = *w;
-	remember(atomic ? b->a : write ? b->w : b->r, w);
-	b->wrote |= write;
+	const struct ic_who *x = ic_race_touch(&b->seen, w, kind);
+
+	if (x) {
+		b->raced = true;
+		ic_race_found(s->l, &s->pairs, &s->out->race, x, w);
+	}
+	b->wrote |= kind & IC_RACE_WRITE;
 }
 
 static struct byte *byte_at(struct scan *s, uint64_t addr, uint64_t epoch)
 {
 	bool fresh;
-	size_t i = map_get(&s->bytes, addr, &fresh);
+	size_t i = ic_map_get(&s->bytes, addr, &fresh);
 
 	if (fresh) {
 		if (i == s->state_cap) {
@@ -243,19 +228,19 @@ static struct byte *byte_at(struct scan *s, uint64_t addr, uint64_t epoch)
 	return &s->state[i];
 }
 
-static int by_epoch(const void *a, const void *b)
+int ic_race_by_epoch(const void *a, const void *b)
 {
-	const struct entry *x = a, *y = b;
+	const struct ic_entry *x = a, *y = b;
 
 	if (x->epoch != y->epoch)
 		return x->epoch < y->epoch ? -1 : 1;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Group g's entries with their epochs, barriers dropped; their number. */
-static size_t entries(const struct scan *s, const uint64_t *region, size_t n, struct entry *e)
+size_t ic_race_entries(const struct ic_layout *l, const uint64_t *region, size_t n, bool global,
+		       uint64_t group, struct ic_entry *e)
 {
-	struct map items = { 0 };
+	struct ic_map items = { 0 };
 	uint64_t *epochs = sibyl_xcalloc(n + 1, sizeof(*epochs));
 	size_t m = 0;
 	bool fresh;
@@ -263,38 +248,40 @@ static size_t entries(const struct scan *s, const uint64_t *region, size_t n, st
 	for (size_t j = 0; j < n; j++) {
 		const uint64_t *w = region + 1 + IC_RACE_WORDS * j;
 		uint64_t item = w[1] & 0xffffffffu, site = w[1] >> 32;
-		size_t k = map_get(&items, item, &fresh);
+		size_t k = ic_map_get(&items, item, &fresh);
 
 		if (fresh)
 			epochs[k] = 0;
-		if (site >= s->l->nsites)
+		if (site >= l->nsites)
 			continue;	/* not an entry the probe wrote */
-		if (s->l->race_sites[site].kind & IC_RACE_BARRIER) {
-			epochs[k]++;
+		unsigned kind = l->race_sites[site].kind;
+
+		if (kind & IC_RACE_BARRIER) {	/* __global's epoch: a global fence */
+			epochs[k] += !global || (w[3] & IC_RACE_GLOBAL_FENCE);
 			continue;
 		}
-		bool group = s->l->race_sites[site].kind & IC_RACE_GROUP;
-
-		e[m++] = (struct entry){ w[0], group ? SIBYL_RACE_GROUP : item,
-					 w[2] < MAX_SPAN ? w[2] : MAX_SPAN, epochs[k], j, w[3],
-					 (unsigned)site };
+		if (!(kind & IC_RACE_GLOBAL) != !global)
+			continue;
+		e[m++] = (struct ic_entry){ w[0], kind & IC_RACE_GROUP ? SIBYL_RACE_GROUP : item, group,
+					    w[2] < IC_RACE_MAX_SPAN ? w[2] : IC_RACE_MAX_SPAN, epochs[k], j,
+					    w[3], (unsigned)site };
 	}
 	free(epochs);
-	map_free(&items);
+	ic_map_free(&items);
 	return m;
 }
 
 static void scan_group(struct scan *s, const uint64_t *region)
 {
 	uint64_t n = region[0] < s->l->race_records ? region[0] : s->l->race_records;
-	struct entry *e = sibyl_xcalloc(n + 1, sizeof(*e));
-	size_t m = entries(s, region, (size_t)n, e);
+	struct ic_entry *e = sibyl_xcalloc(n + 1, sizeof(*e));
+	size_t m = ic_race_entries(s->l, region, (size_t)n, false, s->group, e);
 
 	s->out->groups += region[0] > 0;
 	s->out->truncated += region[0] > s->l->race_records;
-	qsort(e, m, sizeof(*e), by_epoch);
+	qsort(e, m, sizeof(*e), ic_race_by_epoch);
 	for (size_t j = 0; j < m; j++) {
-		struct who w = { true, e[j].site, e[j].item, -1 };
+		struct ic_who w = { true, e[j].site, e[j].item, s->group, e[j].item, -1 };
 		unsigned kind = s->l->race_sites[e[j].site].kind;
 
 		for (uint64_t k = 0; k < e[j].len; k++) {
@@ -305,7 +292,7 @@ static void scan_group(struct scan *s, const uint64_t *region)
 	}
 	for (size_t i = 0; i < s->bytes.n; i++)
 		roll(s, &s->state[i], UINT64_MAX);
-	map_free(&s->bytes);
+	ic_map_free(&s->bytes);
 	free(e);
 }
 
@@ -320,16 +307,19 @@ int sibyl_instrumented_races(const struct sibyl_instrumented *in, const void *bu
 		return -1;
 	size_t words = 1 + IC_RACE_WORDS * (size_t)l->race_records;
 	uint64_t *region = sibyl_xmalloc(words * sizeof(*region));
+	struct ic_global *g = ic_global_new(l);
 
 	for (s.group = 0; s.group < l->race_groups; s.group++) {
 		/* memcpy: the caller's buffer need not be aligned for uint64_t */
 		memcpy(region, (const char *)buffer + s.group * words * sizeof(*region),
 		       words * sizeof(*region));
 		scan_group(&s, region);
+		ic_global_add(g, region, s.group);
 	}
+	ic_global_scan(g, out);
 	free(region);
 	free(s.state);
-	free(s.pairs);
+	free(s.pairs.p);
 	free(s.lines);
 	return 0;
 }

@@ -2,7 +2,8 @@
 # sibyl kernel --check on the device: a kernel that writes nothing or
 # ignores its input is reported, exit status 7, the findings a list in
 # --json; clean kernels give no finding; barrier divergence, data races
-# and uninitialised reads on __local memory are named with their lines.
+# and uninitialised reads on __local memory, races on __global memory are
+# named with their lines.
 # (Nondeterminism depends on the schedule: test_check covers its logic.)
 . "$(dirname "$0")/../lib.sh"
 K="$SIBYL_SOURCE/tests/kernels/check/outputs.cl"
@@ -96,14 +97,34 @@ finding same_slot "data race on __local at $K:20 (write) and $K:20 (write): work
 for k in reduce scan histogram broadcast atom_named; do
 	check $k 0 -v
 	finding $k "no finding"
-	grep -q "race probe logged the __local accesses of 8 work-group(s), 0 of them cut short" \
+	grep -q "race probe logged the __local and __global accesses of 8 work-group(s), 0 of them cut short" \
 		"$WORK/err" || fail "$k: the probe did not run: $(cat "$WORK/err")"
 done
 
-# A kernel without __local memory runs no probe.
-"$SIBYL" kernel "$SIBYL_SOURCE/tests/kernels/check/outputs.cl" -k scale -g 64 -l 16 --check -v \
-	> "$WORK/out" 2> "$WORK/err" || fail "scale: status $?"
-grep -q "race probe" "$WORK/err" && fail "scale: a race probe ran"
+# __global memory: races within a group (no barrier, or one that fences
+# __local memory only) and across groups (no barrier orders two groups),
+# named with their lines; own elements, a fenced reduction in place,
+# atomics and equal stores give no finding.
+K="$SIBYL_SOURCE/tests/kernels/check/global.cl"
+check neighbour_no_barrier 7
+finding neighbour_no_barrier "data race on __global at $K:12 (write) and $K:13 (read): work-items 0 and 31 of work-group 0"
+check local_fence_only 7
+finding local_fence_only "data race on __global at $K:22 (write) and $K:24 (read): work-items 0 and 31 of work-group 0"
+check same_slots 7
+finding same_slots "data race on __global across work-groups at $K:30 (write) and $K:30 (write): work-item 0 of work-group 0 and work-item 32 of work-group 1"
+check halo_across_groups 7 --json
+expect_eq "halo_across_groups: json" "data-race global [40, 42] [0, 7]" \
+	"$(json "' '.join(str(j['findings'][0][k]) for k in ('kind', 'memory', 'lines', 'groups'))" "$WORK/out")"
+for k in own_element global_reduce atomic_total; do
+	check $k 0
+	finding $k "no finding"
+done
+# A log cut short is said, -v or not: 8 groups of 32 work-items reading
+# 8192 elements each, more than a group's 2^17 entries.
+check read_all 0 -A n=8192
+finding read_all "no finding"
+grep -q "^sibyl: kernel: --check: the race probe's log was cut short in 8 of 8 work-group(s)" \
+	"$WORK/err" || fail "read_all: $(cat "$WORK/err")"
 K="$SIBYL_SOURCE/tests/kernels/check/outputs.cl"
 
 # Usage: not with a sweep, --static or -o.

@@ -1,5 +1,6 @@
-/* --check's race probe: the analysis of its log (races_scan.c), on logs
- * written here as the instrumented kernel would, one work-group. */
+/* --check's race probe: the analysis of its log (races_scan.c,
+ * races_global.c), on logs written here as the instrumented kernel
+ * would, two work-groups. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,18 +10,21 @@
 
 #include <string.h>
 
-enum { W, R, BAR, ATOM, COPY, STORE, NSITES };	/* the sites, lines 10 to 15 */
+enum { W, R, BAR, ATOM, COPY, STORE, GW, GR, GATOM, NSITES };	/* the sites, lines 10 to 18 */
 #define RECORDS 16
+#define GLOBAL (IC_RACE_GLOBAL | IC_RACE_VALUE)
 
 static struct ic_race_site sites[NSITES] = {
 	{ 10, IC_RACE_WRITE }, { 11, IC_RACE_READ }, { 12, IC_RACE_BARRIER },
 	{ 13, IC_RACE_ATOMIC | IC_RACE_READ | IC_RACE_WRITE }, { 14, IC_RACE_GROUP | IC_RACE_WRITE },
-	{ 15, IC_RACE_WRITE | IC_RACE_VALUE },
+	{ 15, IC_RACE_WRITE | IC_RACE_VALUE }, { 16, IC_RACE_WRITE | GLOBAL },
+	{ 17, IC_RACE_READ | IC_RACE_GLOBAL },
+	{ 18, IC_RACE_ATOMIC | IC_RACE_READ | IC_RACE_WRITE | IC_RACE_GLOBAL },
 };
 static struct ic_layout layout = { .races = true, .race_sites = sites, .nsites = NSITES,
-				   .race_groups = 1, .race_records = RECORDS };
+				   .race_groups = 2, .race_records = RECORDS };
 static struct sibyl_instrumented in = { .layout = &layout };
-static uint64_t log_[1 + IC_RACE_WORDS * RECORDS];
+static uint64_t log_[2][1 + IC_RACE_WORDS * RECORDS];
 
 static int reset(void **state)
 {
@@ -29,14 +33,21 @@ static int reset(void **state)
 	return 0;
 }
 
-/* Work-item `item` at site s touches len bytes at addr (storing value). */
-static void put_value(unsigned s, uint64_t item, uint64_t addr, uint64_t len, uint64_t value)
+/* Work-item `item` of group g at site s touches len bytes at addr
+ * (storing value; a barrier's flags). */
+static void put_in(uint64_t g, unsigned s, uint64_t item, uint64_t addr, uint64_t len,
+		   uint64_t value)
 {
-	uint64_t *e = log_ + 1 + IC_RACE_WORDS * log_[0]++;
+	uint64_t *e = log_[g] + 1 + IC_RACE_WORDS * log_[g][0]++;
 
-	if (log_[0] > RECORDS)
+	if (log_[g][0] > RECORDS)
 		return;	/* the kernel counts on, stores nothing */
 	e[0] = addr, e[1] = (uint64_t)s << 32 | item, e[2] = len, e[3] = value;
+}
+
+static void put_value(unsigned s, uint64_t item, uint64_t addr, uint64_t len, uint64_t value)
+{
+	put_in(0, s, item, addr, len, value);
 }
 
 static void put(unsigned s, uint64_t item, uint64_t addr, uint64_t len)
@@ -160,6 +171,66 @@ static void cut(void **state)
 	assert_int_equal(sibyl_instrumented_races(&in, log_, sizeof(log_) - 8, &r), -1);
 }
 
+/* __global's verdict: within a group, across groups. */
+static struct sibyl_races expect_global(bool within, bool across)
+{
+	struct sibyl_races r = expect(false, false);
+
+	assert_int_equal(r.global.found, within);
+	assert_int_equal(r.across.found, across);
+	return r;
+}
+
+/* Within a group only a barrier with a global fence orders __global
+ * accesses; __local's are not mixed with them. */
+static void global_fence(void **state)
+{
+	(void)state;
+	put_value(GW, 0, 100, 4, 5);
+	put_value(W, 1, 100, 4, 0);	/* __local, at the same address */
+	for (uint64_t i = 0; i < 2; i++)
+		put_value(BAR, i, 0, 0, 1);	/* CLK_LOCAL_MEM_FENCE */
+	put_value(GR, 1, 100, 4, 0);
+	struct sibyl_races r = expect_global(true, false);
+
+	assert_int_equal(r.global.a.line, 16);
+	assert_int_equal(r.global.b.line, 17);
+	assert_int_equal(r.global.group, 0);
+	reset(NULL);
+	put_value(GW, 0, 100, 4, 5);
+	for (uint64_t i = 0; i < 2; i++)
+		put_value(BAR, i, 0, 0, 3);	/* both fences */
+	put_value(GR, 1, 100, 4, 0);
+	expect_global(false, false);
+}
+
+/* Across groups nothing orders: a write and a read race whatever the
+ * barriers; atomics and equal stores do not, one work-item's do not. */
+static void across_groups(void **state)
+{
+	(void)state;
+	put_in(0, GW, 0, 100, 4, 5);
+	put_in(0, GR, 0, 100, 4, 0);
+	put_in(0, GATOM, 1, 200, 4, 0);
+	put_in(1, GATOM, 40, 200, 4, 0);
+	put_in(0, GW, 2, 300, 4, 9);
+	put_in(1, GW, 41, 300, 4, 9);
+	expect_global(false, false);
+	put_in(1, BAR, 40, 0, 0, 2);
+	put_in(1, GR, 40, 102, 1, 0);
+	struct sibyl_races r = expect_global(false, true);
+
+	assert_int_equal(r.across.a.group, 0);
+	assert_int_equal(r.across.b.group, 1);
+	assert_int_equal(r.across.b.item, 40);
+	assert_string_equal(r.across.a.what, "write");
+	/* a plain write beside the atomics, in 40's epoch too */
+	put_in(1, GW, 41, 200, 4, 0);
+	r = expect_global(true, true);
+	assert_int_equal(r.across.lines, 2);
+	assert_int_equal(r.global.group, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -168,7 +239,8 @@ int main(void)
 		cmocka_unit_test_setup(barrier_orders, reset), cmocka_unit_test_setup(bytes, reset),
 		cmocka_unit_test_setup(atomics, reset), cmocka_unit_test_setup(uninitialised, reset),
 		cmocka_unit_test_setup(group_copy, reset), cmocka_unit_test_setup(uniform_stores, reset),
-		cmocka_unit_test_setup(cut, reset),
+		cmocka_unit_test_setup(cut, reset), cmocka_unit_test_setup(global_fence, reset),
+		cmocka_unit_test_setup(across_groups, reset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
