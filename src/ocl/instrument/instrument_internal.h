@@ -66,6 +66,7 @@ enum {
 	IC_RACE_BARRIER = 16,	/* a barrier (or wait_group_events) passed */
 	IC_RACE_VALUE = 32,	/* a store of at most 8 bytes: its entry holds the value */
 	IC_RACE_GLOBAL = 64,	/* an access to __global memory (else __local) */
+	IC_RACE_HASH = 128,	/* with VALUE: a store of 9-16 bytes, its value's fingerprint */
 };
 /* A barrier's flags, as OpenCL's: only a global fence orders __global
  * accesses (Oclgrind's rule); every barrier ends a __local epoch. */

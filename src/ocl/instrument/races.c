@@ -89,25 +89,40 @@ static uint64_t add_site(struct races *r, LLVMValueRef i, unsigned kind)
 	return l->nsites++;
 }
 
-/* The value a store writes as an i64, when a scalar of at most 8 bytes
- * (NULL otherwise): equal values written by several work-items are not
- * reported (races_scan.c). */
-static LLVMValueRef stored_value(struct races *r, LLVMValueRef v)
+static bool number_kind(LLVMTypeKind k)
+{
+	return k == LLVMIntegerTypeKind || k == LLVMFloatTypeKind || k == LLVMDoubleTypeKind ||
+	       k == LLVMHalfTypeKind;
+}
+
+/* The value a store writes as an i64, when a number, a pointer or a
+ * vector of numbers of at most 8 bytes; from 9 to 16 bytes (float4,
+ * int4) a fingerprint of it (*hashed), equal for equal values; NULL
+ * otherwise.  Equal values written by several work-items are not
+ * reported (races_scan.c, races_global.c). */
+static LLVMValueRef stored_value(struct races *r, LLVMValueRef v, bool *hashed)
 {
 	LLVMTypeRef t = LLVMTypeOf(v);
 	LLVMTypeKind k = LLVMGetTypeKind(t);
 	unsigned long long bits = LLVMTypeIsSized(t) ? LLVMSizeOfTypeInBits(r->td, t) : 0;
 
-	if (!bits || bits > 64 || (k != LLVMIntegerTypeKind && k != LLVMFloatTypeKind &&
-				   k != LLVMDoubleTypeKind && k != LLVMHalfTypeKind &&
-				   k != LLVMPointerTypeKind))
-		return NULL;
+	*hashed = false;
 	if (k == LLVMPointerTypeKind)
-		return LLVMBuildPtrToInt(r->b, v, r->i64, "");
+		return bits <= 64 ? LLVMBuildPtrToInt(r->b, v, r->i64, "") : NULL;
+	if (!bits || bits > 128 || !number_kind(k == LLVMVectorTypeKind ?
+						 LLVMGetTypeKind(LLVMGetElementType(t)) : k))
+		return NULL;
 	if (k != LLVMIntegerTypeKind)
 		v = LLVMBuildBitCast(r->b, v, LLVMIntTypeInContext(LLVMGetModuleContext(r->mod),
 								   (unsigned)bits), "");
-	return LLVMBuildZExtOrBitCast(r->b, v, r->i64, "");
+	if (bits <= 64)
+		return LLVMBuildZExtOrBitCast(r->b, v, r->i64, "");
+	*hashed = true;
+	LLVMValueRef hi = LLVMBuildLShr(r->b, v, LLVMConstInt(LLVMTypeOf(v), 64, 0), "");
+
+	return LLVMBuildXor(r->b, LLVMBuildTrunc(r->b, v, r->i64, ""),
+			    LLVMBuildMul(r->b, LLVMBuildTrunc(r->b, hi, r->i64, ""),
+					 LLVMConstInt(r->i64, 0x9e3779b97f4a7c15ull, 0), ""), "");
 }
 
 /* Log an access of `len` bytes (i64) at a logged pointer p (NULL: a
@@ -243,6 +258,19 @@ static void log_call(struct races *r, LLVMValueRef i, LLVMValueRef next)
 	}
 }
 
+static void log_store(struct races *r, LLVMValueRef i)
+{
+	LLVMValueRef v = LLVMGetOperand(i, 0), p = LLVMGetOperand(i, 1);
+	bool hashed;
+
+	if (!logged_ptr(p))
+		return;
+	LLVMValueRef value = stored_value(r, v, &hashed);
+
+	log_at(r, i, p, bytes_of(r, LLVMTypeOf(v)), IC_RACE_WRITE | (hashed ? IC_RACE_HASH : 0),
+	       value);
+}
+
 static void log_instruction(struct races *r, LLVMValueRef i, LLVMValueRef next)
 {
 	LLVMPositionBuilderBefore(r->b, i);
@@ -251,9 +279,7 @@ static void log_instruction(struct races *r, LLVMValueRef i, LLVMValueRef next)
 		log_op(r, i, 0, bytes_of(r, LLVMTypeOf(i)), IC_RACE_READ);
 		break;
 	case LLVMStore:
-		if (logged_ptr(LLVMGetOperand(i, 1)))
-			log_at(r, i, LLVMGetOperand(i, 1), bytes_of(r, LLVMTypeOf(LLVMGetOperand(i, 0))),
-			       IC_RACE_WRITE, stored_value(r, LLVMGetOperand(i, 0)));
+		log_store(r, i);
 		break;
 	case LLVMAtomicRMW:
 	case LLVMAtomicCmpXchg:

@@ -104,11 +104,10 @@ static void touch(const struct ic_layout *l, struct views *v, const struct ic_en
 		  struct sibyl_races *out)
 {
 	unsigned kind = l->race_sites[e->site].kind;
-	struct ic_who w = { true, e->site, e->item, e->group, e->item, -1 };
+	struct ic_who w = { true, e->site, e->item, e->group, e->item,
+			    ic_race_byte(kind, e->value, k) };
 	const struct ic_who *x;
 
-	if ((kind & IC_RACE_VALUE) && k < 8)	/* little-endian */
-		w.byte = (int)(e->value >> (8 * k) & 0xff);
 	if (e->group != v->group || e->epoch != v->epoch) {
 		v->in = (struct ic_seen){ 0 };
 		v->group = e->group, v->epoch = e->epoch;

@@ -39,6 +39,12 @@ size_t ic_race_entries(const struct ic_layout *l, const uint64_t *region, size_t
 		       uint64_t group, struct ic_entry *e);
 int ic_race_by_epoch(const void *a, const void *b);
 
+/* What a store of `kind` with `value` (its entry's) wrote at its byte k,
+ * for comparing stores: 0-255 the byte, above a fingerprint of a 9-16
+ * byte store's value and k (equal for equal stores at one address; two
+ * different values agree once in 2^30), -1 unknown (not a store). */
+int ic_race_byte(unsigned kind, uint64_t value, uint64_t k);
+
 /* An access of one byte: its site, its work-item (SIBYL_RACE_GROUP: the
  * group's async copy) and group, and `key`, what must differ for two
  * accesses to race: the work-item within a group, the group across. */

@@ -228,6 +228,15 @@ static struct byte *byte_at(struct scan *s, uint64_t addr, uint64_t epoch)
 	return &s->state[i];
 }
 
+int ic_race_byte(unsigned kind, uint64_t value, uint64_t k)
+{
+	if (!(kind & IC_RACE_VALUE))
+		return -1;
+	if (kind & IC_RACE_HASH)	/* 30 bits of (fingerprint, k): above any byte */
+		return 256 + (int)((value + k) * 0x9e3779b97f4a7c15ull >> 34);
+	return k < 8 ? (int)(value >> (8 * k) & 0xff) : -1;	/* little-endian */
+}
+
 int ic_race_by_epoch(const void *a, const void *b)
 {
 	const struct ic_entry *x = a, *y = b;
@@ -285,8 +294,7 @@ static void scan_group(struct scan *s, const uint64_t *region)
 		unsigned kind = s->l->race_sites[e[j].site].kind;
 
 		for (uint64_t k = 0; k < e[j].len; k++) {
-			if ((kind & IC_RACE_VALUE) && k < 8)	/* little-endian */
-				w.byte = (int)(e[j].value >> (8 * k) & 0xff);
+			w.byte = ic_race_byte(kind, e[j].value, k);
 			touch(s, byte_at(s, e[j].addr + k, e[j].epoch), &w, kind);
 		}
 	}

@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-enum { W, R, BAR, ATOM, COPY, STORE, GW, GR, GATOM, NSITES };	/* the sites, lines 10 to 18 */
+enum { W, R, BAR, ATOM, COPY, STORE, GW, GR, GATOM, GW16, NSITES };	/* lines 10 to 19 */
 #define RECORDS 16
 #define GLOBAL (IC_RACE_GLOBAL | IC_RACE_VALUE)
 
@@ -20,6 +20,7 @@ static struct ic_race_site sites[NSITES] = {
 	{ 15, IC_RACE_WRITE | IC_RACE_VALUE }, { 16, IC_RACE_WRITE | GLOBAL },
 	{ 17, IC_RACE_READ | IC_RACE_GLOBAL },
 	{ 18, IC_RACE_ATOMIC | IC_RACE_READ | IC_RACE_WRITE | IC_RACE_GLOBAL },
+	{ 19, IC_RACE_WRITE | GLOBAL | IC_RACE_HASH },
 };
 static struct ic_layout layout = { .races = true, .race_sites = sites, .nsites = NSITES,
 				   .race_groups = 2, .race_records = RECORDS };
@@ -231,6 +232,22 @@ static void across_groups(void **state)
 	assert_int_equal(r.global.group, 1);
 }
 
+/* 16-byte stores (float4) by two groups: equal fingerprints at one
+ * address do not race; another fingerprint, or another address, does. */
+static void vector_stores(void **state)
+{
+	(void)state;
+	put_in(0, GW16, 0, 100, 16, 0x1234);
+	put_in(1, GW16, 16, 100, 16, 0x1234);
+	expect_global(false, false);
+	put_in(1, GW16, 17, 104, 16, 0x1234);
+	expect_global(true, true);
+	reset(NULL);
+	put_in(0, GW16, 0, 100, 16, 0x1234);
+	put_in(1, GW16, 16, 100, 16, 0x1235);
+	expect_global(false, true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -241,6 +258,7 @@ int main(void)
 		cmocka_unit_test_setup(group_copy, reset), cmocka_unit_test_setup(uniform_stores, reset),
 		cmocka_unit_test_setup(cut, reset), cmocka_unit_test_setup(global_fence, reset),
 		cmocka_unit_test_setup(across_groups, reset),
+		cmocka_unit_test_setup(vector_stores, reset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
