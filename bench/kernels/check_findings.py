@@ -6,12 +6,11 @@ Every kernel of every file that clang-14 compiles runs with --check at
 tallied by kind, the runs by exit status (7: findings).  ORACLE=1 also
 runs `oclgrind --data-races` and `oclgrind --uninitialized` on the plain kernel (same
 seed, -g 64 -l 16) and compares, kernel by kernel at that size, its
-barrier divergence, its data races on __local memory and its
-uninitialised reads of __local memory with --check's (Oclgrind's use of
-an uninitialised value of any origin stands for the latter; its races
-on __global memory are listed beside: --check does not look for them),
-ending with a table, kernel by kernel ("n/a": --check's probe did not
-run, as when the kernel crashes)."""
+barrier divergence, its data races on __local and on __global memory and
+its uninitialised reads of __local memory with --check's (Oclgrind's use
+of an uninitialised value of any origin stands for the latter), ending
+with a table, kernel by kernel ("n/a": --check's probe did not run, as
+when the kernel crashes)."""
 import collections, json, os, re, subprocess, sys
 
 SIBYL, ROOT = sys.argv[1], sys.argv[2]
@@ -35,10 +34,15 @@ def run(cmd, timeout=300):
         return None, "", ""
 
 
+def kind(f):
+    """A finding's kind, a race on __global memory told apart."""
+    return "global-race" if f.get("memory") == "global" else f["kind"]
+
+
 def kinds(rc, out):
     """The --json findings' kinds (a failure's object carries them too)."""
     try:
-        return [f["kind"] for f in json.loads(out).get("findings", [])]
+        return [kind(f) for f in json.loads(out).get("findings", [])]
     except (ValueError, AttributeError):
         return []
 
@@ -52,7 +56,7 @@ OCLGRIND = {
     # __global memory, branched on), not where it was read: whatever its origin
     "uninitialised-read": re.compile(r"Uninitialized"),
 }
-COMPARED = ("barrier-divergence", "data-race", "uninitialised-read")
+COMPARED = ("barrier-divergence", "data-race", "global-race", "uninitialised-read")
 
 
 def oclgrind(f, k):
@@ -78,7 +82,7 @@ def not_run(err):
     if "the barrier probe did not run" in err:
         out.add("barrier-divergence")
     if "the race probe did not run" in err:
-        out |= {"data-race", "uninitialised-read"}
+        out |= {"data-race", "global-race", "uninitialised-read"}
     return out
 
 
@@ -94,13 +98,12 @@ def compare(f, k, table, agree):
     row = [(o[kind], None if kind in unjudged and kind not in mine else kind in mine)
            for kind in COMPARED]
     print("  oclgrind/--check (-g 64 -l 16): " + ", ".join(
-        f"{kind} {a}/{b}" for kind, (a, b) in zip(COMPARED, row)) +
-        f", oclgrind global-race {o['global-race']}", flush=True)
+        f"{kind} {a}/{b}" for kind, (a, b) in zip(COMPARED, row)), flush=True)
     agree["compared"] += 1
     for kind, (a, b) in zip(COMPARED, row):
         agree[(kind, "probe did not run" if b is None else "both" if a and b else
                "oclgrind only" if a else "--check only" if b else "neither")] += 1
-    table.append((f"{os.path.relpath(f, ROOT)} {k}", row, o["global-race"]))
+    table.append((f"{os.path.relpath(f, ROOT)} {k}", row))
 
 
 def yes(v):
@@ -113,14 +116,13 @@ def print_table(table, agree):
         print(f"  {kind}: " + ", ".join(f"{w} {agree[(kind, w)]}" for w in
                                          ("both", "oclgrind only", "--check only", "neither",
                                           "probe did not run")))
-    print("| kernel | oclgrind race (__local) | --check race | oclgrind race (__global) "
-          "| oclgrind uninit. (any) | --check uninit. (__local) | oclgrind divergence "
-          "| --check divergence |")
-    print("|---|---|---|---|---|---|---|---|")
-    for name, row, glob in table:
-        div, race, uninit = row
-        print(f"| {name} | {yes(race[0])} | {yes(race[1])} | {yes(glob)} | {yes(uninit[0])} "
-              f"| {yes(uninit[1])} | {yes(div[0])} | {yes(div[1])} |")
+    print("| kernel | race __local: oclgrind / --check | race __global: oclgrind / --check "
+          "| uninit.: oclgrind (any) / --check (__local) | divergence: oclgrind / --check |")
+    print("|---|---|---|---|---|")
+    for name, row in table:
+        div, race, glob, uninit = row
+        print(f"| {name} | " + " | ".join(f"{yes(a)} / {yes(b)}" for a, b in
+                                           (race, glob, uninit, div)) + " |")
 
 
 def main():
