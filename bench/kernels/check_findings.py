@@ -76,12 +76,13 @@ def oclgrind(f, k):
             for kind, r in OCLGRIND.items()}
 
 
-def not_run(err):
-    """The kinds --check could not judge: its probe did not run (-v says)."""
+def not_run(err, mine):
+    """The kinds --check could not judge: its probe did not run (-v says),
+    or the race probe was skipped after a divergent barrier."""
     out = set()
     if "the barrier probe did not run" in err:
         out.add("barrier-divergence")
-    if "the race probe did not run" in err:
+    if "the race probe did not run" in err or "barrier-divergence" in mine:
         out |= {"data-race", "global-race", "uninitialised-read"}
     return out
 
@@ -91,7 +92,8 @@ def compare(f, k, table, agree):
     (--check's verdict None where its probe did not run)."""
     o = oclgrind(f, k)
     rc, out, err = run([SIBYL, "kernel", f, "-k", k, "--check", "--json", "-v"] + SMALL)
-    mine, unjudged = set(kinds(rc, out)), not_run(err)
+    mine = set(kinds(rc, out))
+    unjudged = not_run(err, mine)
     if o is None:
         print("  oclgrind did not end", flush=True)
         return
