@@ -65,29 +65,37 @@ static int check_numbers(const struct kernel_opts *o, const struct sibyl_range *
 	return 0;
 }
 
-/* The sizes the IR shows (argspec_infer.h), said with -v; a kernel
- * whose IR cannot be read keeps the generators of its signature. */
+/* The sizes the IR shows (argspec_infer.h), and the buffers' lengths
+ * their accesses need under the largest sample (g, l, its length), said
+ * with -v; a kernel whose IR cannot be read keeps its signature's. */
 static void infer_sizes(const struct sibyl_kernel *k, const void *bc, size_t size,
-			struct sibyl_argspec *specs, uint64_t length)
+			struct sibyl_argspec *specs, uint64_t length, const uint64_t g[3],
+			const uint64_t l[3], uint64_t longest)
 {
 	struct sibyl_arg_role *roles = sibyl_xcalloc(k->nargs + 1, sizeof(*roles));
 	char err[1024];
 
-	if (sibyl_arg_roles(bc, size, k, roles, err, sizeof(err)) < 0) {
+	int rc = sibyl_arg_roles(bc, size, k, roles, err, sizeof(err));
+
+	if (rc == 0) {
+		sibyl_argspecs_infer(k, roles, specs);
+		rc = sibyl_argspecs_reach(k, bc, size, g, l, longest, specs, err, sizeof(err));
+	}
+	if (rc < 0) {
 		sibyl_info("%s (arguments from the signature only)", err);
 	} else {
-		sibyl_argspecs_infer(k, roles, specs);
 		json_t *a = sibyl_argspecs_inferred_json(k, specs, length), *e;
 		size_t i;
 
 		json_array_foreach(a, i, e) {
-			json_t *below = json_object_get(e, "below");
+			json_t *below = json_object_get(e, "below"), *n = json_object_get(e, "elements");
 
-			sibyl_info("kernel '%s': '%s' %s %lld: it %s", k->name,
-				   json_string_value(json_object_get(e, "name")), below ? "<" : "=",
-				   (long long)json_integer_value(below ? below
+			sibyl_info("kernel '%s': '%s' %s %lld%s: it %s", k->name,
+				   json_string_value(json_object_get(e, "name")),
+				   below ? "<" : n ? ">=" : "=",
+				   (long long)json_integer_value(below ? below : n ? n
 								: json_object_get(e, "value")),
-				   json_string_value(json_object_get(e, "why")));
+				   n ? " elements" : "", json_string_value(json_object_get(e, "why")));
 		}
 		json_decref(a);
 	}
@@ -106,10 +114,12 @@ int kernel_check_launch(const struct kernel_opts *o, const struct sibyl_kernel *
 	if (sibyl_launch_shape(o->gsize, o->lsize, k, nd, r, err, sizeof(err)) < 0 ||
 	    sibyl_argspecs_make(k, &o->args, specs, err, sizeof(err)) < 0)
 		return sibyl_err("%s", err);
-	if (!o->no_infer)
-		infer_sizes(k, bc, size, *specs, o->elements ? (uint64_t)o->elements : r->from);
 	struct sibyl_args_cfg largest = { r->to, (uint64_t)o->elements, 0, 0, *specs,
 					  { nd->dims > 1 ? nd->g[0] : r->to, nd->g[1], nd->g[2] } };
+
+	if (!o->no_infer)
+		infer_sizes(k, bc, size, *specs, o->elements ? (uint64_t)o->elements : r->from,
+			    largest.gdim, nd->l, o->elements ? (uint64_t)o->elements : r->to);
 
 	if (check_numbers(o, r) == 0 && sibyl_args_check(k, &largest, err, sizeof(err)) == 0)
 		return 0;

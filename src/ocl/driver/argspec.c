@@ -215,6 +215,6 @@ struct sibyl_argspec *sibyl_argspecs_from_json(json_t *j, size_t n)
 void sibyl_argspecs_free(struct sibyl_argspec *s, size_t n)
 {
 	for (size_t i = 0; s && i < n; i++)
-		free(s[i].text), free(s[i].why);
+		free(s[i].text), free(s[i].why), free(s[i].reach_why);
 	free(s);
 }

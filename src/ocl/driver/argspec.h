@@ -36,6 +36,7 @@ struct sibyl_argspec {
 	unsigned root;		/* SIZE: 2, 3: the square, cube root of the length; 0, 1: it */
 	unsigned div;		/* SIZE: that divided by div (0, 1: not divided) */
 	char *why;		/* inferred from the IR (argspec_infer.c): the reason; sibyl only */
+	char *reach_why;	/* a buffer its accesses made longer (arg_extent.h): why; sibyl only */
 };
 
 /* One spec per argument of k from the -a list: 0, or -1 with one line

@@ -1,6 +1,7 @@
 /* Sizes the IR shows (argspec_infer.h). */
 #define _GNU_SOURCE
 #include "ocl/driver/argspec_infer.h"
+#include "ocl/driver/arg_extent.h"
 #include "ocl/driver/args.h"
 #include "core/alloc.h"
 
@@ -135,6 +136,85 @@ void sibyl_argspecs_infer(const struct sibyl_kernel *k, const struct sibyl_arg_r
 	}
 }
 
+/* The integer scalars' values decided before the run (fixed, or sizes)
+ * for buffers `length` elements long; random ones are not. */
+static void decided(const struct sibyl_kernel *k, const struct sibyl_argspec *s, uint64_t length,
+		    bool *known, int64_t *value)
+{
+	for (size_t i = 0; i < k->nargs; i++) {
+		const struct sibyl_karg *a = &k->args[i];
+		char *end;
+
+		if (a->kind != SIBYL_KARG_VALUE || a->type->kind != SIBYL_KT_INT || a->type->is_bool)
+			continue;
+		if (s[i].gen == SIBYL_GEN_VALUE) {
+			value[i] = strtoll(s[i].text, &end, 0);
+			known[i] = !*end;
+		} else if (s[i].gen == SIBYL_GEN_SIZE) {
+			uint64_t n = s[i].size_of >= 0 && s[s[i].size_of].min_count > length
+				     ? s[s[i].size_of].min_count : length;
+
+			value[i] = (int64_t)sibyl_size_value(n, &s[i]);
+			known[i] = true;
+		}
+	}
+}
+
+/* "-g 1024 -l 64", "-g 64,16" (no -l: the runtime's local size). */
+static const char *launch_text(const uint64_t g[3], const uint64_t l[3], char *buf, size_t len)
+{
+	unsigned d = g[2] > 1 || l[2] > 1 ? 3 : g[1] > 1 || l[1] > 1 ? 2 : 1;
+	int n = 0;
+
+	for (unsigned i = 0; i < d; i++)
+		n += snprintf(buf + n, len - (size_t)n, "%s%llu", i ? "," : "-g ",
+			      (unsigned long long)g[i]);
+	for (unsigned i = 0; l[0] && i < d; i++)
+		n += snprintf(buf + n, len - (size_t)n, "%s%llu", i ? "," : " -l ",
+			      (unsigned long long)l[i]);
+	return buf;
+}
+
+/* Whether buffer j may grow: not a file's, and no scalar is its length. */
+static bool may_grow(const struct sibyl_kernel *k, const struct sibyl_argspec *s, size_t j)
+{
+	if (s[j].gen == SIBYL_GEN_FILE)
+		return false;
+	for (size_t i = 0; i < k->nargs; i++)
+		if (s[i].gen == SIBYL_GEN_SIZE && s[i].size_of == (long)j)
+			return false;
+	return true;
+}
+
+int sibyl_argspecs_reach(const struct sibyl_kernel *k, const void *bc, size_t size,
+			 const uint64_t g[3], const uint64_t l[3], uint64_t length,
+			 struct sibyl_argspec *s, char *err, size_t errlen)
+{
+	bool *known = sibyl_xcalloc(k->nargs + 1, sizeof(*known));
+	int64_t *value = sibyl_xcalloc(k->nargs + 1, sizeof(*value));
+	uint64_t *reach = sibyl_xcalloc(k->nargs + 1, sizeof(*reach));
+	struct sibyl_extent_cfg cfg = { { g[0], g[1], g[2] }, { l[0], l[1], l[2] }, known, value };
+	char shape[128];
+	int rc;
+
+	decided(k, s, length, known, value);
+	rc = sibyl_arg_extents(bc, size, k, &cfg, reach, err, errlen);
+	for (size_t j = 0; rc == 0 && j < k->nargs; j++) {
+		size_t esz = k->args[j].type && k->args[j].type->size ? k->args[j].type->size : 1;
+
+		if (reach[j] <= length || reach[j] <= s[j].min_count || !may_grow(k, s, j) ||
+		    reach[j] > SIBYL_REACH_MAX / esz)
+			continue;
+		s[j].min_count = reach[j];
+		free(s[j].reach_why);
+		s[j].reach_why = sibyl_xasprintf("is indexed up to element %llu (%s, the scalars' "
+						  "values above)", (unsigned long long)reach[j] - 1,
+						  launch_text(g, l, shape, sizeof(shape)));
+	}
+	free(known), free(value), free(reach);
+	return rc;
+}
+
 json_t *sibyl_argspecs_inferred_json(const struct sibyl_kernel *k, const struct sibyl_argspec *s,
 				     uint64_t length)
 {
@@ -152,5 +232,9 @@ json_t *sibyl_argspecs_inferred_json(const struct sibyl_kernel *k, const struct 
 			json_object_set_new(o, "value", json_integer(strtoll(s[i].text, NULL, 0)));
 		json_array_append_new(a, o);
 	}
+	for (size_t i = 0; i < k->nargs; i++)
+		if (s[i].reach_why)
+			json_array_append_new(a, json_pack("{s:s, s:I, s:s}", "name", k->args[i].name,
+				"elements", (json_int_t)s[i].min_count, "why", s[i].reach_why));
 	return a;
 }

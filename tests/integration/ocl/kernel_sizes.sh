@@ -1,8 +1,11 @@
 #!/bin/bash
 # Sizes the IR shows: scalars that are strides, offsets, scaled bounds
 # or lengths counted down, and buffers of indices, get values that keep
-# every access inside its buffers.  With random values (--no-infer)
-# each kernel below crashes under --fence within 4 samples.
+# every access inside its buffers; buffers whose accesses reach further
+# under the launch (constant blocks, loops of constant trips) get that
+# long.  With random values (--no-infer) each kernel below crashes under
+# --fence within 4 samples; clear_tiles, copy_rows and planes crashed
+# with the sizes alone, before the buffers' lengths were bounded.
 . "$(dirname "$0")/../lib.sh"
 K="$SIBYL_SOURCE/tests/kernels/sizes/inferred.cl"
 inferred() {	# inferred FILE NAME FIELD: what --json says of one argument
@@ -17,6 +20,37 @@ for k in row_sums row_sums24 shifted gather clear_blocks; do
 	"$SIBYL" kernel "$K" -k $k -g 1024 -n 4 --fence > /dev/null 2>&1 || status=$?
 	expect_eq "$k runs with inferred arguments" 0 "$status"
 done
+
+for k in clear_tiles copy_rows planes; do
+	status=0
+	"$SIBYL" kernel "$K" -k $k -g 1024 -l 64 -n 4 --fence --no-infer > /dev/null 2>&1 || status=$?
+	expect_eq "$k crashes with random arguments" 5 "$status"
+	status=0
+	"$SIBYL" kernel "$K" -k $k -g 1024 -l 64 -n 4 --fence > /dev/null 2>&1 || status=$?
+	expect_eq "$k runs with buffers as long as its accesses reach" 0 "$status"
+done
+# Work-group * 256 + i, i < 256: 16 groups of 64 at -g 1024 -l 64.
+"$SIBYL" kernel "$K" -k clear_tiles -g 1024 -l 64 --dump-args --json > "$WORK/t.json"
+expect_eq "constant blocks: 16 * 256" "[4096]" "$(inferred "$WORK/t.json" a elements)"
+expect_eq "generated that long" "[4096]" \
+	"$(json "[len(a['data']) for a in j['samples'][0]['args'] if a['name'] == 'a']" "$WORK/t.json")"
+expect_eq "why" "is indexed up to element 4095 (-g 1024 -l 64, the scalars' values above)" \
+	"$(json "[a['why'] for a in j['inferred'] if a['name'] == 'a'][0]" "$WORK/t.json")"
+# 64 rows of cols = 32 (the offset after the last one counted), and the
+# __local tile of 64 x 64.
+"$SIBYL" kernel "$K" -k copy_rows -g 1024 -l 64 -v --json 2> "$WORK/cr.txt" > "$WORK/cr.json"
+expect_eq "rows: 64 * 32 + 64" "[2112]" "$(inferred "$WORK/cr.json" m elements)"
+expect_eq "a __local tile: 64 * 64" "[4096]" "$(inferred "$WORK/cr.json" tile elements)"
+expect_eq "out: the global size" "[]" "$(inferred "$WORK/cr.json" out elements)"
+grep -q "kernel 'copy_rows': 'm' >= 2112 elements: it is indexed up to element 2111" "$WORK/cr.txt" ||
+	fail "-v does not say why m is 2112 long: $(cat "$WORK/cr.txt")"
+# A fixed stride stays as given; the rows follow it: 64 * 40 + 64.
+"$SIBYL" kernel "$K" -k copy_rows -g 1024 -l 64 -A cols=40 --fence --dump-args --json > "$WORK/c40.json"
+expect_eq "cols as given, m as long as its rows" "40 2624" \
+	"$(json "[a['value'] for a in j['samples'][0]['args'] if a['name'] == 'cols'][0], [len(a['data']) for a in j['samples'][0]['args'] if a['name'] == 'm'][0]" "$WORK/c40.json" | tr -d '(),')"
+# Planes of nx * ny = 100 from the global size, nz = 10 of them.
+"$SIBYL" kernel "$K" -k planes -g 1024 -l 64 --json > "$WORK/p.json"
+expect_eq "planes past the work-items" "[2024]" "$(inferred "$WORK/p.json" in elements)"
 
 "$SIBYL" kernel "$K" -k row_sums -g 1024 --json > "$WORK/r.json"
 expect_eq "a stride: the square root" "[32]" "$(inferred "$WORK/r.json" n value)"

@@ -62,3 +62,41 @@ __kernel void row_sums24(__global const float *m, __global float *sums, int n)
 		sums[r] = s;
 	}
 }
+
+/* Blocks of a constant size: each work-group clears 256 elements from
+ * group * 256, whatever the buffer's length (with -g 1024 -l 64: 4096). */
+#define BLOCK 256
+__kernel void clear_tiles(__global float *a)
+{
+	for (int i = get_local_id(0); i < BLOCK; i += get_local_size(0))
+		a[get_group_id(0) * BLOCK + i] = 0;
+}
+
+/* 64 rows of a matrix whose row length is a stride (cols = 32): the
+ * row offset accumulates 64 times, and the rows go through a __local
+ * tile of 64 x 64, so both need more than the global size. */
+__kernel void copy_rows(__global const float *m, __global float *out, __local float *tile,
+			int cols)
+{
+	int tx = get_local_id(0), off = 0;
+
+	for (int i = 0; i < 64; i++) {
+		tile[i * 64 + tx] = m[off + tx];
+		off += cols;
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+	out[get_global_id(0)] = tile[tx * 64];
+}
+
+/* A 3-D stencil that takes the global size for one plane of nx * ny
+ * (cube roots: 10) and walks nz planes from it: c + nx * ny past the
+ * work-items, unguarded. */
+__kernel void planes(__global const float *in, __global float *out, int nx, int ny, int nz)
+{
+	int c = get_global_id(0), xy = nx * ny;
+
+	for (int k = 0; k < nz - 1; k++) {
+		out[c] = in[c] + in[c + xy];
+		c += xy;
+	}
+}
