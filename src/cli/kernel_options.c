@@ -66,20 +66,22 @@ static int check_numbers(const struct kernel_opts *o, const struct sibyl_range *
 }
 
 /* The sizes the IR shows (argspec_infer.h), and the buffers' lengths
- * their accesses need under the largest sample (g, l, its length), said
- * with -v; a kernel whose IR cannot be read keeps its signature's. */
+ * their accesses need under the largest sample (range g of r->to
+ * work-items), said with -v; a kernel whose IR cannot be read keeps its
+ * signature's. */
 static void infer_sizes(const struct sibyl_kernel *k, const void *bc, size_t size,
-			struct sibyl_argspec *specs, uint64_t length, const uint64_t g[3],
-			const uint64_t l[3], uint64_t longest)
+			struct sibyl_argspec *specs, const struct kernel_opts *o,
+			const struct sibyl_range *r, const uint64_t g[3], const uint64_t l[3])
 {
 	struct sibyl_arg_role *roles = sibyl_xcalloc(k->nargs + 1, sizeof(*roles));
+	uint64_t elements = (uint64_t)o->elements, length = elements ? elements : r->from;
 	char err[1024];
-
 	int rc = sibyl_arg_roles(bc, size, k, roles, err, sizeof(err));
 
 	if (rc == 0) {
 		sibyl_argspecs_infer(k, roles, specs);
-		rc = sibyl_argspecs_reach(k, bc, size, g, l, longest, specs, err, sizeof(err));
+		rc = sibyl_argspecs_reach(k, bc, size, g, l, elements ? elements : r->to, elements,
+					  specs, err, sizeof(err));
 	}
 	if (rc < 0) {
 		sibyl_info("%s (arguments from the signature only)", err);
@@ -118,8 +120,7 @@ int kernel_check_launch(const struct kernel_opts *o, const struct sibyl_kernel *
 					  { nd->dims > 1 ? nd->g[0] : r->to, nd->g[1], nd->g[2] } };
 
 	if (!o->no_infer)
-		infer_sizes(k, bc, size, *specs, o->elements ? (uint64_t)o->elements : r->from,
-			    largest.gdim, nd->l, o->elements ? (uint64_t)o->elements : r->to);
+		infer_sizes(k, bc, size, *specs, o, r, largest.gdim, nd->l);
 
 	if (check_numbers(o, r) == 0 && sibyl_args_check(k, &largest, err, sizeof(err)) == 0)
 		return 0;

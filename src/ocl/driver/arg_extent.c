@@ -266,7 +266,7 @@ static struct iv argument(const struct ext *e, LLVMValueRef v)
 {
 	for (size_t i = 0; i < e->k->nargs && i < LLVMCountParams(e->kernel); i++)
 		if (LLVMGetParam(e->kernel, (unsigned)i) == v)
-			return e->cfg->known[i] ? iv_point(e->cfg->value[i]) : IV_ANY;
+			return e->cfg->known[i] ? iv_point(e->value[i]) : IV_ANY;
 	return IV_ANY;	/* a parameter of the kernel's own functions */
 }
 
@@ -424,31 +424,105 @@ static bool outermost(LLVMValueRef gep)
 	return false;
 }
 
+/* The memo and the guards for block b's values. */
+static void enter(struct ext *e, LLVMBasicBlockRef b)
+{
+	memset(e->memo, 0, sizeof(e->memo));
+	e->used = 0;
+	ext_guards(e, b);
+}
+
 static void block_accesses(struct ext *e, LLVMBasicBlockRef b, uint64_t *out)
 {
-	bool guarded = false;
+	bool entered = false;
 
 	for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) {
 		if (!LLVMIsAGetElementPtrInst(i) || !outermost(i))
 			continue;
-		if (!guarded) {	/* the same guards for the block's accesses */
-			memset(e->memo, 0, sizeof(e->memo));
-			e->used = 0;
-			ext_guards(e, b);
-			guarded = true;
-		}
+		if (!entered)	/* the same guards for the block's accesses */
+			enter(e, b);
+		entered = true;
 		e->budget = EXT_BUDGET;
 		access(e, i, out);
 	}
 }
 
+/* v as a scalar argument plus the constant *c: its index, or -1. */
+static int scalar_plus(const struct ext *e, LLVMValueRef v, int64_t *c)
+{
+	*c = 0;
+	for (int depth = 0; depth < 8; depth++) {
+		LLVMOpcode op = LLVMIsAInstruction(v) ? LLVMGetInstructionOpcode(v) : 0;
+
+		if (LLVMIsAArgument(v))
+			break;
+		if (op == LLVMSExt || op == LLVMZExt || op == LLVMTrunc) {
+			v = LLVMGetOperand(v, 0);
+		} else if ((op == LLVMAdd || op == LLVMSub) && LLVMIsAConstantInt(LLVMGetOperand(v, 1))) {
+			int64_t x = LLVMConstIntGetSExtValue(LLVMGetOperand(v, 1));
+
+			*c += op == LLVMAdd ? x : -x;
+			v = LLVMGetOperand(v, 0);
+		} else {
+			return -1;
+		}
+	}
+	for (unsigned i = 0; i < e->k->nargs && i < LLVMCountParams(e->kernel); i++)
+		if (LLVMGetParam(e->kernel, i) == v)
+			return (int)i;
+	return -1;
+}
+
+/* Block b's `s + c - x` with s a raisable scalar and x >= 0 bounded:
+ * s at least x's largest - c. */
+static void block_minuends(struct ext *e, LLVMBasicBlockRef b, int64_t *need)
+{
+	bool entered = false;
+
+	for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) {
+		int64_t c;
+		int a;
+
+		if (!LLVMIsAInstruction(i) || LLVMGetInstructionOpcode(i) != LLVMSub ||
+		    LLVMIsAConstant(LLVMGetOperand(i, 1)) ||
+		    (a = scalar_plus(e, LLVMGetOperand(i, 0), &c)) < 0 || !e->cfg->raisable[a])
+			continue;
+		if (!entered)
+			enter(e, b);
+		entered = true;
+		e->budget = EXT_BUDGET;
+		struct iv x = ext_eval(e, LLVMGetOperand(i, 1));
+
+		if (!iv_empty(x) && x.lo >= 0 && x.hi < EXT_INF && iv_plus(x.hi, -c) > need[a])
+			need[a] = iv_plus(x.hi, -c);
+	}
+}
+
+/* Both passes over the kernel's blocks: the scalars raised, then the
+ * accesses bounded with them. */
+static void passes(struct ext *e, uint64_t *out, int64_t *raised)
+{
+	int64_t *need = sibyl_xcalloc(e->k->nargs + 1, sizeof(*need));
+
+	for (size_t i = 0; i < e->nblocks; i++)
+		block_minuends(e, e->order[i].b, need);
+	for (size_t a = 0; a < e->k->nargs; a++)
+		if (need[a] > e->value[a])
+			e->value[a] = raised[a] = need[a];
+	for (size_t i = 0; i < e->nblocks; i++)
+		block_accesses(e, e->order[i].b, out);
+	free(need);
+}
+
 int sibyl_arg_extents(const void *bc, size_t size, const struct sibyl_kernel *k,
-		      const struct sibyl_extent_cfg *cfg, uint64_t *out, char *err, size_t errlen)
+		      const struct sibyl_extent_cfg *cfg, uint64_t *out, int64_t *raised, char *err,
+		      size_t errlen)
 {
 	struct ic_module m;
 	struct ext *e;
 
 	memset(out, 0, k->nargs * sizeof(*out));
+	memset(raised, 0, k->nargs * sizeof(*raised));
 	if (ic_module_open(&m, bc, size, k->name, err, errlen) < 0)
 		return -1;
 	if (ic_run_passes(&m, "mem2reg", "kernel: bounding the buffers' indices") < 0) {
@@ -460,9 +534,11 @@ int sibyl_arg_extents(const void *bc, size_t size, const struct sibyl_kernel *k,
 	e->td = LLVMGetModuleDataLayout(m.mod);
 	e->k = k;
 	e->cfg = cfg;
+	e->value = sibyl_xcalloc(k->nargs + 1, sizeof(*e->value));
+	memcpy(e->value, cfg->value, k->nargs * sizeof(*e->value));
 	ext_blocks_index(e);
-	for (size_t i = 0; i < e->nblocks; i++)
-		block_accesses(e, e->order[i].b, out);
+	passes(e, out, raised);
+	free(e->value);
 	free(e->order);
 	free(e);
 	ic_module_close(&m);

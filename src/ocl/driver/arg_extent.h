@@ -10,6 +10,10 @@
  * `m[off + i * matrix_dim + tx]` for 256 rows whatever the buffers: the
  * buffer must hold that many, however long the others are.  An index
  * that depends on memory or on a random scalar is not bounded.
+ * A scalar that a bounded non-negative value is subtracted from (nw's
+ * `blk - 1 - bx`, bx a work-group id) is first raised, where allowed,
+ * so that the difference is never negative: no buffer length helps an
+ * index below 0.
  */
 #ifndef SIBYL_OCL_ARG_EXTENT_H
 #define SIBYL_OCL_ARG_EXTENT_H
@@ -25,13 +29,17 @@ struct sibyl_extent_cfg {
 	uint64_t l[3];		/* the local size; l[0] == 0: the runtime's, unknown */
 	const bool *known;	/* per argument: a scalar whose value is decided */
 	const int64_t *value;	/* ... and that value */
+	const bool *raisable;	/* per argument: a decided scalar that may be raised */
 };
 
 /* out[k->nargs]: for each __global, __constant or __local buffer of
  * kernel k, one more than the largest element index that its accesses
- * in the kernel's own body reach, over those bounded (0: none is).
- * 0, or -1 with one line in err (unreadable bitcode, no such kernel). */
+ * in the kernel's own body reach, over those bounded (0: none is);
+ * raised[k->nargs]: a raisable scalar's new value (0: unchanged), which
+ * out assumes.  0, or -1 with one line in err (unreadable bitcode, no
+ * such kernel). */
 int sibyl_arg_extents(const void *bc, size_t size, const struct sibyl_kernel *k,
-		      const struct sibyl_extent_cfg *cfg, uint64_t *out, char *err, size_t errlen);
+		      const struct sibyl_extent_cfg *cfg, uint64_t *out, int64_t *raised, char *err,
+		      size_t errlen);
 
 #endif

@@ -46,6 +46,7 @@ struct ext {
 	LLVMTargetDataRef td;
 	const struct sibyl_kernel *k;
 	const struct sibyl_extent_cfg *cfg;
+	int64_t *value;		/* the scalars' values, raised ones included */
 	struct slot memo[EXT_MEMO];
 	size_t used;
 	unsigned budget;

@@ -183,8 +183,8 @@ static uint64_t arg_count(const struct sibyl_kernel *k, size_t i, const struct s
 		image_extent(arg, cfg, e);
 		return (uint64_t)e[0] * e[1] * e[2];	/* each at most 2^63 / the others' */
 	}
-	if (arg->kind == SIBYL_KARG_LOCAL && cfg->local_elements)
-		return cfg->local_elements;
+	if (arg->kind == SIBYL_KARG_LOCAL && cfg->local_elements)	/* its accesses' reach */
+		return sp && sp->min_count > cfg->local_elements ? sp->min_count : cfg->local_elements;
 	if (sp && sp->gen == SIBYL_GEN_FILE)
 		return stat(sp->text, &st) == 0 ? (uint64_t)st.st_size / elem_size(arg) : 0;
 	return sp && sp->min_count > n ? sp->min_count : n;
@@ -267,6 +267,8 @@ uint64_t sibyl_size_value(uint64_t n, const struct sibyl_argspec *sp)
 {
 	uint64_t v = size_root(n, sp->root) / (sp->div > 1 ? sp->div : 1);
 
+	if (sp->gen == SIBYL_GEN_SIZE && sp->min_count > v)	/* raised (argspec_infer.c) */
+		v = sp->min_count;
 	return v ? v : 1;
 }
 

@@ -53,7 +53,7 @@ void sibyl_args_free(struct sibyl_args *a);
 
 /* The value of a size (SIBYL_GEN_SIZE, argspec.h) for buffers n
  * elements long: the largest r >= 1 with r^root <= n, divided by div
- * (at least 1). */
+ * (at least 1, and at least the size's min_count). */
 uint64_t sibyl_size_value(uint64_t n, const struct sibyl_argspec *sp);
 
 /* One value decoded back to JSON: numbers, arrays for vectors, arrays

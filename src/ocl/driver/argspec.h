@@ -32,7 +32,7 @@ struct sibyl_argspec {
 	enum sibyl_gen gen;
 	char *text;		/* VALUE: the number as given; FILE: the path */
 	long size_of;		/* SIZE: that buffer's index; -1: the default length */
-	uint64_t min_count;	/* a buffer: at least this many elements */
+	uint64_t min_count;	/* a buffer: at least this many elements; SIZE: at least this */
 	unsigned root;		/* SIZE: 2, 3: the square, cube root of the length; 0, 1: it */
 	unsigned div;		/* SIZE: that divided by div (0, 1: not divided) */
 	char *why;		/* inferred from the IR (argspec_infer.c): the reason; sibyl only */

@@ -160,6 +160,19 @@ static void decided(const struct sibyl_kernel *k, const struct sibyl_argspec *s,
 	}
 }
 
+/* A size s that values up to v - 1 are subtracted from (it was `was`):
+ * at least v, so that the difference is never negative. */
+static void raise(struct sibyl_argspec *s, int64_t v, int64_t was)
+{
+	char *why = sibyl_xasprintf("%s, and at least %lld (not %lld): values up to %lld are "
+				    "subtracted from it", s->why ? s->why : "is a length",
+				    (long long)v, (long long)was, (long long)v - 1);
+
+	s->min_count = (uint64_t)v;
+	free(s->why);
+	s->why = why;
+}
+
 /* "-g 1024 -l 64", "-g 64,16" (no -l: the runtime's local size). */
 static const char *launch_text(const uint64_t g[3], const uint64_t l[3], char *buf, size_t len)
 {
@@ -187,22 +200,33 @@ static bool may_grow(const struct sibyl_kernel *k, const struct sibyl_argspec *s
 }
 
 int sibyl_argspecs_reach(const struct sibyl_kernel *k, const void *bc, size_t size,
-			 const uint64_t g[3], const uint64_t l[3], uint64_t length,
+			 const uint64_t g[3], const uint64_t l[3], uint64_t length, uint64_t elements,
 			 struct sibyl_argspec *s, char *err, size_t errlen)
 {
 	bool *known = sibyl_xcalloc(k->nargs + 1, sizeof(*known));
 	int64_t *value = sibyl_xcalloc(k->nargs + 1, sizeof(*value));
 	uint64_t *reach = sibyl_xcalloc(k->nargs + 1, sizeof(*reach));
-	struct sibyl_extent_cfg cfg = { { g[0], g[1], g[2] }, { l[0], l[1], l[2] }, known, value };
+	int64_t *raised = sibyl_xcalloc(k->nargs + 1, sizeof(*raised));
+	bool *raisable = sibyl_xcalloc(k->nargs + 1, sizeof(*raisable));
+	struct sibyl_extent_cfg cfg = { { g[0], g[1], g[2] }, { l[0], l[1], l[2] }, known, value,
+					raisable };
+	/* __local: --elements, else one per work-item of a group (args.h) */
+	uint64_t local = elements ? elements : l[0] * l[1] * l[2];
 	char shape[128];
 	int rc;
 
 	decided(k, s, length, known, value);
-	rc = sibyl_arg_extents(bc, size, k, &cfg, reach, err, errlen);
+	for (size_t i = 0; i < k->nargs; i++)	/* sizes only: never the user's values */
+		raisable[i] = known[i] && s[i].gen == SIBYL_GEN_SIZE;
+	rc = sibyl_arg_extents(bc, size, k, &cfg, reach, raised, err, errlen);
+	for (size_t i = 0; rc == 0 && i < k->nargs; i++)
+		if (raised[i])
+			raise(&s[i], raised[i], value[i]);
 	for (size_t j = 0; rc == 0 && j < k->nargs; j++) {
 		size_t esz = k->args[j].type && k->args[j].type->size ? k->args[j].type->size : 1;
 
-		if (reach[j] <= length || reach[j] <= s[j].min_count || !may_grow(k, s, j) ||
+		if (reach[j] <= (k->args[j].kind == SIBYL_KARG_LOCAL ? local : length) ||
+		    reach[j] <= s[j].min_count || !may_grow(k, s, j) ||
 		    reach[j] > SIBYL_REACH_MAX / esz)
 			continue;
 		s[j].min_count = reach[j];
@@ -211,7 +235,7 @@ int sibyl_argspecs_reach(const struct sibyl_kernel *k, const void *bc, size_t si
 						  "values above)", (unsigned long long)reach[j] - 1,
 						  launch_text(g, l, shape, sizeof(shape)));
 	}
-	free(known), free(value), free(reach);
+	free(known), free(value), free(reach), free(raised), free(raisable);
 	return rc;
 }
 

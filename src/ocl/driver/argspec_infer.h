@@ -24,13 +24,14 @@ void sibyl_argspecs_infer(const struct sibyl_kernel *k, const struct sibyl_arg_r
 			  struct sibyl_argspec *s);
 
 /* Buffers whose bounded accesses (arg_extent.h) reach past `length`
- * elements under the launch g, l (the largest sample's), with the
+ * elements (__local ones: `elements` if not 0, else the work-group's)
+ * under the launch g, l (the largest sample's), with the
  * scalars as s decides them: at least that long (min_count), the reason
  * in reach_why.  Not past SIBYL_REACH_MAX bytes, nor a file's buffer or
  * one whose length a scalar takes.  0, or -1 with one line in err. */
 #define SIBYL_REACH_MAX ((uint64_t)64 << 20)
 int sibyl_argspecs_reach(const struct sibyl_kernel *k, const void *bc, size_t size,
-			 const uint64_t g[3], const uint64_t l[3], uint64_t length,
+			 const uint64_t g[3], const uint64_t l[3], uint64_t length, uint64_t elements,
 			 struct sibyl_argspec *s, char *err, size_t errlen);
 
 /* The inferred arguments, [{"name", "value", "why"}] ("below" instead

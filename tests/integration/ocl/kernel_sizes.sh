@@ -48,6 +48,20 @@ grep -q "kernel 'copy_rows': 'm' >= 2112 elements: it is indexed up to element 2
 "$SIBYL" kernel "$K" -k copy_rows -g 1024 -l 64 -A cols=40 --fence --dump-args --json > "$WORK/c40.json"
 expect_eq "cols as given, m as long as its rows" "40 2624" \
 	"$(json "[a['value'] for a in j['samples'][0]['args'] if a['name'] == 'cols'][0], [len(a['data']) for a in j['samples'][0]['args'] if a['name'] == 'm'][0]" "$WORK/c40.json" | tr -d '(),')"
+# diag - 1 - bx with 64 work-groups: diag at least 64, not the root 32;
+# the buffer then as long as block row 63 reaches.
+status=0
+"$SIBYL" kernel "$K" -k antidiagonal -g 1024 -l 16 -n 4 --fence --no-infer > /dev/null 2>&1 || status=$?
+expect_eq "antidiagonal crashes with random arguments" 5 "$status"
+"$SIBYL" kernel "$K" -k antidiagonal -g 1024 -l 16 -n 4 --fence --json > "$WORK/ad.json"
+expect_eq "counted down by a work-group id: their number" "[64]" \
+	"$(inferred "$WORK/ad.json" diag value)"
+expect_eq "why" "bounds a loop or the work-items: the square root of the buffers' length, and at least 64 (not 32): values up to 63 are subtracted from it" \
+	"$(json "[a['why'] for a in j['inferred'] if a['name'] == 'diag'][0]" "$WORK/ad.json")"
+expect_eq "rows up to 1023 of 32" "[33760]" "$(inferred "$WORK/ad.json" a elements)"
+"$SIBYL" kernel "$K" -k antidiagonal -g 1024 -l 16 -A diag=70 --json > "$WORK/ad70.json"
+expect_eq "a fixed diag stays" "[]" "$(inferred "$WORK/ad70.json" diag value)"
+
 # Planes of nx * ny = 100 from the global size, nz = 10 of them.
 "$SIBYL" kernel "$K" -k planes -g 1024 -l 64 --json > "$WORK/p.json"
 expect_eq "planes past the work-items" "[2024]" "$(inferred "$WORK/p.json" in elements)"

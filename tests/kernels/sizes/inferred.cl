@@ -100,3 +100,15 @@ __kernel void planes(__global const float *in, __global float *out, int nx, int 
 		c += xy;
 	}
 }
+
+/* Blocks of 16 x 16 on an anti-diagonal: block (diag - 1 - bx, bx) for
+ * work-group bx.  diag counts down by a work-group id: it must be at
+ * least the number of work-groups, or the row goes below 0. */
+__kernel void antidiagonal(__global float *a, int cols, int diag)
+{
+	int bx = get_group_id(0), tx = get_local_id(0);
+	int row = diag - 1 - bx;
+
+	for (int i = 0; i < 16; i++)
+		a[(row * 16 + i) * cols + bx * 16 + tx] = 0;
+}
