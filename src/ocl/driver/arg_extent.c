@@ -473,8 +473,35 @@ static int scalar_plus(const struct ext *e, LLVMValueRef v, int64_t *c)
 	return -1;
 }
 
-/* Block b's `s + c - x` with s a raisable scalar and x >= 0 bounded:
- * s at least x's largest - c. */
+/* The least constant that v's only user chain adds to it (`v - 1`). */
+static int64_t trailing(LLVMValueRef v)
+{
+	int64_t c = 0, least = 0;
+
+	for (int depth = 0; depth < 8; depth++) {
+		LLVMUseRef u = LLVMGetFirstUse(v);
+		LLVMValueRef w = u ? LLVMGetUser(u) : NULL;
+		LLVMOpcode op = w && LLVMIsAInstruction(w) ? LLVMGetInstructionOpcode(w) : 0;
+
+		if (!u || LLVMGetNextUse(u))
+			break;
+		if ((op == LLVMAdd || op == LLVMSub) && LLVMGetOperand(w, 0) == v &&
+		    LLVMIsAConstantInt(LLVMGetOperand(w, 1))) {
+			int64_t x = LLVMConstIntGetSExtValue(LLVMGetOperand(w, 1));
+
+			c += op == LLVMAdd ? x : -x;
+			least = c < least ? c : least;
+		} else if (op != LLVMSExt && op != LLVMZExt && op != LLVMTrunc) {
+			break;
+		}
+		v = w;
+	}
+	return least;
+}
+
+/* Block b's `s + c - x + d` with s a raisable scalar and x >= 0
+ * bounded (d: what follows, `blk - bx - 1`): s at least x's largest
+ * - c - d. */
 static void block_minuends(struct ext *e, LLVMBasicBlockRef b, int64_t *need)
 {
 	bool entered = false;
@@ -493,6 +520,7 @@ static void block_minuends(struct ext *e, LLVMBasicBlockRef b, int64_t *need)
 		e->budget = EXT_BUDGET;
 		struct iv x = ext_eval(e, LLVMGetOperand(i, 1));
 
+		c += trailing(i);
 		if (!iv_empty(x) && x.lo >= 0 && x.hi < EXT_INF && iv_plus(x.hi, -c) > need[a])
 			need[a] = iv_plus(x.hi, -c);
 	}

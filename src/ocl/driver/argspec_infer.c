@@ -160,7 +160,7 @@ static void decided(const struct sibyl_kernel *k, const struct sibyl_argspec *s,
 	}
 }
 
-/* A size s that values up to v - 1 are subtracted from (it was `was`):
+/* A size or offset s that values up to v - 1 are subtracted from (it was `was`):
  * at least v, so that the difference is never negative. */
 static void raise(struct sibyl_argspec *s, int64_t v, int64_t was)
 {
@@ -168,7 +168,12 @@ static void raise(struct sibyl_argspec *s, int64_t v, int64_t was)
 				    "subtracted from it", s->why ? s->why : "is a length",
 				    (long long)v, (long long)was, (long long)v - 1);
 
-	s->min_count = (uint64_t)v;
+	if (s->gen == SIBYL_GEN_VALUE) {	/* an offset: 0 */
+		free(s->text);
+		s->text = sibyl_xasprintf("%lld", (long long)v);
+	} else {
+		s->min_count = (uint64_t)v;
+	}
 	free(s->why);
 	s->why = why;
 }
@@ -216,8 +221,8 @@ int sibyl_argspecs_reach(const struct sibyl_kernel *k, const void *bc, size_t si
 	int rc;
 
 	decided(k, s, length, known, value);
-	for (size_t i = 0; i < k->nargs; i++)	/* sizes only: never the user's values */
-		raisable[i] = known[i] && s[i].gen == SIBYL_GEN_SIZE;
+	for (size_t i = 0; i < k->nargs; i++)	/* sizes and offsets, never the user's values */
+		raisable[i] = known[i] && (s[i].gen == SIBYL_GEN_SIZE || s[i].why);
 	rc = sibyl_arg_extents(bc, size, k, &cfg, reach, raised, err, errlen);
 	for (size_t i = 0; rc == 0 && i < k->nargs; i++)
 		if (raised[i])

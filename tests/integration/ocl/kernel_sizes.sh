@@ -59,6 +59,12 @@ expect_eq "counted down by a work-group id: their number" "[64]" \
 expect_eq "why" "bounds a loop or the work-items: the square root of the buffers' length, and at least 64 (not 32): values up to 63 are subtracted from it" \
 	"$(json "[a['why'] for a in j['inferred'] if a['name'] == 'diag'][0]" "$WORK/ad.json")"
 expect_eq "rows up to 1023 of 32" "[33760]" "$(inferred "$WORK/ad.json" a elements)"
+status=0
+"$SIBYL" kernel "$K" -k antidiagonal_from -g 1024 -l 16 -n 4 --fence --no-infer > /dev/null 2>&1 || status=$?
+expect_eq "antidiagonal_from crashes with random arguments" 5 "$status"
+"$SIBYL" kernel "$K" -k antidiagonal_from -g 1024 -l 16 -n 4 --fence --json > "$WORK/af.json"
+expect_eq "an offset counted down, then by 1: 64, not 0" "[64]" \
+	"$(inferred "$WORK/af.json" width value)"
 "$SIBYL" kernel "$K" -k antidiagonal -g 1024 -l 16 -A diag=70 --json > "$WORK/ad70.json"
 expect_eq "a fixed diag stays" "[]" "$(inferred "$WORK/ad70.json" diag value)"
 

@@ -112,3 +112,14 @@ __kernel void antidiagonal(__global float *a, int cols, int diag)
 	for (int i = 0; i < 16; i++)
 		a[(row * 16 + i) * cols + bx * 16 + tx] = 0;
 }
+
+/* The same from the other side: width is added to an index (an offset,
+ * 0) but also counted down by the work-group id, then by 1. */
+__kernel void antidiagonal_from(__global float *a, int cols, int width)
+{
+	int bx = get_group_id(0), tx = get_local_id(0);
+	int row = width - bx - 1, col = bx + width;
+
+	for (int i = 0; i < 16; i++)
+		a[(row * 16 + i) * cols + col * 16 + tx] = 0;
+}
