@@ -12,22 +12,24 @@ inferred() {	# inferred FILE NAME FIELD: what --json says of one argument
 	json "[a.get('$3') for a in j['inferred'] if a['name'] == '$2']" "$1"
 }
 
-for k in row_sums row_sums24 shifted gather clear_blocks; do
-	status=0
-	"$SIBYL" kernel "$K" -k $k -g 1024 -n 4 --fence --no-infer > /dev/null 2>&1 || status=$?
+crash_then_run() {	# crash_then_run NAME OPTIONS...: random crashes, inferred runs
+	local k=$1 status=0
+	shift
+	"$SIBYL" kernel "$K" -k "$k" "$@" -n 4 --fence --no-infer > /dev/null 2>&1 || status=$?
 	expect_eq "$k crashes with random arguments" 5 "$status"
 	status=0
-	"$SIBYL" kernel "$K" -k $k -g 1024 -n 4 --fence > /dev/null 2>&1 || status=$?
+	"$SIBYL" kernel "$K" -k "$k" "$@" -n 4 --fence > /dev/null 2>&1 || status=$?
 	expect_eq "$k runs with inferred arguments" 0 "$status"
-done
+}
 
+for k in row_sums row_sums24 shifted gather clear_blocks; do
+	crash_then_run $k -g 1024
+done
 for k in clear_tiles copy_rows planes; do
-	status=0
-	"$SIBYL" kernel "$K" -k $k -g 1024 -l 64 -n 4 --fence --no-infer > /dev/null 2>&1 || status=$?
-	expect_eq "$k crashes with random arguments" 5 "$status"
-	status=0
-	"$SIBYL" kernel "$K" -k $k -g 1024 -l 64 -n 4 --fence > /dev/null 2>&1 || status=$?
-	expect_eq "$k runs with buffers as long as its accesses reach" 0 "$status"
+	crash_then_run $k -g 1024 -l 64
+done
+for k in antidiagonal antidiagonal_from; do
+	crash_then_run $k -g 1024 -l 16
 done
 # Work-group * 256 + i, i < 256: 16 groups of 64 at -g 1024 -l 64.
 "$SIBYL" kernel "$K" -k clear_tiles -g 1024 -l 64 --dump-args --json > "$WORK/t.json"
@@ -50,19 +52,13 @@ expect_eq "cols as given, m as long as its rows" "40 2624" \
 	"$(json "[a['value'] for a in j['samples'][0]['args'] if a['name'] == 'cols'][0], [len(a['data']) for a in j['samples'][0]['args'] if a['name'] == 'm'][0]" "$WORK/c40.json" | tr -d '(),')"
 # diag - 1 - bx with 64 work-groups: diag at least 64, not the root 32;
 # the buffer then as long as block row 63 reaches.
-status=0
-"$SIBYL" kernel "$K" -k antidiagonal -g 1024 -l 16 -n 4 --fence --no-infer > /dev/null 2>&1 || status=$?
-expect_eq "antidiagonal crashes with random arguments" 5 "$status"
-"$SIBYL" kernel "$K" -k antidiagonal -g 1024 -l 16 -n 4 --fence --json > "$WORK/ad.json"
+"$SIBYL" kernel "$K" -k antidiagonal -g 1024 -l 16 --json > "$WORK/ad.json"
 expect_eq "counted down by a work-group id: their number" "[64]" \
 	"$(inferred "$WORK/ad.json" diag value)"
 expect_eq "why" "bounds a loop or the work-items: the square root of the buffers' length, and at least 64 (not 32): values up to 63 are subtracted from it" \
 	"$(json "[a['why'] for a in j['inferred'] if a['name'] == 'diag'][0]" "$WORK/ad.json")"
 expect_eq "rows up to 1023 of 32" "[33760]" "$(inferred "$WORK/ad.json" a elements)"
-status=0
-"$SIBYL" kernel "$K" -k antidiagonal_from -g 1024 -l 16 -n 4 --fence --no-infer > /dev/null 2>&1 || status=$?
-expect_eq "antidiagonal_from crashes with random arguments" 5 "$status"
-"$SIBYL" kernel "$K" -k antidiagonal_from -g 1024 -l 16 -n 4 --fence --json > "$WORK/af.json"
+"$SIBYL" kernel "$K" -k antidiagonal_from -g 1024 -l 16 --json > "$WORK/af.json"
 expect_eq "an offset counted down, then by 1: 64, not 0" "[64]" \
 	"$(inferred "$WORK/af.json" width value)"
 "$SIBYL" kernel "$K" -k antidiagonal -g 1024 -l 16 -A diag=70 --json > "$WORK/ad70.json"
