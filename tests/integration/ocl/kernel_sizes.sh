@@ -64,6 +64,12 @@ expect_eq "an offset counted down, then by 1: 64, not 0" "[64]" \
 "$SIBYL" kernel "$K" -k antidiagonal -g 1024 -l 16 -A diag=70 --json > "$WORK/ad70.json"
 expect_eq "a fixed diag stays" "[]" "$(inferred "$WORK/ad70.json" diag value)"
 
+# A file's buffer keeps the file's length (16 floats), whatever its
+# accesses reach (the run then writes past it: it may crash).
+head -c 64 /dev/zero > "$WORK/a.bin"
+"$SIBYL" kernel "$K" -k clear_tiles -g 64 -l 64 -A a="file:$WORK/a.bin" --json > "$WORK/file.json" \
+	2> /dev/null || true
+expect_eq "a file's buffer does not grow" "[]" "$(inferred "$WORK/file.json" a elements)"
 # Planes of nx * ny = 100 from the global size, nz = 10 of them.
 "$SIBYL" kernel "$K" -k planes -g 1024 -l 64 --json > "$WORK/p.json"
 expect_eq "planes past the work-items" "[2024]" "$(inferred "$WORK/p.json" in elements)"
@@ -88,7 +94,8 @@ expect_eq "counted down from: the length" "[8]" "$(inferred "$WORK/rev.json" row
 expect_eq "reversed" "[7.0, 6.0, 5.0, 4.0, 3.0, 2.0, 1.0, 0.0]" \
 	"$(json "[a['data'] for a in j['samples'][0]['after'] if a['name'] == 'b'][0]" "$WORK/rev.json")"
 
-# -A stays authoritative: a fixed stride sizes the buffers (40 * 40).
+# -A stays authoritative: a fixed stride sizes the buffers (40 * 40);
+# the guard r < n keeps the rows' reach within them too.
 "$SIBYL" kernel "$K" -k row_sums -g 64 -A n=40 --fence --dump-args --json > "$WORK/a.json"
 expect_eq "fixed n, nothing inferred" "40 []" \
 	"$(json "[a['value'] for a in j['samples'][0]['args'] if a['name'] == 'n'][0], j['inferred']" "$WORK/a.json" | tr -d '(),')"
