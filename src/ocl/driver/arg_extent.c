@@ -334,13 +334,19 @@ struct iv ext_eval(struct ext *e, LLVMValueRef v)
 	return r;
 }
 
+/* t's allocation size; 0 for a type without one (opaque, a function). */
+static int64_t bytes_of(const struct ext *e, LLVMTypeRef t)
+{
+	return LLVMTypeIsSized(t) ? (int64_t)LLVMABISizeOfType(e->td, t) : 0;
+}
+
 /* The bytes that gep adds to its pointer. */
 static struct iv gep_offset(struct ext *e, LLVMValueRef gep)
 {
 	LLVMTypeRef t = LLVMGetGEPSourceElementType(gep);
 	unsigned n = (unsigned)LLVMGetNumOperands(gep);
 	struct iv off = iv_mul(ext_eval(e, LLVMGetOperand(gep, 1)),
-			       iv_point((int64_t)LLVMABISizeOfType(e->td, t)));
+			       iv_point(bytes_of(e, t)));
 
 	for (unsigned i = 2; i < n && !iv_empty(off); i++) {
 		LLVMValueRef x = LLVMGetOperand(gep, i);
@@ -353,7 +359,7 @@ static struct iv gep_offset(struct ext *e, LLVMValueRef gep)
 		} else {
 			t = LLVMGetElementType(t);
 			off = iv_add(off, iv_mul(ext_eval(e, x),
-						 iv_point((int64_t)LLVMABISizeOfType(e->td, t))));
+						 iv_point(bytes_of(e, t))));
 		}
 	}
 	return off;
@@ -383,18 +389,17 @@ static int root_of(struct ext *e, LLVMValueRef p, struct iv *off)
  * or a cast's (`vload4`, `(float4 *)p`) when larger. */
 static int64_t access_bytes(const struct ext *e, LLVMValueRef p)
 {
-	int64_t n = (int64_t)LLVMABISizeOfType(e->td, LLVMGetElementType(LLVMTypeOf(p)));
+	int64_t n = bytes_of(e, LLVMGetElementType(LLVMTypeOf(p)));
 
 	for (LLVMUseRef u = LLVMGetFirstUse(p); u; u = LLVMGetNextUse(u)) {
 		LLVMValueRef c = LLVMGetUser(u);
 		int64_t m;
 
-		if (LLVMIsABitCastInst(c) &&
-		    LLVMGetTypeKind(LLVMGetElementType(LLVMTypeOf(c))) != LLVMFunctionTypeKind &&
-		    (m = (int64_t)LLVMABISizeOfType(e->td, LLVMGetElementType(LLVMTypeOf(c)))) > n)
+		if (LLVMIsABitCastInst(c) && LLVMGetTypeKind(LLVMTypeOf(c)) == LLVMPointerTypeKind &&
+		    (m = bytes_of(e, LLVMGetElementType(LLVMTypeOf(c)))) > n)
 			n = m;
 	}
-	return n;
+	return n > 0 ? n : 1;
 }
 
 /* One access (a GEP none of whose users is a GEP): into out. */
