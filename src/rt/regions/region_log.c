@@ -240,6 +240,9 @@ static bool apply_one(const struct log_entry *e, struct region_state *s)
 	case REGION_ALLOC:
 	case REGION_MAP:
 		changed(s);
+		/* A mapping made where read-only data was is no longer that. */
+		if (e->op == REGION_MAP)
+			region_cut(&s->readonly, e->addr, e->addr + e->len);
 		if (shadow_in_use) {
 			shadow_forget(e->addr, e->addr + e->len);
 			shadow_seed(e->addr, e->c.left, e->c.nleft);
@@ -255,7 +258,8 @@ static bool apply_one(const struct log_entry *e, struct region_state *s)
 		changed(s);
 		shadow_forget(e->addr, e->addr + e->len);
 		return region_cut(&s->blocks, e->addr, e->addr + e->len) &&
-		       region_cut(&s->areas, e->addr, e->addr + e->len);
+		       region_cut(&s->areas, e->addr, e->addr + e->len) &&
+		       region_cut(&s->readonly, e->addr, e->addr + e->len);
 	}
 	return true;	/* 0: an empty or cancelled event */
 }

@@ -39,11 +39,13 @@ void region_lock(void)
 			sched_yield();
 }
 
+/* lock_held is cleared after the lock is released: a handler arriving
+ * in between gives up instead of spinning on its own thread's lock. */
 void region_unlock(void)
 {
-	lock_held = 0;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	__atomic_store_n(&lock_word, 0, __ATOMIC_RELEASE);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	lock_held = 0;
 }
 
 bool region_lock_held(void)
@@ -123,7 +125,12 @@ bool region_lookup(struct region_state *s, uintptr_t p, struct region *out, bool
 	if (!maps_may_have_changed(s, p))
 		return false;
 	s->areas_read = true;
-	region_maps_read(&s->areas, &s->readonly);
+	/* Without /proc, misses stop asking: only a new thread or dlopen
+	 * tries again.  Readers' caches are dropped only for new areas. */
+	if (!region_maps_read(&s->areas, &s->readonly)) {
+		s->reread_ns = INT64_MAX;
+		return false;
+	}
 	__atomic_store_n(&s->version, s->version + 1, __ATOMIC_RELEASE);
 	return region_find(&s->areas, p, out);
 }

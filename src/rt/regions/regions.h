@@ -126,7 +126,8 @@ void region_held_after_fork(void);
 /* ---- region_maps.c ---- */
 /* Re-read /proc/self/maps into `areas` (writable mappings) and
  * `readonly` (mappings readable and not writable).  Uses no stdio and no
- * malloc: it runs inside wrapped calls, signal handlers' included. */
+ * malloc: it runs inside wrapped calls, signal handlers' included.
+ * False when the maps cannot be opened: both sets are left as they were. */
 bool region_maps_read(struct region_tree *areas, struct region_tree *readonly);
 /* Objects loaded plus objects unloaded so far (dl_iterate_phdr). */
 uint64_t region_maps_dl_generation(void);
