@@ -39,12 +39,16 @@ static const struct sibyl_command_help help = {
 	"the command's own status.",
 };
 
-static volatile sig_atomic_t child_pid;
+static volatile sig_atomic_t child_pid, stop_probing;
 
+/* To the command while it runs; after it, a signal stops the start-up
+ * probes (a pid reaped may have been given to another process). */
 static void forward_signal(int sig)
 {
 	if (child_pid > 0)
 		kill(child_pid, sig);
+	else
+		stop_probing = 1;
 }
 
 /* libsibyl-rt.so next to an installed sibyl, else in the build tree. */
@@ -99,7 +103,7 @@ static double startup_ns(const char *dir, const struct trace_preload *pre, uint6
 	traced_env(vars, probe_dir, pre);
 	double ns = sibyl_interposition_startup_ns((const char *const *)vars,
 						   pre->audit ? NULL : preload_unset, probe_dir,
-						   ring_bytes);
+						   ring_bytes, &stop_probing);
 
 	free_env(vars);
 	sibyl_remove_tree(probe_dir);
@@ -142,6 +146,10 @@ static void wait_command(struct sibyl_child *child, struct sibyl_run_status *st)
 	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
 		sigaction(forwarded[i], &fwd, NULL);
 	sibyl_run_wait(child, 0, st);
+	child_pid = 0;
+	/* SIGINT and SIGQUIT now also end the probes, not sibyl mid-trace. */
+	sigaction(SIGINT, &fwd, NULL);
+	sigaction(SIGQUIT, &fwd, NULL);
 }
 
 /* Leave the way the command left: same exit code or same signal. */

@@ -12,6 +12,7 @@
 #define SIBYL_TRACE_INTERPOSITION_H
 
 #include <stdbool.h>
+#include <signal.h>
 #include <stdint.h>
 
 /* What `sibyl trace` measures, in ns, each the median over a few batches
@@ -33,9 +34,11 @@ void sibyl_interposition_measure(struct sibyl_interposition_costs *c, bool count
  * that size in `dir`, against started plainly; the fastest of a few runs
  * of each, NAN when the probe does not run.  `dir`, which SIBYL_TRACE_DIR in
  * `set` must name, is a scratch directory that exists: the probe's
- * records are not the command's. */
+ * records are not the command's.  Once *stop is set (a signal), no
+ * further probe starts, and the result is NAN. */
 double sibyl_interposition_startup_ns(const char *const *set, const char *const *unset,
-				      const char *dir, uint64_t ring_bytes);
+				      const char *dir, uint64_t ring_bytes,
+				      const volatile sig_atomic_t *stop);
 
 /* Keep the kernel's perf hooks on while the command runs, so that the
  * counters its wrappers open do not wait for them (see the .c): an fd

@@ -17,12 +17,13 @@
 
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
+#include <signal.h>
 
 /* A dynamically linked program that does nothing: what a process pays
  * to start and exit, and no more. */
 #define PROBE "/bin/true"
 #define PAIRS 7
-#define PROBE_LIMIT_NS 5000000000ull
+#define PROBE_LIMIT_NS 2000000000ull
 
 struct probe {
 	struct sibyl_run_spec spec;
@@ -57,7 +58,8 @@ static double probe_ns(const struct probe *p)
 }
 
 double sibyl_interposition_startup_ns(const char *const *set, const char *const *unset,
-				      const char *dir, uint64_t ring_bytes)
+				      const char *dir, uint64_t ring_bytes,
+				      const volatile sig_atomic_t *stop)
 {
 	char *argv[] = { PROBE, NULL };
 	const struct probe plain = { .spec = { .argv = argv } };
@@ -69,6 +71,8 @@ double sibyl_interposition_startup_ns(const char *const *set, const char *const 
 	if (isnan(probe_ns(&plain)) || isnan(probe_ns(&traced)))
 		return NAN;
 	for (int i = 0; i < PAIRS; i++) {
+		if (*stop)
+			return NAN;
 		without[i] = probe_ns(&plain);
 		with[i] = probe_ns(&traced);
 		if (isnan(without[i]) || isnan(with[i]))
