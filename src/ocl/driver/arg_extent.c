@@ -466,7 +466,9 @@ static int scalar_plus(const struct ext *e, LLVMValueRef v, int64_t *c)
 		} else if ((op == LLVMAdd || op == LLVMSub) && LLVMIsAConstantInt(LLVMGetOperand(v, 1))) {
 			int64_t x = LLVMConstIntGetSExtValue(LLVMGetOperand(v, 1));
 
-			*c += op == LLVMAdd ? x : -x;
+			if (op == LLVMAdd ? __builtin_add_overflow(*c, x, c) :
+			    __builtin_sub_overflow(*c, x, c))
+				return -1;	/* no bound worth having */
 			v = LLVMGetOperand(v, 0);
 		} else {
 			return -1;
@@ -494,7 +496,9 @@ static int64_t trailing(LLVMValueRef v)
 		    LLVMIsAConstantInt(LLVMGetOperand(w, 1))) {
 			int64_t x = LLVMConstIntGetSExtValue(LLVMGetOperand(w, 1));
 
-			c += op == LLVMAdd ? x : -x;
+			if (op == LLVMAdd ? __builtin_add_overflow(c, x, &c) :
+			    __builtin_sub_overflow(c, x, &c))
+				break;
 			least = c < least ? c : least;
 		} else if (op != LLVMSExt && op != LLVMZExt && op != LLVMTrunc) {
 			break;

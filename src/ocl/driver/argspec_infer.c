@@ -224,8 +224,8 @@ int sibyl_argspecs_reach(const struct sibyl_kernel *k, const void *bc, size_t si
 	for (size_t i = 0; i < k->nargs; i++)	/* sizes and offsets, never the user's values */
 		raisable[i] = known[i] && (s[i].gen == SIBYL_GEN_SIZE || s[i].why);
 	rc = sibyl_arg_extents(bc, size, k, &cfg, reach, raised, err, errlen);
-	for (size_t i = 0; rc == 0 && i < k->nargs; i++)
-		if (raised[i])
+	for (size_t i = 0; rc == 0 && i < k->nargs; i++)	/* a size, at most what a buffer may hold */
+		if (raised[i] > 0 && raised[i] <= (int64_t)SIBYL_REACH_MAX)
 			raise(&s[i], raised[i], value[i]);
 	for (size_t j = 0; rc == 0 && j < k->nargs; j++) {
 		size_t esz = k->args[j].type && k->args[j].type->size ? k->args[j].type->size : 1;
