@@ -217,18 +217,38 @@ static size_t span_of(const struct predict_fits *f, double w, double *lambda)
 	return i;
 }
 
+/* Point k's group: every call its mean's error reaches, between its
+ * neighbours. */
+static struct predict_group *point_group(struct sibyl_prediction *p, size_t kernel,
+					 const struct predict_fits *f, size_t k)
+{
+	return group_of(p, kernel, (long)k, f->pt[k ? k - 1 : k].x,
+			f->pt[k + 1 < f->npt ? k + 1 : k].x);
+}
+
+/* A call between points a and b shares each one's error in proportion
+ * to the interpolation's weight on it (a point's calls on both sides
+ * add linearly); its own run scatters independently, counted with the
+ * nearer point. */
 static void point_interval_add(struct sibyl_prediction *p, size_t kernel,
 			       const struct predict_fits *f, double w, double predicted)
 {
 	double l;
-	size_t i = span_of(f, w, &l);
-	const struct point_fit *a = &f->pt[i], *b = &f->pt[f->npt > 1 ? i + 1 : i];
-	struct predict_group *g = group_of(p, kernel, (long)i, a->x, b->x);
-	double spread = predicted * ((1 - l) * a->spread + l * b->spread);
+	size_t a = span_of(f, w, &l), b = f->npt > 1 ? a + 1 : a;
+	double spread = predicted * ((1 - l) * f->pt[a].spread + l * f->pt[b].spread);
+	struct predict_group *g = point_group(p, kernel, f, a);
 
-	g->calls++;
-	g->fit_half += predicted * ((1 - l) * a->half + l * b->half);
-	g->noise_var += spread * spread;
+	g->fit_half += predicted * (1 - l) * f->pt[a].half;
+	if (l < 0.5) {
+		g->calls++;
+		g->noise_var += spread * spread;
+	}
+	g = point_group(p, kernel, f, b);	/* may move the groups: after a's */
+	g->fit_half += predicted * l * f->pt[b].half;
+	if (l >= 0.5) {
+		g->calls++;
+		g->noise_var += spread * spread;
+	}
 }
 
 void predict_interval_add(struct sibyl_prediction *p, size_t kernel, const struct predict_fits *f,

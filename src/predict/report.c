@@ -123,8 +123,8 @@ static void print_interposition(FILE *out, const struct sibyl_prediction *p)
 		fprintf(out, "tracing's start and exit of the process: %.3g s (measured by sibyl "
 			"trace), left out without sibyl\n", p->interposition.startup_s);
 	else
-		fprintf(out, "tracing's start and exit of the process: unknown (traced by an older "
-			"sibyl); counted as 0\n");
+		fprintf(out, "tracing's start and exit of the process: unknown (not in the trace: "
+			"an older sibyl, or its probe could not run); counted as 0\n");
 }
 
 /* Whether the kernels or the rest of the program made the error: on a

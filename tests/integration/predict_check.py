@@ -114,15 +114,20 @@ if not prof.get('segments') and prof.get('samples'):
 groups = {}
 
 def add_point_interval(func, w, p):
+    # Each point's mean error is shared by the calls on both sides of it,
+    # weighted by the interpolation; a call's own scatter goes with the
+    # nearer point.
     i = 0
     while i + 2 < len(point_fits) and w > point_fits[i + 1][0]:
         i += 1
-    a = point_fits[i]
-    b = point_fits[i + 1] if len(point_fits) > 1 else a
-    lam = 0.0 if a is b else min(1.0, max(0.0, (w - a[0]) / (b[0] - a[0])))
-    g = groups.setdefault((func, i), [0.0, 0.0])
-    g[0] += p * ((1 - lam) * a[2] + lam * b[2])
-    g[1] += (p * ((1 - lam) * a[1] + lam * b[1]))**2
+    j = i + 1 if len(point_fits) > 1 else i
+    a, b = point_fits[i], point_fits[j]
+    lam = 0.0 if i == j else min(1.0, max(0.0, (w - a[0]) / (b[0] - a[0])))
+    ga = groups.setdefault((func, i), [0.0, 0.0])
+    gb = groups.setdefault((func, j), [0.0, 0.0])
+    ga[0] += p * (1 - lam) * a[2]
+    gb[0] += p * lam * b[2]
+    (ga if lam < 0.5 else gb)[1] += (p * ((1 - lam) * a[1] + lam * b[1]))**2
 
 def add_interval(func, w, p):
     if point_fits:
