@@ -128,6 +128,24 @@ static void *with_lines(const struct sibyl_compile_opts *c, size_t *size)
 	return gbc;
 }
 
+/* Whether a branch to a barrier reads memory other work-items write
+ * (instrument.h): the barrier probe, each work-item alone, would see
+ * them take ways they do not take together; in `why` what it skips. */
+static bool data_branch(const void *bc, size_t size, const char *kernel, char why[600])
+{
+	unsigned line;
+	char err[256], at[32] = "";
+
+	if (sibyl_barrier_data_branch(bc, size, kernel, &line, err, sizeof(err)) <= 0)
+		return false;
+	if (line > 1)
+		snprintf(at, sizeof(at), " at line %u", line);
+	snprintf(why, 600, "did not run: the branch%s decides how often a barrier is reached "
+		 "from __local or __global memory, which work-items run one by one (the probe's "
+		 "way) would not share", at);
+	return true;
+}
+
 /* Both probes, their notices dropped (the user's run says what fails). */
 static json_t *probes(struct sibyl_run_cfg *p, const struct sibyl_compile_opts *c, const void *bc,
 		      size_t size, const double limits[2], bool barriers, bool shared,
@@ -140,6 +158,8 @@ static json_t *probes(struct sibyl_run_cfg *p, const struct sibyl_compile_opts *
 
 	sibyl_set_notice_handler(NULL, NULL);
 	gbc = with_lines(c, &gsize);
+	if (barriers && data_branch(gbc ? gbc : bc, gbc ? gsize : size, p->kernel->name, why[0]))
+		barriers = false;
 	if (barriers) {
 		p->barriers = true;
 		found = probe(p, gbc ? gbc : bc, gbc ? gsize : size, limits[0], limits[1], why[0], 600,

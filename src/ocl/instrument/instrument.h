@@ -114,6 +114,14 @@ uint64_t *sibyl_instrumented_barriers(const struct sibyl_instrumented *in, const
 unsigned sibyl_instrumented_barrier_line(const struct sibyl_instrumented *in, const void *buffer,
 					 size_t size, size_t a, size_t b);
 
+/* Whether the barrier probe, which runs each work-item alone, can judge
+ * `kernel` (barrier_data.c): 1 when a branch deciding how often a
+ * barrier is reached reads __local or __global memory (*line: its
+ * source line, 1 without debug information), 0 when none does, -1 with
+ * the error line in err. */
+int sibyl_barrier_data_branch(const void *bc, size_t size, const char *kernel, unsigned *line,
+			      char *err, size_t errlen);
+
 /* --check's race probe (races.c): `kernel` of `bc` logging its
  * __local and __global accesses and barriers into the trailing argument, up to
  * `records` of them for each of the work-groups of linear id below

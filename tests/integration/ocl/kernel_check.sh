@@ -53,6 +53,21 @@ grep -q "work-items 0,0 and 1,0 of work-group 0 reached 0 and 1 barriers (4 of 4
 	fail "uniform_barrier: status $?"
 grep -qx "kernel 'uniform_barrier': check: no finding" "$WORK/out" || fail "uniform_barrier"
 
+# A __local flag decides the loop's barriers (Rodinia leukocyte): run one
+# by one the work-items would not share it, so the barrier probe does
+# not judge (-v says so) and the race probe runs; a branch on __local
+# data that decides no barrier leaves the probe its verdict.
+"$SIBYL" kernel "$B" -k local_flag -g 64 -l 16 --check -v > "$WORK/out" 2> "$WORK/err" ||
+	fail "local_flag: status $?"
+grep -qx "kernel 'local_flag': check: no finding" "$WORK/out" || fail "local_flag: $(cat "$WORK/out")"
+grep -q "the barrier probe did not run: the branch at line 53 decides" "$WORK/err" ||
+	fail "local_flag: $(cat "$WORK/err")"
+grep -q "the race probe logged" "$WORK/err" || fail "local_flag: no race probe: $(cat "$WORK/err")"
+"$SIBYL" kernel "$B" -k data_after_half -g 64 -l 16 --check > "$WORK/out" 2> "$WORK/err" ||
+	expect_eq "data_after_half: exit status" 5 $?
+grep -q "barrier divergence at $B:72: work-items 0 and 8" "$WORK/out" ||
+	fail "data_after_half: $(cat "$WORK/out")"
+
 # The runtime's groups: which work-items go together is unknown.
 "$SIBYL" kernel "$B" -k uniform_barrier -g 64 --check -v > "$WORK/out" 2> "$WORK/err" ||
 	fail "no -l: status $?"

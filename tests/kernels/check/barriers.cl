@@ -36,3 +36,41 @@ __kernel void uniform_barrier(__global int *data, __local int *tmp, int rounds)
 	barrier(CLK_LOCAL_MEM_FENCE);
 	data[get_global_id(0)] = tmp[(l + 1) % get_local_size(0)];
 }
+
+/* Clean: work-item 0 decides through a __local flag how often the loop,
+ * and its barriers, run; all read the flag after a barrier (Rodinia
+ * leukocyte's IMGVF_kernel).  Work-items run one by one would not
+ * share the flag: the barrier probe does not judge it. */
+__kernel void local_flag(__global int *data, __local int *tmp)
+{
+	__local int done;
+	size_t l = get_local_id(0);
+	int rounds = 0;
+
+	if (l == 0)
+		done = 0;
+	barrier(CLK_LOCAL_MEM_FENCE);
+	while (!done) {
+		tmp[l] = data[get_global_id(0)] + rounds;
+		barrier(CLK_LOCAL_MEM_FENCE);
+		if (l == 0 && ++rounds == 3)
+			done = 1;
+		barrier(CLK_LOCAL_MEM_FENCE);
+	}
+	data[get_global_id(0)] = tmp[(l + 1) % get_local_size(0)];
+}
+
+/* A branch on __local data after the last barrier decides nothing
+ * of the barriers: the probe still judges the kernel, and finds the
+ * barrier that half the work-items skip. */
+__kernel void data_after_half(__global float *data, __local float *tmp)
+{
+	size_t l = get_local_id(0);
+
+	tmp[l] = data[get_global_id(0)];
+	if (l < get_local_size(0) / 2)
+		barrier(CLK_LOCAL_MEM_FENCE);
+	if (tmp[l] < 0.0f)
+		tmp[l] = 0.0f;
+	data[get_global_id(0)] = tmp[l] + 1.0f;
+}
