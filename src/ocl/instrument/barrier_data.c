@@ -6,10 +6,13 @@
  * reached read __local or __global memory (a flag work-item 0 sets,
  * a reduction's result: Rodinia leukocyte's IMGVF_kernel), work-items
  * run alone take other ways than they would together, and the probe's
- * divergence is its own.  This finds such a branch, from the IR.
+ * divergence is its own.  This finds such a branch, from the IR: one a
+ * barrier block is control dependent on (postdominators), directly or
+ * through branches it decides.
  *
- * Data flow is followed within a function, through private variables
- * (clang -O0 keeps them in allocas), not into callees' parameters.
+ * Taint is followed within a function, through private variables
+ * (clang -O0 keeps them in allocas), stores and merges in what a
+ * tainted branch decides, not into callees' parameters.
  */
 #include "ocl/instrument/instrument_internal.h"
 
@@ -151,13 +154,15 @@ static void taint_function(LLVMValueRef f, struct vset *taint)
 	}
 }
 
-/* One function's blocks, numbered, and which of them reach a barrier. */
+/* One function's blocks, numbered, which of them reach a barrier, and
+ * who postdominates whom. */
 struct cfg {
 	LLVMBasicBlockRef *block;
 	bool *barrier;
 	size_t n;
 	struct vset index;	/* block -> its number + 1 */
-	bool *seen;		/* the search's */
+	size_t *pred, *pred_at;	/* block y's predecessors: pred[pred_at[y]..pred_at[y+1]) */
+	bool *pd;		/* pd[x * n + y]: every way from y out of the function passes x */
 };
 
 static bool calls_barrier(LLVMBasicBlockRef b, const struct vset *with_barriers)
@@ -172,66 +177,101 @@ static bool calls_barrier(LLVMBasicBlockRef b, const struct vset *with_barriers)
 	return false;
 }
 
+static unsigned nsucc(const struct cfg *g, size_t b)
+{
+	LLVMValueRef t = LLVMGetBasicBlockTerminator(g->block[b]);
+
+	return t ? LLVMGetNumSuccessors(t) : 0;
+}
+
+static size_t succ(const struct cfg *g, size_t b, unsigned s)
+{
+	return vset_get(&g->index, LLVMGetSuccessor(LLVMGetBasicBlockTerminator(g->block[b]), s)) - 1;
+}
+
+static void preds(struct cfg *g)
+{
+	size_t *fill = sibyl_xcalloc(g->n + 1, sizeof(*fill)), m = 0;
+
+	g->pred_at = sibyl_xcalloc(g->n + 2, sizeof(*g->pred_at));
+	for (size_t b = 0; b < g->n; b++)
+		for (unsigned s = 0; s < nsucc(g, b); s++)
+			g->pred_at[succ(g, b, s) + 1]++, m++;
+	for (size_t b = 0; b < g->n; b++)
+		g->pred_at[b + 1] += g->pred_at[b];
+	g->pred = sibyl_xcalloc(m + 1, sizeof(*g->pred));
+	for (size_t b = 0; b < g->n; b++)
+		for (unsigned s = 0; s < nsucc(g, b); s++) {
+			size_t y = succ(g, b, s);
+
+			g->pred[g->pred_at[y] + fill[y]++] = b;
+		}
+	free(fill);
+}
+
+/* For each x, the blocks that reach no exit of the function once x is
+ * taken away: a search backwards from the exits. */
+static void postdominators(struct cfg *g)
+{
+	size_t n = g->n, *stack = sibyl_xcalloc(n + 1, sizeof(*stack)), top;
+	bool *reached = sibyl_xcalloc(n + 1, sizeof(*reached));
+
+	g->pd = sibyl_xcalloc(n * n + 1, sizeof(*g->pd));
+	for (size_t x = 0; x < n; x++) {
+		memset(reached, 0, n * sizeof(*reached));
+		top = 0;
+		for (size_t y = 0; y < n; y++)
+			if (y != x && !nsucc(g, y))
+				reached[y] = true, stack[top++] = y;
+		while (top) {
+			size_t y = stack[--top];
+
+			for (size_t p = g->pred_at[y]; p < g->pred_at[y + 1]; p++)
+				if (g->pred[p] != x && !reached[g->pred[p]])
+					reached[g->pred[p]] = true, stack[top++] = g->pred[p];
+		}
+		for (size_t y = 0; y < n; y++)
+			g->pd[x * n + y] = !reached[y];
+	}
+	free(stack);
+	free(reached);
+}
+
 static void cfg_build(LLVMValueRef f, const struct vset *with_barriers, struct cfg *g)
 {
 	*g = (struct cfg){ 0 };
 	g->n = LLVMCountBasicBlocks(f);
 	g->block = sibyl_xcalloc(g->n + 1, sizeof(*g->block));
 	g->barrier = sibyl_xcalloc(g->n + 1, sizeof(*g->barrier));
-	g->seen = sibyl_xcalloc(g->n + 1, sizeof(*g->seen));
 	LLVMGetBasicBlocks(f, g->block);
 	for (size_t k = 0; k < g->n; k++) {
 		vset_put(&g->index, g->block[k], k + 1);
 		g->barrier[k] = calls_barrier(g->block[k], with_barriers);
 	}
+	preds(g);
+	postdominators(g);
 }
 
 static void cfg_free(struct cfg *g)
 {
 	free(g->block);
 	free(g->barrier);
-	free(g->seen);
+	free(g->pred);
+	free(g->pred_at);
+	free(g->pd);
 	vset_free(&g->index);
 }
 
-/* Depth first from block `from` (not `avoid`): reaches `target`, or
- * with target == n a block that leaves the function. */
-static bool reaches(struct cfg *g, size_t from, size_t avoid, size_t target)
+/* Whether block b's branch decides whether x runs (x is control
+ * dependent on b): x postdominates one of b's successors, not b. */
+static bool controls(const struct cfg *g, size_t b, size_t x)
 {
-	LLVMValueRef term = LLVMGetBasicBlockTerminator(g->block[from]);
-	unsigned ns = term ? LLVMGetNumSuccessors(term) : 0;
-
-	if (from == avoid || g->seen[from])
+	if (x != b && g->pd[x * g->n + b])
 		return false;
-	g->seen[from] = true;
-	if (from == target || (target == g->n && !ns))
-		return true;
-	for (unsigned s = 0; s < ns; s++)
-		if (reaches(g, vset_get(&g->index, LLVMGetSuccessor(term, s)) - 1, avoid, target))
+	for (unsigned s = 0; s < nsucc(g, b); s++)
+		if (succ(g, b, s) == x || g->pd[x * g->n + succ(g, b, s)])
 			return true;
 	return false;
-}
-
-static bool search(struct cfg *g, size_t from, size_t avoid, size_t target)
-{
-	memset(g->seen, 0, g->n * sizeof(*g->seen));
-	return reaches(g, from, avoid, target);
-}
-
-/* Whether branch block b decides how often barrier block k runs: one
- * of its ways leads to k, another out of the function without k. */
-static bool decides(struct cfg *g, size_t b, size_t k)
-{
-	LLVMValueRef term = LLVMGetBasicBlockTerminator(g->block[b]);
-	bool to_k = false, around = false;
-
-	for (unsigned s = 0; s < LLVMGetNumSuccessors(term); s++) {
-		size_t to = vset_get(&g->index, LLVMGetSuccessor(term, s)) - 1;
-
-		to_k |= search(g, to, g->n, k);
-		around |= search(g, to, k, g->n);
-	}
-	return to_k && around;
 }
 
 /* The condition of b's branch or switch, if b has one that depends on
@@ -247,23 +287,71 @@ static LLVMValueRef tainted_branch(LLVMBasicBlockRef b, const struct vset *taint
 	return vset_get(taint, c) ? t : NULL;
 }
 
-/* f's first branch on shared memory that decides a barrier's count: its
- * source line (1 without debug information), or 0. */
+/* why[x] = t for the blocks whether and how often they run b's branch t
+ * decides, directly or through branches in such blocks. */
+static void mark(const struct cfg *g, size_t b, LLVMValueRef t, LLVMValueRef *why)
+{
+	for (size_t x = 0; x < g->n; x++)
+		if (!why[x] && controls(g, b, x)) {
+			why[x] = t;
+			if (nsucc(g, x) > 1)
+				mark(g, x, t, why);
+		}
+}
+
+/* What the branches on shared memory decide taints too: private
+ * variables stored in the blocks they decide, values merged after them
+ * (phi).  Returns whether the taint grew. */
+static bool implicit(const struct cfg *g, LLVMValueRef *why, struct vset *taint)
+{
+	bool grew = false;
+
+	for (size_t x = 0; x < g->n; x++)
+		for (LLVMValueRef i = LLVMGetFirstInstruction(g->block[x]); i;
+		     i = LLVMGetNextInstruction(i)) {
+			LLVMValueRef base = LLVMIsAStoreInst(i) && why[x] ?
+					    private_base(LLVMGetOperand(i, 1)) : NULL;
+
+			if (base)
+				grew |= vset_put(taint, base, 1);
+			for (unsigned k = 0; LLVMIsAPHINode(i) && k < LLVMCountIncoming(i); k++) {
+				LLVMBasicBlockRef from = LLVMGetIncomingBlock(i, k);
+				size_t y = vset_get(&g->index, from) - 1;
+
+				if (why[y] || tainted_branch(from, taint))
+					grew |= vset_put(taint, i, 1);
+			}
+		}
+	return grew;
+}
+
+/* f's branch on shared memory that decides whether or how often a
+ * barrier runs: its source line (1 without debug information), or 0. */
 static unsigned function_branch(LLVMValueRef f, const struct vset *with_barriers)
 {
 	struct vset taint = { 0 };
 	struct cfg g;
 	unsigned line = 0;
+	bool grew = true;
 
 	cfg_build(f, with_barriers, &g);
-	taint_function(f, &taint);
-	for (size_t b = 0; b < g.n && !line; b++) {
-		LLVMValueRef t = tainted_branch(g.block[b], &taint);
+	LLVMValueRef *why = sibyl_xcalloc(g.n + 1, sizeof(*why));
 
-		for (size_t k = 0; t && k < g.n && !line; k++)
-			if (g.barrier[k] && decides(&g, b, k))
-				line = LLVMGetDebugLocLine(t) ? LLVMGetDebugLocLine(t) : 1;
+	while (grew) {
+		taint_function(f, &taint);
+		memset(why, 0, g.n * sizeof(*why));
+		for (size_t b = 0; b < g.n; b++) {
+			LLVMValueRef t = tainted_branch(g.block[b], &taint);
+
+			if (t)
+				mark(&g, b, t, why);
+		}
+		grew = implicit(&g, why, &taint);
 	}
+	for (size_t k = 0; k < g.n && !line; k++)
+		if (g.barrier[k] && why[k])
+			line = LLVMGetDebugLocLine(why[k]) ? LLVMGetDebugLocLine(why[k]) : 1;
+	free(why);
 	vset_free(&taint);
 	cfg_free(&g);
 	return line;
