@@ -63,6 +63,12 @@ grep -qx "kernel 'local_flag': check: no finding" "$WORK/out" || fail "local_fla
 grep -q "the barrier probe did not run: the branch at line 53 decides" "$WORK/err" ||
 	fail "local_flag: $(cat "$WORK/err")"
 grep -q "the race probe logged" "$WORK/err" || fail "local_flag: no race probe: $(cat "$WORK/err")"
+# The same through a private flag set under a __local test.
+"$SIBYL" kernel "$B" -k private_stop -g 64 -l 16 --check -v > "$WORK/out" 2> "$WORK/err" ||
+	fail "private_stop: status $?"
+grep -qx "kernel 'private_stop': check: no finding" "$WORK/out" || fail "private_stop: $(cat "$WORK/out")"
+grep -q "the barrier probe did not run: the branch at line 90 decides" "$WORK/err" ||
+	fail "private_stop: $(cat "$WORK/err")"
 "$SIBYL" kernel "$B" -k data_after_half -g 64 -l 16 --check > "$WORK/out" 2> "$WORK/err" ||
 	expect_eq "data_after_half: exit status" 5 $?
 grep -q "barrier divergence at $B:72: work-items 0 and 8" "$WORK/out" ||

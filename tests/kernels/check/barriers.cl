@@ -74,3 +74,20 @@ __kernel void data_after_half(__global float *data, __local float *tmp)
 		tmp[l] = 0.0f;
 	data[get_global_id(0)] = tmp[l] + 1.0f;
 }
+
+/* Clean: each work-item sets a private flag from what work-item 0 left
+ * in __local memory; the flag, not the memory, bounds the loop. */
+__kernel void private_stop(__global int *data, __global const int *flags, __local int *tmp)
+{
+	size_t l = get_local_id(0);
+	int stop = 0;
+
+	if (l == 0)
+		tmp[0] = flags[get_group_id(0)] & 1;
+	barrier(CLK_LOCAL_MEM_FENCE);
+	if (tmp[0])
+		stop = 1;
+	for (int i = 0; !stop && i < 4; i++)
+		barrier(CLK_LOCAL_MEM_FENCE);
+	data[get_global_id(0)] += stop;
+}
