@@ -23,7 +23,8 @@ expected_skip() {	# FILE:KERNEL that no path runs, by design
 	case $1 in
 	args/crash.cl:*) echo "crashes or hangs on purpose" ;;
 	args/unsupported.cl:*) echo "an image array argument" ;;
-	check/barriers.cl:half_barrier | check/barriers.cl:loop_barrier)
+	check/barriers.cl:half_barrier | check/barriers.cl:loop_barrier | \
+	check/barriers.cl:data_after_half)
 		echo "a barrier in divergent code: PoCL crashes (kernel --check finds it)" ;;
 	failures/device_only.cl:*) echo "only the device compiler refuses it" ;;
 	source/macros.cl:pasted | source/macros.cl:late_paste)
