@@ -161,13 +161,14 @@ static void predict_kernel(const struct sibyl_predict_options *o, struct sibyl_p
 
 /* A profile's one-time cost: init (unless the original pays it too:
  * init_shared) plus what the first call took beyond the same work
- * measured warm, plus the exit's share (exit_seconds, absent from older
- * profiles); -1 when the profile does not record it. */
-static double one_time_of(const struct sibyl_profile *p)
+ * measured warm (*first, paid inside that call), plus the exit's share
+ * (exit_seconds, absent from older profiles); -1 when the profile does
+ * not record it. */
+static double one_time_of(const struct sibyl_profile *p, double *first_call)
 {
 	json_t *o = p->stats ? json_object_get(p->stats, "one_time") : NULL;
 	json_t *init = json_object_get(o, "init_seconds");
-	double first = sibyl_profile_first_call_excess(p);
+	double first = *first_call = sibyl_profile_first_call_excess(p);
 
 	if (!json_is_number(init) || first < 0)
 		return -1;
@@ -208,13 +209,13 @@ static void add_one_time(struct sibyl_prediction *out, const struct sibyl_predic
 			       same_implementation(out->kernels[j].model, kp->model);
 		if (seen || !kp->accelerated)
 			continue;
-		double cost = one_time_of(kp->model->profile);
+		double in_call, cost = one_time_of(kp->model->profile, &in_call);
 
 		if (cost < 0) {
 			out->one_time_unknown++;
 		} else {
 			out->one_time_s += cost;
-			out->one_time_in_call_s += sibyl_profile_first_call_excess(kp->model->profile);
+			out->one_time_in_call_s += in_call;
 		}
 	}
 	out->one_time_included = !o->no_one_time;
