@@ -86,6 +86,7 @@ struct sibyl_trace_meta {
 	/* What a process's start and exit cost it traced (ns, NAN if not
 	 * recorded): loading the runtime and wrappers, and their setup. */
 	double startup_ns;
+	char startup_why[160];	/* why startup_ns is NAN, when known */
 };
 
 /* How a process image ended (docs/runtime.md, "How a process ended"). */

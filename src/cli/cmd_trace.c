@@ -92,18 +92,20 @@ static void free_env(char *vars[5])
 
 /* What starting and ending a process costs it traced like the command
  * (startup.c), probed in a scratch directory inside the trace's. */
-static double startup_ns(const char *dir, const struct trace_preload *pre, uint64_t ring_bytes)
+static double startup_ns(const char *dir, const struct trace_preload *pre, uint64_t ring_bytes,
+			 char *why, size_t whylen)
 {
 	char *probe_dir = sibyl_xasprintf("%s/.startup-probe", dir), *vars[5];
 
 	if (mkdir(probe_dir, 0700) < 0) {
+		snprintf(why, whylen, "cannot make %s: %s", probe_dir, strerror(errno));
 		free(probe_dir);
 		return NAN;
 	}
 	traced_env(vars, probe_dir, pre);
 	double ns = sibyl_interposition_startup_ns((const char *const *)vars,
 						   pre->audit ? NULL : preload_unset, probe_dir,
-						   ring_bytes, &stop_probing);
+						   ring_bytes, &stop_probing, why, whylen);
 
 	free_env(vars);
 	sibyl_remove_tree(probe_dir);
@@ -257,7 +259,8 @@ static int record(char **command, const char *dir, const struct trace_preload *p
 	run.complete = finish_trace(drain, dir);
 	run.finished = true;
 	sibyl_interposition_measure(&run.costs, pre->counters);
-	run.costs.startup_ns = startup_ns(dir, pre, drained ? (uint64_t)ring_kb * 1024 : 0);
+	run.costs.startup_ns = startup_ns(dir, pre, drained ? (uint64_t)ring_kb * 1024 : 0,
+					  run.costs.startup_why, sizeof(run.costs.startup_why));
 	/* Calibrate over the whole run (at least 20 ms) for a precise rate. */
 	sibyl_clock_calibrate(&run.clock, run.clock.ref_tsc, run.clock.ref_ns, 20000000);
 	if (sibyl_trace_meta_write(dir, &run) < 0)

@@ -86,6 +86,7 @@ void predict_interposition(const struct sibyl_trace *t, struct sibyl_prediction 
 	p->interposition.per_call_s = it ? call : 0;
 	p->interposition.startup_known = !isnan(m->startup_ns);
 	p->interposition.startup_s = p->interposition.startup_known ? m->startup_ns * 1e-9 : 0;
+	memcpy(p->interposition.startup_why, m->startup_why, sizeof(m->startup_why));
 	/* Dropped records were calls too: they ran through the wrapper. */
 	for (size_t i = 0; i < sibyl_trace_thread_count(t); i++) {
 		p->interposition.calls += sibyl_trace_thread(t, i)->dropped;

@@ -117,11 +117,13 @@ struct sibyl_prediction {
 	 * share of T; `inside` of them, inside_s, within accelerated calls
 	 * (they go with them).  startup_s: what the traced process's start
 	 * and exit cost it beyond untraced (sibyl trace's probe; 0 when the
-	 * trace does not record it, startup_known false). */
+	 * trace does not record it, startup_known false; startup_why then says
+	 * why the probe failed, when the trace knows). */
 	struct {
 		bool known, startup_known;
 		double per_call_s, total_s, share, inside_s, startup_s;
 		uint64_t calls, inside;
+		char startup_why[160];
 	} interposition;
 	/* Without sibyl: T less the interposition, the accelerated program
 	 * predicted without what its calls still pay (total_s - inside_s),

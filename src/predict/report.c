@@ -122,9 +122,12 @@ static void print_interposition(FILE *out, const struct sibyl_prediction *p)
 	if (p->interposition.startup_known)
 		fprintf(out, "tracing's start and exit of the process: %.3g s (measured by sibyl "
 			"trace), left out without sibyl\n", p->interposition.startup_s);
+	else if (p->interposition.startup_why[0])
+		fprintf(out, "tracing's start and exit of the process: unknown (sibyl trace's "
+			"probe failed: %s); counted as 0\n", p->interposition.startup_why);
 	else
 		fprintf(out, "tracing's start and exit of the process: unknown (not in the trace: "
-			"an older sibyl, or its probe could not run); counted as 0\n");
+			"an older sibyl, or a trace interrupted before its probe); counted as 0\n");
 }
 
 /* Whether the kernels or the rest of the program made the error: on a
@@ -295,9 +298,8 @@ static json_t *interval_json(const struct sibyl_prediction *p)
 static json_t *interposition_json(const struct sibyl_prediction *p)
 {
 	bool known = p->interposition.known;
-
-	return json_pack("{sososIsIsososo}", "per_call_s", known ?
-			 json_real(p->interposition.per_call_s) : json_null(),
+	json_t *j = json_pack("{sososIsIsososo}", "per_call_s", known ?
+			      json_real(p->interposition.per_call_s) : json_null(),
 			 "startup_s", p->interposition.startup_known ?
 			 json_real(p->interposition.startup_s) : json_null(),
 			 "calls", (json_int_t)p->interposition.calls,
@@ -305,6 +307,10 @@ static json_t *interposition_json(const struct sibyl_prediction *p)
 			 "inside_accelerated_s", json_real(p->interposition.inside_s),
 			 "total_s", json_real(p->interposition.total_s),
 			 "share", json_real(p->interposition.share));
+
+	if (j && p->interposition.startup_why[0])
+		json_object_set_new(j, "startup_error", json_string(p->interposition.startup_why));
+	return j;
 }
 
 /* What --verify or --actual measured, beside the prediction. */

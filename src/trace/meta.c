@@ -189,6 +189,20 @@ static int get_cost(json_t *obj, const char *key, const char *name, double *out,
 	return 0;
 }
 
+/* Why the start-up probe failed, when it did (interposition.startup_error). */
+static int startup_error(json_t *i, struct sibyl_trace_meta *m, char *err, size_t errlen)
+{
+	json_t *why = json_object_get(i, "startup_error");
+
+	if (!why)
+		return 0;
+	if (!json_is_string(why))
+		return sibyl_seterr(err, errlen, "field 'interposition.startup_error' must be a "
+				    "string");
+	snprintf(m->startup_why, sizeof(m->startup_why), "%s", json_string_value(why));
+	return 0;
+}
+
 static int parse_costs(json_t *root, struct sibyl_trace_meta *m, char *err, size_t errlen)
 {
 	json_t *i = json_object_get(root, "interposition");
@@ -200,7 +214,7 @@ static int parse_costs(json_t *root, struct sibyl_trace_meta *m, char *err, size
 	       get_cost(i, "startup_ns", "interposition.startup_ns", &m->startup_ns, err,
 			errlen) ||
 	       get_cost(root, "page_fault_ns", "page_fault_ns", &m->page_fault_ns, err, errlen) ?
-	       -1 : 0;
+	       -1 : startup_error(i, m, err, errlen);
 }
 
 static int parse_fields(json_t *root, struct trace_meta_doc *doc, char *err, size_t errlen)

@@ -131,6 +131,9 @@ static void put_costs(json_t *m, const struct sibyl_trace_run *run)
 		sibyl_json_real_or_null(run->costs.per_call_ns), "counters_per_call_ns",
 		sibyl_json_real_or_null(run->costs.counters_ns), "startup_ns",
 		sibyl_json_real_or_null(run->costs.startup_ns)));
+	if (isnan(run->costs.startup_ns) && run->costs.startup_why[0])
+		json_object_set_new(json_object_get(m, "interposition"), "startup_error",
+				    json_string(run->costs.startup_why));
 	json_object_set_new(m, "page_fault_ns", sibyl_json_real_or_null(run->costs.page_fault_ns));
 }
 

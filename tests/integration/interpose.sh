@@ -83,6 +83,22 @@ LD_AUDIT="$SIBYL_BUILD/lib/libsibyl-audit.so" \
 cmp -s "$WORK/bad-wrappers.plain" "$WORK/bad-wrappers.out" || fail "bad SIBYL_WRAPPERS: output differs"
 echo "ok: unusable SIBYL_WRAPPERS change nothing"
 
+# A start-up probe that ignores LD_AUDIT (statically linked) measures
+# nothing: the trace says why instead of a cost (predict quotes it).
+printf 'int main(void) { return 0; }\n' >"$WORK/static_true.c"
+if cc -static -o "$WORK/static_true" "$WORK/static_true.c" 2>/dev/null; then
+	SIBYL_STARTUP_PROBE="$WORK/static_true" "$SIBYL" trace -o "$WORK/static.trace" -- true ||
+		fail "trace with a static probe"
+	/usr/bin/python3 - "$WORK/static.trace/meta.json" "$WORK/static_true" <<'PY' ||
+import json, sys
+i = json.load(open(sys.argv[1]))['interposition']
+assert i['startup_ns'] is None, i
+assert i['startup_error'] == sys.argv[2] + ' ran without the runtime (statically linked?)', i
+PY
+		fail "a static start-up probe is not reported"
+	echo "ok: a static start-up probe says why it measured nothing"
+fi
+
 rc=0
 "$SIBYL" trace --interpose ptrace -o "$WORK/bad.trace" -- true 2>"$WORK/bad.err" || rc=$?
 expect_eq "--interpose ptrace: exit status" 2 "$rc"

@@ -92,7 +92,10 @@ static void read_back_when_ended(void **state)
 		run.status = ends[i].status;
 		run.complete = ends[i].complete;
 		/* What sibyl trace measured; one cost it could not measure. */
-		run.costs = (struct sibyl_interposition_costs){ 21.5, NAN, 1900, 1.5e6 };
+		run.costs = (struct sibyl_interposition_costs){ 21.5, NAN, 1900, 1.5e6, "" };
+		if (i == 1)	/* and once the start-up probe, with its reason */
+			run.costs = (struct sibyl_interposition_costs){ 21.5, NAN, 1900, NAN,
+									"/bin/true killed by SIGSEGV" };
 		tw_init(&w);
 		/* Rewritten over the first version, as `sibyl trace` does. */
 		struct sibyl_trace_run first = started(&wrappers);
@@ -111,7 +114,8 @@ static void read_back_when_ended(void **state)
 		assert_true(m->interposition_ns == 21.5);
 		assert_true(isnan(m->counters_ns));
 		assert_true(m->page_fault_ns == 1900);
-		assert_true(m->startup_ns == 1.5e6);
+		assert_true(i == 1 ? isnan(m->startup_ns) : m->startup_ns == 1.5e6);
+		assert_string_equal(m->startup_why, i == 1 ? "/bin/true killed by SIGSEGV" : "");
 		sibyl_trace_close(t);
 		tw_cleanup(&w);
 	}
