@@ -541,13 +541,13 @@ static void passes(struct ext *e, uint64_t *out, int64_t *raised)
 {
 	int64_t *need = sibyl_xcalloc(e->k->nargs + 1, sizeof(*need));
 
-	for (size_t i = 0; i < e->nblocks; i++)
-		block_minuends(e, e->order[i].b, need);
+	for (size_t i = 0; i < e->blocks.n; i++)
+		block_minuends(e, e->blocks.block[i], need);
 	for (size_t a = 0; a < e->k->nargs; a++)
 		if (need[a] > e->value[a])
 			e->value[a] = raised[a] = need[a];
-	for (size_t i = 0; i < e->nblocks; i++)
-		block_accesses(e, e->order[i].b, out);
+	for (size_t i = 0; i < e->blocks.n; i++)
+		block_accesses(e, e->blocks.block[i], out);
 	free(need);
 }
 
@@ -573,10 +573,10 @@ int sibyl_arg_extents(const void *bc, size_t size, const struct sibyl_kernel *k,
 	e->cfg = cfg;
 	e->value = sibyl_xcalloc(k->nargs + 1, sizeof(*e->value));
 	memcpy(e->value, cfg->value, k->nargs * sizeof(*e->value));
-	ext_blocks_index(e);
+	ocl_cfg_of_function(&e->blocks, e->kernel);
 	passes(e, out, raised);
 	free(e->value);
-	free(e->order);
+	ocl_cfg_free(&e->blocks);
 	free(e);
 	ic_module_close(&m);
 	return 0;

@@ -6,6 +6,7 @@
 #define SIBYL_OCL_ARG_EXTENT_INTERNAL_H
 
 #include "ocl/driver/arg_extent.h"
+#include "ocl/instrument/cfg.h"
 
 #include <llvm-c/Core.h>
 #include <llvm-c/Target.h>
@@ -36,11 +37,6 @@ struct guard {		/* `x p b` holds at the accesses of the block */
 	LLVMIntPredicate p;
 };
 
-struct blk {
-	LLVMBasicBlockRef b;
-	size_t at;		/* its place in the function's layout */
-};
-
 struct ext {
 	LLVMValueRef kernel;
 	LLVMTargetDataRef td;
@@ -52,8 +48,7 @@ struct ext {
 	unsigned budget;
 	struct guard guard[EXT_GUARDS];
 	unsigned nguards;
-	struct blk *order;	/* the kernel's blocks, sorted by address */
-	size_t nblocks;
+	struct ocl_cfg blocks;	/* the kernel's, in layout order */
 };
 
 /* A comparison `x p b`: x below b (dir -1), above it (1), equal (0),
@@ -77,8 +72,6 @@ struct iv iv_narrow(struct iv x, LLVMIntPredicate p, struct iv b);
 /* The bounds of integer v at the current block's accesses. */
 struct iv ext_eval(struct ext *e, LLVMValueRef v);
 
-/* arg_loops.c: e->order from the kernel's blocks. */
-void ext_blocks_index(struct ext *e);
 /* The guards that hold in block b into e->guard. */
 void ext_guards(struct ext *e, LLVMBasicBlockRef b);
 /* r narrowed by the guards on v. */

@@ -5,63 +5,31 @@
  * latches) is taken for its dominator, and a predecessor laid out at or
  * after a phi's block brings a loop's next value. */
 #include "ocl/driver/arg_extent_internal.h"
-#include "core/alloc.h"
 
-#include <stdlib.h>
-#include <string.h>
-
-static int by_address(const void *a, const void *b)
-{
-	uintptr_t x = (uintptr_t)((const struct blk *)a)->b, y = (uintptr_t)((const struct blk *)b)->b;
-
-	return x < y ? -1 : x > y;
-}
-
-void ext_blocks_index(struct ext *e)
-{
-	size_t n = 0;
-
-	e->nblocks = LLVMCountBasicBlocks(e->kernel);
-	e->order = sibyl_xcalloc(e->nblocks + 1, sizeof(*e->order));
-	for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(e->kernel); b && n < e->nblocks;
-	     b = LLVMGetNextBasicBlock(b), n++)
-		e->order[n] = (struct blk){ b, n };
-	qsort(e->order, n, sizeof(*e->order), by_address);
-}
+#include <stdint.h>
 
 /* Block b's place in the layout (SIZE_MAX: not the kernel's). */
 static size_t place(const struct ext *e, LLVMBasicBlockRef b)
 {
-	struct blk key = { b, 0 };
-	const struct blk *f = bsearch(&key, e->order, e->nblocks, sizeof(key), by_address);
-
-	return f ? f->at : SIZE_MAX;
+	return ocl_cfg_index(&e->blocks, b);
 }
 
 /* b's dominator as the header comment says, or NULL. */
 static LLVMBasicBlockRef entry_pred(const struct ext *e, LLVMBasicBlockRef b)
 {
-	LLVMBasicBlockRef earlier = NULL;
-	size_t at = place(e, b), preds = 0, before = 0;
+	const struct ocl_cfg *g = &e->blocks;
+	size_t at = place(e, b), earlier = SIZE_MAX, before = 0;
 
-	for (LLVMUseRef u = LLVMGetFirstUse(LLVMBasicBlockAsValue(b)); u; u = LLVMGetNextUse(u)) {
-		LLVMValueRef t = LLVMGetUser(u);
-		LLVMBasicBlockRef p;
-
-		if (!LLVMIsAInstruction(t) || !LLVMIsATerminatorInst(t))
-			continue;
-		p = LLVMGetInstructionParent(t);
-		preds++;
-		if (place(e, p) < at && p != earlier) {
+	if (at == SIZE_MAX)
+		return NULL;
+	for (size_t k = g->pred_at[at]; k < g->pred_at[at + 1]; k++)
+		if (g->pred[k] < at && g->pred[k] != earlier) {
 			before++;
-			earlier = p;
+			earlier = g->pred[k];
 		}
-	}
-	if (preds == 1 && !earlier)	/* one predecessor laid out later */
-		for (LLVMUseRef u = LLVMGetFirstUse(LLVMBasicBlockAsValue(b)); u; u = LLVMGetNextUse(u))
-			if (LLVMIsAInstruction(LLVMGetUser(u)))
-				return LLVMGetInstructionParent(LLVMGetUser(u));
-	return before == 1 ? earlier : NULL;
+	if (ocl_cfg_npred(g, at) == 1 && earlier == SIZE_MAX)	/* one, laid out later */
+		return g->block[g->pred[g->pred_at[at]]];
+	return before == 1 ? g->block[earlier] : NULL;
 }
 
 static LLVMIntPredicate inverse(LLVMIntPredicate p)

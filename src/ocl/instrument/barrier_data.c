@@ -14,6 +14,7 @@
  * (clang -O0 keeps them in allocas), stores and merges in what a
  * tainted branch decides, not into callees' parameters.
  */
+#include "ocl/instrument/cfg.h"
 #include "ocl/instrument/instrument_internal.h"
 
 #include "core/alloc.h"
@@ -154,14 +155,11 @@ static void taint_function(LLVMValueRef f, struct vset *taint)
 	}
 }
 
-/* One function's blocks, numbered, which of them reach a barrier, and
+/* One function's blocks (cfg.h), which of them reach a barrier, and
  * who postdominates whom. */
 struct cfg {
-	LLVMBasicBlockRef *block;
+	struct ocl_cfg c;
 	bool *barrier;
-	size_t n;
-	struct vset index;	/* block -> its number + 1 */
-	size_t *pred, *pred_at;	/* block y's predecessors: pred[pred_at[y]..pred_at[y+1]) */
 	bool *pd;		/* pd[x * n + y]: every way from y out of the function passes x */
 };
 
@@ -177,43 +175,22 @@ static bool calls_barrier(LLVMBasicBlockRef b, const struct vset *with_barriers)
 	return false;
 }
 
-static unsigned nsucc(const struct cfg *g, size_t b)
+static size_t nsucc(const struct cfg *g, size_t b)
 {
-	LLVMValueRef t = LLVMGetBasicBlockTerminator(g->block[b]);
-
-	return t ? LLVMGetNumSuccessors(t) : 0;
+	return ocl_cfg_nsucc(&g->c, b);
 }
 
-static size_t succ(const struct cfg *g, size_t b, unsigned s)
+static size_t succ(const struct cfg *g, size_t b, size_t s)
 {
-	return vset_get(&g->index, LLVMGetSuccessor(LLVMGetBasicBlockTerminator(g->block[b]), s)) - 1;
-}
-
-static void preds(struct cfg *g)
-{
-	size_t *fill = sibyl_xcalloc(g->n + 1, sizeof(*fill)), m = 0;
-
-	g->pred_at = sibyl_xcalloc(g->n + 2, sizeof(*g->pred_at));
-	for (size_t b = 0; b < g->n; b++)
-		for (unsigned s = 0; s < nsucc(g, b); s++)
-			g->pred_at[succ(g, b, s) + 1]++, m++;
-	for (size_t b = 0; b < g->n; b++)
-		g->pred_at[b + 1] += g->pred_at[b];
-	g->pred = sibyl_xcalloc(m + 1, sizeof(*g->pred));
-	for (size_t b = 0; b < g->n; b++)
-		for (unsigned s = 0; s < nsucc(g, b); s++) {
-			size_t y = succ(g, b, s);
-
-			g->pred[g->pred_at[y] + fill[y]++] = b;
-		}
-	free(fill);
+	return g->c.succ[g->c.succ_at[b] + s];
 }
 
 /* For each x, the blocks that reach no exit of the function once x is
  * taken away: a search backwards from the exits. */
 static void postdominators(struct cfg *g)
 {
-	size_t n = g->n, *stack = sibyl_xcalloc(n + 1, sizeof(*stack)), top;
+	const struct ocl_cfg *c = &g->c;
+	size_t n = c->n, *stack = sibyl_xcalloc(n + 1, sizeof(*stack)), top;
 	bool *reached = sibyl_xcalloc(n + 1, sizeof(*reached));
 
 	g->pd = sibyl_xcalloc(n * n + 1, sizeof(*g->pd));
@@ -226,9 +203,9 @@ static void postdominators(struct cfg *g)
 		while (top) {
 			size_t y = stack[--top];
 
-			for (size_t p = g->pred_at[y]; p < g->pred_at[y + 1]; p++)
-				if (g->pred[p] != x && !reached[g->pred[p]])
-					reached[g->pred[p]] = true, stack[top++] = g->pred[p];
+			for (size_t p = c->pred_at[y]; p < c->pred_at[y + 1]; p++)
+				if (c->pred[p] != x && !reached[c->pred[p]])
+					reached[c->pred[p]] = true, stack[top++] = c->pred[p];
 		}
 		for (size_t y = 0; y < n; y++)
 			g->pd[x * n + y] = !reached[y];
@@ -239,37 +216,28 @@ static void postdominators(struct cfg *g)
 
 static void cfg_build(LLVMValueRef f, const struct vset *with_barriers, struct cfg *g)
 {
-	*g = (struct cfg){ 0 };
-	g->n = LLVMCountBasicBlocks(f);
-	g->block = sibyl_xcalloc(g->n + 1, sizeof(*g->block));
-	g->barrier = sibyl_xcalloc(g->n + 1, sizeof(*g->barrier));
-	LLVMGetBasicBlocks(f, g->block);
-	for (size_t k = 0; k < g->n; k++) {
-		vset_put(&g->index, g->block[k], k + 1);
-		g->barrier[k] = calls_barrier(g->block[k], with_barriers);
-	}
-	preds(g);
+	ocl_cfg_of_function(&g->c, f);
+	g->barrier = sibyl_xcalloc(g->c.n + 1, sizeof(*g->barrier));
+	for (size_t k = 0; k < g->c.n; k++)
+		g->barrier[k] = calls_barrier(g->c.block[k], with_barriers);
 	postdominators(g);
 }
 
 static void cfg_free(struct cfg *g)
 {
-	free(g->block);
+	ocl_cfg_free(&g->c);
 	free(g->barrier);
-	free(g->pred);
-	free(g->pred_at);
 	free(g->pd);
-	vset_free(&g->index);
 }
 
 /* Whether block b's branch decides whether x runs (x is control
  * dependent on b): x postdominates one of b's successors, not b. */
 static bool controls(const struct cfg *g, size_t b, size_t x)
 {
-	if (x != b && g->pd[x * g->n + b])
+	if (x != b && g->pd[x * g->c.n + b])
 		return false;
 	for (unsigned s = 0; s < nsucc(g, b); s++)
-		if (succ(g, b, s) == x || g->pd[x * g->n + succ(g, b, s)])
+		if (succ(g, b, s) == x || g->pd[x * g->c.n + succ(g, b, s)])
 			return true;
 	return false;
 }
@@ -291,7 +259,7 @@ static LLVMValueRef tainted_branch(LLVMBasicBlockRef b, const struct vset *taint
  * decides, directly or through branches in such blocks. */
 static void mark(const struct cfg *g, size_t b, LLVMValueRef t, LLVMValueRef *why)
 {
-	for (size_t x = 0; x < g->n; x++)
+	for (size_t x = 0; x < g->c.n; x++)
 		if (!why[x] && controls(g, b, x)) {
 			why[x] = t;
 			if (nsucc(g, x) > 1)
@@ -306,8 +274,8 @@ static bool implicit(const struct cfg *g, LLVMValueRef *why, struct vset *taint)
 {
 	bool grew = false;
 
-	for (size_t x = 0; x < g->n; x++)
-		for (LLVMValueRef i = LLVMGetFirstInstruction(g->block[x]); i;
+	for (size_t x = 0; x < g->c.n; x++)
+		for (LLVMValueRef i = LLVMGetFirstInstruction(g->c.block[x]); i;
 		     i = LLVMGetNextInstruction(i)) {
 			LLVMValueRef base = LLVMIsAStoreInst(i) && why[x] ?
 					    private_base(LLVMGetOperand(i, 1)) : NULL;
@@ -316,7 +284,7 @@ static bool implicit(const struct cfg *g, LLVMValueRef *why, struct vset *taint)
 				grew |= vset_put(taint, base, 1);
 			for (unsigned k = 0; LLVMIsAPHINode(i) && k < LLVMCountIncoming(i); k++) {
 				LLVMBasicBlockRef from = LLVMGetIncomingBlock(i, k);
-				size_t y = vset_get(&g->index, from) - 1;
+				size_t y = ocl_cfg_index(&g->c, from);
 
 				if (why[y] || tainted_branch(from, taint))
 					grew |= vset_put(taint, i, 1);
@@ -335,20 +303,20 @@ static unsigned function_branch(LLVMValueRef f, const struct vset *with_barriers
 	bool grew = true;
 
 	cfg_build(f, with_barriers, &g);
-	LLVMValueRef *why = sibyl_xcalloc(g.n + 1, sizeof(*why));
+	LLVMValueRef *why = sibyl_xcalloc(g.c.n + 1, sizeof(*why));
 
 	while (grew) {
 		taint_function(f, &taint);
-		memset(why, 0, g.n * sizeof(*why));
-		for (size_t b = 0; b < g.n; b++) {
-			LLVMValueRef t = tainted_branch(g.block[b], &taint);
+		memset(why, 0, g.c.n * sizeof(*why));
+		for (size_t b = 0; b < g.c.n; b++) {
+			LLVMValueRef t = tainted_branch(g.c.block[b], &taint);
 
 			if (t)
 				mark(&g, b, t, why);
 		}
 		grew = implicit(&g, why, &taint);
 	}
-	for (size_t k = 0; k < g.n && !line; k++)
+	for (size_t k = 0; k < g.c.n && !line; k++)
 		if (g.barrier[k] && why[k])
 			line = LLVMGetDebugLocLine(why[k]) ? LLVMGetDebugLocLine(why[k]) : 1;
 	free(why);

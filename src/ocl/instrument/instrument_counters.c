@@ -11,62 +11,24 @@
  * often as that predecessor (clang's -O0 code is full of such chains),
  * so only the head of a chain counts.
  */
+#include "ocl/instrument/cfg.h"
 #include "ocl/instrument/instrument_internal.h"
 
 #include "core/alloc.h"
 
+#include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
-
-struct block_index {
-	LLVMBasicBlockRef block;
-	size_t i;
-};
-
-static int by_block(const void *a, const void *b)
-{
-	const struct block_index *x = a, *y = b;
-	uintptr_t p = (uintptr_t)x->block, q = (uintptr_t)y->block;
-
-	return (p > q) - (p < q);
-}
-
-static size_t find(const struct block_index *sorted, size_t n, LLVMBasicBlockRef b)
-{
-	struct block_index key = { b, 0 };
-	const struct block_index *hit = bsearch(&key, sorted, n, sizeof(*sorted), by_block);
-
-	return hit ? hit->i : SIZE_MAX;
-}
 
 /* pred[i]: block i's only predecessor if it has exactly one, SIZE_MAX
  * otherwise (none, several, or one that reaches it twice). */
 static void single_predecessors(const struct ic_blocks *blocks, size_t *pred)
 {
-	struct block_index *sorted = sibyl_xmalloc((blocks->n ? blocks->n : 1) * sizeof(*sorted));
-	size_t *npred = sibyl_xcalloc(blocks->n ? blocks->n : 1, sizeof(*npred));
+	struct ocl_cfg g;
 
+	ocl_cfg_build(&g, blocks->block, blocks->n);
 	for (size_t i = 0; i < blocks->n; i++)
-		sorted[i] = (struct block_index){ blocks->block[i], i };
-	qsort(sorted, blocks->n, sizeof(*sorted), by_block);
-	for (size_t i = 0; i < blocks->n; i++) {
-		LLVMValueRef term = LLVMGetBasicBlockTerminator(blocks->block[i]);
-		unsigned ns = term ? LLVMGetNumSuccessors(term) : 0;
-
-		for (unsigned s = 0; s < ns; s++) {
-			size_t j = find(sorted, blocks->n, LLVMGetSuccessor(term, s));
-
-			if (j == SIZE_MAX)
-				continue;
-			npred[j]++;
-			pred[j] = i;
-		}
-	}
-	for (size_t i = 0; i < blocks->n; i++)
-		if (npred[i] != 1)
-			pred[i] = SIZE_MAX;
-	free(npred);
-	free(sorted);
+		pred[i] = ocl_cfg_npred(&g, i) == 1 ? g.pred[g.pred_at[i]] : SIZE_MAX;
+	ocl_cfg_free(&g);
 }
 
 /* Block i runs exactly as often as its predecessor p. */

@@ -15,6 +15,7 @@
  * histogram it multiplies (negative coefficients wrap modulo 2^64, which
  * the decoder's unsigned sums undo).
  */
+#include "ocl/instrument/cfg.h"
 #include "ocl/instrument/instrument_internal.h"
 #include "ocl/instrument/source.h"
 
@@ -48,14 +49,6 @@ static bool is_mark(LLVMValueRef i)
 	return LLVMIsAFunction(callee) && !strcmp(LLVMGetValueName(callee), "__sibyl_mark");
 }
 
-static size_t block_index(LLVMBasicBlockRef *bbs, size_t n, LLVMBasicBlockRef b)
-{
-	for (size_t i = 0; i < n; i++)
-		if (bbs[i] == b)
-			return i;
-	return SIZE_MAX;
-}
-
 static bool same_instruction(LLVMValueRef a, LLVMValueRef b)
 {
 	LLVMOpcode op = LLVMGetInstructionOpcode(a);
@@ -72,16 +65,15 @@ static bool same_instruction(LLVMValueRef a, LLVMValueRef b)
 	return true;
 }
 
-static bool same_successors(LLVMValueRef ta, LLVMBasicBlockRef *ba, LLVMValueRef tb,
-			    LLVMBasicBlockRef *bb, size_t n)
+/* Block i leads to the same blocks, by number, in both graphs. */
+static bool same_successors(const struct ocl_cfg *a, const struct ocl_cfg *b, size_t i)
 {
-	unsigned ns = LLVMGetNumSuccessors(ta);
+	size_t ns = ocl_cfg_nsucc(a, i);
 
-	if (ns != LLVMGetNumSuccessors(tb))
+	if (ns != ocl_cfg_nsucc(b, i))
 		return false;
-	for (unsigned s = 0; s < ns; s++)
-		if (block_index(ba, n, LLVMGetSuccessor(ta, s)) !=
-		    block_index(bb, n, LLVMGetSuccessor(tb, s)))
+	for (size_t s = 0; s < ns; s++)
+		if (a->succ[a->succ_at[i] + s] != b->succ[b->succ_at[i] + s])
 			return false;
 	return true;
 }
@@ -112,20 +104,18 @@ static int compare(struct solve *s, int f)
 {
 	const char *name = LLVMGetValueName(s->fns[f]);
 	LLVMValueRef g = LLVMGetNamedFunction(s->h.mod, name);
-	size_t n = LLVMCountBasicBlocks(s->fns[f]);
-	bool same = g && LLVMCountBasicBlocks(g) == n;
-	LLVMBasicBlockRef *ba = sibyl_xcalloc(n + 1, sizeof(*ba)), *bb = sibyl_xcalloc(n + 1, sizeof(*bb));
+	bool same = g && LLVMCountBasicBlocks(g) == LLVMCountBasicBlocks(s->fns[f]);
+	struct ocl_cfg a = { 0 }, b = { 0 };
 
 	if (same) {
-		LLVMGetBasicBlocks(s->fns[f], ba);
-		LLVMGetBasicBlocks(g, bb);
+		ocl_cfg_of_function(&a, s->fns[f]);
+		ocl_cfg_of_function(&b, g);
 	}
-	for (size_t i = 0; same && i < n; i++)
-		same = same_block(s, ba[i], bb[i], s->first[f] + i) &&
-		       same_successors(LLVMGetBasicBlockTerminator(ba[i]), ba,
-				       LLVMGetBasicBlockTerminator(bb[i]), bb, n);
-	free(ba);
-	free(bb);
+	for (size_t i = 0; same && i < a.n; i++)
+		same = same_block(s, a.block[i], b.block[i], s->first[f] + i) &&
+		       same_successors(&a, &b, i);
+	ocl_cfg_free(&a);
+	ocl_cfg_free(&b);
 	if (!same)
 		return sibyl_seterr(s->err, s->errlen, "kernel: --source-counters: the marked "
 				    "source of '%s' compiles to other IR than the source (a mark "
@@ -169,24 +159,21 @@ static void add_edge(struct flow *fl, size_t *cap, size_t src, size_t dst)
 
 static void flow_init(struct flow *fl, LLVMValueRef f, size_t k)
 {
-	size_t n = LLVMCountBasicBlocks(f), cap = 16;
-	LLVMBasicBlockRef *bbs = sibyl_xcalloc(n + 1, sizeof(*bbs));
+	struct ocl_cfg g;
+	size_t cap = 16;
 
-	*fl = (struct flow){ .nb = n, .ne = 1, .k = k };
+	ocl_cfg_of_function(&g, f);
+	*fl = (struct flow){ .nb = g.n, .ne = 1, .k = k };
 	fl->src = sibyl_xcalloc(cap, sizeof(*fl->src));
 	fl->dst = sibyl_xcalloc(cap, sizeof(*fl->dst));
 	fl->src[0] = SIZE_MAX;
-	LLVMGetBasicBlocks(f, bbs);
-	for (size_t i = 0; i < n; i++) {
-		LLVMValueRef t = LLVMGetBasicBlockTerminator(bbs[i]);
-
-		for (unsigned s = 0; t && s < LLVMGetNumSuccessors(t); s++)
-			add_edge(fl, &cap, i, block_index(bbs, n, LLVMGetSuccessor(t, s)));
-	}
-	free(bbs);
-	fl->bknown = sibyl_xcalloc(n + 1, sizeof(*fl->bknown));
+	for (size_t i = 0; i < g.n; i++)
+		for (size_t e = g.succ_at[i]; e < g.succ_at[i + 1]; e++)
+			add_edge(fl, &cap, i, g.succ[e]);
+	ocl_cfg_free(&g);
+	fl->bknown = sibyl_xcalloc(fl->nb + 1, sizeof(*fl->bknown));
 	fl->eknown = sibyl_xcalloc(fl->ne, sizeof(*fl->eknown));
-	fl->b = sibyl_xcalloc((n + 1) * (k + 1), sizeof(*fl->b));
+	fl->b = sibyl_xcalloc((fl->nb + 1) * (k + 1), sizeof(*fl->b));
 	fl->e = sibyl_xcalloc(fl->ne * (k + 1), sizeof(*fl->e));
 }
 
