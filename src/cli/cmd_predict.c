@@ -13,7 +13,7 @@
 #include <string.h>
 
 static const struct sibyl_command_help help = {
-	"predict", "TRACE --model FUNC=PROFILE.json... [--transfer DEVICE.json] [--best-of] "
+	"predict", "TRACE... --model FUNC=PROFILE.json... [--transfer DEVICE.json] [--best-of] "
 	"[--outside extrapolate|keep] [--actual TRACE2 | --verify [--wrap ACCEL.so]...] [--plot FILE] "
 	"[--json]",
 	"Predict the whole program's speedup if the calls of FUNC (a glob on traced function "
@@ -24,7 +24,9 @@ static const struct sibyl_command_help help = {
 	"sibyl trace with the --wrap libraries (a redirect wrapper; default: the traced "
 	"run's), and compares; before each such run the original runs again as it was "
 	"traced (TRACE.original), so each pair meets the machine alike and their medians "
-	"are compared.  Docs: docs/predict.md.",
+	"are compared.  Several TRACEs, runs of one command, give the median prediction, "
+	"their spread in its interval; the other options apply to the median one.  Docs: "
+	"docs/predict.md.",
 };
 
 struct loaded {
@@ -99,19 +101,64 @@ struct outputs {
 	bool force, json;
 };
 
-static int run(const char *dir, const struct outputs *w, const struct sibyl_predict_options *o)
+/* One trace opened and predicted: 0, or 1 after one line (*t NULL). */
+static int predict_one(const char *dir, const struct sibyl_predict_options *o,
+		       struct sibyl_trace **t, struct sibyl_prediction *p)
 {
 	char err[1024];
-	struct sibyl_trace *t = sibyl_trace_open(dir, err, sizeof(err));
+
+	if (!(*t = sibyl_trace_open(dir, err, sizeof(err))))
+		return sibyl_err("predict: %s", err), 1;
+	if (sibyl_predict(*t, o, p, err, sizeof(err)) == 0)
+		return 0;
+	sibyl_trace_close(*t);
+	*t = NULL;
+	return sibyl_err("predict: %s", err), 1;
+}
+
+/* Each trace predicted; several must be runs of one command, and the
+ * one of median global speedup speaks for them (sibyl_predict_runs):
+ * it stays open in *t, its prediction in *p.  0, or 1 after one line. */
+static int predict_all(char **dirs, size_t n, const struct sibyl_predict_options *o,
+		       struct sibyl_trace **t, struct sibyl_prediction *p)
+{
+	struct sibyl_trace **ts = sibyl_xcalloc(n, sizeof(*ts));
+	struct sibyl_prediction *ps = sibyl_xcalloc(n, sizeof(*ps));
+	size_t m = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < n && !rc; i++) {
+		rc = predict_one(dirs[i], o, &ts[i], &ps[i]);
+		if (!rc && i && strcmp(sibyl_trace_meta(ts[i])->command,
+				       sibyl_trace_meta(ts[0])->command))
+			rc = sibyl_err("predict: %s traced '%s', %s '%s': several traces must be "
+				       "runs of one command", dirs[0], sibyl_trace_meta(ts[0])->command,
+				       dirs[i], sibyl_trace_meta(ts[i])->command);
+	}
+	if (!rc)
+		m = sibyl_predict_runs(ps, n);
+	for (size_t i = 0; i < n; i++)
+		if (ts[i] && (rc || i != m)) {
+			sibyl_prediction_free(&ps[i]);
+			sibyl_trace_close(ts[i]);
+		}
+	*t = rc ? NULL : ts[m];
+	*p = ps[m];
+	free(ts);
+	free(ps);
+	return rc ? 1 : 0;
+}
+
+static int run(char **dirs, size_t n, const struct outputs *w,
+	       const struct sibyl_predict_options *o)
+{
+	char err[1024];
+	struct sibyl_trace *t;
 	struct sibyl_prediction p;
 	int rc = 0;
 
-	if (!t)
-		return sibyl_err("predict: %s", err), 1;
-	if (sibyl_predict(t, o, &p, err, sizeof(err)) < 0) {
-		sibyl_trace_close(t);
-		return sibyl_err("predict: %s", err), 1;
-	}
+	if (predict_all(dirs, n, o, &t, &p))
+		return 1;
 	if (w->actual && compare(w->actual, o, &p) < 0)
 		rc = 1;
 	else if (w->verify && sibyl_predict_verify(t, &w->run, o, &p, err, sizeof(err)) < 0)
@@ -204,8 +251,8 @@ int cmd_predict(int argc, char **argv)
 
 	if (r)
 		return r > 0 ? 0 : 2;
-	if (operands != 1 || !specs.count) {
-		sibyl_err("predict: expected one trace directory and at least one --model (see --help)");
+	if (operands < 1 || !specs.count) {
+		sibyl_err("predict: expected a trace directory and at least one --model (see --help)");
 		sibyl_strlist_free(&specs);
 		return 2;
 	}
@@ -222,7 +269,7 @@ int cmd_predict(int argc, char **argv)
 		o.best_of = best_of;
 		o.other_machine = other_machine;
 		o.no_one_time = no_one_time;
-		r = run(argv[1], &w, &o);
+		r = run(argv + 1, (size_t)operands, &w, &o);
 	}
 	unload(&l);
 	free(verify_out);

@@ -163,6 +163,15 @@ struct sibyl_prediction {
 		unsigned runs;
 		double predicted[3], actual[3];
 	} paired;
+	/* sibyl_predict_runs: this is the median of n predictions from n
+	 * traces of one command; total and speedup are their predicted
+	 * totals and S_G as {median, min, max}; half_s, what a further run's
+	 * total varies by (95%), is in the interval's half_s beside the
+	 * profile's own (profile_half_s).  n is 0 for one trace. */
+	struct {
+		unsigned n;
+		double half_s, profile_half_s, total[3], speedup[3];
+	} runs;
 	bool actual_partial;
 	const char *actual_partial_why;
 	bool best_of, transfers;
@@ -177,6 +186,10 @@ struct sibyl_prediction {
 int sibyl_predict(const struct sibyl_trace *t, const struct sibyl_predict_options *o,
 		  struct sibyl_prediction *out, char *err, size_t errlen);
 void sibyl_prediction_free(struct sibyl_prediction *p);
+
+/* p[0..n): predictions of n traces of one command.  The one of median
+ * global speedup gets their spread (runs, in its half_s); its index. */
+size_t sibyl_predict_runs(struct sibyl_prediction *p, size_t n);
 
 /* Verification: the same kernels in a trace of the accelerated run (the
  * program run again with a redirect wrapper).  0, or -1 with one line. */

@@ -86,10 +86,26 @@ static void speedup_interval(const struct sibyl_prediction *p, double *lo, doubl
 	*hi = best > 0 ? p->untraced_total_s / best : INFINITY;
 }
 
+/* Several traces (sibyl_predict_runs): their spread, and what it adds. */
+static void print_runs(FILE *out, const struct sibyl_prediction *p)
+{
+	fprintf(out, "from %u traces of the command: global speedup %.3f (%.3f .. %.3f), "
+		"predicted total %.6g s (%.6g .. %.6g); above, the trace of median speedup; a "
+		"further run's total varies by +- %.3g s (95%%)", p->runs.n, p->runs.speedup[0],
+		p->runs.speedup[1], p->runs.speedup[2], p->runs.total[0], p->runs.total[1],
+		p->runs.total[2], p->runs.half_s);
+	if (p->interval_known)
+		fprintf(out, ", in the interval beside the profile's +- %.3g s",
+			p->runs.profile_half_s);
+	fputc('\n', out);
+}
+
 static void print_interval(FILE *out, const struct sibyl_prediction *p)
 {
 	double lo, hi;
 
+	if (p->runs.n)
+		print_runs(out, p);
 	if (!p->interval_known) {
 		fprintf(out, "95%% interval: unknown (a profile without samples)\n");
 		return;
@@ -350,6 +366,13 @@ int sibyl_prediction_print_json(FILE *out, const struct sibyl_trace *t,
 	json_object_set_new(j, "kernel_speedup", sibyl_json_real_or_null(p->kernel_speedup));
 	json_object_set_new(j, "predicted_total_s", json_real(p->predicted_total_s));
 	json_object_set_new(j, "interval", interval_json(p));
+	json_object_set_new(j, "runs", !p->runs.n ? json_null() :
+		json_pack("{sisfsfs[fff]s[ooo]}", "traces", (int)p->runs.n, "half_s",
+			  p->runs.half_s, "profile_half_s", p->runs.profile_half_s,
+			  "predicted_total_s", p->runs.total[0], p->runs.total[1], p->runs.total[2],
+			  "global_speedup", sibyl_json_real_or_null(p->runs.speedup[0]),
+			  sibyl_json_real_or_null(p->runs.speedup[1]),
+			  sibyl_json_real_or_null(p->runs.speedup[2])));
 	json_object_set_new(j, "one_time_s", json_real(p->one_time_s));
 	json_object_set_new(j, "one_time_in_call_s", json_real(p->one_time_in_call_s));
 	json_object_set_new(j, "one_time_included", json_boolean(p->one_time_included));

@@ -149,6 +149,34 @@ check points 'cblas_dgemm,dgemm_' "$WORK/points.json"
 [ "$("$SIBYL" predict "$WORK/tr" --model "*dgemm*=$WORK/points.json" --json |
 	/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["interval"] is not None)')" = True ] ||
 	fail "no interval from a profile of points and samples"
+# Several traces of one command: each predicted alone, the one of median
+# S_G speaks for them, and the spread of their totals joins the interval.
+for d in run2 run3; do
+	"$SIBYL" trace -o "$WORK/$d" --wrap "$WORK/w.so" -- "$TARGETS_BIN/matmul" 160 >/dev/null
+done
+for d in tr run2 run3; do
+	"$SIBYL" predict "$WORK/$d" --model "*dgemm*=$WORK/fitted.json" --json >"$WORK/$d.one.json"
+done
+"$SIBYL" predict "$WORK/tr" "$WORK/run2" "$WORK/run3" --model "*dgemm*=$WORK/fitted.json" \
+	--json >"$WORK/runs.json"
+/usr/bin/python3 - "$WORK/runs.json" "$WORK"/tr.one.json "$WORK"/run2.one.json "$WORK"/run3.one.json <<'PY' ||
+import json, math, statistics, sys
+from scipy import stats
+j, ones = json.load(open(sys.argv[1])), [json.load(open(f)) for f in sys.argv[2:]]
+m = sorted(ones, key=lambda o: o['global_speedup'])[1]
+close = lambda a, b: abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1e-12)
+assert j['global_speedup'] == m['global_speedup'] and j['predicted_total_s'] == m['predicted_total_s'], j
+totals = sorted(o['predicted_total_s'] for o in ones)
+r = j['runs']
+assert r['traces'] == 3 and r['predicted_total_s'] == [totals[1], totals[0], totals[2]], r
+half = stats.t.ppf(0.975, 2) * statistics.stdev(totals) * math.sqrt(1 + 1 / 3)
+profile = m['interval']['predicted_total_half_s']
+assert close(r['half_s'], half) and close(r['profile_half_s'], profile), (r, half, profile)
+assert close(j['interval']['predicted_total_half_s'], math.hypot(profile, half)), j['interval']
+PY
+	fail "several traces: median, spread or interval"
+echo "ok: three traces, the median one with their spread"
+"$SIBYL" trace -o "$WORK/tr96" --wrap "$WORK/w.so" -- "$TARGETS_BIN/matmul" 96 >/dev/null
 # Per segment: slower by 1.5 below 2e5, 1.1 above; a segment with fewer
 # than 3 typical samples takes the ratio over all of them.
 typical_profile() {	# OUT SAMPLES-KEPT-BELOW-2e5
@@ -219,6 +247,8 @@ PY
 sed "s/\"$metric\"/\"matrix dimension n\"/" "$WORK/acc.json" >"$WORK/other.json"
 bad "metric mismatch" "measured in 'matrix dimension n'" "$WORK/tr" --model "dgemm_=$WORK/other.json"
 bad "unknown function" "no call of a function matching 'dgem_'" "$WORK/tr" --model "dgem_=$WORK/acc.json"
+bad "traces of two commands" "several traces must be runs of one command" "$WORK/tr" "$WORK/tr96" \
+	--model "dgemm_=$WORK/acc.json"
 /usr/bin/python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); del j["work_metric"]; json.dump(j, open(sys.argv[2], "w"))' "$WORK/acc.json" "$WORK/nometric.json"
 bad "profile without metric" "refusing to guess" "$WORK/tr" --model "dgemm_=$WORK/nometric.json"
 /usr/bin/python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); j["complete"]=False; j["points"]=[]; json.dump(j, open(sys.argv[2], "w"))' "$WORK/acc.json" "$WORK/empty.json"
