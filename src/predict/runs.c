@@ -3,11 +3,12 @@
  * traced run fixes the time outside the modelled calls, and with it most
  * of the prediction, at what that run met: on this VM the same program
  * ran up to 20% apart from one run to the next (bench/predict), which
- * no profile's interval holds.  With n traces, each is predicted alone; the one of median
- * global speedup speaks for them, and the spread of their totals gives
- * what a further run adds to the interval: a prediction interval for one
- * more draw, t(n-1) * s * sqrt(1 + 1/n), in quadrature with the
- * profile's (the fit and the implementation's scatter, measured apart).
+ * no profile's interval holds.  With n traces, each is predicted alone;
+ * the one of median global speedup speaks for them, and the spread of
+ * their totals gives what a further run adds to the interval: a
+ * prediction interval for one more draw, t(n-1) * s * sqrt(1 + 1/n), in
+ * quadrature with the profile's (the fit and the implementation's
+ * scatter, measured apart).
  */
 #include "predict/predict.h"
 
