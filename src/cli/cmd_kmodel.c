@@ -78,22 +78,50 @@ static const struct sibyl_command_help evaluate_help = {
  * sweeps: docs/kmodel.md). */
 #define LEVEL_CLOSE 0.15
 
+/* predict's case (extrap): the median error, and R^2 at the sizes not
+ * profiled of OCLMan and OCLBase, both calibrated on the profiled ones. */
+static void print_extrap(const struct sibyl_kmodel_eval *e)
+{
+	double *ex = calloc(3 * e->n + 1, sizeof(*ex)), *man = ex + e->n, *base = man + e->n;
+	size_t n = 0, better = 0;
+
+	for (size_t i = 0; i < e->n; i++) {
+		const struct sibyl_kmodel_eval_row *r = &e->rows[i];
+
+		if (isnan(r->extrap_err))
+			continue;
+		man[n] = r->extrap_r2;
+		base[n] = r->extrap_r2_base;
+		/* A NaN OCLBase R^2 (one size left) is no better. */
+		better += !(r->extrap_r2 <= r->extrap_r2_base);
+		ex[n++] = r->extrap_err;
+	}
+	if (n)
+		printf("extrap: from the %d smallest sizes, calibrated: median error %.1f%% over "
+		       "%zu kernels; R2 at the other sizes: OCLMan %.4g, OCLBase %.4g, OCLMan "
+		       "better on %zu\n", SIBYL_KMODEL_CAL_SIZES, 100 * sibyl_kmodel_median(ex, n),
+		       n, sibyl_kmodel_median(man, n), sibyl_kmodel_median(base, n), better);
+	free(ex);
+}
+
 static void print_eval(const struct sibyl_kmodel_eval *e)
 {
 	double *man = calloc(e->n + 1, sizeof(*man)), *base = calloc(e->n + 1, sizeof(*base));
-	double *ex = calloc(e->n + 1, sizeof(*ex)), *own = calloc(e->n + 1, sizeof(*own));
+	double *own = calloc(e->n + 1, sizeof(*own));
 	double *ce = calloc(e->n + 1, sizeof(*ce)), *te = calloc(e->n + 1, sizeof(*te));
 	double *lv = calloc(e->n + 1, sizeof(*lv));
 	size_t better = 0, nex = 0, close = 0;
 
-	printf("%-16s %12s %12s %12s %12s %8s  %-20s %s\n", "kernel", "OCLMan R2", "OCLBase R2",
-	       "OCLMan RMSE", "OCLBase RMSE", "extrap", "OCLBoi", "time model");
+	printf("%-16s %12s %12s %12s %12s %8s %9s  %-20s %s\n", "kernel", "OCLMan R2",
+	       "OCLBase R2", "OCLMan RMSE", "OCLBase RMSE", "extrap", "extrap R2", "OCLBoi",
+	       "time model");
 	for (size_t i = 0; i < e->n; i++) {
 		const struct sibyl_kmodel_eval_row *r = &e->rows[i];
 
-		printf("%-16s %12.4g %12.4g %10.4g ms %10.4g ms %7.1f%%  %-20s %s\n", r->name,
-		       r->r2_oclman, r->r2_oclbase, r->rmse_oclman * 1e3, r->rmse_oclbase * 1e3,
-		       100 * r->extrap_err, r->boi_kind, r->time_kind);
+		printf("%-16s %12.4g %12.4g %10.4g ms %10.4g ms %7.1f%% %9.4g  %-20s %s\n",
+		       r->name, r->r2_oclman, r->r2_oclbase, r->rmse_oclman * 1e3,
+		       r->rmse_oclbase * 1e3, 100 * r->extrap_err, r->extrap_r2, r->boi_kind,
+		       r->time_kind);
 		man[i] = r->r2_oclman;
 		base[i] = r->r2_oclbase;
 		own[i] = r->r2_counts;
@@ -103,15 +131,12 @@ static void print_eval(const struct sibyl_kmodel_eval *e)
 		if (!isnan(r->extrap_err)) {
 			ce[nex] = r->extrap_count_err;
 			te[nex] = r->extrap_time_err;
-			ex[nex++] = r->extrap_err;
+			nex++;
 		}
 	}
 	printf("median R2: OCLMan %.4g, OCLBase %.4g; OCLMan better on %zu of %zu kernels\n",
 	       sibyl_kmodel_median(man, e->n), sibyl_kmodel_median(base, e->n), better, e->n);
-	if (nex)
-		printf("extrap: from the %d smallest sizes, calibrated: median error %.1f%% over "
-		       "%zu kernels\n", SIBYL_KMODEL_CAL_SIZES, 100 * sibyl_kmodel_median(ex, nex),
-		       nex);
+	print_extrap(e);
 	/* Which half errs: OCLBoi's counts or the time model. */
 	printf("time model on measured counts: median R2 %.4g", sibyl_kmodel_median(own, e->n));
 	if (nex)
@@ -122,7 +147,7 @@ static void print_eval(const struct sibyl_kmodel_eval *e)
 	printf("time model's level (measured / predicted on measured counts): %.3g..%.3g, "
 	       "within %.0f%% on %zu of %zu kernels\n", lv[0], lv[e->n ? e->n - 1 : 0],
 	       100 * LEVEL_CLOSE, close, e->n);
-	free(man), free(base), free(ex), free(own), free(ce), free(te), free(lv);
+	free(man), free(base), free(own), free(ce), free(te), free(lv);
 }
 
 static void print_eval_json(const struct sibyl_kmodel_eval *e)
@@ -133,12 +158,13 @@ static void print_eval_json(const struct sibyl_kmodel_eval *e)
 		const struct sibyl_kmodel_eval_row *r = &e->rows[i];
 
 		json_array_append_new(ks, json_pack("{s:s, s:f, s:f, s:f, s:f, s:s, s:f, s:s, s:f, "
-			"s:o, s:o, s:o, s:o, s:o, s:o}", "name", r->name, "r2_oclman", r->r2_oclman, "r2_oclbase",
+			"s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "name", r->name, "r2_oclman", r->r2_oclman, "r2_oclbase",
 			r->r2_oclbase, "rmse_oclman", r->rmse_oclman, "rmse_oclbase",
 			r->rmse_oclbase, "oclboi", r->boi_kind, "oclboi_cv_r2", r->boi_score,
 			"time_model", r->time_kind, "fit_seconds", r->fit_seconds, "extrap_error",
 			sibyl_json_real_or_null(r->extrap_err), "extrap_r2",
-			sibyl_json_real_or_null(r->extrap_r2), "r2_counts", sibyl_json_real_or_null(r->r2_counts),
+			sibyl_json_real_or_null(r->extrap_r2), "extrap_r2_oclbase",
+			sibyl_json_real_or_null(r->extrap_r2_base), "r2_counts", sibyl_json_real_or_null(r->r2_counts),
 			"extrap_count_error", sibyl_json_real_or_null(r->extrap_count_err),
 			"extrap_time_error", sibyl_json_real_or_null(r->extrap_time_err), "level",
 			sibyl_json_real_or_null(r->level)));

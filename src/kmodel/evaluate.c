@@ -84,7 +84,7 @@ static int score_kernel(const struct sibyl_kmodel_table *t, size_t k,
 			kk->name, sibyl_kmodel_r2_of(t, k, man), sibyl_kmodel_r2_of(t, k, bp),
 			sibyl_kmodel_rmse_of(t, k, man), sibyl_kmodel_rmse_of(t, k, bp),
 			boi.kind, boi.score, sibyl_kmodel_tkind_name(tm->kind),
-			(double)(sibyl_mono_ns() - t0) * 1e-9, NAN, NAN, NAN, NAN, NAN, NAN, kk->n, g,
+			(double)(sibyl_mono_ns() - t0) * 1e-9, NAN, NAN, NAN, NAN, NAN, NAN, NAN, kk->n, g,
 			measured, man, bp };
 		row->r2_counts = sibyl_kmodel_r2_of(t, k, own);
 		row->level = sibyl_kmodel_calibration(measured, own, kk->n);

@@ -29,9 +29,11 @@ struct sibyl_kmodel_eval_row {
 	double fit_seconds;			/* OCLBoi's fit and the predictions */
 	/* predict's case: OCLBoi fitted on the kernel's samples at its
 	 * SIBYL_KMODEL_CAL_SIZES smallest global sizes only, the time model
-	 * calibrated on them, the other sizes predicted: median relative
-	 * error and R^2 there (NaN when too few samples or sizes). */
-	double extrap_err, extrap_r2;
+	 * calibrated on them (sibyl_kmodel_profile_scale), the other sizes
+	 * predicted: median relative error and R^2 there, R^2 size by size
+	 * (sibyl_kmodel_r2_sizes); r2_base, OCLBase calibrated the same way
+	 * (NaN when too few samples or sizes). */
+	double extrap_err, extrap_r2, extrap_r2_base;
 	/* Which half of OCLMan errs: r2_counts, the time model's R^2 on the
 	 * kernel's measured counts (OCLBoi left out); in extrap's case, the
 	 * median relative error at the larger sizes of the time model on

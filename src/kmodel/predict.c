@@ -95,10 +95,11 @@ static void boi_band(const struct sibyl_kmodel_device *m, const struct sibyl_kmo
 	free(u);
 }
 
-/* The time model's scale for this kernel: the median of its measured /
- * predicted time at the profiled sizes (0 when the device model has no
- * calibrated cross validation, or no profiled time was measured, or the
- * times are another device's). */
+/* The time model's scale for this kernel, from its profiled times
+ * (sibyl_kmodel_profile_scale: at the largest profiled size, of the time
+ * above the launch; 0 when the device model has no calibrated cross
+ * validation, or no profiled time was measured, or the times are
+ * another device's). */
 static double calibration(const struct sibyl_kmodel_device *m, const struct sibyl_kmodel_kfit *k)
 {
 	double *p = sibyl_xcalloc(k->ns + 1, sizeof(*p));
@@ -110,7 +111,7 @@ static double calibration(const struct sibyl_kmodel_device *m, const struct siby
 		timed |= k->t[i] > 0 && p[i] > 0;
 	}
 	double s = timed && m->cv.cal_hi > 0 && !strcmp(k->device, m->device) ?
-		   sibyl_kmodel_calibration(k->t, p, k->ns) : 0;
+		   sibyl_kmodel_profile_scale(k->g, k->t, p, k->ns, fmax(0, m->tm.b)) : 0;
 
 	free(p);
 	return s;
@@ -127,7 +128,7 @@ static void estimate(const struct sibyl_kmodel_device *m, const struct sibyl_kmo
 	p->uncalibrated = sibyl_kmodel_device_time(m, c, (const char *const *)k->names, k->nf);
 	p->calibration = s;
 	s = s > 0 ? s : 1;
-	p->seconds = s * p->uncalibrated;
+	p->seconds = sibyl_kmodel_calibrated(p->uncalibrated, s, fmax(0, m->tm.b));
 	double a, z;
 
 	boi_band(m, k, g, p->seconds, s, &a, &z);

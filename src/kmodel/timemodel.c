@@ -135,6 +135,41 @@ double sibyl_kmodel_median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+size_t sibyl_kmodel_by_size(const double *g, const double *y, const double *q, size_t n,
+			    double *my, double *mq)
+{
+	double *v = sibyl_xcalloc(n + 1, sizeof(*v));
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t c = 0, j = 0;
+
+		while (j < i && g[j] != g[i])
+			j++;
+		if (j < i)
+			continue;	/* its size is done */
+		mq[m] = 0;
+		for (j = i; j < n; j++)
+			if (g[j] == g[i])
+				v[c++] = y[j], mq[m] += q[j];
+		mq[m] /= (double)c;
+		sibyl_kmodel_median(v, c);	/* sorts */
+		my[m++] = v[0];
+	}
+	free(v);
+	return m;
+}
+
+double sibyl_kmodel_r2_sizes(const double *g, const double *y, const double *q, size_t n)
+{
+	double *my = sibyl_xcalloc(2 * n + 1, sizeof(*my)), *mq = my + n;
+	size_t m = sibyl_kmodel_by_size(g, y, q, n, my, mq);
+	double r = m > 1 ? sibyl_r2(my, mq, m) : NAN;
+
+	free(my);
+	return r;
+}
+
 #define RATIO_MAX 1e6
 
 /* Measured / predicted time of every held-out sample. */
@@ -156,6 +191,20 @@ double sibyl_kmodel_calibration(const double *t, const double *p, size_t n)
 	return s;
 }
 
+double sibyl_kmodel_profile_scale(const double *g, const double *t, const double *p, size_t n,
+				  double b)
+{
+	double top = -INFINITY, s = INFINITY;
+
+	for (size_t i = 0; i < n; i++)
+		if (t[i] > b && p[i] > b)
+			top = fmax(top, g[i]);
+	for (size_t i = 0; i < n; i++)
+		if (g[i] == top && t[i] > b && p[i] > b)
+			s = fmin(s, (t[i] - b) / (p[i] - b));
+	return isinf(s) ? sibyl_kmodel_calibration(t, p, n) : s;
+}
+
 double sibyl_kmodel_cal_limit(const struct sibyl_kmodel_table *t, size_t k)
 {
 	double *g = sibyl_xcalloc(t->k[k].n + 1, sizeof(*g)), lim;
@@ -173,24 +222,24 @@ double sibyl_kmodel_cal_limit(const struct sibyl_kmodel_table *t, size_t k)
 	return lim;
 }
 
-/* Kernel k's held-out predictions p, calibrated on its smallest sizes:
- * measured / calibrated time of its other samples into q, their
- * relative errors into e, and those of p uncalibrated into u. */
-static void calibrated(const struct sibyl_kmodel_table *t, size_t k, const double *p,
+/* Kernel k's held-out predictions p (launch cost b), calibrated on its
+ * smallest sizes: measured / calibrated time of its other samples into
+ * q, their relative errors into e, and those of p uncalibrated into u. */
+static void calibrated(const struct sibyl_kmodel_table *t, size_t k, const double *p, double b,
 		       struct ratios *q, struct ratios *e, struct ratios *u)
 {
 	const struct sibyl_kmodel_kernel *kk = &t->k[k];
-	double lim = sibyl_kmodel_cal_limit(t, k), *ts = sibyl_xcalloc(kk->n + 1, sizeof(*ts));
-	double *ps = sibyl_xcalloc(kk->n + 1, sizeof(*ps));
+	double lim = sibyl_kmodel_cal_limit(t, k), *ts = sibyl_xcalloc(3 * kk->n + 1, sizeof(*ts));
+	double *ps = ts + kk->n, *gs = ps + kk->n;
 	size_t m = 0;
 
 	for (size_t i = 0; i < kk->n; i++)
 		if (t->g[kk->rows[i]] <= lim)
-			ts[m] = t->t[kk->rows[i]], ps[m++] = p[i];
-	double s = sibyl_kmodel_calibration(ts, ps, m);
+			gs[m] = t->g[kk->rows[i]], ts[m] = t->t[kk->rows[i]], ps[m++] = p[i];
+	double s = sibyl_kmodel_profile_scale(gs, ts, ps, m, b);
 
 	for (size_t i = 0; i < kk->n; i++) {
-		double y = t->t[kk->rows[i]], c = s * p[i];
+		double y = t->t[kk->rows[i]], c = sibyl_kmodel_calibrated(p[i], s, b);
 
 		if (t->g[kk->rows[i]] <= lim)
 			continue;
@@ -198,7 +247,7 @@ static void calibrated(const struct sibyl_kmodel_table *t, size_t k, const doubl
 		e->v[e->n++] = y > 0 ? fabs(c - y) / y : 0;
 		u->v[u->n++] = y > 0 ? fabs(p[i] - y) / y : 0;
 	}
-	free(ts), free(ps);
+	free(ts);
 }
 
 /* What the held-out samples said: measured / predicted time, and
@@ -240,7 +289,7 @@ static int cv_kind(enum sibyl_kmodel_tkind kind, const struct sibyl_kmodel_table
 								: RATIO_MAX;
 			}
 			r2[nr++] = sibyl_kmodel_r2_of(t, k, p);
-			calibrated(t, k, p, &h->cal, &h->err, &h->uerr);
+			calibrated(t, k, p, fmax(0, m.b), &h->cal, &h->err, &h->uerr);
 		}
 		sibyl_kmodel_tm_free(&m);
 	}

@@ -69,6 +69,27 @@ double sibyl_kmodel_cal_limit(const struct sibyl_kmodel_table *t, size_t k);
  * the scale of the time model for one kernel; 1 when there is none. */
 double sibyl_kmodel_calibration(const double *t, const double *p, size_t n);
 
+/* A kernel's calibration from its profiled samples (global sizes g,
+ * measured times t, the time model's estimates p, launch cost b): the
+ * least over the samples at the largest profiled size of (t - b) /
+ * (p - b), the part of the time above the launch scaled; the
+ * calibrated estimate is sibyl_kmodel_calibrated().  The smaller sizes
+ * are left out: their times are more launch and more noise.  The
+ * least, not the median: a launch that shares the CPU with other work
+ * takes up to twice as long (PoCL's two threads on one core), and the
+ * load only ever adds time.  On four sweeps this erred less at the
+ * larger sizes than the median ratio over every profiled sample
+ * (docs/kmodel.md).  Samples at or under b are skipped; with none at
+ * the largest size, the median ratio over all of them; 1 when there is
+ * none. */
+double sibyl_kmodel_profile_scale(const double *g, const double *t, const double *p, size_t n,
+				  double b);
+
+static inline double sibyl_kmodel_calibrated(double p, double s, double b)
+{
+	return b + s * (p - b);
+}
+
 /* Choose the kind by `folds` folds of the kernels with use[k] set
  * (the i-th of them in fold i mod folds). */
 int sibyl_kmodel_tm_choose(const struct sibyl_kmodel_table *t, const bool *use, size_t folds,
@@ -78,5 +99,14 @@ int sibyl_kmodel_tm_choose(const struct sibyl_kmodel_table *t, const bool *use, 
 double sibyl_kmodel_r2_of(const struct sibyl_kmodel_table *t, size_t k, const double *p);
 double sibyl_kmodel_rmse_of(const struct sibyl_kmodel_table *t, size_t k, const double *p);
 double sibyl_kmodel_median(double *v, size_t n);
+/* R^2 of predictions q of times y at global sizes g, size by size: the
+ * measured time of a size is the least of its samples (the load of a
+ * shared machine only ever adds time: sibyl_kmodel_profile_scale), the
+ * predicted one the mean of q there; NaN with fewer than 2 sizes. */
+double sibyl_kmodel_r2_sizes(const double *g, const double *y, const double *q, size_t n);
+/* The same sizes' measured (least) times into my and mean predictions
+ * into mq (n each at most): their number. */
+size_t sibyl_kmodel_by_size(const double *g, const double *y, const double *q, size_t n,
+			    double *my, double *mq);
 
 #endif

@@ -47,6 +47,9 @@ for k in ks:
         assert k["extrap_error"] < 0.15 and k["extrap_r2"] > 0.7, k
     else:
         assert k["extrap_error"] < 0.02 and k["extrap_r2"] > 0.99, k
+    # OCLBase given the same profile and calibration: still a poor
+    # shape (its polynomial is shared by all kernels).
+    assert k["extrap_r2_oclbase"] is None or k["extrap_r2"] > k["extrap_r2_oclbase"], k
     # which half errs: neither here (counts exact, costs shared).
     assert k["r2_counts"] > 0.99, k
     assert k["extrap_time_error"] < 0.02, k
@@ -57,7 +60,7 @@ PY
 "$SIBYL" kmodel evaluate "$D" > "$WORK/table"
 grep -Eq "^median R2: OCLMan (1|0\.99[0-9]*), .*better on 10 of 10 kernels" "$WORK/table" ||
 	fail "text summary: $(tail -2 "$WORK/table")"
-grep -Eq "^extrap: from the 3 smallest sizes, calibrated: median error [0-9]\.[0-9]% over 10 kernels" \
+grep -Eq "^extrap: from the 3 smallest sizes, calibrated: median error [0-9]\.[0-9]% over 10 kernels; R2 at the other sizes: OCLMan (1|0\.9[0-9]*), OCLBase .*, OCLMan better on 10$" \
 	"$WORK/table" || fail "text summary: $(tail -2 "$WORK/table")"
 grep -Eq "^time model on measured counts: median R2 (1|0\.99[0-9]*); extrap error from OCLBoi's counts [0-9.]+%, from the calibrated time model [01]\.[0-9]%" \
 	"$WORK/table" || fail "diagnosis line: $(tail -1 "$WORK/table")"

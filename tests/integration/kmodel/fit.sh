@@ -66,12 +66,15 @@ def seconds(g):
                                  zip(c["coef"], f, c["mean"], c["sd"]))
         s += cost.get(c["name"], 0) * max(0, v)
     return s
-# Calibrated by the median of measured / estimated time of the samples.
+# Calibrated at the largest profiled size: the least measured /
+# estimated time above the launch cost b, the estimate b + cal (u - b).
 def tm(counts):
     return dev["time_model"]["launch_seconds"] + sum(cost.get(c["name"], 0) * c["count"]
                                                      for c in counts)
-r = sorted(s["seconds"] / tm(s["counts"]) for s in k["samples"])
-cal = (r[3] + r[4]) / 2
+lb = max(0, dev["time_model"]["launch_seconds"])
+top = max(s["gsize"] for s in k["samples"])
+r = sorted((s["seconds"] - lb) / (tm(s["counts"]) - lb) for s in k["samples"] if s["gsize"] == top)
+cal = r[0]
 cv = dev["cv"]
 assert 0 < cv["calibrated_ratio_low"] <= cv["calibrated_ratio_high"], cv
 assert cv["calibrated_median_error"] >= 0, cv
@@ -79,7 +82,7 @@ for g, q in p.items():
     u = q["uncalibrated_seconds"]
     assert abs(seconds(g) - u) <= 1e-9 * abs(u) + 1e-15, (g, seconds(g), q)
     assert abs(q["calibration"] - cal) <= 1e-9 * cal, (cal, q)
-    assert abs(q["seconds"] - cal * u) <= 1e-9 * q["seconds"], q
+    assert abs(q["seconds"] - (lb + cal * (u - lb))) <= 1e-9 * q["seconds"], q
     assert 0 <= q["low"] <= q["seconds"] <= q["high"], q
     assert q["far"] == (g in (64, 1048576)), q
 # OCLBoi's share of the interval, relative to the estimate, is
