@@ -283,13 +283,13 @@ static int kmodel_train(int argc, char **argv)
 	{ "profile", 0, SIBYL_OPT_STRING, &(o).profile, "FROM:TO:STEP",                       \
 	  "global sizes profiled (1024:8192:1024)" },                                         \
 	{ "lsize", 'l', SIBYL_OPT_LONG, &(o).lsize, "L", "local size (default: the runtime's)" }, \
-	{ "samples", 'n', SIBYL_OPT_LONG, &(o).samples, "N", "samples per profiled size (1)" }, \
+	{ "samples", 'n', SIBYL_OPT_LONG, &(o).samples, "N", "samples per profiled size (3)" }, \
 	{ "platform", 'p', SIBYL_OPT_STRING, &(o).platform, "P", "platform: index or name" }, \
 	{ "device", 'd', SIBYL_OPT_STRING, &(o).device, "D", "device: index or name" },       \
 	{ "timeout", 0, SIBYL_OPT_DOUBLE, &(o).timeout_s, "S",                                \
 	  "seconds a sample may run, 0: no limit (60)" }
 
-#define PROFILE_DEFAULTS .profile = "1024:8192:1024", .samples = 1, .timeout_s = 60
+#define PROFILE_DEFAULTS .profile = "1024:8192:1024", .samples = 3, .timeout_s = 60
 
 /* The operand as FILE.cl, then the profile's options checked. */
 static int check_profile(const char *cmd, struct sibyl_kmodel_kfit_opts *o, int *n, char **argv)

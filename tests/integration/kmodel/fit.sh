@@ -22,7 +22,7 @@ PY
 # collatz: data-dependent trip counts, so OCLBoi's fit is not exact.
 K="$WORK/collatz.json"
 "$SIBYL" kmodel fit "$SUITE/irregular.cl" -k collatz -o "$K" > "$WORK/out"
-grep -q "^$K: collatz of .*irregular.cl, OCLBoi .* from 8 samples at gsizes 1024..8192, -O0 on " \
+grep -q "^$K: collatz of .*irregular.cl, OCLBoi .* from 24 samples at gsizes 1024..8192, -O0 on " \
 	"$WORK/out" || fail "$(cat "$WORK/out")"
 st=0; "$SIBYL" kmodel fit "$SUITE/irregular.cl" -k collatz -o "$K" 2> "$WORK/err" || st=$?
 expect_eq "an existing kernel model: exit status" 1 "$st"
@@ -47,7 +47,7 @@ k = json.load(open(kfile)); dev = json.load(open(w + "/dev.json"))
 assert k["format"] == "sibyl-kmodel-kernel" and k["version"] == (3 if k["oclboi"]["power"] else 1), k
 assert k["kernel"] == "collatz" and k["file"].endswith("irregular.cl") and k["device"], k
 assert k["opt_level"] == "0" and k["sibyl"] and k["profile"] == "1024:8192:1024", k
-assert len(k["samples"]) == 8 and k["samples"][0]["gsize"] == 1024, k["samples"][0]
+assert len(k["samples"]) == 24 and k["samples"][0]["gsize"] == 1024, k["samples"][0]
 p = {g: json.load(open("%s/p%d.json" % (w, g))) for g in (4608, 16384, 1048576, 64)}
 # The file's OCLBoi and the device's costs give predict's estimate
 # before calibration.
