@@ -39,7 +39,8 @@ struct sibyl_kmodel_eval_row {
 	 * median relative error at the larger sizes of the time model on
 	 * OCLBoi's counts against it on the measured ones (count_err,
 	 * OCLBoi's share), and of the calibrated time model on the
-	 * measured counts against the times (time_err, its own share). */
+	 * measured counts against the times, size by size as extrap_err
+	 * (time_err, its own share). */
 	double r2_counts, extrap_count_err, extrap_time_err;
 	/* The time model's level for this kernel: the median over its
 	 * samples of measured time / the time model on its measured counts
