@@ -216,20 +216,37 @@ static struct sibyl_point group_point(const struct sibyl_point *v, size_t n, dou
 				     gsl_stats_trmean_from_sorted_data(0.25, ys, 1, n) };
 }
 
-/* Sort the samples and group them into points (replay.h); how many. */
-static size_t group_points(struct sibyl_point *s, size_t n, struct sibyl_point *pts)
+/* How many samples from s[i] on share its metric (s sorted). */
+static size_t run_at(const struct sibyl_point *s, size_t n, size_t i)
+{
+	size_t j = i + 1;
+
+	while (j < n && s[j].x == s[i].x)
+		j++;
+	return j - i;
+}
+
+/* Sort the samples and group them into points (replay.h); how many.  A
+ * metric the program called again (more than one sample a pass) is a
+ * point of its own and no group reaches into it: its runs say its time,
+ * where a group's point, at its median metric, would put its neighbour's
+ * time there (FFTW's prime 1009, 14 times 1024's, vanished into 1024's
+ * point). */
+static size_t group_points(struct sibyl_point *s, size_t n, unsigned passes,
+			   struct sibyl_point *pts)
 {
 	double *ys = sibyl_xmalloc(n * sizeof(*ys));
-	size_t np = 0;
+	size_t np = 0, alone = 2 * (size_t)passes;
 
 	qsort(s, n, sizeof(*s), by_x);
 	for (size_t i = 0, j; i < n; i = j) {
 		bool edge = s[i].x == s[0].x || s[i].x == s[n - 1].x;
+		size_t len = run_at(s, n, i);
 
-		j = i + 1;
-		while (j < n && (s[j].x == s[j - 1].x ||
-				 (!edge && j - i < GROUP && s[j].x != s[n - 1].x)))
-			j++;
+		j = i + len;
+		while (!edge && len < alone && j < n && j - i < GROUP && s[j].x != s[n - 1].x &&
+		       run_at(s, n, j) < alone)
+			j += run_at(s, n, j);
 		pts[np++] = group_point(s + i, j - i, ys);
 	}
 	free(ys);
@@ -283,7 +300,7 @@ static bool *sampled(const struct sibyl_call_mix *mix, const struct sibyl_point 
 
 /* The profile of the samples, spanning the calls' range. */
 static struct sibyl_profile *replay_profile(const struct sibyl_call_mix *mix,
-					    struct sibyl_point *s, size_t n)
+					    struct sibyl_point *s, size_t n, unsigned passes)
 {
 	struct sibyl_profile *prof = sibyl_xcalloc(1, sizeof(*prof));
 
@@ -291,7 +308,7 @@ static struct sibyl_profile *replay_profile(const struct sibyl_call_mix *mix,
 	prof->hi = (double)mix->v[mix->n - 1].metric;
 	prof->complete = true;
 	prof->points = sibyl_xmalloc(n * sizeof(*prof->points));
-	prof->npoints = group_points(s, n, prof->points);
+	prof->npoints = group_points(s, n, passes, prof->points);
 	prof->samples = sibyl_xmalloc(n * sizeof(*prof->samples));
 	memcpy(prof->samples, s, n * sizeof(*s));
 	prof->nsamples = n;
@@ -302,7 +319,7 @@ static void fill_result(const struct sibyl_call_mix *mix, const struct sibyl_rep
 			struct replay_run *rr, unsigned passes, struct sibyl_plan_result *r)
 {
 	double noise = passes == 2 ? pass_noise(rr->samples, rr->n / 2) : NAN;
-	struct sibyl_profile *prof = replay_profile(mix, rr->samples, rr->n);
+	struct sibyl_profile *prof = replay_profile(mix, rr->samples, rr->n, passes);
 	bool *picked = sampled(mix, prof->samples, prof->nsamples);
 
 	r->status = SIBYL_PLAN_DONE;

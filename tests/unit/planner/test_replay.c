@@ -219,6 +219,42 @@ static void test_failed_pass_keeps_whole_ones(void **state)
 	sibyl_plan_result_free(&r);
 }
 
+/* A staircase: the prime 1009 runs 14 times as long as 1024. */
+static int measure_staircase(void *ctx, const uint64_t *metrics, size_t n, double *seconds,
+			     char *err, size_t errlen)
+{
+	(void)ctx;
+	(void)err;
+	(void)errlen;
+	for (size_t i = 0; i < n; i++)
+		seconds[i] = (metrics[i] == 1009 ? 14 : 1) * 1e-6 * (double)metrics[i] / 1000;
+	return 0;
+}
+
+/* Metrics the program called again keep their own points, however few
+ * their samples: grouped with its neighbour, 1009's three runs fell into
+ * 1024's point and were interpolated away. */
+static void test_repeated_metrics_alone(void **state)
+{
+	(void)state;
+	uint64_t m[] = { 10, 1009, 1024, 1009, 1024, 1009, 1024, 2000 };
+	struct sibyl_call_mix mix = mix_of(m, 8);
+	struct sibyl_plan_params p;
+	struct sibyl_plan_result r;
+
+	mix.v[2] = mix.v[4], mix.v[3] = mix.v[7];	/* merged, as call_mix.c keeps them */
+	mix.v[1].calls = mix.v[2].calls = 3;
+	mix.n = 4;
+	sibyl_plan_defaults(&p);
+	p.max_samples = 8;	/* one pass */
+	assert_int_equal(sibyl_plan_replay(&p, &mix, measure_staircase, NULL, NULL, NULL, &r), 0);
+	assert_int_equal(r.profile->npoints, 4);
+	assert_true(r.profile->points[1].x == 1009 && r.profile->points[2].x == 1024);
+	assert_true(r.profile->points[1].y > 10 * r.profile->points[2].y);
+	sibyl_plan_result_free(&r);
+	sibyl_call_mix_free(&mix);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -227,6 +263,7 @@ int main(void)
 		cmocka_unit_test(test_small_budgets),
 		cmocka_unit_test(test_traced_order),
 		cmocka_unit_test(test_failed_pass_keeps_whole_ones),
+		cmocka_unit_test(test_repeated_metrics_alone),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
