@@ -19,6 +19,8 @@
 #define MIN_WINDOW 50
 /* The smallest and the largest call, each led in by the call before it. */
 #define EXTREME_RUNS 4
+/* Calls timed at each extreme when the budget holds them. */
+#define EXTREME_CALLS 3
 /* Samples a point takes at least: one run each, so a point's time is
  * not one run's luck. */
 #define GROUP 4
@@ -40,27 +42,53 @@ bool sibyl_replay_plan_times(const struct sibyl_replay_plan *plan,
 	return false;
 }
 
-/* The index of the first call at `metric`. */
-static size_t first_at(const struct sibyl_call_mix *mix, uint64_t metric)
+/* Whether a span times the call at index i. */
+static bool timed(const struct sibyl_replay_plan *plan, size_t i)
 {
-	size_t i = 0;
+	for (size_t k = 0; k < plan->n; k++)
+		if (plan->v[k].first + plan->v[k].lead <= i && i < plan->v[k].first + plan->v[k].len)
+			return true;
+	return false;
+}
+
+/* The calls at `metric` spans time. */
+static size_t timed_at(const struct sibyl_replay_plan *plan, const struct sibyl_call_mix *mix,
+		       uint64_t metric)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < mix->nseq; i++)
+		n += mix->seq[i].metric == metric && timed(plan, i);
+	return n;
+}
+
+/* The index of the first call at `metric` from `from` on. */
+static size_t first_at(const struct sibyl_call_mix *mix, uint64_t metric, size_t from)
+{
+	size_t i = from;
 
 	while (i < mix->nseq && mix->seq[i].metric != metric)
 		i++;
 	return i;
 }
 
-/* The first call at `metric`, with the call before it as its lead-in
- * when `lead` (and there is one), unless a span times one already. */
-static void add_call(struct sibyl_replay_plan *plan, const struct sibyl_call_mix *mix,
-		     uint64_t metric, bool lead)
+/* The first calls at `metric` until `want` of them are timed, each
+ * with the call before it as its lead-in when `lead` (and there is
+ * one). */
+static void add_calls(struct sibyl_replay_plan *plan, const struct sibyl_call_mix *mix,
+		      uint64_t metric, bool lead, size_t want)
 {
-	size_t i = first_at(mix, metric);
+	size_t have = timed_at(plan, mix, metric);
 
-	if (i == mix->nseq || sibyl_replay_plan_times(plan, mix, metric))
-		return;
-	lead = lead && i > 0;
-	add_span(plan, i - lead, 1 + lead, lead);
+	for (size_t i = first_at(mix, metric, 0); have < want && i < mix->nseq;
+	     i = first_at(mix, metric, i + 1)) {
+		if (timed(plan, i))
+			continue;
+		bool led = lead && i > 0;
+
+		add_span(plan, i - led, 1 + led, led);
+		have++;
+	}
 }
 
 static int by_first(const void *a, const void *b)
@@ -110,7 +138,8 @@ static void add_windows(struct sibyl_replay_plan *plan, size_t n, size_t budget)
 /* The runs the smallest and the largest call take, each led in. */
 static size_t extreme_runs(const struct sibyl_call_mix *mix)
 {
-	size_t lo = first_at(mix, mix->v[0].metric), hi = first_at(mix, mix->v[mix->n - 1].metric);
+	size_t lo = first_at(mix, mix->v[0].metric, 0);
+	size_t hi = first_at(mix, mix->v[mix->n - 1].metric, 0);
 
 	return lo == hi ? 1 + (lo > 0) : 2 + (lo > 0) + (hi > 0);
 }
@@ -119,20 +148,29 @@ static size_t extreme_runs(const struct sibyl_call_mix *mix)
  * EXTREME_RUNS, or what they take under a budget that small, without
  * their lead-ins if it is smaller still), the windows get the rest, and
  * the extremes are added unless a window holds them: never more runs
- * than the budget.  A budget below the two extremes picks nothing. */
+ * than the budget.  A budget below the two extremes picks nothing.
+ * With room, an extreme the program called again is timed at up to
+ * EXTREME_CALLS of its calls: the largest is often where the program's
+ * time goes (FFTW's 65536, a quarter of it in 12 calls no window met,
+ * timed once at 2.5 times their median). */
 static void pick_windows(struct sibyl_replay_plan *plan, const struct sibyl_call_mix *mix,
 			 size_t budget)
 {
 	size_t led = extreme_runs(mix), bare = mix->n > 1 ? 2 : 1;
 	bool lead = budget >= led;
 	size_t reserve = budget >= EXTREME_RUNS + 2 ? EXTREME_RUNS : lead ? led : bare;
+	size_t want = 1, lo = mix->v[0].calls, hi = mix->v[mix->n - 1].calls;
+	size_t more = 2 * ((lo < EXTREME_CALLS ? lo : EXTREME_CALLS) +
+			   (mix->n > 1 ? (hi < EXTREME_CALLS ? hi : EXTREME_CALLS) : 0));
 
 	if (budget < bare)
 		return;
+	if (more > reserve && budget >= more + MIN_WINDOW)
+		reserve = more, want = EXTREME_CALLS;
 	if (budget >= reserve + 2)	/* a window is a lead-in and a call at least */
 		add_windows(plan, mix->nseq, budget - reserve);
-	add_call(plan, mix, mix->v[0].metric, lead);
-	add_call(plan, mix, mix->v[mix->n - 1].metric, lead);
+	add_calls(plan, mix, mix->v[0].metric, lead, want);
+	add_calls(plan, mix, mix->v[mix->n - 1].metric, lead, want);
 	join_spans(plan);
 }
 
