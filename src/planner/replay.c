@@ -19,8 +19,10 @@
 #define MIN_WINDOW 50
 /* The smallest and the largest call, each led in by the call before it. */
 #define EXTREME_RUNS 4
-/* Calls timed at each extreme when the budget holds them. */
+/* Calls timed at each extreme, and at each metric with HEAVY of the
+ * traced time, when the budget holds them. */
 #define EXTREME_CALLS 3
+#define HEAVY 0.05
 /* Samples a point takes at least: one run each, so a point's time is
  * not one run's luck. */
 #define GROUP 4
@@ -144,24 +146,42 @@ static size_t extreme_runs(const struct sibyl_call_mix *mix)
 	return lo == hi ? 1 + (lo > 0) : 2 + (lo > 0) + (hi > 0);
 }
 
+/* Whether mix->v[i] is timed at several calls when the budget holds
+ * them: an extreme, or a metric with HEAVY of the traced time. */
+static bool repeated_pick(const struct sibyl_call_mix *mix, size_t i)
+{
+	return i == 0 || i == mix->n - 1 ||
+	       (mix->seconds > 0 && mix->v[i].seconds >= HEAVY * mix->seconds);
+}
+
+/* The runs repeated picks take, each call led in. */
+static size_t repeated_runs(const struct sibyl_call_mix *mix)
+{
+	size_t runs = 0;
+
+	for (size_t i = 0; i < mix->n; i++)
+		if (repeated_pick(mix, i))
+			runs += 2 * (mix->v[i].calls < EXTREME_CALLS ? mix->v[i].calls : EXTREME_CALLS);
+	return runs;
+}
+
 /* More calls than the budget: the extremes' runs are set aside (all
  * EXTREME_RUNS, or what they take under a budget that small, without
  * their lead-ins if it is smaller still), the windows get the rest, and
  * the extremes are added unless a window holds them: never more runs
  * than the budget.  A budget below the two extremes picks nothing.
- * With room, an extreme the program called again is timed at up to
- * EXTREME_CALLS of its calls: the largest is often where the program's
- * time goes (FFTW's 65536, a quarter of it in 12 calls no window met,
- * timed once at 2.5 times their median). */
+ * With room, the extremes and the metrics with HEAVY of the traced
+ * time are timed at up to EXTREME_CALLS of their calls: windows meet
+ * metrics in proportion to their calls, not their time (FFTW's 65536,
+ * a quarter to a half of the program's time in 12 calls of 3000, no
+ * window met, and one run of it read 2.5 times the calls' median). */
 static void pick_windows(struct sibyl_replay_plan *plan, const struct sibyl_call_mix *mix,
 			 size_t budget)
 {
 	size_t led = extreme_runs(mix), bare = mix->n > 1 ? 2 : 1;
 	bool lead = budget >= led;
 	size_t reserve = budget >= EXTREME_RUNS + 2 ? EXTREME_RUNS : lead ? led : bare;
-	size_t want = 1, lo = mix->v[0].calls, hi = mix->v[mix->n - 1].calls;
-	size_t more = 2 * ((lo < EXTREME_CALLS ? lo : EXTREME_CALLS) +
-			   (mix->n > 1 ? (hi < EXTREME_CALLS ? hi : EXTREME_CALLS) : 0));
+	size_t want = 1, more = repeated_runs(mix);
 
 	if (budget < bare)
 		return;
@@ -169,8 +189,9 @@ static void pick_windows(struct sibyl_replay_plan *plan, const struct sibyl_call
 		reserve = more, want = EXTREME_CALLS;
 	if (budget >= reserve + 2)	/* a window is a lead-in and a call at least */
 		add_windows(plan, mix->nseq, budget - reserve);
-	add_calls(plan, mix, mix->v[0].metric, lead, want);
-	add_calls(plan, mix, mix->v[mix->n - 1].metric, lead, want);
+	for (size_t i = 0; i < mix->n; i++)
+		if (i == 0 || i == mix->n - 1 || (want > 1 && repeated_pick(mix, i)))
+			add_calls(plan, mix, mix->v[i].metric, lead, want);
 	join_spans(plan);
 }
 
