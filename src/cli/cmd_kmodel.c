@@ -88,7 +88,7 @@ static void print_extrap(const struct sibyl_kmodel_eval *e)
 	for (size_t i = 0; i < e->n; i++) {
 		const struct sibyl_kmodel_eval_row *r = &e->rows[i];
 
-		if (isnan(r->extrap_err))
+		if (isnan(r->extrap_err) || isnan(r->extrap_r2))
 			continue;
 		man[n] = r->extrap_r2;
 		base[n] = r->extrap_r2_base;

@@ -128,7 +128,8 @@ static void estimate(const struct sibyl_kmodel_device *m, const struct sibyl_kmo
 	p->uncalibrated = sibyl_kmodel_device_time(m, c, (const char *const *)k->names, k->nf);
 	p->calibration = s;
 	s = s > 0 ? s : 1;
-	p->seconds = sibyl_kmodel_calibrated(p->uncalibrated, s, fmax(0, m->tm.b));
+	/* No negative time, whatever a linear model's weights say. */
+	p->seconds = fmax(0, sibyl_kmodel_calibrated(p->uncalibrated, s, fmax(0, m->tm.b)));
 	double a, z;
 
 	boi_band(m, k, g, p->seconds, s, &a, &z);

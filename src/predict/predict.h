@@ -163,11 +163,11 @@ struct sibyl_prediction {
 		unsigned runs;
 		double predicted[3], actual[3];
 	} paired;
-	/* sibyl_predict_runs: this is the median of n predictions from n
-	 * traces of one command; total and speedup are their predicted
-	 * totals and S_G as {median, min, max}; half_s, what a further run's
-	 * total varies by (95%), is in the interval's half_s beside the
-	 * profile's own (profile_half_s).  n is 0 for one trace. */
+	/* sibyl_predict_runs: this is the median (by S_G) of n predictions
+	 * from n traces of one command; total and speedup are its predicted
+	 * total and S_G, then the least and most of the n; half_s, what a
+	 * further run's total varies by (95%), is in the interval's half_s
+	 * beside the profile's own (profile_half_s).  n is 0 for one trace. */
 	struct {
 		unsigned n;
 		double half_s, profile_half_s, total[3], speedup[3];

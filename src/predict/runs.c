@@ -5,8 +5,9 @@
  * ran up to 20% apart from one run to the next (bench/predict), which
  * no profile's interval holds.  With n traces, each is predicted alone;
  * the one of median global speedup speaks for them, and the spread of
- * their totals gives what a further run adds to the interval: a
- * prediction interval for one more draw, t(n-1) * s * sqrt(1 + 1/n), in
+ * their totals gives what a further run adds to the interval: the
+ * interval is centred on one draw (that trace's total), so a further
+ * run differs from it by two draws' scatter, t(n-1) * s * sqrt(2), in
  * quadrature with the profile's (the fit and the implementation's
  * scatter, measured apart).
  */
@@ -20,11 +21,11 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* {median, min, max} of x[0..n) (x is sorted). */
-static void summary(double *x, size_t n, double out[3])
+/* {the chosen trace's, min, max} of x[0..n) (x is sorted). */
+static void summary(double *x, size_t n, double chosen, double out[3])
 {
 	gsl_sort(x, 1, n);
-	out[0] = gsl_stats_median_from_sorted_data(x, 1, n);
+	out[0] = chosen;
 	out[1] = x[0];
 	out[2] = x[n - 1];
 }
@@ -48,11 +49,14 @@ size_t sibyl_predict_runs(struct sibyl_prediction *p, size_t n)
 	double s = gsl_stats_sd(total, 1, n);
 
 	m->runs.n = (unsigned)n;
-	m->runs.half_s = sibyl_t_quantile(0.95, (double)(n - 1)) * s * sqrt(1 + 1.0 / (double)n);
-	summary(total, n, m->runs.total);
-	summary(speedup, n, m->runs.speedup);
+	m->runs.half_s = sibyl_t_quantile(0.95, (double)(n - 1)) * s * sqrt(2);
+	summary(total, n, m->predicted_total_s, m->runs.total);
+	summary(speedup, n, m->global_speedup, m->runs.speedup);
 	m->runs.profile_half_s = m->half_s;
 	m->half_s = hypot(m->half_s, m->runs.half_s);
+	/* The dominant group's share is now of a larger variance. */
+	if (m->half_s > 0)
+		m->dominant_share *= pow(m->runs.profile_half_s / m->half_s, 2);
 	size_t median = order[(n - 1) / 2];
 
 	free(total);

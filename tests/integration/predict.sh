@@ -168,8 +168,8 @@ close = lambda a, b: abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1e-12)
 assert j['global_speedup'] == m['global_speedup'] and j['predicted_total_s'] == m['predicted_total_s'], j
 totals = sorted(o['predicted_total_s'] for o in ones)
 r = j['runs']
-assert r['traces'] == 3 and r['predicted_total_s'] == [totals[1], totals[0], totals[2]], r
-half = stats.t.ppf(0.975, 2) * statistics.stdev(totals) * math.sqrt(1 + 1 / 3)
+assert r['traces'] == 3 and r['predicted_total_s'] == [m['predicted_total_s'], totals[0], totals[2]], r
+half = stats.t.ppf(0.975, 2) * statistics.stdev(totals) * math.sqrt(2)
 profile = m['interval']['predicted_total_half_s']
 assert close(r['half_s'], half) and close(r['profile_half_s'], profile), (r, half, profile)
 assert close(j['interval']['predicted_total_half_s'], math.hypot(profile, half)), j['interval']
