@@ -138,7 +138,6 @@ double sibyl_kmodel_median(double *v, size_t n)
 size_t sibyl_kmodel_by_size(const double *g, const double *y, const double *q, size_t n,
 			    double *my, double *mq)
 {
-	double *v = sibyl_xcalloc(n + 1, sizeof(*v));
 	size_t m = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -148,15 +147,12 @@ size_t sibyl_kmodel_by_size(const double *g, const double *y, const double *q, s
 			j++;
 		if (j < i)
 			continue;	/* its size is done */
-		mq[m] = 0;
+		my[m] = INFINITY, mq[m] = 0;
 		for (j = i; j < n; j++)
 			if (g[j] == g[i])
-				v[c++] = y[j], mq[m] += q[j];
-		mq[m] /= (double)c;
-		sibyl_kmodel_median(v, c);	/* sorts */
-		my[m++] = v[0];
+				my[m] = fmin(my[m], y[j]), mq[m] += q[j], c++;
+		mq[m++] /= (double)c;
 	}
-	free(v);
 	return m;
 }
 
