@@ -63,8 +63,9 @@ static double probe_ns(const struct probe *p, char *why, size_t whylen)
 	uint64_t start = sibyl_mono_ns();
 	int started = sibyl_run_start(&p->spec, &child, &st);
 
-	if (started == 0 && d && sibyl_drain_start(d, err, sizeof(err)) < 0)
-		started = -1;
+	/* A drainer that did not start fails the probe (err says why),
+	 * but the child started is still waited for. */
+	bool ok = started == 0 && (!d || sibyl_drain_start(d, err, sizeof(err)) == 0);
 	pid_t pid = started == 0 ? child.pid : -1;	/* the wait forgets it */
 
 	if (started == 0)
@@ -72,10 +73,11 @@ static double probe_ns(const struct probe *p, char *why, size_t whylen)
 	uint64_t end = sibyl_mono_ns();
 
 	sibyl_drain_finish(d);
-	if (started == 0 && st.outcome == SIBYL_RUN_OK && p->dir && !runtime_ran(p->dir, pid))
+	ok = ok && st.outcome == SIBYL_RUN_OK;
+	if (ok && p->dir && !runtime_ran(p->dir, pid))
 		return snprintf(why, whylen, "%s ran without the runtime (statically linked?)",
 				p->spec.argv[0]), NAN;
-	if (started == 0 && st.outcome == SIBYL_RUN_OK)
+	if (ok)
 		return (double)(end - start);
 	if (*err)
 		snprintf(why, whylen, "drainer: %s", err);
