@@ -560,12 +560,9 @@ int sibyl_arg_extents(const void *bc, size_t size, const struct sibyl_kernel *k,
 
 	memset(out, 0, k->nargs * sizeof(*out));
 	memset(raised, 0, k->nargs * sizeof(*raised));
-	if (ic_module_open(&m, bc, size, k->name, err, errlen) < 0)
+	if (ic_module_open_ssa(&m, bc, size, k->name, "kernel: bounding the buffers' indices", err,
+			       errlen) < 0)
 		return -1;
-	if (ic_run_passes(&m, "mem2reg", "kernel: bounding the buffers' indices") < 0) {
-		ic_module_close(&m);
-		return -1;
-	}
 	e = sibyl_xcalloc(1, sizeof(*e));
 	e->kernel = LLVMGetNamedFunction(m.mod, k->name);
 	e->td = LLVMGetModuleDataLayout(m.mod);

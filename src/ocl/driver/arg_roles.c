@@ -386,14 +386,9 @@ int sibyl_arg_roles(const void *bc, size_t size, const struct sibyl_kernel *k,
 	struct walk w = { 0 };
 
 	memset(out, 0, k->nargs * sizeof(*out));
-	if (ic_module_open(&m, bc, size, k->name, err, errlen) < 0)
+	if (ic_module_open_ssa(&m, bc, size, k->name, "kernel: reading the arguments' uses", err,
+			       errlen) < 0)
 		return -1;
-	/* Loop variables and values passed around live in allocas at -O0:
-	 * mem2reg makes them the SSA values followed here. */
-	if (ic_run_passes(&m, "mem2reg", "kernel: reading the arguments' uses") < 0) {
-		ic_module_close(&m);
-		return -1;
-	}
 	w.kernel = LLVMGetNamedFunction(m.mod, k->name);
 	w.k = k;
 	for (unsigned i = 0; i < k->nargs && i < LLVMCountParams(w.kernel); i++) {

@@ -70,6 +70,17 @@ void ic_module_close(struct ic_module *m)
 	*m = (struct ic_module){ 0 };
 }
 
+int ic_module_open_ssa(struct ic_module *m, const void *bc, size_t size, const char *kernel,
+		       const char *what, char *err, size_t errlen)
+{
+	if (ic_module_open(m, bc, size, kernel, err, errlen) < 0)
+		return -1;
+	if (ic_run_passes(m, "mem2reg", what) == 0)
+		return 0;
+	ic_module_close(m);
+	return -1;
+}
+
 int ic_run_passes(const struct ic_module *m, const char *passes, const char *what)
 {
 	LLVMPassBuilderOptionsRef opt = LLVMCreatePassBuilderOptions();

@@ -139,6 +139,11 @@ struct ic_module {
 int ic_module_open(struct ic_module *m, const void *bc, size_t size, const char *kernel,
 		   char *err, size_t errlen);
 void ic_module_close(struct ic_module *m);
+/* ic_module_open, then mem2reg: loop variables and values passed around
+ * live in allocas at -O0, and the analyses follow SSA values.  0, or -1
+ * with "WHAT: why" in err (nothing to close then). */
+int ic_module_open_ssa(struct ic_module *m, const void *bc, size_t size, const char *kernel,
+		       const char *what, char *err, size_t errlen);
 /* Run the LLVM pipeline `passes` on m: 0, or -1 with "WHAT: why" in m->err. */
 int ic_run_passes(const struct ic_module *m, const char *passes, const char *what);
 
