@@ -48,8 +48,8 @@ struct sibyl_kmodel_tm_choice {
 	/* The 5% and 95% quantiles of measured / predicted time over the
 	 * held-out samples: a prediction interval for a new kernel. */
 	double lo, hi;
-	/* The same held out, each kernel's estimates scaled by its median
-	 * measured / predicted at its CAL_SIZES smallest global sizes (as
+	/* The same held out, each kernel's estimates calibrated on its
+	 * CAL_SIZES smallest global sizes (sibyl_kmodel_profile_scale, as
 	 * predict calibrates on the sizes it profiled), on its other
 	 * sizes: the median relative error and the 5% and 95% quantiles of
 	 * measured / calibrated time; err: the median relative error of the
@@ -79,9 +79,9 @@ double sibyl_kmodel_calibration(const double *t, const double *p, size_t n);
  * takes up to twice as long (PoCL's two threads on one core), and the
  * load only ever adds time.  On four sweeps this erred less at the
  * larger sizes than the median ratio over every profiled sample
- * (docs/kmodel.md).  Samples at or under b are skipped; with none at
- * the largest size, the median ratio over all of them; 1 when there is
- * none. */
+ * (docs/kmodel.md).  Samples at or under b are skipped: the largest
+ * size is the largest with a sample above b; with no sample above b at
+ * all, the median ratio over every sample; 1 when there is none. */
 double sibyl_kmodel_profile_scale(const double *g, const double *t, const double *p, size_t n,
 				  double b);
 
