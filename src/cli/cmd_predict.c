@@ -118,9 +118,10 @@ static int predict_one(const char *dir, const struct sibyl_predict_options *o,
 
 /* Each trace predicted; several must be runs of one command, and the
  * one of median global speedup speaks for them (sibyl_predict_runs):
- * it stays open in *t, its prediction in *p.  0, or 1 after one line. */
+ * it stays open in *t, its prediction in *p, its directory in *chosen.
+ * 0, or 1 after one line. */
 static int predict_all(char **dirs, size_t n, const struct sibyl_predict_options *o,
-		       struct sibyl_trace **t, struct sibyl_prediction *p)
+		       struct sibyl_trace **t, struct sibyl_prediction *p, const char **chosen)
 {
 	struct sibyl_trace **ts = sibyl_xcalloc(n, sizeof(*ts));
 	struct sibyl_prediction *ps = sibyl_xcalloc(n, sizeof(*ps));
@@ -144,21 +145,47 @@ static int predict_all(char **dirs, size_t n, const struct sibyl_predict_options
 		}
 	*t = rc ? NULL : ts[m];
 	*p = ps[m];
+	*chosen = dirs[m];
 	free(ts);
 	free(ps);
 	return rc ? 1 : 0;
 }
 
-static int run(char **dirs, size_t n, const struct outputs *w,
-	       const struct sibyl_predict_options *o)
+static char *verify_out, *original_out;	/* the default trace directories, malloc'd */
+
+/* TRACE.suffix, whatever slashes end TRACE; malloc'd. */
+static char *sibling(const char *trace, const char *suffix)
+{
+	size_t n = strlen(trace);
+
+	while (n > 1 && trace[n - 1] == '/')
+		n--;
+	return sibyl_xasprintf("%.*s%s", (int)n, trace, suffix);
+}
+
+/* --verify's default directories sit beside the trace that is verified:
+ * of several, the one whose prediction is reported. */
+static void verify_defaults(const char *trace, struct outputs *w)
+{
+	if (!w->verify)
+		return;
+	if (!w->run.out)
+		w->run.out = verify_out = sibling(trace, ".accelerated");
+	if (!w->accelerated_only)
+		w->run.original_out = original_out = sibling(trace, ".original");
+}
+
+static int run(char **dirs, size_t n, struct outputs *w, const struct sibyl_predict_options *o)
 {
 	char err[1024];
 	struct sibyl_trace *t;
 	struct sibyl_prediction p;
+	const char *chosen;
 	int rc = 0;
 
-	if (predict_all(dirs, n, o, &t, &p))
+	if (predict_all(dirs, n, o, &t, &p, &chosen))
 		return 1;
+	verify_defaults(chosen, w);
 	if (w->actual && compare(w->actual, o, &p) < 0)
 		rc = 1;
 	else if (w->verify && sibyl_predict_verify(t, &w->run, o, &p, err, sizeof(err)) < 0)
@@ -181,21 +208,8 @@ static int run(char **dirs, size_t n, const struct outputs *w,
 	return rc ? 1 : 0;
 }
 
-static char *verify_out, *original_out;	/* the default trace directories, malloc'd */
-
-/* TRACE.suffix, whatever slashes end TRACE; malloc'd. */
-static char *sibling(const char *trace, const char *suffix)
-{
-	size_t n = strlen(trace);
-
-	while (n > 1 && trace[n - 1] == '/')
-		n--;
-	return sibyl_xasprintf("%.*s%s", (int)n, trace, suffix);
-}
-
 /* --verify's settings; -1 after one line on a usage error. */
-static int verify_setup(const char *trace, const struct sibyl_strlist *wraps, long runs,
-			struct outputs *w)
+static int verify_setup(const struct sibyl_strlist *wraps, long runs, struct outputs *w)
 {
 	if (!w->verify)
 		return wraps->count || w->run.out || w->run.show_output || w->accelerated_only ?
@@ -206,10 +220,6 @@ static int verify_setup(const char *trace, const struct sibyl_strlist *wraps, lo
 				 "give one of them");
 	if (runs < 1 || runs > 1000)
 		return sibyl_err("predict: --runs must be between 1 and 1000");
-	if (!w->run.out)
-		w->run.out = verify_out = sibling(trace, ".accelerated");
-	if (!w->accelerated_only)
-		w->run.original_out = original_out = sibling(trace, ".original");
 	w->run.sibyl = "/proc/self/exe";
 	w->run.wrappers = wraps->count ? wraps->items : NULL;
 	w->run.nwrappers = wraps->count;
@@ -256,7 +266,7 @@ int cmd_predict(int argc, char **argv)
 		sibyl_strlist_free(&specs);
 		return 2;
 	}
-	r = parse_outside(outside, &o.outside) < 0 || verify_setup(argv[1], &wraps, runs, &w) < 0 ?
+	r = parse_outside(outside, &o.outside) < 0 || verify_setup(&wraps, runs, &w) < 0 ?
 	    2 : 0;
 	if (!r && load_models(&specs, &l) < 0)
 		r = 1;

@@ -485,6 +485,27 @@ PY
 grep -c "paired" "$WORK/only.txt" >/dev/null && fail "--accelerated-only printed pairs"
 tail -1 "$WORK/only.txt" | grep -Ec '^predicted speedup [0-9.]+, actual [0-9.]+, error -?[0-9.]+%$' \
 	>/dev/null || fail "--accelerated-only: the last line"
+# Of several traces, the reported (median) one is verified, and the
+# default directory sits beside it, not beside the first given (the
+# median is given last).
+for d in run2 run3 run4; do
+	[ -e "$WORK/$d" ] || "$SIBYL" trace -o "$WORK/$d" --wrap "$WORK/w.so" -- \
+		"$TARGETS_BIN/matmul" 160 >/dev/null
+	"$SIBYL" predict "$WORK/$d" --model "*dgemm*=$WORK/acc.json" --json >"$WORK/$d.acc.json"
+done
+median=$(/usr/bin/python3 -c 'import json, sys
+ones = sorted((json.load(open(f))["global_speedup"], f) for f in sys.argv[1:])
+print(ones[1][1][:-len(".acc.json")])' "$WORK"/run[234].acc.json)
+others=$(for d in run2 run3 run4; do [ "$WORK/$d" = "$median" ] || echo "$WORK/$d"; done)
+# shellcheck disable=SC2086 # two directories without spaces
+"$SIBYL" predict $others "$median" --model "*dgemm*=$WORK/acc.json" \
+	--verify --wrap "$WORK/r.so" --runs 1 --accelerated-only >/dev/null 2>&1 ||
+	fail "--verify of several traces"
+for d in run2 run3 run4; do
+	if [ "$WORK/$d" = "$median" ]; then [ -d "$WORK/$d.accelerated" ]
+	else [ ! -e "$WORK/$d.accelerated" ]; fi ||
+		fail "--verify of several traces: $d.accelerated (median $median)"
+done
 bad "verify: existing trace" "exists (--force replaces it" "$WORK/tr" \
 	--model "*dgemm*=$WORK/acc.json" --verify --wrap "$WORK/r.so"
 # A run that ends otherwise than the traced one is not the same program.
