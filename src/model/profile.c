@@ -111,3 +111,25 @@ double sibyl_profile_first_call_excess(const struct sibyl_profile *p)
 		return -1;
 	return fmax(0, json_number_value(first) - json_number_value(warm));
 }
+
+double sibyl_profile_first_call_at(const struct sibyl_profile *p, double x)
+{
+	json_t *o = p->stats ? json_object_get(p->stats, "one_time") : NULL;
+	json_t *metrics = json_object_get(json_object_get(o, "first_calls"), "metrics");
+	size_t lo = 0, hi = json_array_size(metrics);
+
+	while (lo < hi) {	/* ascending by metric */
+		size_t mid = lo + (hi - lo) / 2;
+		json_t *r = json_array_get(metrics, mid);
+		double m = json_number_value(json_array_get(r, 0));
+
+		if (m == x)
+			return json_number_value(json_array_get(r, 1)) -
+			       json_number_value(json_array_get(r, 2));
+		if (m < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NAN;
+}

@@ -83,6 +83,13 @@ bool sibyl_profile_covered(const struct sibyl_profile *p, double *a, double *b);
  * (OpenSSL loads its provider in the first EVP_Digest, 1.1-1.7 ms), which
  * a profile of warm calls leaves out.  -1 when the profile has none. */
 double sibyl_profile_first_call_excess(const struct sibyl_profile *p);
+/* What a process's first call at work metric x takes beyond the
+ * profile's time there (stats.one_time.first_calls: a replay's first run
+ * at each metric, planner/first_calls.h): a library that keeps state per
+ * size makes it then (FFTW's first execute of a plan faults its output
+ * in).  Signed, as measured: one run each.  NAN when the profile records
+ * none at x. */
+double sibyl_profile_first_call_at(const struct sibyl_profile *p, double x);
 
 /* Index of the piece holding x, or -1. */
 long sibyl_profile_piece_at(const struct sibyl_profile *p, double x);

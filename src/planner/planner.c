@@ -351,5 +351,6 @@ void sibyl_plan_result_free(struct sibyl_plan_result *r)
 {
 	sibyl_profile_free(r->profile);
 	free(r->taken);
+	json_decref(r->first_calls);
 	memset(r, 0, sizeof(*r));
 }

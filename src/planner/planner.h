@@ -72,6 +72,9 @@ struct sibyl_plan_result {
 	size_t verified;          /* samples taken again to verify a jump (diagnose.h) */
 	/* Every sample kept, in the order taken (for plots and tests). */
 	struct sibyl_point *taken;
+	/* A replay's first calls at each metric, apart (first_calls.h):
+	 * stats.one_time.first_calls, or NULL. */
+	struct json_t *first_calls;
 };
 
 /* Plan: 0 when the chain spans the range; -1 with r->status and

@@ -75,7 +75,8 @@ json_t *sibyl_speed_guard_json(const struct sibyl_worker *w)
  * extra time of a fresh process's first call, which `sibyl predict` adds
  * to its prediction (docs/profile-format.md): the median of the fresh
  * workers that measured them, each listed in `runs`. */
-static json_t *one_time_json(const struct sibyl_adapter *a, const struct sibyl_worker *w)
+static json_t *one_time_json(const struct sibyl_adapter *a, const struct sibyl_worker *w,
+			     json_t *first_calls)
 {
 	struct sibyl_worker_stats s;
 
@@ -91,13 +92,17 @@ static json_t *one_time_json(const struct sibyl_adapter *a, const struct sibyl_w
 	for (unsigned i = 0; i < s.first_touch_n; i++)
 		json_array_append_new(touch, json_pack("[II]", (json_int_t)s.first_touch[i].metric,
 						       (json_int_t)s.first_touch[i].faults));
-	return json_pack("{sfsbsIsfsfsososo}", "init_seconds", s.init_seconds,
-			 "init_shared", (a->flags & SIBYL_ADAPTER_INIT_SHARED) != 0,
-			 "first_call_metric", (json_int_t)s.first_call_metric,
-			 "first_call_seconds", s.first_run_seconds,
-			 "first_call_sample_seconds", s.first_sample_seconds,
-			 "exit_seconds", sibyl_json_real_or_null(s.exit_seconds), "runs", runs,
-			 "first_touch", touch);
+	json_t *o = json_pack("{sfsbsIsfsfsososo}", "init_seconds", s.init_seconds,
+			      "init_shared", (a->flags & SIBYL_ADAPTER_INIT_SHARED) != 0,
+			      "first_call_metric", (json_int_t)s.first_call_metric,
+			      "first_call_seconds", s.first_run_seconds,
+			      "first_call_sample_seconds", s.first_sample_seconds,
+			      "exit_seconds", sibyl_json_real_or_null(s.exit_seconds), "runs", runs,
+			      "first_touch", touch);
+
+	if (first_calls)	/* a replay's, each metric's first call (first_calls.h) */
+		json_object_set(o, "first_calls", first_calls);
+	return o;
 }
 
 /* The speed guard's profile is the machine at its best; a program meets
@@ -157,7 +162,7 @@ void sibyl_plan_record(const struct sibyl_plan_request *rq, struct sibyl_plan_re
 		json_object_set_new(p->stats, "stopped", json_string(r->message));
 	if (rq->sampling.guard_wait > 0)
 		json_object_set_new(p->stats, "speed_guard", sibyl_speed_guard_json(w));
-	json_object_set_new(p->stats, "one_time", one_time_json(rq->adapter, w));
+	json_object_set_new(p->stats, "one_time", one_time_json(rq->adapter, w, r->first_calls));
 	if (rq->sampling.guard_wait > 0)
 		json_object_set_new(p->stats, "typical", typical_json(w));
 }

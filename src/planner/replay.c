@@ -1,5 +1,6 @@
 /* Plans that replay a program's calls in the order it made them (replay.h). */
 #include "planner/replay.h"
+#include "planner/first_calls.h"
 #include "core/alloc.h"
 #include "core/clock.h"
 #include "core/log.h"
@@ -8,6 +9,7 @@
 #include <gsl/gsl_statistics_double.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,6 +235,7 @@ struct replay_run {
 	size_t n;
 	uint64_t *metrics;         /* a span's, to measure */
 	double *seconds;
+	struct sibyl_first_runs first;	/* each metric's first run in the worker */
 };
 
 static int replay_pass(struct replay_run *rr, char *err, size_t errlen)
@@ -247,6 +250,11 @@ static int replay_pass(struct replay_run *rr, char *err, size_t errlen)
 		rr->done += s->len;
 		if (rr->progress)
 			rr->progress(rr->pctx, rr->done, rr->plan->runs);
+		/* A lead-in's time says nothing of its context, but a first
+		 * call's cost is its own (first_calls.h). */
+		for (size_t j = 0; j < s->len; j++)
+			sibyl_first_runs_note(&rr->first, rr->metrics[j], rr->seconds[j],
+					      j < s->lead ? SIZE_MAX : rr->n + j - s->lead);
 		for (size_t j = s->lead; j < s->len; j++)
 			rr->samples[rr->n++] = (struct sibyl_point){ (double)rr->metrics[j],
 								     rr->seconds[j] };
@@ -285,14 +293,27 @@ static size_t run_at(const struct sibyl_point *s, size_t n, size_t i)
 	return j - i;
 }
 
+/* Whether the samples from s[i] on are a metric's of their own: more
+ * than one a pass, or fewer since its first call went apart
+ * (first_calls.h). */
+static bool own_point(const struct sibyl_point *s, size_t n, size_t i, size_t alone,
+		      const struct sibyl_first_runs *f)
+{
+	if (run_at(s, n, i) >= alone)
+		return true;
+	for (size_t k = 0; k < f->n; k++)
+		if ((double)f->v[k].metric == s[i].x)
+			return true;
+	return false;
+}
+
 /* Sort the samples and group them into points (replay.h); how many.  A
- * metric the program called again (more than one sample a pass) is a
- * point of its own and no group reaches into it: its runs say its time,
- * where a group's point, at its median metric, would put its neighbour's
- * time there (FFTW's prime 1009, 14 times 1024's, vanished into 1024's
- * point). */
+ * metric the program called again is a point of its own and no group
+ * reaches into it: its runs say its time, where a group's point, at its
+ * median metric, would put its neighbour's time there (FFTW's prime
+ * 1009, 14 times 1024's, vanished into 1024's point). */
 static size_t group_points(struct sibyl_point *s, size_t n, unsigned passes,
-			   struct sibyl_point *pts)
+			   const struct sibyl_first_runs *f, struct sibyl_point *pts)
 {
 	double *ys = sibyl_xmalloc(n * sizeof(*ys));
 	size_t np = 0, alone = 2 * (size_t)passes;
@@ -300,11 +321,11 @@ static size_t group_points(struct sibyl_point *s, size_t n, unsigned passes,
 	qsort(s, n, sizeof(*s), by_x);
 	for (size_t i = 0, j; i < n; i = j) {
 		bool edge = s[i].x == s[0].x || s[i].x == s[n - 1].x;
-		size_t len = run_at(s, n, i);
+		bool own = edge || own_point(s, n, i, alone, f);
 
-		j = i + len;
-		while (!edge && len < alone && j < n && j - i < GROUP && s[j].x != s[n - 1].x &&
-		       run_at(s, n, j) < alone)
+		j = i + run_at(s, n, i);
+		while (!own && j < n && j - i < GROUP && s[j].x != s[n - 1].x &&
+		       !own_point(s, n, j, alone, f))
 			j += run_at(s, n, j);
 		pts[np++] = group_point(s + i, j - i, ys);
 	}
@@ -359,7 +380,8 @@ static bool *sampled(const struct sibyl_call_mix *mix, const struct sibyl_point 
 
 /* The profile of the samples, spanning the calls' range. */
 static struct sibyl_profile *replay_profile(const struct sibyl_call_mix *mix,
-					    struct sibyl_point *s, size_t n, unsigned passes)
+					    struct sibyl_point *s, size_t n, unsigned passes,
+					    const struct sibyl_first_runs *f)
 {
 	struct sibyl_profile *prof = sibyl_xcalloc(1, sizeof(*prof));
 
@@ -367,19 +389,24 @@ static struct sibyl_profile *replay_profile(const struct sibyl_call_mix *mix,
 	prof->hi = (double)mix->v[mix->n - 1].metric;
 	prof->complete = true;
 	prof->points = sibyl_xmalloc(n * sizeof(*prof->points));
-	prof->npoints = group_points(s, n, passes, prof->points);
+	prof->npoints = group_points(s, n, passes, f, prof->points);
 	prof->samples = sibyl_xmalloc(n * sizeof(*prof->samples));
 	memcpy(prof->samples, s, n * sizeof(*s));
 	prof->nsamples = n;
 	return prof;
 }
 
-static void fill_result(const struct sibyl_call_mix *mix, const struct sibyl_replay_plan *plan,
-			struct replay_run *rr, unsigned passes, struct sibyl_plan_result *r)
+static void fill_result(const struct sibyl_plan_params *p, const struct sibyl_call_mix *mix,
+			const struct sibyl_replay_plan *plan, struct replay_run *rr,
+			unsigned passes, struct sibyl_plan_result *r)
 {
 	double noise = passes == 2 ? pass_noise(rr->samples, rr->n / 2) : NAN;
-	struct sibyl_profile *prof = replay_profile(mix, rr->samples, rr->n, passes);
+
+	sibyl_first_runs_split(&rr->first, rr->samples, &rr->n, p->sample_error);
+	struct sibyl_profile *prof = replay_profile(mix, rr->samples, rr->n, passes, &rr->first);
 	bool *picked = sampled(mix, prof->samples, prof->nsamples);
+
+	r->first_calls = sibyl_first_runs_json(&rr->first, prof);
 
 	r->status = SIBYL_PLAN_DONE;
 	r->profile = prof;
@@ -401,7 +428,8 @@ int sibyl_plan_replay(const struct sibyl_plan_params *p, const struct sibyl_call
 {
 	double t0 = (double)sibyl_mono_ns();
 	struct sibyl_replay_plan plan;
-	struct replay_run rr = { &plan, mix, measure, ctx, progress, pctx, 0, NULL, 0, NULL, NULL };
+	struct replay_run rr = { .plan = &plan, .mix = mix, .measure = measure, .ctx = ctx,
+				 .progress = progress, .pctx = pctx };
 	unsigned pass = 0;
 
 	memset(r, 0, sizeof(*r));
@@ -419,6 +447,11 @@ int sibyl_plan_replay(const struct sibyl_plan_params *p, const struct sibyl_call
 	rr.seconds = sibyl_xmalloc((plan.runs ? plan.runs : 1) * sizeof(*rr.seconds));
 	size_t whole = 0;	/* samples of the passes that ended */
 
+	/* The worker's first sample, before the replay, ran the first call
+	 * at the first span's first metric (worker.h). */
+	if (plan.n)
+		sibyl_first_runs_met(&rr.first, mix->seq[plan.v[0].first].metric);
+
 	for (; plan.n && pass < plan.passes; pass++) {
 		if (pass && p->max_seconds > 0 &&
 		    ((double)sibyl_mono_ns() - t0) * 1e-9 >= p->max_seconds)
@@ -432,7 +465,7 @@ int sibyl_plan_replay(const struct sibyl_plan_params *p, const struct sibyl_call
 	 * kept beside the error. */
 	rr.n = whole;
 	if (plan.n && pass && rr.n) {
-		fill_result(mix, &plan, &rr, pass, r);
+		fill_result(p, mix, &plan, &rr, pass, r);
 		if (r->message[0])
 			r->status = SIBYL_PLAN_FAILED;
 	}
@@ -440,6 +473,7 @@ int sibyl_plan_replay(const struct sibyl_plan_params *p, const struct sibyl_call
 	free(rr.samples);
 	free(rr.metrics);
 	free(rr.seconds);
+	sibyl_first_runs_free(&rr.first);
 	sibyl_replay_plan_free(&plan);
 	return r->status == SIBYL_PLAN_DONE ? 0 : -1;
 }

@@ -86,14 +86,15 @@ static void add_evaluation_json(json_t *j, const struct sibyl_eval *e)
 
 static json_t *check_json(const struct sibyl_trace_check *c)
 {
-	return json_pack("{sIsfsfsfsfsfsIsIsIsIsf}", "calls", (json_int_t)c->calls,
+	return json_pack("{sIsfsfsfsfsfsIsIsIsIsfsIsf}", "calls", (json_int_t)c->calls,
 			 "traced_s", c->traced_s, "predicted_s", c->predicted_s,
 			 "total_error_pct", c->total_error_pct,
 			 "median_error_pct", c->median_error_pct,
 			 "mean_error_pct", c->mean_error_pct,
 			 "between_sampled", (json_int_t)c->between,
 			 "below_points", (json_int_t)c->below, "above_points", (json_int_t)c->above,
-			 "first_calls", (json_int_t)c->first_calls, "first_call_s", c->first_call_s);
+			 "first_calls", (json_int_t)c->first_calls, "first_call_s", c->first_call_s,
+			 "first_at_calls", (json_int_t)c->first_at_calls, "first_at_s", c->first_at_s);
 }
 
 static void result_json(FILE *f, const struct sibyl_plan_session *s, json_t *guard)
@@ -185,6 +186,11 @@ static void check_text(FILE *f, const struct sibyl_plan_session *s)
 		fprintf(f, "each process's first call predicted with the profile's first-call "
 			"cost added: %.3g ms, %zu call%s\n", 1e3 * c->first_call_s, c->first_calls,
 			c->first_calls == 1 ? "" : "s");
+	if (c->first_at_calls)
+		fprintf(f, "each process's first call at a work metric predicted with the "
+			"profile's first call there (stats.one_time.first_calls): %zu call%s, "
+			"%+.3g ms\n", c->first_at_calls, c->first_at_calls == 1 ? "" : "s",
+			1e3 * c->first_at_s);
 	if (c->between || c->below || c->above)
 		fprintf(f, "not measured: %zu calls interpolated between sampled work metrics, "
 			"%zu extrapolated below the profile's points, %zu above\n", c->between,

@@ -18,6 +18,37 @@ static void count_cover(struct sibyl_trace_check *c, enum sibyl_cover where)
 	c->above += where == SIBYL_COVER_ABOVE;
 }
 
+/* Pairs of a process and a work metric met, for the metrics whose first
+ * call the profile records apart. */
+struct met {
+	struct { size_t proc; double metric; } *v;
+	size_t n;
+};
+
+/* What a call at w in process proc pays for being its process's first
+ * there: the profile's first call at w beyond its time there, once.  The
+ * process's first call (!charge) pays the one-time excess instead, which
+ * was measured at a first call too: its metric is met all the same. */
+static double first_at(const struct sibyl_profile *p, struct met *met, size_t proc, double w,
+		       bool charge, struct sibyl_trace_check *c)
+{
+	double excess = sibyl_profile_first_call_at(p, w);
+
+	if (isnan(excess))
+		return 0;
+	for (size_t i = 0; i < met->n; i++)
+		if (met->v[i].proc == proc && met->v[i].metric == w)
+			return 0;
+	met->v = sibyl_xreallocarray(met->v, met->n + 1, sizeof(*met->v));
+	met->v[met->n].proc = proc;
+	met->v[met->n++].metric = w;
+	if (!charge)
+		return 0;
+	c->first_at_calls++;
+	c->first_at_s += excess;
+	return excess;
+}
+
 /* Each call of the function: its relative error into e (grown as needed). */
 static int compare_calls(const struct sibyl_profile *p, const struct sibyl_trace *t,
 			 const char *function, struct sibyl_trace_check *c, double **e,
@@ -30,6 +61,7 @@ static int compare_calls(const struct sibyl_profile *p, const struct sibyl_trace
 	size_t cap = 0;
 	int rc = 0;
 	bool *started = sibyl_xcalloc(sibyl_trace_process_count(t) + 1, sizeof(*started));
+	struct met met = { NULL, 0 };
 
 	while (rc == 0 && sibyl_trace_iter_next(it, &call) == 1) {
 		if (strcmp(call.function->name, function))
@@ -41,15 +73,16 @@ static int compare_calls(const struct sibyl_profile *p, const struct sibyl_trace
 		checked = call.function;
 		double w = sibyl_call_work(&call, src);
 		double traced = fmax(1e-12, call.duration_ns * 1e-9);
-		double predicted = fmax(0, sibyl_profile_eval(p, w));
+		double predicted = sibyl_profile_eval(p, w);
 		size_t proc = sibyl_trace_thread(t, call.thread)->process;
 
+		predicted += first_at(p, &met, proc, w, started[proc], c);
 		if (!started[proc]) {	/* the process's first call of function */
 			started[proc] = true;
 			c->first_calls++;
 			predicted += c->first_call_s;
 		}
-
+		predicted = fmax(0, predicted);
 		count_cover(c, sibyl_profile_cover(p, w));
 		if (c->calls == cap) {
 			cap = cap ? 2 * cap : 1024;
@@ -61,6 +94,7 @@ static int compare_calls(const struct sibyl_profile *p, const struct sibyl_trace
 	}
 	sibyl_trace_iter_free(it);
 	free(started);
+	free(met.v);
 	return rc;
 }
 

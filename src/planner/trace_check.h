@@ -28,6 +28,12 @@ struct sibyl_trace_check {
 	 * set-up, which warm runs do not.  first_calls of them. */
 	size_t first_calls;
 	double first_call_s;
+	/* Each other call that is its process's first at its work metric is
+	 * predicted with the profile's first call there (stats.one_time.
+	 * first_calls, sibyl_profile_first_call_at): first_at_calls of them,
+	 * first_at_s added in all. */
+	size_t first_at_calls;
+	double first_at_s;
 };
 
 /* 0, or -1 with one line in err (the trace, no call of function, a work

@@ -14,6 +14,12 @@
  * needs each call's charge: a call --best-of or --outside keep leaves on
  * the original still raises the mark, so later calls may be charged
  * less than the accelerated implementation would pay.
+ * A profile that records each work metric's first call apart
+ * (stats.one_time.first_calls, a replay's: FFTW's first execute of a
+ * plan faults its output in) charges a call that is the first at its
+ * metric that measured excess instead: it holds the faults the ladder
+ * would count.  The implementation's first call is left to the one-time
+ * cost, measured at a first call as well.
  */
 #include "predict/internal.h"
 
@@ -26,10 +32,31 @@
 #include <string.h>
 
 struct touch_curve {
+	const struct sibyl_profile *profile;
 	const char *path;	/* the profile's file: kernels sharing it share memory */
 	json_t *points;		/* [[work metric, faults], ...], ascending */
 	double high_water;	/* largest work of its calls so far */
+	bool started;		/* a call of it was met */
+	double *met;		/* works met that have a first call recorded */
+	size_t nmet;
 };
+
+/* What c pays as the first call at its work, or 0 (NAN: no record). */
+static double first_at(struct touch_curve *tc, const struct predict_call *c)
+{
+	double excess = sibyl_profile_first_call_at(tc->profile, c->work);
+	bool first = !tc->started;
+
+	tc->started = true;
+	if (isnan(excess))
+		return NAN;
+	for (size_t i = 0; i < tc->nmet; i++)
+		if (tc->met[i] == c->work)
+			return 0;
+	tc->met = sibyl_xreallocarray(tc->met, tc->nmet + 1, sizeof(*tc->met));
+	tc->met[tc->nmet++] = c->work;
+	return first ? 0 : excess;
+}
 
 /* Faults of a fresh first run at w: linear in log w between the ladder's
  * points, flat beyond its ends (no extrapolation). */
@@ -61,8 +88,10 @@ static struct touch_curve *curve_of(struct touch_curve *c, size_t *n,
 	json_t *points = json_object_get(one_time, "first_touch");
 	json_t *first = json_object_get(one_time, "first_call_metric");
 
-	c[*n] = (struct touch_curve){ m->path, json_array_size(points) > 0 ? points : NULL,
-				      json_is_number(first) ? json_number_value(first) : 0 };
+	c[*n] = (struct touch_curve){ m->profile, m->path,
+				      json_array_size(points) > 0 ? points : NULL,
+				      json_is_number(first) ? json_number_value(first) : 0, false,
+				      NULL, 0 };
 	return &c[(*n)++];
 }
 
@@ -85,17 +114,24 @@ void predict_first_touch(const struct sibyl_prediction *out, struct predict_call
 		if (!calls->v[i].nested)
 			order[n++] = &calls->v[i];
 	qsort(order, n, sizeof(*order), by_start);
-	for (size_t i = 0; i < n && isfinite(page_fault_ns); i++) {
+	for (size_t i = 0; i < n; i++) {
 		struct predict_call *c = order[i];
 		struct touch_curve *tc = curve_of(curves, &ncurves, out->kernels[c->kernel].model);
+		double at = first_at(tc, c);
 
-		if (!tc->points || c->work <= tc->high_water)
+		if (!isnan(at))
+			c->first_at_s = at;
+		if (!tc->points || c->work <= tc->high_water || !isfinite(page_fault_ns))
 			continue;
-		c->touch_faults = fmax(0, faults_at(tc->points, c->work) -
-					      faults_at(tc->points, tc->high_water));
-		c->touch_s = c->touch_faults * page_fault_ns * 1e-9;
+		if (isnan(at)) {
+			c->touch_faults = fmax(0, faults_at(tc->points, c->work) -
+						      faults_at(tc->points, tc->high_water));
+			c->touch_s = c->touch_faults * page_fault_ns * 1e-9;
+		}
 		tc->high_water = c->work;
 	}
+	for (size_t i = 0; i < ncurves; i++)
+		free(curves[i].met);
 	free(curves);
 	free(order);
 }

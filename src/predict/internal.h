@@ -22,6 +22,9 @@ struct predict_call {
 	/* New memory the accelerated implementation would touch here, its
 	 * work being the largest so far (first_touch.c), and its cost. */
 	double touch_faults, touch_s;
+	/* Its excess as the first call at its work (stats.one_time.
+	 * first_calls, first_touch.c). */
+	double first_at_s;
 	bool nested;		/* inside another modelled call of its thread */
 	bool accelerated;	/* predicted on the accelerator */
 };

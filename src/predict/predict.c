@@ -42,7 +42,7 @@ struct predict_time predict_call_time(const struct sibyl_predict_options *o,
 	 * the typical factor makes them the speed a program meets.  The
 	 * call's page faults are the program's memory, not the kernel's. */
 	r.compute = fmax(0, sibyl_profile_eval(p, c->work)) * (c->typical > 0 ? c->typical : 1) +
-		    c->fault_s + c->touch_s;
+		    c->fault_s + c->touch_s + c->first_at_s;
 	r.transfer = transfer_s(o, c);
 	return r;
 }
@@ -98,6 +98,8 @@ static void accelerate(struct sibyl_kernel_prediction *k, struct predict_call *c
 	k->fault_s += c->fault_s;
 	k->touch_faults += c->touch_faults;
 	k->touch_s += c->touch_s;
+	k->first_at_calls += c->first_at_s != 0;
+	k->first_at_s += c->first_at_s;
 	k->accelerated++;
 	k->compute_s += comp;
 	k->transfer_s += xfer;
@@ -145,14 +147,16 @@ static void predict_kernel(const struct sibyl_predict_options *o, struct sibyl_p
 			continue;
 		}
 		accelerate(k, c, comp, xfer);
-		best += (comp - c->fault_s - c->touch_s) / c->typical;
-		predict_interval_add(out, ki, fits, c->work, comp - c->fault_s - c->touch_s,
-				     c->typical);
+		double own = comp - c->fault_s - c->touch_s - c->first_at_s;	/* the profile's */
+
+		best += own / c->typical;
+		predict_interval_add(out, ki, fits, c->work, own, c->typical);
 	}
 	predict_fits_free(fits);
 	predict_typical_free(typical);
 	/* The factor the accelerated calls met, weighted by their time. */
-	k->typical_factor = best > 0 ? (k->compute_s - k->fault_s - k->touch_s) / best : 1;
+	k->typical_factor = best > 0 ?
+		(k->compute_s - k->fault_s - k->touch_s - k->first_at_s) / best : 1;
 	k->predicted_s = k->compute_s + k->transfer_s + k->kept_s;
 	k->speedup = k->predicted_s > 0 ? k->measured_s / k->predicted_s : INFINITY;
 	crossover(k, ch, n);

@@ -77,6 +77,10 @@ struct sibyl_kernel_prediction {
 	 * (stats.one_time.first_touch): faults and their cost, included in
 	 * compute_s. */
 	double touch_faults, touch_s;
+	/* Calls that are the first at their work metric, and what they pay
+	 * beyond warm ones (stats.one_time.first_calls): in compute_s. */
+	uint64_t first_at_calls;
+	double first_at_s;
 	uint64_t below, above;		/* calls outside the profile's points */
 	double outside_measured_s;	/* their measured time */
 	/* From an accelerated run (sibyl_predict_compare): the same kernel's

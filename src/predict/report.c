@@ -61,6 +61,10 @@ static void print_kernel_notes(FILE *out, const struct sibyl_prediction *p,
 		fprintf(out, "    memory the implementation touches first as the calls grow: %.0f page "
 			"faults, %.6g s added (stats.one_time.first_touch)\n", k->touch_faults,
 			k->touch_s);
+	if (k->first_at_calls)
+		fprintf(out, "    first calls at their work metric: %llu, %+.6g s added "
+			"(stats.one_time.first_calls)\n", (unsigned long long)k->first_at_calls,
+			k->first_at_s);
 	if (k->nested)
 		fprintf(out, "    %lu call(s) inside another modelled call, counted with it\n",
 			(unsigned long)k->nested);
@@ -276,6 +280,8 @@ static json_t *kernel_json(const struct sibyl_prediction *p, const struct sibyl_
 	json_object_set_new(j, "page_fault_s", json_real(k->fault_s));
 	json_object_set_new(j, "first_touch_faults", json_real(k->touch_faults));
 	json_object_set_new(j, "first_touch_s", json_real(k->touch_s));
+	json_object_set_new(j, "first_at_calls", json_integer((json_int_t)k->first_at_calls));
+	json_object_set_new(j, "first_at_s", json_real(k->first_at_s));
 	json_object_set_new(j, "outside_below", json_integer((json_int_t)k->below));
 	json_object_set_new(j, "outside_above", json_integer((json_int_t)k->above));
 	json_object_set_new(j, "outside_measured_s", json_real(k->outside_measured_s));

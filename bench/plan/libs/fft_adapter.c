@@ -9,8 +9,10 @@
  * replayed trace (`plan --replay`) alternates sizes call by call, and a
  * plan made afresh at each change would time a first execution, its
  * output pages faulted in (65536 points: 6 ms against 0.8 ms), where the
- * program's calls mostly reuse a plan.  A new size's output is touched
- * in setup for the same reason; each run gets fresh input.  Time is a
+ * program's calls mostly reuse a plan.  A new size's first execution
+ * faults its output in, as the program's does: a replay times it apart
+ * (planner/first_calls.h) and the prediction charges it to the
+ * program's first call at that size.  Each run gets fresh input.  Time is a
  * staircase in n: sizes with large prime factors run many times slower
  * than their neighbours.  Build with -lfftw3 -lm.
  */
@@ -19,7 +21,6 @@
 #include <fftw3.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* Plans kept: the least recently used goes when a new size needs a
  * slot or the buffers would pass KEPT_BYTES (an adaptive plan over the
@@ -100,7 +101,8 @@ static struct kept *free_slot(struct state *s, uint64_t n)
 	}
 }
 
-/* n's plan, made on first use with its output touched. */
+/* n's plan, made on first use, its output left for the first execution
+ * to fault in, as a program's is. */
 static struct kept *plan_for(struct state *s, uint64_t n)
 {
 	for (int i = 0; i < KEPT; i++)
@@ -116,7 +118,6 @@ static struct kept *plan_for(struct state *s, uint64_t n)
 		drop(k);
 		return NULL;
 	}
-	memset(k->out, 0, n * sizeof(fftw_complex));
 	k->n = n;
 	return k;
 }

@@ -1,0 +1,128 @@
+/* Each work metric's first call in a replay's worker (first_calls.h). */
+#include "planner/first_calls.h"
+#include "core/alloc.h"
+
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool sibyl_first_runs_met(struct sibyl_first_runs *f, uint64_t metric)
+{
+	for (size_t i = 0; i < f->nmet; i++)
+		if (f->met[i] == metric)
+			return true;
+	if (f->nmet == f->capmet) {
+		f->capmet = f->capmet ? 2 * f->capmet : 64;
+		f->met = sibyl_xreallocarray(f->met, f->capmet, sizeof(*f->met));
+	}
+	f->met[f->nmet++] = metric;
+	return false;
+}
+
+void sibyl_first_runs_note(struct sibyl_first_runs *f, uint64_t metric, double seconds,
+			   size_t sample)
+{
+	if (sibyl_first_runs_met(f, metric))
+		return;
+	if (f->n == f->cap) {
+		f->cap = f->cap ? 2 * f->cap : 64;
+		f->v = sibyl_xreallocarray(f->v, f->cap, sizeof(*f->v));
+	}
+	f->v[f->n++] = (struct sibyl_first_run){ metric, seconds, sample };
+}
+
+/* The median time of the samples at metric m but s[skip]; NAN when none. */
+static double others_median(const struct sibyl_point *s, size_t n, uint64_t m, size_t skip,
+			    double *buf)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (s[i].x == (double)m && i != skip)
+			buf[k++] = s[i].y;
+	if (!k)
+		return NAN;
+	gsl_sort(buf, 1, k);
+	return gsl_stats_median_from_sorted_data(buf, 1, k);
+}
+
+/* s[0..*n) without the kept first runs' samples, in their order. */
+static void drop_samples(const struct sibyl_first_runs *f, struct sibyl_point *s, size_t *n)
+{
+	bool *drop = sibyl_xcalloc(*n + 1, sizeof(*drop));
+	size_t k = 0;
+
+	for (size_t i = 0; i < f->n; i++)
+		if (f->v[i].sample < *n)
+			drop[f->v[i].sample] = true;
+	for (size_t i = 0; i < *n; i++)
+		if (!drop[i])
+			s[k++] = s[i];
+	*n = k;
+	free(drop);
+}
+
+size_t sibyl_first_runs_split(struct sibyl_first_runs *f, struct sibyl_point *s, size_t *n,
+			      double threshold)
+{
+	double *buf = sibyl_xmalloc((*n + 1) * sizeof(*buf));
+	double *excess = sibyl_xmalloc((f->n + 1) * sizeof(*excess));
+	size_t kept = 0;
+
+	for (size_t i = 0; i < f->n; i++) {
+		double warm = others_median(s, *n, f->v[i].metric, f->v[i].sample, buf);
+
+		if (warm > 0) {
+			excess[kept] = f->v[i].seconds / warm - 1;
+			f->v[kept++] = f->v[i];
+		}
+	}
+	f->n = kept;
+	gsl_sort(excess, 1, kept);
+	/* A first call no dearer than the others, beyond one run's spread, is
+	 * a sample like them: charging each metric's first call one run's
+	 * difference would add noise to every call at a metric met once. */
+	if (!kept || gsl_stats_median_from_sorted_data(excess, 1, kept) <= threshold)
+		f->n = 0;
+	drop_samples(f, s, n);
+	free(buf);
+	free(excess);
+	return f->n;
+}
+
+static int by_metric(const void *a, const void *b)
+{
+	const struct sibyl_first_run *x = a, *y = b;
+
+	return (x->metric > y->metric) - (x->metric < y->metric);
+}
+
+struct json_t *sibyl_first_runs_json(const struct sibyl_first_runs *f,
+				     const struct sibyl_profile *prof)
+{
+	if (!f->n)
+		return NULL;
+	struct sibyl_first_run *v = sibyl_xmalloc(f->n * sizeof(*v));
+	json_t *metrics = json_array();
+
+	memcpy(v, f->v, f->n * sizeof(*v));
+	qsort(v, f->n, sizeof(*v), by_metric);
+	for (size_t i = 0; i < f->n; i++)
+		json_array_append_new(metrics, json_pack("[Iff]", (json_int_t)v[i].metric,
+							 v[i].seconds,
+							 sibyl_profile_eval(prof, (double)v[i].metric)));
+	free(v);
+	return json_pack("{ssso}", "measured",
+			 "replay: each work metric's first run in the planning worker, in the "
+			 "traced calls' order, beside the profile's time there", "metrics", metrics);
+}
+
+void sibyl_first_runs_free(struct sibyl_first_runs *f)
+{
+	free(f->v);
+	free(f->met);
+	memset(f, 0, sizeof(*f));
+}

@@ -1,0 +1,59 @@
+/*
+ * A work metric's first call in a process, apart from its warm calls.
+ * A program that keeps state per size pays its making on the first call
+ * at that size: FFTW's first fftw_execute of a plan faults its output
+ * in and meets its twiddles cold (3-15% of a spectrum program's traced
+ * time in 19 such calls of 3000), which a profile of warm calls leaves
+ * out and a point that mixes it in puts on every call.  A replay
+ * (replay.h) runs each metric's first call in its worker as the program
+ * ran its own, after other sizes: those runs are noted here, and when
+ * they cost more than their metric's other runs (the median one by more
+ * than --sample-error), they leave the points and are recorded apart
+ * (stats.one_time.first_calls, docs/profile-format.md), which `sibyl
+ * predict` and `plan evaluate --from-trace` charge once per metric a
+ * process meets.  When they do not (zlib, SHA-256: each call starts
+ * afresh), they stay samples like the others.
+ */
+#ifndef SIBYL_PLANNER_FIRST_CALLS_H
+#define SIBYL_PLANNER_FIRST_CALLS_H
+
+#include "model/profile.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct json_t;
+
+struct sibyl_first_run {
+	uint64_t metric;
+	double seconds;
+	size_t sample;		/* its index among the samples; SIZE_MAX: a lead-in's */
+};
+
+struct sibyl_first_runs {
+	struct sibyl_first_run *v;
+	size_t n, cap;
+	uint64_t *met;		/* metrics the worker ran, in the order met */
+	size_t nmet, capmet;
+};
+
+/* Whether the worker ran `metric` before; it has now. */
+bool sibyl_first_runs_met(struct sibyl_first_runs *f, uint64_t metric);
+/* A run at `metric` of `seconds`, sample `sample` (SIZE_MAX: not a
+ * sample), noted when it is the worker's first at that metric. */
+void sibyl_first_runs_note(struct sibyl_first_runs *f, uint64_t metric, double seconds,
+			   size_t sample);
+/* Keep the first runs that are first calls (above), and take their
+ * samples out of s[0..*n): those whose metric has other samples, when
+ * the median of them exceeds the median of its metric's other samples
+ * by more than `threshold` (a fraction).  Otherwise none.  How many. */
+size_t sibyl_first_runs_split(struct sibyl_first_runs *f, struct sibyl_point *s, size_t *n,
+			      double threshold);
+/* stats.one_time.first_calls of the kept runs: each metric's first call
+ * beside the profile's time there (its warm calls'); NULL with none. */
+struct json_t *sibyl_first_runs_json(const struct sibyl_first_runs *f,
+				     const struct sibyl_profile *prof);
+void sibyl_first_runs_free(struct sibyl_first_runs *f);
+
+#endif
