@@ -8,6 +8,9 @@
 
 #include "planner/replay.h"
 
+#include <jansson.h>
+#include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -295,6 +298,98 @@ static void test_repeated_metrics_alone(void **state)
 	sibyl_call_mix_free(&mix);
 }
 
+/* A library that makes state per size on its first call there: each
+ * metric's first run in the "worker" costs `first` times its warm time.
+ * The worker's own first sample, before the replay, met the first
+ * metric it was sent. */
+struct per_size {
+	double first;
+	uint64_t met[16];
+	size_t nmet;
+};
+
+static int measure_per_size(void *ctx, const uint64_t *metrics, size_t n, double *seconds,
+			    char *err, size_t errlen)
+{
+	struct per_size *ps = ctx;
+
+	(void)err;
+	(void)errlen;
+	if (!ps->nmet && n)
+		ps->met[ps->nmet++] = metrics[0];
+	for (size_t i = 0; i < n; i++) {
+		bool met = false;
+
+		for (size_t k = 0; k < ps->nmet; k++)
+			met |= ps->met[k] == metrics[i];
+		if (!met)
+			ps->met[ps->nmet++] = metrics[i];
+		seconds[i] = (met ? 1 : ps->first) * 1e-9 * (double)metrics[i];
+	}
+	return 0;
+}
+
+static const uint64_t sizes_again[] = { 100, 200, 300, 100, 200, 300, 100, 200, 300, 400 };
+
+static int replay_sizes(struct per_size *ps, struct sibyl_plan_result *r)
+{
+	struct sibyl_call_mix mix = mix_of(sizes_again, 10);
+	struct sibyl_plan_params p;
+
+	mix.v[0] = (struct sibyl_mix_entry){ 100, 3, 3e-6 };
+	mix.v[1] = (struct sibyl_mix_entry){ 200, 3, 3e-6 };
+	mix.v[2] = (struct sibyl_mix_entry){ 300, 3, 3e-6 };
+	mix.v[3] = (struct sibyl_mix_entry){ 400, 1, 1e-6 };
+	mix.n = 4;
+	sibyl_plan_defaults(&p);
+	p.max_samples = 400;	/* two passes */
+	int rc = sibyl_plan_replay(&p, &mix, measure_per_size, ps, NULL, NULL, r);
+
+	sibyl_call_mix_free(&mix);
+	return rc;
+}
+
+/* Each metric's first call, ten times its warm ones, is recorded apart
+ * and kept out of the points, which are the warm calls' times; the
+ * profile then charges it (sibyl_profile_first_call_at). */
+static void test_first_calls_apart(void **state)
+{
+	(void)state;
+	struct per_size ps = { .first = 10 };
+	struct sibyl_plan_result r;
+
+	assert_int_equal(replay_sizes(&ps, &r), 0);
+	assert_int_equal(r.samples, 20);
+	assert_int_equal(r.profile->nsamples, 17);	/* 200, 300, 400's first runs apart */
+	assert_int_equal(r.profile->npoints, 4);
+	for (size_t i = 0; i < 4; i++)
+		assert_float_equal(r.profile->points[i].y, 1e-9 * r.profile->points[i].x, 1e-15);
+	json_t *metrics = json_object_get(r.first_calls, "metrics");
+
+	assert_int_equal(json_array_size(metrics), 3);
+	assert_float_equal(json_number_value(json_array_get(json_array_get(metrics, 0), 0)), 200, 0);
+	assert_float_equal(json_number_value(json_array_get(json_array_get(metrics, 2), 1)),
+			   4000e-9, 1e-15);
+	r.profile->stats = json_pack("{s{sO}}", "one_time", "first_calls", r.first_calls);
+	assert_float_equal(sibyl_profile_first_call_at(r.profile, 300), 2700e-9, 1e-15);
+	assert_true(isnan(sibyl_profile_first_call_at(r.profile, 100)));	/* the worker's first */
+	assert_true(isnan(sibyl_profile_first_call_at(r.profile, 250)));
+	sibyl_plan_result_free(&r);
+}
+
+/* First calls no dearer than the others stay samples: nothing apart. */
+static void test_first_calls_like_others(void **state)
+{
+	(void)state;
+	struct per_size ps = { .first = 1.05 };	/* within --sample-error */
+	struct sibyl_plan_result r;
+
+	assert_int_equal(replay_sizes(&ps, &r), 0);
+	assert_null(r.first_calls);
+	assert_int_equal(r.profile->nsamples, 20);
+	sibyl_plan_result_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -305,6 +400,8 @@ int main(void)
 		cmocka_unit_test(test_failed_pass_keeps_whole_ones),
 		cmocka_unit_test(test_repeated_metrics_alone),
 		cmocka_unit_test(test_repeated_calls),
+		cmocka_unit_test(test_first_calls_apart),
+		cmocka_unit_test(test_first_calls_like_others),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
