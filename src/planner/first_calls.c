@@ -101,7 +101,7 @@ static int by_metric(const void *a, const void *b)
 }
 
 struct json_t *sibyl_first_runs_json(const struct sibyl_first_runs *f,
-				     const struct sibyl_profile *prof)
+				     const struct sibyl_profile *prof, const char *measured)
 {
 	if (!f->n)
 		return NULL;
@@ -115,9 +115,27 @@ struct json_t *sibyl_first_runs_json(const struct sibyl_first_runs *f,
 							 v[i].seconds,
 							 sibyl_profile_eval(prof, (double)v[i].metric)));
 	free(v);
-	return json_pack("{ssso}", "measured",
-			 "replay: each work metric's first run in the planning worker, in the "
-			 "traced calls' order, beside the profile's time there", "metrics", metrics);
+	return json_pack("{ssso}", "measured", measured, "metrics", metrics);
+}
+
+struct json_t *sibyl_first_runs_guided(const uint64_t *metrics, const double *seconds, size_t n,
+				       const struct sibyl_profile *prof, double threshold)
+{
+	struct sibyl_first_runs f = { 0 };
+	size_t ns = prof->nsamples;
+	struct sibyl_point *s = sibyl_xmalloc((ns + 1) * sizeof(*s));
+
+	memcpy(s, prof->samples, ns * sizeof(*s));
+	for (size_t i = 0; i < n; i++)
+		sibyl_first_runs_note(&f, metrics[i], seconds[i], SIZE_MAX);
+	sibyl_first_runs_split(&f, s, &ns, threshold);
+	json_t *j = sibyl_first_runs_json(&f, prof, "guided: each work metric's first run in the "
+					  "planning worker, before its first sample's runs, "
+					  "beside the profile's time there");
+
+	sibyl_first_runs_free(&f);
+	free(s);
+	return j;
 }
 
 void sibyl_first_runs_free(struct sibyl_first_runs *f)

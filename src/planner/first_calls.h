@@ -12,7 +12,10 @@
  * (stats.one_time.first_calls, docs/profile-format.md), which `sibyl
  * predict` and `plan evaluate --from-trace` charge once per metric a
  * process meets.  When they do not (zlib, SHA-256: each call starts
- * afresh), they stay samples like the others.
+ * afresh), they stay samples like the others.  A trace-guided plan
+ * (guided.h) samples metric by metric: its worker runs each metric's
+ * first sample once more before its runs, and that run is the first
+ * call (sibyl_first_runs_guided).
  */
 #ifndef SIBYL_PLANNER_FIRST_CALLS_H
 #define SIBYL_PLANNER_FIRST_CALLS_H
@@ -51,9 +54,16 @@ void sibyl_first_runs_note(struct sibyl_first_runs *f, uint64_t metric, double s
 size_t sibyl_first_runs_split(struct sibyl_first_runs *f, struct sibyl_point *s, size_t *n,
 			      double threshold);
 /* stats.one_time.first_calls of the kept runs: each metric's first call
- * beside the profile's time there (its warm calls'); NULL with none. */
+ * beside the profile's time there (its warm calls'), and how they were
+ * measured; NULL with none. */
 struct json_t *sibyl_first_runs_json(const struct sibyl_first_runs *f,
-				     const struct sibyl_profile *prof);
+				     const struct sibyl_profile *prof, const char *measured);
+/* The same for a plan that samples metric by metric (a guided plan,
+ * guided.h): the worker ran each metric's first sample once more before
+ * its runs (sampling.first_calls, worker.h); its samples are the
+ * others. */
+struct json_t *sibyl_first_runs_guided(const uint64_t *metrics, const double *seconds, size_t n,
+				       const struct sibyl_profile *prof, double threshold);
 void sibyl_first_runs_free(struct sibyl_first_runs *f);
 
 #endif

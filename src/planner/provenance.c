@@ -2,8 +2,10 @@
 #include "planner/provenance.h"
 #include "core/json.h"
 #include "core/alloc.h"
+#include "planner/first_calls.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -132,6 +134,27 @@ static json_t *typical_json(const struct sibyl_worker *w)
 	return json_pack("{sfso}", "factor", typical / sum, "samples", samples);
 }
 
+/* A guided plan's first calls at each metric (first_calls.h), or NULL. */
+static json_t *guided_first_calls(const struct sibyl_plan_request *rq,
+				  const struct sibyl_worker *w, const struct sibyl_profile *p)
+{
+	struct sibyl_worker_stats s;
+
+	sibyl_worker_stats(w, &s);
+	if (!s.nfirst_at || !p->npoints)
+		return NULL;
+	uint64_t *m = sibyl_xmalloc(s.nfirst_at * sizeof(*m));
+	double *t = sibyl_xmalloc(s.nfirst_at * sizeof(*t));
+
+	for (size_t i = 0; i < s.nfirst_at; i++)
+		m[i] = s.first_at[i].metric, t[i] = s.first_at[i].seconds;
+	json_t *j = sibyl_first_runs_guided(m, t, s.nfirst_at, p, rq->params.sample_error);
+
+	free(m);
+	free(t);
+	return j;
+}
+
 static const char *status_name(enum sibyl_plan_status s)
 {
 	if (s == SIBYL_PLAN_FAILED && sibyl_worker_interrupted())
@@ -162,6 +185,8 @@ void sibyl_plan_record(const struct sibyl_plan_request *rq, struct sibyl_plan_re
 		json_object_set_new(p->stats, "stopped", json_string(r->message));
 	if (rq->sampling.guard_wait > 0)
 		json_object_set_new(p->stats, "speed_guard", sibyl_speed_guard_json(w));
+	if (!r->first_calls && rq->sampling.first_calls)
+		r->first_calls = guided_first_calls(rq, w, p);
 	json_object_set_new(p->stats, "one_time", one_time_json(rq->adapter, w, r->first_calls));
 	if (rq->sampling.guard_wait > 0)
 		json_object_set_new(p->stats, "typical", typical_json(w));

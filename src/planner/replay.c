@@ -406,7 +406,9 @@ static void fill_result(const struct sibyl_plan_params *p, const struct sibyl_ca
 	struct sibyl_profile *prof = replay_profile(mix, rr->samples, rr->n, passes, &rr->first);
 	bool *picked = sampled(mix, prof->samples, prof->nsamples);
 
-	r->first_calls = sibyl_first_runs_json(&rr->first, prof);
+	r->first_calls = sibyl_first_runs_json(&rr->first, prof, "replay: each work metric's "
+					       "first run in the planning worker, in the traced "
+					       "calls' order, beside the profile's time there");
 
 	r->status = SIBYL_PLAN_DONE;
 	r->profile = prof;

@@ -169,6 +169,7 @@ int sibyl_plan_request_apply(struct sibyl_plan_request *rq,
 	rq->config.platform = set->platform;
 	rq->sampling = (struct sibyl_sampling){ as_unsigned(set->repeat), set->sample_ms * 1e-3,
 						set->timeout, set->speed_guard,
-						as_unsigned(set->rounds), set->guard_tolerance / 100 };
+						as_unsigned(set->rounds), set->guard_tolerance / 100,
+						false };
 	return sibyl_plan_request_check(rq, err, errlen);
 }

@@ -39,6 +39,8 @@ struct sampler {
 	bool count_faults;         /* sample(): count the run's page faults */
 	unsigned threads;          /* the adapter's, as configured */
 	struct sibyl_worker_progress *progress;   /* NULL: the planner watches none */
+	uint64_t *met;             /* with sp->first_calls: the metrics sampled */
+	size_t nmet;
 };
 
 /* How far a run's reported time may exceed the wall time around it. */
@@ -473,6 +475,22 @@ static int serve_sequence(struct sampler *w, const uint64_t *metrics, size_t n, 
 	return rc;
 }
 
+/* Whether the sample of rq starts with a run of its own: the worker's
+ * first (a fresh process pays page faults and cold caches there), and
+ * with sp->first_calls each metric's first, as a program's first call at
+ * that metric (first_calls.h). */
+static bool fresh_metric(struct sampler *w, const struct sibyl_sample_request *rq, bool first)
+{
+	if (!w->sp->first_calls)
+		return first;
+	for (size_t i = 0; i < w->nmet; i++)
+		if (w->met[i] == rq->metric)
+			return false;
+	w->met = sibyl_xreallocarray(w->met, w->nmet + 1, sizeof(*w->met));
+	w->met[w->nmet++] = rq->metric;
+	return true;
+}
+
 /* Requests until EOF, one reply each. */
 static void serve_samples(struct sampler *w, struct sibyl_msg_reader *in, int out)
 {
@@ -491,19 +509,19 @@ static void serve_samples(struct sampler *w, struct sibyl_msg_reader *in, int ou
 			break;
 		if (is_seq)
 			continue;
-		/* A fresh process pays page faults and cold caches on its first
-		 * run: the first request runs once more and drops that run. */
+		/* That first run is reported apart, not in the sample. */
 		double first_run = 0;
 		uint64_t first_faults = 0;
+		bool fresh = fresh_metric(w, &rq, first);
 
-		if (first) {
-			w->count_faults = true;
+		if (fresh) {
+			w->count_faults = first;
 			sample(w, &rq, &r);
 			w->count_faults = false;
 			first_run = r.seconds;
 			first_faults = r.first_run_faults;
 		}
-		if (!first || r.status == 0)
+		if (!fresh || r.status == 0)
 			measure_watched(w, &rq, &r);
 		r.first_run_seconds = first_run;	/* measure() starts a fresh reply */
 		r.first_run_faults = first_faults;
@@ -544,5 +562,6 @@ int sibyl_sampler_serve(int requests, int replies, int progress)
 	sibyl_msg_reader_free(&in);
 	sibyl_worker_progress_unmap(w.progress);
 	free(w.times);
+	free(w.met);
 	return status;
 }

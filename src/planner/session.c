@@ -458,6 +458,7 @@ static int load_mix(struct sibyl_plan_session *s, char *err, size_t errlen)
 		return sibyl_seterr(err, errlen, "%s: no work metric within --range %llu:%llu", from,
 				    (unsigned long long)p->lo, (unsigned long long)p->hi);
 	s->rq.mix = mix;
+	s->rq.sampling.first_calls = !job->replay;	/* a replay meets them in order */
 	if (s->rq.max_samples_default)
 		p->max_samples = SIBYL_GUIDED_BUDGET;
 	return job->replay ? replay_sampling(&s->rq, err, errlen) : 0;

@@ -261,6 +261,15 @@ static int send_message(struct sibyl_worker *w, json_t *msg, const char *at, cha
 	return 0;
 }
 
+static void first_at(struct sibyl_worker_stats *s, uint64_t metric, double seconds)
+{
+	if (s->nfirst_at == s->cap_first_at) {
+		s->cap_first_at = s->cap_first_at ? 2 * s->cap_first_at : 64;
+		s->first_at = sibyl_xreallocarray(s->first_at, s->cap_first_at, sizeof(*s->first_at));
+	}
+	s->first_at[s->nfirst_at++] = (struct sibyl_first_at){ metric, seconds };
+}
+
 /* What a sample's reply says of the worker, into its stats. */
 static void account(struct sibyl_worker *w, const struct sibyl_sample_request *rq,
 		    const struct sibyl_sample_reply *rp)
@@ -275,6 +284,8 @@ static void account(struct sibyl_worker *w, const struct sibyl_sample_request *r
 		w->stats.one_time[0] = (struct sibyl_one_time_run){ w->stats.init_seconds,
 								    r.first_run_seconds, r.seconds };
 		w->stats.one_time_runs = 1;
+	} else if (r.first_run_seconds > 0) {	/* a metric's first (sampling.first_calls) */
+		first_at(&w->stats, rq->metric, r.first_run_seconds);
 	}
 	w->stats.samples++;
 	w->stats.dropped_runs += r.dropped;
@@ -426,6 +437,7 @@ static double stop_timed(struct sibyl_worker *w)
 
 	sibyl_worker_progress_unmap(w->progress);
 	free(w->stats.typical);
+	free(w->stats.first_at);
 	free(w);
 	return took;
 }

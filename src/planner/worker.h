@@ -18,6 +18,7 @@
 #include <sibyl/adapter.h>
 #include "planner/params.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -45,6 +46,10 @@ struct sibyl_sampling {
 	/* A reference counts as calm within best * (1 + this); 0 takes the
 	 * guard's default (speed_guard.h). */
 	double guard_tolerance;
+	/* Run each work metric's first sample once more before its runs and
+	 * report that run apart (first_calls.h): a plan from a trace, whose
+	 * program pays its first call at each metric. */
+	bool first_calls;
 };
 
 double sibyl_sample_time_limit(const struct sibyl_sampling *sp);	/* sampler.c */
@@ -92,6 +97,13 @@ struct sibyl_worker_stats {
 	struct sibyl_first_touch {
 		uint64_t metric, faults;
 	} first_touch[SIBYL_FIRST_TOUCH_STEPS];
+	/* With sampling.first_calls, each work metric's first run after the
+	 * worker's first sample (that one is the process's, above). */
+	struct sibyl_first_at {
+		uint64_t metric;
+		double seconds;
+	} *first_at;
+	size_t nfirst_at, cap_first_at;
 	/* Under the guard, each sample's time and its unguarded round's. */
 	struct sibyl_typical_sample {
 		uint64_t metric;

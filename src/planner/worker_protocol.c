@@ -19,27 +19,29 @@ json_t *sibyl_worker_setup_json(const struct sibyl_worker_setup *s)
 	const struct sibyl_adapter_config *c = &s->config;
 	const struct sibyl_sampling *sp = &s->sampling;
 
-	return json_pack("{ss ss s{sI sI ss? ss?} s{sI sf sf sf sI sf}}", "source", s->source,
+	return json_pack("{ss ss s{sI sI ss? ss?} s{sI sf sf sf sI sf sb}}", "source", s->source,
 			 "adapter", s->adapter, "config", "threads", (json_int_t)c->threads,
 			 "seed", (json_int_t)c->seed, "platform", c->platform, "device", c->device,
 			 "sampling", "repeat", (json_int_t)sp->repeat, "min_seconds",
 			 sp->min_seconds, "timeout", sp->timeout, "guard_wait", sp->guard_wait,
-			 "rounds", (json_int_t)sp->rounds, "guard_tolerance", sp->guard_tolerance);
+			 "rounds", (json_int_t)sp->rounds, "guard_tolerance", sp->guard_tolerance,
+			 "first_calls", sp->first_calls);
 }
 
 int sibyl_worker_setup_parse(json_t *j, struct sibyl_worker_setup *s)
 {
 	json_int_t threads, seed, repeat, rounds;
+	int first_calls = 0;
 	struct sibyl_sampling *sp = &s->sampling;
 	json_t *platform, *device;
 
 	memset(s, 0, sizeof(*s));
-	if (json_unpack(j, "{ss ss s{sI sI so so} s{sI sF sF sF sI sF}}", "source", &s->source,
+	if (json_unpack(j, "{ss ss s{sI sI so so} s{sI sF sF sF sI sF s?b}}", "source", &s->source,
 			"adapter", &s->adapter, "config", "threads", &threads, "seed", &seed,
 			"platform", &platform, "device", &device,
 			"sampling", "repeat", &repeat, "min_seconds", &sp->min_seconds,
 			"timeout", &sp->timeout, "guard_wait", &sp->guard_wait, "rounds", &rounds,
-			"guard_tolerance", &sp->guard_tolerance) ||
+			"guard_tolerance", &sp->guard_tolerance, "first_calls", &first_calls) ||
 	    threads < 1 || repeat < 1 || rounds < 1)
 		return -1;
 	s->config.platform = json_string_value(platform);	/* null: NULL */
@@ -48,6 +50,7 @@ int sibyl_worker_setup_parse(json_t *j, struct sibyl_worker_setup *s)
 	s->config.seed = (uint64_t)seed;
 	sp->repeat = (unsigned)repeat;
 	sp->rounds = (unsigned)rounds;
+	sp->first_calls = first_calls != 0;
 	return 0;
 }
 

@@ -38,3 +38,12 @@ charged=$(json "j['trace_check']['first_at_calls']" "$WORK/check.json")
 [ "$charged" -eq "$n" ] || [ "$charged" -eq $((n - 1)) ] ||
 	fail "$charged first calls charged, not $n (or $n less the process's first)"
 echo "ok: $n sizes' first calls apart, $dearer dearer than warm, $charged charged"
+
+# The trace-guided plan runs each size's first sample once more before
+# its runs and records that run apart the same way.
+"$SIBYL" plan run --adapter "$FFT" --from-trace "$WORK/app.trace" --function fftw_execute \
+	--speed-guard 0 -o "$WORK/guided.json" > /dev/null 2> "$WORK/guided.err" ||
+	{ cat "$WORK/guided.err"; fail "guided plan"; }
+g=$(json "len(j['stats']['one_time'].get('first_calls', {}).get('metrics', []))" "$WORK/guided.json")
+[ "$g" -ge 10 ] || fail "guided: first calls recorded apart at $g sizes, not 10 or more"
+echo "ok: guided: $g sizes' first calls apart"
