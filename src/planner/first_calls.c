@@ -119,13 +119,14 @@ struct json_t *sibyl_first_runs_json(const struct sibyl_first_runs *f,
 }
 
 struct json_t *sibyl_first_runs_guided(const uint64_t *metrics, const double *seconds, size_t n,
+				       const struct sibyl_point *others, size_t nothers,
 				       const struct sibyl_profile *prof, double threshold)
 {
 	struct sibyl_first_runs f = { 0 };
-	size_t ns = prof->nsamples;
+	size_t ns = nothers;
 	struct sibyl_point *s = sibyl_xmalloc((ns + 1) * sizeof(*s));
 
-	memcpy(s, prof->samples, ns * sizeof(*s));
+	memcpy(s, others, ns * sizeof(*s));
 	for (size_t i = 0; i < n; i++)
 		sibyl_first_runs_note(&f, metrics[i], seconds[i], SIZE_MAX);
 	sibyl_first_runs_split(&f, s, &ns, threshold);

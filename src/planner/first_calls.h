@@ -60,9 +60,12 @@ struct json_t *sibyl_first_runs_json(const struct sibyl_first_runs *f,
 				     const struct sibyl_profile *prof, const char *measured);
 /* The same for a plan that samples metric by metric (a guided plan,
  * guided.h): the worker ran each metric's first sample once more before
- * its runs (sampling.first_calls, worker.h); its samples are the
- * others. */
+ * its runs (sampling.first_calls, worker.h); others[0..nothers) are the
+ * times its first runs are weighed against: the samples' unguarded
+ * rounds under the speed guard (a first run is timed as it comes, the
+ * samples at the machine's best), else the samples. */
 struct json_t *sibyl_first_runs_guided(const uint64_t *metrics, const double *seconds, size_t n,
+				       const struct sibyl_point *others, size_t nothers,
 				       const struct sibyl_profile *prof, double threshold);
 void sibyl_first_runs_free(struct sibyl_first_runs *f);
 

@@ -145,13 +145,19 @@ static json_t *guided_first_calls(const struct sibyl_plan_request *rq,
 		return NULL;
 	uint64_t *m = sibyl_xmalloc(s.nfirst_at * sizeof(*m));
 	double *t = sibyl_xmalloc(s.nfirst_at * sizeof(*t));
+	struct sibyl_point *typical = sibyl_xmalloc((s.ntypical + 1) * sizeof(*typical));
 
 	for (size_t i = 0; i < s.nfirst_at; i++)
 		m[i] = s.first_at[i].metric, t[i] = s.first_at[i].seconds;
-	json_t *j = sibyl_first_runs_guided(m, t, s.nfirst_at, p, rq->params.sample_error);
+	for (size_t i = 0; i < s.ntypical; i++)
+		typical[i] = (struct sibyl_point){ (double)s.typical[i].metric, s.typical[i].typical };
+	json_t *j = sibyl_first_runs_guided(m, t, s.nfirst_at, s.ntypical ? typical : p->samples,
+					    s.ntypical ? s.ntypical : p->nsamples, p,
+					    rq->params.sample_error);
 
 	free(m);
 	free(t);
+	free(typical);
 	return j;
 }
 
