@@ -251,10 +251,15 @@ static int replay_pass(struct replay_run *rr, char *err, size_t errlen)
 		if (rr->progress)
 			rr->progress(rr->pctx, rr->done, rr->plan->runs);
 		/* A lead-in's time says nothing of its context, but a first
-		 * call's cost is its own (first_calls.h). */
-		for (size_t j = 0; j < s->len; j++)
+		 * call's cost is its own (first_calls.h); one that lost the
+		 * CPU (negated, worker_protocol.h) says nothing of it. */
+		for (size_t j = 0; j < s->len; j++) {
+			if (rr->seconds[j] < 0)
+				sibyl_first_runs_met(&rr->first, rr->metrics[j]);
+			rr->seconds[j] = fabs(rr->seconds[j]);
 			sibyl_first_runs_note(&rr->first, rr->metrics[j], rr->seconds[j],
 					      j < s->lead ? SIZE_MAX : rr->n + j - s->lead);
+		}
 		for (size_t j = s->lead; j < s->len; j++)
 			rr->samples[rr->n++] = (struct sibyl_point){ (double)rr->metrics[j],
 								     rr->seconds[j] };

@@ -451,6 +451,17 @@ static void measure_watched(struct sampler *w, const struct sibyl_sample_request
 	r->cpu_ticks = total1 - total0;
 }
 
+/* Whether the worker ran metric before; it has now. */
+static bool met_before(struct sampler *w, uint64_t metric)
+{
+	for (size_t i = 0; i < w->nmet; i++)
+		if (w->met[i] == metric)
+			return true;
+	w->met = sibyl_xreallocarray(w->met, w->nmet + 1, sizeof(*w->met));
+	w->met[w->nmet++] = metric;
+	return false;
+}
+
 /* A replay's calls back to back (worker_protocol.h): one run each, as
  * sample() runs it, nothing but their setups and teardowns between them. */
 static int serve_sequence(struct sampler *w, const uint64_t *metrics, size_t n, int out)
@@ -458,6 +469,7 @@ static int serve_sequence(struct sampler *w, const uint64_t *metrics, size_t n, 
 	struct sibyl_sample_request rq;
 	struct sibyl_sample_reply r = { 0 };
 	double times[SIBYL_MAX_SEQUENCE];
+	size_t lost[SIBYL_MAX_SEQUENCE], nlost = 0;
 
 	memset(&rq, 0, sizeof(rq));
 	for (size_t i = 0; i < n && r.status == 0; i++) {
@@ -465,38 +477,34 @@ static int serve_sequence(struct sampler *w, const uint64_t *metrics, size_t n, 
 			__atomic_store_n(&w->progress->started, w->progress->started + 1,
 					 __ATOMIC_RELAXED);
 		rq.metric = metrics[i];
+		/* A metric's first call cannot be taken again: did it lose
+		 * the CPU?  (asked around it alone) */
+		bool fresh = !met_before(w, rq.metric);
+		uint64_t switches = fresh ? involuntary_switches() : 0;
+
 		sample(w, &rq, &r);
 		times[i] = r.seconds;
+		if (fresh && involuntary_switches() != switches)
+			lost[nlost++] = i;
 	}
-	json_t *j = sibyl_sequence_reply_json(&r, times, n);
+	json_t *j = sibyl_sequence_reply_json(&r, times, n, lost, nlost);
 	int rc = j ? sibyl_msg_send(out, j) : -1;
 
 	json_decref(j);
 	return rc;
 }
 
-/* Whether the sample of rq starts with a run of its own: the worker's
- * first (a fresh process pays page faults and cold caches there), and
- * with sp->first_calls each metric's first, as a program's first call at
- * that metric (first_calls.h). */
+/* Whether rq's sample starts with a run of its own, reported apart: the
+ * worker's first (page faults, cold caches), and with sp->first_calls
+ * each metric's first, a program's first call there (first_calls.h). */
 static bool fresh_metric(struct sampler *w, const struct sibyl_sample_request *rq, bool first)
 {
-	if (!w->sp->first_calls)
-		return first;
-	for (size_t i = 0; i < w->nmet; i++)
-		if (w->met[i] == rq->metric)
-			return false;
-	w->met = sibyl_xreallocarray(w->met, w->nmet + 1, sizeof(*w->met));
-	w->met[w->nmet++] = rq->metric;
-	return true;
+	return w->sp->first_calls ? !met_before(w, rq->metric) : first;
 }
 
 /* Before a metric's first run (not the worker's first), one run at the
- * metric met before it, its time dropped: the worker waited on the
- * planner between samples, and whatever ran meanwhile took its caches;
- * without it a 40-byte SHA-256 digest's "first call" took 7.6 µs
- * against 0.4 warm, a cold process, not a first call (a program calls
- * back to back, replay.h). */
+ * metric met before it, dropped: between samples the worker lost its
+ * caches (a 40-byte SHA-256 digest's first run: 7.6 µs, 0.4 warm). */
 static void lead_in(struct sampler *w, const struct sibyl_sample_request *rq)
 {
 	struct sibyl_sample_request last = { .metric = 0 };
@@ -526,7 +534,6 @@ static void serve_samples(struct sampler *w, struct sibyl_msg_reader *in, int ou
 			break;
 		if (is_seq)
 			continue;
-		/* That first run is reported apart, not in the sample. */
 		double first_run = 0;
 		uint64_t first_faults = 0;
 		bool fresh = fresh_metric(w, &rq, first);
@@ -541,9 +548,8 @@ static void serve_samples(struct sampler *w, struct sibyl_msg_reader *in, int ou
 			w->count_faults = false;
 			first_run = r.seconds;
 			first_faults = r.first_run_faults;
-			/* A metric's first run that lost its CPU is one run's luck
-			 * (FFTW's 65536: 5.4 ms against 1.5), and it cannot be run
-			 * again: it goes unreported. */
+			/* One that lost its CPU cannot be run again (FFTW's
+			 * 65536: 5.4 ms against 1.5): unreported. */
 			if (!first && involuntary_switches() != switches)
 				first_run = 0;
 		}

@@ -156,13 +156,20 @@ int sibyl_sequence_request_parse(json_t *j, uint64_t metrics[SIBYL_MAX_SEQUENCE]
 }
 
 json_t *sibyl_sequence_reply_json(const struct sibyl_sample_reply *r, const double *times,
-				  size_t n)
+				  size_t n, const size_t *lost, size_t nlost)
 {
 	json_t *j = sibyl_sample_reply_json(r), *t = json_array();
 
 	for (size_t i = 0; i < n && r->status == 0; i++)
 		json_array_append_new(t, json_real(finite_or_zero(times[i])));
 	json_object_set_new(j, "times", t);
+	if (nlost) {
+		json_t *l = json_array();
+
+		for (size_t i = 0; i < nlost; i++)
+			json_array_append_new(l, json_integer((json_int_t)lost[i]));
+		json_object_set_new(j, "lost_cpu", l);
+	}
 	return j;
 }
 
@@ -177,6 +184,13 @@ int sibyl_sequence_times_parse(json_t *j, double *times, size_t n)
 		if (!json_is_number(v))
 			return -1;
 		times[i] = json_number_value(v);
+	}
+	json_array_foreach(json_object_get(j, "lost_cpu"), i, v) {
+		json_int_t k = json_integer_value(v);
+
+		if (!json_is_integer(v) || k < 0 || (size_t)k >= n)
+			return -1;
+		times[k] = -fabs(times[k]);
 	}
 	return 0;
 }

@@ -81,10 +81,14 @@ json_t *sibyl_sequence_request_json(const uint64_t *metrics, size_t n);
 /* 1 and metrics[0..*n) when j is a sequence request, 0 when it is not,
  * -1 when it is malformed or longer than SIBYL_MAX_SEQUENCE. */
 int sibyl_sequence_request_parse(json_t *j, uint64_t metrics[SIBYL_MAX_SEQUENCE], size_t *n);
-/* The reply to one, with times[0..n) (none when r->status is not 0). */
+/* The reply to one, with times[0..n) (none when r->status is not 0) and
+ * lost[0..nlost), the calls that were their metric's first in the worker
+ * and lost its CPU (involuntary context switches): one run's luck that
+ * cannot be run again (planner/first_calls.h). */
 json_t *sibyl_sequence_reply_json(const struct sibyl_sample_reply *r, const double *times,
-				  size_t n);
-/* The times of a sequence reply: 0 when it has n of them. */
+				  size_t n, const size_t *lost, size_t nlost);
+/* The times of a sequence reply: 0 when it has n of them; a lost call's
+ * time is negated. */
 int sibyl_sequence_times_parse(json_t *j, double *times, size_t n);
 
 /*
