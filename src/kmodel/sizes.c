@@ -1,0 +1,89 @@
+/* Which global sizes to profile a kernel at, by its own time. */
+#include "kmodel/sizes.h"
+
+#include <math.h>
+#include <string.h>
+
+const char *sibyl_kmodel_stop_name(enum sibyl_kmodel_stop s)
+{
+	static const char *const names[] = { "time", "budget", "cap", "failed" };
+
+	return names[s];
+}
+
+/* Whether timing twice the last size, then profiling there, could pass
+ * the budget: the work at most quadruples (n-body, rank sort), so does
+ * the timing's wall time, and the profile costs SIBYL_KMODEL_PROFILE_COST
+ * times its top size's time. */
+static int over_budget(const struct sibyl_kmodel_size_rule *r, const struct sibyl_kmodel_sizes *s,
+		       double last_cost)
+{
+	double next = 4 * s->t[s->n - 1];
+
+	return r->budget_s > 0 &&
+	       s->spent_s + 4 * last_cost + SIBYL_KMODEL_PROFILE_COST * next > r->budget_s;
+}
+
+/* Why the walk stops after its last size, or -1 to go on. */
+static int stop_after(const struct sibyl_kmodel_size_rule *r, const struct sibyl_kmodel_sizes *s,
+		      double last_cost)
+{
+	uint64_t g = s->g[s->n - 1];
+
+	if (s->t[s->n - 1] >= r->factor * s->launch_s && g >= 8 * s->g[0])
+		return SIBYL_STOP_TIME;
+	if (over_budget(r, s, last_cost))
+		return SIBYL_STOP_BUDGET;
+	if (s->n == SIBYL_KMODEL_WALK_MAX || g > UINT64_MAX / 2 || (r->cap && 2 * g > r->cap))
+		return SIBYL_STOP_CAP;
+	return -1;
+}
+
+/* The profile under the top size T: T/8..T by T/8 (the walk's sizes
+ * are start x 2^i, so T/8 is one of them when 4 or more were timed),
+ * else the first size timed..T by it. */
+static void profile_of(struct sibyl_kmodel_sizes *s)
+{
+	uint64_t top = s->g[s->n - 1];
+
+	s->to = top;
+	s->from = s->step = s->n >= 4 ? top / 8 : s->g[0];
+}
+
+int sibyl_kmodel_sizes_choose(const struct sibyl_kmodel_size_rule *r, sibyl_kmodel_timer *time,
+			      void *ctx, struct sibyl_kmodel_sizes *s)
+{
+	uint64_t want = r->start ? r->start : 1;
+	int why = -1;
+
+	memset(s, 0, sizeof(*s));
+	while (why < 0) {
+		uint64_t got = 0;
+		double cost = 0, t = time(ctx, want, &got, &cost);
+
+		s->spent_s += cost;
+		/* A dataset has no size at or above want, or the next it
+		 * has is past the cap. */
+		if (!got || (r->cap && got > r->cap)) {
+			why = SIBYL_STOP_CAP;
+			break;
+		}
+		if (isnan(t)) {
+			why = SIBYL_STOP_FAILED;
+			break;
+		}
+		s->g[s->n] = got;
+		s->t[s->n++] = t;
+		/* The first size is mostly launch: its time is the launch as
+		 * this kernel sees it, when the device model says less. */
+		if (s->n == 1)
+			s->launch_s = fmax(r->launch_s, t);
+		why = stop_after(r, s, cost);
+		want = 2 * got;
+	}
+	s->stop = (enum sibyl_kmodel_stop)why;
+	if (!s->n)
+		return -1;
+	profile_of(s);
+	return 0;
+}
