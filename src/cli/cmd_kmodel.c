@@ -281,7 +281,12 @@ static int kmodel_train(int argc, char **argv)
 	  "the OpenCL C file (or give it as the operand)" },                                  \
 	{ "kernel", 'k', SIBYL_OPT_STRING, &(o).kernel, "NAME", "the kernel" },               \
 	{ "profile", 0, SIBYL_OPT_STRING, &(o).profile, "FROM:TO:STEP",                       \
-	  "global sizes profiled (1024:8192:1024)" },                                         \
+	  "global sizes profiled (default: chosen by the kernel's time)" },                   \
+	{ "launch-factor", 0, SIBYL_OPT_DOUBLE, &(o).factor, "F",                             \
+	  "profile up to a size that runs F times the launch (10)" },                         \
+	{ "profile-budget", 0, SIBYL_OPT_DOUBLE, &(o).budget_s, "S",                          \
+	  "seconds the chosen profile may take, 0: no limit (10)" },                          \
+	{ "verbose", 'v', SIBYL_OPT_FLAG, &verbose, NULL, "say which sizes were profiled and why" }, \
 	{ "lsize", 'l', SIBYL_OPT_LONG, &(o).lsize, "L", "local size (default: the runtime's)" }, \
 	{ "samples", 'n', SIBYL_OPT_LONG, &(o).samples, "N", "samples per profiled size (3)" }, \
 	{ "platform", 'p', SIBYL_OPT_STRING, &(o).platform, "P", "platform: index or name" }, \
@@ -289,7 +294,8 @@ static int kmodel_train(int argc, char **argv)
 	{ "timeout", 0, SIBYL_OPT_DOUBLE, &(o).timeout_s, "S",                                \
 	  "seconds a sample may run, 0: no limit (60)" }
 
-#define PROFILE_DEFAULTS .profile = "1024:8192:1024", .samples = 3, .timeout_s = 60
+#define PROFILE_DEFAULTS .samples = 3, .timeout_s = 60, .factor = SIBYL_KMODEL_LAUNCH_FACTOR, \
+	.budget_s = SIBYL_KMODEL_PROFILE_BUDGET
 
 /* The operand as FILE.cl, then the profile's options checked. */
 static int check_profile(const char *cmd, struct sibyl_kmodel_kfit_opts *o, int *n, char **argv)
@@ -300,14 +306,38 @@ static int check_profile(const char *cmd, struct sibyl_kmodel_kfit_opts *o, int 
 	    !(o->timeout_s >= 0 && o->timeout_s <= 86400))
 		return sibyl_err("kmodel %s: -n must be in 1..1000, -l >= 0 and --timeout in "
 				 "0..86400", cmd), 2;
+	if (!(o->factor >= 1 && o->factor <= 1e6) || !(o->budget_s >= 0 && o->budget_s <= 86400))
+		return sibyl_err("kmodel %s: --launch-factor must be in 1..1e6 and "
+				 "--profile-budget in 0..86400", cmd), 2;
 	return 0;
 }
 
+/* -v: the sizes profiled, and how they were chosen (sizes.h). */
+static void print_choice(const struct sibyl_kmodel_kfit *k)
+{
+	const struct sibyl_kmodel_sizes *s = &k->sizes;
+	char timed[1024] = "";
+	size_t at = 0;
+
+	if (!k->chosen) {
+		sibyl_info("kmodel: %s profiled at %s (given)", k->kernel, k->profile);
+		return;
+	}
+	for (size_t i = 0; i < s->n && at < sizeof(timed); i++)
+		at += (size_t)snprintf(timed + at, sizeof(timed) - at, "%s%llu %.3g us",
+				       i ? ", " : "", (unsigned long long)s->g[i], s->t[i] * 1e6);
+	sibyl_info("kmodel: %s timed at %s (%.2f s); stopped by %s (launch %.3g us x %g, budget "
+		   "%g s): profiled at %s", k->kernel, timed, s->spent_s,
+		   sibyl_kmodel_stop_name(s->stop), s->launch_s * 1e6, s->factor, s->budget_s,
+		   k->profile);
+}
+
 static const struct sibyl_command_help fit_help = {
-	"kmodel fit", "FILE.cl -k NAME -o KERNEL.json [--profile FROM:TO:STEP] [-l L] "
-	"[-n SAMPLES] [-O LEVEL] [--force]",
+	"kmodel fit", "FILE.cl -k NAME -o KERNEL.json [--profile FROM:TO:STEP | --launch-factor F] "
+	"[--profile-budget S] [-l L] [-n SAMPLES] [-O LEVEL] [-v] [--force]",
 	"Profile a kernel at small global sizes (instruction counts and device time, as kmodel "
-	"dataset measures them) and write its OCLBoi, chosen by cross validation, to KERNEL.json "
+	"dataset measures them; by default the sizes up to one where it runs 10 times the launch, "
+	"found by timing it at doubling sizes) and write its OCLBoi, chosen by cross validation, to KERNEL.json "
 	"with the samples and their provenance, for predict --kernel-model.  Count at the "
 	"device model's -O level.  See docs/kmodel.md.",
 };
@@ -316,7 +346,7 @@ static int kmodel_fit(int argc, char **argv)
 {
 	struct sibyl_kmodel_kfit_opts o = { PROFILE_DEFAULTS, .opt_level = "0" };
 	const char *out = NULL;
-	bool force = false;
+	bool force = false, verbose = false;
 	struct sibyl_option opts[] = {
 		PROFILE_OPTIONS(o),
 		{ "opt-level", 'O', SIBYL_OPT_STRING, &o.opt_level, "LEVEL",
@@ -333,12 +363,14 @@ static int kmodel_fit(int argc, char **argv)
 		return r > 0 ? 0 : 2;
 	if ((r = check_profile("fit", &o, &n, argv)))
 		return r;
+	sibyl_set_verbose(verbose);
 	if (n || !o.file || !o.kernel || !out)
 		return sibyl_err("kmodel fit: expected FILE.cl, -k NAME and -o KERNEL.json (see "
 				 "--help)"), 2;
 	if (sibyl_output_check(out, force, NULL, err, sizeof(err)) < 0 ||
 	    sibyl_kmodel_kfit_profile(&o, &k, err, sizeof(err)) < 0)
 		return (err[0] ? sibyl_err("%s", err) : 0), 1;
+	print_choice(&k);
 	r = sibyl_kmodel_kfit_save(&k, out, force, err, sizeof(err));
 	if (r)
 		sibyl_err("%s", err);
@@ -352,7 +384,8 @@ static int kmodel_fit(int argc, char **argv)
 
 static const struct sibyl_command_help predict_help = {
 	"kmodel predict", "--model DEV.json (FILE.cl -k NAME | --kernel-model KERNEL.json) "
-	"--gsize N [--profile FROM:TO:STEP] [-l L] [-n SAMPLES] [--json]",
+	"--gsize N [--profile FROM:TO:STEP | --launch-factor F] [--profile-budget S] [-l L] "
+	"[-n SAMPLES] [-v] [--json]",
 	"OCLMan for any kernel: its OCLBoi (fitted on the fly from a profile at small global "
 	"sizes, or read from kmodel fit's KERNEL.json) predicts its instruction counts at global "
 	"size N, and the device's time model turns them into seconds.  The 5%..95% interval "
@@ -398,6 +431,9 @@ static int kernel_model(const struct sibyl_kmodel_device *m, const char *kfile,
 	char err[1024];
 
 	o->opt_level = m->opt_level;
+	/* The rule's launch reference, when the time at its first size is
+	 * less (sizes.h). */
+	o->launch_s = fmax(0, m->tm.b);
 	if (kfile ? sibyl_kmodel_kfit_load(kfile, k, err, sizeof(err)) :
 		    sibyl_kmodel_kfit_profile(o, k, err, sizeof(err)))
 		return (err[0] ? sibyl_err("%s", err) : 0), -1;
@@ -416,7 +452,7 @@ static int kmodel_predict(int argc, char **argv)
 {
 	struct sibyl_kmodel_kfit_opts o = { PROFILE_DEFAULTS };
 	const char *model = NULL, *kfile = NULL;
-	bool json = false, force = false;
+	bool json = false, force = false, verbose = false;
 	double g = 0;
 	struct sibyl_option opts[] = {
 		{ "model", 'm', SIBYL_OPT_STRING, &model, "DEV.json", "the device model" },
@@ -440,6 +476,7 @@ static int kmodel_predict(int argc, char **argv)
 		return r > 0 ? 0 : 2;
 	if ((r = check_profile("predict", &o, &n, argv)))
 		return r;
+	sibyl_set_verbose(verbose);
 	if (n || !model || !(kfile ? !o.file && !o.kernel : o.file && o.kernel) || !(g >= 1))
 		return sibyl_err("kmodel predict: expected --model, either -f FILE.cl and -k NAME "
 				 "or --kernel-model KERNEL.json, and --gsize N >= 1 (see --help)"), 2;
@@ -447,6 +484,7 @@ static int kmodel_predict(int argc, char **argv)
 		return sibyl_err("%s", err), 1;
 	if (kernel_model(&m, kfile, &o, &k) < 0)
 		return sibyl_kmodel_device_free(&m), 1;
+	print_choice(&k);
 	r = sibyl_kmodel_predict(&m, &k, g, &p, err, sizeof(err));
 	if (r)
 		sibyl_err("%s", err);

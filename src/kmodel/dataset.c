@@ -219,12 +219,31 @@ static int run_entry(struct ds *d, const struct sibyl_kernel *k, const struct si
 	return ret;
 }
 
+int sibyl_kmodel_kernel_open(const char *file, const char *name, const char *level, void **bc,
+			     size_t *size, struct sibyl_kernels *ks, const struct sibyl_kernel **k,
+			     char *err, size_t errlen)
+{
+	struct sibyl_compile_opts c = { .file = file, .opt_level = level };
+	struct sibyl_strlist args = { 0 };
+
+	*bc = NULL;
+	*size = 0;
+	memset(ks, 0, sizeof(*ks));
+	if (sibyl_compile_spir(&c, bc, size, err, errlen) < 0 ||
+	    sibyl_kernels_read(*bc, *size, ks, err, errlen) < 0)
+		return -1;
+	sibyl_compile_frontend_args(&c, &args);
+	sibyl_kernels_refine(ks, c.file, args.items, (int)args.count);
+	sibyl_strlist_free(&args);
+	if (!(*k = sibyl_kernels_find(ks, name)))
+		return sibyl_seterr(err, errlen, "kmodel: %s has no kernel '%s'", file, name);
+	return 0;
+}
+
 /* One suite kernel: 0, 1 when samples failed, -1 with the line in err. */
 static int measure(struct ds *d, char *err, size_t errlen)
 {
-	struct sibyl_compile_opts c = { .file = d->e->file, .opt_level = d->o->opt_level };
 	struct sibyl_kernels ks = { 0 };
-	struct sibyl_strlist args = { 0 };
 	const struct sibyl_kernel *k;
 	struct sibyl_range r;
 	void *bc = NULL;
@@ -237,16 +256,9 @@ static int measure(struct ds *d, char *err, size_t errlen)
 
 	if (!from)
 		return 0;
-	if (sibyl_compile_spir(&c, &bc, &size, err, errlen) < 0 ||
-	    sibyl_kernels_read(bc, size, &ks, err, errlen) < 0)
+	if (sibyl_kmodel_kernel_open(d->e->file, d->e->name, d->o->opt_level, &bc, &size, &ks, &k,
+				     err, errlen) < 0)
 		goto out;
-	sibyl_compile_frontend_args(&c, &args);
-	sibyl_kernels_refine(&ks, c.file, args.items, (int)args.count);
-	sibyl_strlist_free(&args);
-	if (!(k = sibyl_kernels_find(&ks, d->e->name))) {
-		sibyl_seterr(err, errlen, "kmodel: %s has no kernel '%s'", d->e->file, d->e->name);
-		goto out;
-	}
 	if (!json_object_get(d->data.kernels, d->e->name) &&
 	    !(d->kernel_line = static_line(d->e, bc, size, err, errlen)))
 		goto out;

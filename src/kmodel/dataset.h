@@ -51,6 +51,15 @@ struct sibyl_kmodel_dataset_opts {
 int sibyl_kmodel_dataset(const struct sibyl_kmodel_suite *s,
 			 const struct sibyl_kmodel_dataset_opts *o, char *err, size_t errlen);
 
+struct sibyl_kernels;
+struct sibyl_kernel;
+/* The kernel `name` of `file`: its SPIR bitcode, counted at clang -O
+ * `level` (NULL: 0), and its signature *k (one of ks).  0, or -1 with
+ * the line in err; free bc and ks either way. */
+int sibyl_kmodel_kernel_open(const char *file, const char *name, const char *level, void **bc,
+			     size_t *size, struct sibyl_kernels *ks, const struct sibyl_kernel **k,
+			     char *err, size_t errlen);
+
 /* --- the file (dataset_file.c) ---------------------------------------- */
 
 struct sibyl_kmodel_data {

@@ -60,23 +60,44 @@ static void take(struct sibyl_kmodel_kfit *k, const struct sibyl_kmodel_table *t
 	memcpy(k->C, t->C, t->ns * t->nf * sizeof(*k->C));
 }
 
-int sibyl_kmodel_kfit_profile(const struct sibyl_kmodel_kfit_opts *o,
+/* o's profile: the user's sizes, or sizes chosen by the kernel's time
+ * (into k, and as FROM:TO:STEP into range). */
+static int sizes_of(struct sibyl_kmodel_kfit_opts *o, struct sibyl_kmodel_kfit *k, char *range,
+		    size_t len, char *err, size_t errlen)
+{
+	const struct sibyl_kmodel_sizes *s = &k->sizes;
+
+	if (o->profile)
+		return 0;
+	if (sibyl_kmodel_kfit_choose(o, &k->sizes, err, errlen) < 0)
+		return -1;
+	k->chosen = true;
+	snprintf(range, len, "%llu:%llu:%llu", (unsigned long long)s->from,
+		 (unsigned long long)s->to, (unsigned long long)s->step);
+	o->profile = range;
+	return 0;
+}
+
+int sibyl_kmodel_kfit_profile(const struct sibyl_kmodel_kfit_opts *opts,
 			      struct sibyl_kmodel_kfit *k, char *err, size_t errlen)
 {
+	struct sibyl_kmodel_kfit_opts o = *opts;
 	struct sibyl_kmodel_data d = { 0 };
 	struct sibyl_kmodel_table t;
+	char range[96];
 	int r;
 
 	memset(k, 0, sizeof(*k));
-	if ((r = profile(o, &d, err, errlen)) || (r = sibyl_kmodel_table_build(&d, &t, err, errlen)))
+	if ((r = sizes_of(&o, k, range, sizeof(range), err, errlen)) ||
+	    (r = profile(&o, &d, err, errlen)) || (r = sibyl_kmodel_table_build(&d, &t, err, errlen)))
 		return sibyl_kmodel_data_free(&d), r;
 	take(k, &t);
 	sibyl_kmodel_table_free(&t);
-	k->kernel = sibyl_xstrdup(o->kernel);
-	k->file = sibyl_xstrdup(o->file);
-	k->profile = sibyl_xstrdup(o->profile);
-	k->lsize = o->lsize;
-	k->samples = o->samples;
+	k->kernel = sibyl_xstrdup(o.kernel);
+	k->file = sibyl_xstrdup(o.file);
+	k->profile = sibyl_xstrdup(o.profile);
+	k->lsize = o.lsize;
+	k->samples = o.samples;
 	k->device = sibyl_kmodel_json_dup(d.header, "device", "");
 	k->platform = sibyl_kmodel_json_dup(d.header, "platform", "");
 	k->opt_level = sibyl_kmodel_json_dup(d.header, "opt_level", "");
@@ -141,6 +162,20 @@ static json_t *samples_json(const struct sibyl_kmodel_kfit *k)
 	return a;
 }
 
+/* How the profile sizes were chosen (sizes.h): the sizes timed and
+ * why the walk stopped. */
+static json_t *choice_json(const struct sibyl_kmodel_sizes *s)
+{
+	json_t *timed = json_array();
+
+	for (size_t i = 0; i < s->n; i++)
+		json_array_append_new(timed, json_pack("{s:I, s:f}", "gsize", (json_int_t)s->g[i],
+						       "seconds", s->t[i]));
+	return json_pack("{s:s, s:f, s:f, s:f, s:f, s:o}", "stop", sibyl_kmodel_stop_name(s->stop),
+			 "factor", s->factor, "launch_seconds", s->launch_s, "budget_seconds",
+			 s->budget_s, "spent_seconds", s->spent_s, "timed", timed);
+}
+
 int sibyl_kmodel_kfit_save(const struct sibyl_kmodel_kfit *k, const char *path, bool force,
 			   char *err, size_t errlen)
 {
@@ -156,6 +191,8 @@ int sibyl_kmodel_kfit_save(const struct sibyl_kmodel_kfit *k, const char *path, 
 		"opt_level", k->opt_level, "dataset_version", k->dataset_version, "sibyl", k->sibyl, "oclboi", boi_json(k), "samples",
 		samples_json(k));
 
+	if (k->chosen)
+		json_object_set_new(j, "profile_choice", choice_json(&k->sizes));
 	return sibyl_kmodel_json_save(j, path, force, err, errlen);
 }
 
@@ -272,6 +309,32 @@ static int samples_of(json_t *a, struct sibyl_kmodel_kfit *k)
 	return 0;
 }
 
+/* How a profile was chosen, when the file says (provenance only). */
+static void choice_of(json_t *c, struct sibyl_kmodel_kfit *k)
+{
+	struct sibyl_kmodel_sizes *s = &k->sizes;
+	const char *stop = json_string_value(json_object_get(c, "stop"));
+	json_t *v;
+	size_t i;
+
+	if (!json_is_object(c))
+		return;
+	k->chosen = true;
+	for (int w = 0; stop && w <= SIBYL_STOP_FAILED; w++)
+		if (!strcmp(stop, sibyl_kmodel_stop_name((enum sibyl_kmodel_stop)w)))
+			s->stop = (enum sibyl_kmodel_stop)w;
+	s->factor = json_number_value(json_object_get(c, "factor"));
+	s->launch_s = json_number_value(json_object_get(c, "launch_seconds"));
+	s->budget_s = json_number_value(json_object_get(c, "budget_seconds"));
+	s->spent_s = json_number_value(json_object_get(c, "spent_seconds"));
+	json_array_foreach(json_object_get(c, "timed"), i, v) {
+		if (s->n == SIBYL_KMODEL_WALK_MAX)
+			break;
+		s->g[s->n] = (uint64_t)json_integer_value(json_object_get(v, "gsize"));
+		s->t[s->n++] = json_number_value(json_object_get(v, "seconds"));
+	}
+}
+
 static int from_json(json_t *j, const char *path, struct sibyl_kmodel_kfit *k, char *err,
 		     size_t errlen)
 {
@@ -298,6 +361,7 @@ static int from_json(json_t *j, const char *path, struct sibyl_kmodel_kfit *k, c
 				    "each of a gsize >= 1, finite seconds >= 0 and counts >= 0 "
 				    "with OCLBoi's instruction names in order)", path);
 	k->dataset_version = sibyl_kmodel_counts_version(j, k->names, k->nf);
+	choice_of(json_object_get(j, "profile_choice"), k);
 	return 0;
 }
 

@@ -13,13 +13,17 @@
 #define SIBYL_KMODEL_KFIT_H
 
 #include "kmodel/boi.h"
+#include "kmodel/sizes.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 
 struct sibyl_kmodel_kfit_opts {
 	const char *file, *kernel;
-	const char *profile;		/* global sizes profiled, FROM:TO:STEP */
+	const char *profile;		/* global sizes profiled, FROM:TO:STEP;
+					 * NULL: chosen by the kernel's time */
+	double launch_s;		/* the device model's launch cost; 0: none */
+	double factor, budget_s;	/* sizes.h's rule */
 	long lsize, samples;
 	const char *platform, *device;
 	const char *opt_level;		/* clang -O of the counted IR */
@@ -35,7 +39,14 @@ struct sibyl_kmodel_kfit {
 	double *g, *t, *C;		/* gsize, seconds (ns); counts (ns x nf) */
 	struct sibyl_kmodel_boi b;
 	double fit_seconds;		/* OCLBoi's selection and fit */
+	bool chosen;			/* the profile was chosen by its time: */
+	struct sibyl_kmodel_sizes sizes;
 };
+
+/* The profile sizes of o's kernel, by its time (sizes.h, probe.c).  0,
+ * or -1 with the line in err. */
+int sibyl_kmodel_kfit_choose(const struct sibyl_kmodel_kfit_opts *o, struct sibyl_kmodel_sizes *s,
+			     char *err, size_t errlen);
 
 /* Profile and fit.  0, or -1 with the line in err (empty when the
  * profile failed: its error notice has said why). */

@@ -32,7 +32,9 @@ static int stop_after(const struct sibyl_kmodel_size_rule *r, const struct sibyl
 
 	if (s->t[s->n - 1] >= r->factor * s->launch_s && g >= 8 * s->g[0])
 		return SIBYL_STOP_TIME;
-	if (over_budget(r, s, last_cost))
+	/* Three sizes at least, for OCLBoi's cross validation: the first
+	 * ones are cheap (mostly launch). */
+	if (s->n >= 3 && over_budget(r, s, last_cost))
 		return SIBYL_STOP_BUDGET;
 	if (s->n == SIBYL_KMODEL_WALK_MAX || g > UINT64_MAX / 2 || (r->cap && 2 * g > r->cap))
 		return SIBYL_STOP_CAP;
@@ -57,6 +59,8 @@ int sibyl_kmodel_sizes_choose(const struct sibyl_kmodel_size_rule *r, sibyl_kmod
 	int why = -1;
 
 	memset(s, 0, sizeof(*s));
+	s->factor = r->factor;
+	s->budget_s = r->budget_s;
 	while (why < 0) {
 		uint64_t got = 0;
 		double cost = 0, t = time(ctx, want, &got, &cost);

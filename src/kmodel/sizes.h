@@ -11,7 +11,7 @@
  * launch reference (the device model's launch cost or, when larger, the
  * time at `start`, which is mostly launch) at a size at least 8 times
  * `start`; or until the next size would take the whole profile past
- * `budget_s`; or past `cap`; or a size fails.  The profile is then the
+ * `budget_s` (after 3 sizes at least); or past `cap`; or a size fails.  The profile is then the
  * top size T and the sizes below it down to T/8 by steps of T/8 (the
  * decade under T; the 8 sizes of the former fixed default 1K..8K are
  * this with T = 8K), or, in a dataset, the dataset's sizes in T/8..T.
@@ -62,6 +62,7 @@ struct sibyl_kmodel_sizes {
 	size_t n;			/* sizes timed */
 	uint64_t g[SIBYL_KMODEL_WALK_MAX];
 	double t[SIBYL_KMODEL_WALK_MAX];	/* their least seconds */
+	double factor, budget_s;	/* the rule's */
 	double launch_s;		/* the reference the factor multiplied */
 	double spent_s;			/* the timings' wall time */
 	enum sibyl_kmodel_stop stop;

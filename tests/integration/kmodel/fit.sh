@@ -21,7 +21,7 @@ json.dump(m, open(sys.argv[1], "w"))
 PY
 # collatz: data-dependent trip counts, so OCLBoi's fit is not exact.
 K="$WORK/collatz.json"
-"$SIBYL" kmodel fit "$SUITE/irregular.cl" -k collatz -o "$K" > "$WORK/out"
+"$SIBYL" kmodel fit "$SUITE/irregular.cl" -k collatz --profile 1024:8192:1024 -o "$K" > "$WORK/out"
 grep -q "^$K: collatz of .*irregular.cl, OCLBoi .* from 24 samples at gsizes 1024..8192, -O0 on " \
 	"$WORK/out" || fail "$(cat "$WORK/out")"
 st=0; "$SIBYL" kmodel fit "$SUITE/irregular.cl" -k collatz -o "$K" 2> "$WORK/err" || st=$?
@@ -171,4 +171,38 @@ grep -q "OCLBoi power law (CV R^2 " "$WORK/out" || fail "matmul: $(cat "$WORK/ou
 sed '0,/"law": "power"/s//"law": "cubic"/' "$WORK/matmul.json" > "$WORK/law.json"
 refuse "an unknown law" 1 'law.json: no valid "oclboi"' \
 	"$SIBYL" kmodel predict --model "$WORK/dev.json" --kernel-model "$WORK/law.json" --gsize 9
+# By default the sizes are chosen by the kernel's time: doubling from
+# 64 work-items (128 for scan_blelloch's work-groups of 128) to a size
+# T where it runs 10 times the launch, then T/8..T by T/8, all of it
+# recorded; -v says it.  A budget too small for anything: 3 sizes.
+"$SIBYL" kmodel fit "$SUITE/irregular.cl" -k gather -o "$WORK/gather.json" -v 2> "$WORK/err" \
+	> /dev/null
+grep -q "^sibyl: kmodel: gather timed at 64 .* us, 128 .*; stopped by [a-z]* (launch .* us x 10, budget 10 s): profiled at [0-9]*:[0-9]*:[0-9]*$" \
+	"$WORK/err" || fail "-v: $(cat "$WORK/err")"
+"$SIBYL" kmodel fit "$SUITE/scan.cl" -k scan_blelloch -l 128 -o "$WORK/scan.json" > /dev/null
+"$SIBYL" kmodel fit "$SUITE/irregular.cl" -k gather -o "$WORK/tight.json" --profile-budget 0.2 \
+	> /dev/null
+/usr/bin/python3 - "$WORK" <<'PY'
+import json, sys
+w = sys.argv[1]
+def check(name, start):
+    k = json.load(open("%s/%s.json" % (w, name))); c = k["profile_choice"]
+    g = [s["gsize"] for s in c["timed"]]; t = [s["seconds"] for s in c["timed"]]
+    assert g == [start * 2 ** i for i in range(len(g))], g
+    top = g[-1]; lo = top // 8 if len(g) >= 4 else start
+    assert k["profile"] == "%d:%d:%d" % (lo, top, lo), (k["profile"], g)
+    assert sorted({s["gsize"] for s in k["samples"]}) == list(range(lo, top + 1, lo)), k["profile"]
+    assert c["factor"] == 10 and c["launch_seconds"] >= t[0], c
+    if c["stop"] == "time":
+        assert t[-1] >= 10 * c["launch_seconds"] and top >= 8 * start, c
+        assert all(x < 10 * c["launch_seconds"] or y < 8 * start for x, y in zip(t[:-1], g)), c
+    return c
+assert check("gather", 64)["stop"] in ("time", "budget", "failed"), "gather"
+check("scan", 128)
+c = check("tight", 64)
+assert c["stop"] == "budget" and len(c["timed"]) == 3, c
+print("ok: profile sizes chosen by time")
+PY
+refuse "a launch factor under 1" 2 "kmodel fit: --launch-factor must be in 1..1e6" \
+	"$SIBYL" kmodel fit "$SUITE/irregular.cl" -k gather -o "$WORK/x.json" --launch-factor 0.5
 echo "ok: fit"

@@ -24,7 +24,7 @@ if "$SIBYL" kmodel train-device "$D" -o "$WORK/dev.json" 2> "$WORK/err"; then
 fi
 
 "$SIBYL" kmodel predict --model "$WORK/dev.json" -f "$SUITE/irregular.cl" -k gather \
-	--gsize 16384 --json > "$WORK/p.json" 2> "$WORK/err"
+	--profile 1024:8192:1024 --gsize 16384 --json > "$WORK/p.json" 2> "$WORK/err"
 [ ! -s "$WORK/err" ] || fail "a warning within 4x of the profiled sizes: $(cat "$WORK/err")"
 /usr/bin/python3 - "$WORK/p.json" <<'PY'
 import json, sys
@@ -37,11 +37,24 @@ assert p["profiled_min"] == 1024 and p["profiled_max"] == 8192 and p["gsize"] ==
 print("ok: predicted %.3g s (%.3g .. %.3g)" % (p["seconds"], p["low"], p["high"]))
 PY
 "$SIBYL" kmodel predict --model "$WORK/dev.json" "$SUITE/irregular.cl" -k gather \
-	--gsize 1048576 > "$WORK/out" 2> "$WORK/err"
+	--profile 1024:8192:1024 --gsize 1048576 > "$WORK/out" 2> "$WORK/err"
 grep -q "^gsize 1048576: .* ms (" "$WORK/out" || fail "$(cat "$WORK/out")"
 grep -q "^sibyl: warning: kmodel: global size 1048576 is far outside the profiled 1024..8192" \
 	"$WORK/err" || fail "no warning far outside: $(cat "$WORK/err")"
 
+# The default profile, chosen by the kernel's time (fit.sh checks the
+# rule): T/8..T, said with -v.
+"$SIBYL" kmodel predict --model "$WORK/dev.json" "$SUITE/irregular.cl" -k gather \
+	--gsize 16777216 --json -v > "$WORK/p.json" 2> "$WORK/err"
+grep -q "^sibyl: kmodel: gather timed at 64 .*: profiled at [0-9:]*$" "$WORK/err" ||
+	fail "-v: $(cat "$WORK/err")"
+/usr/bin/python3 - "$WORK/p.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+top = p["profiled_max"]
+assert top >= 512 and top % 64 == 0 and p["profiled_min"] == top / 8, p
+print("ok: chosen profile %g..%g" % (p["profiled_min"], top))
+PY
 sed 's/"device": "[^"]*"/"device": "another GPU"/' "$WORK/dev.json" > "$WORK/other.json"
 st=0; "$SIBYL" kmodel predict --model "$WORK/other.json" "$SUITE/irregular.cl" -k gather \
 	--gsize 16384 > "$WORK/out" 2> "$WORK/err" || st=$?

@@ -103,6 +103,13 @@ static void test_budget_and_cap(void **state)
 	assert_int_equal(s.stop, SIBYL_STOP_BUDGET);
 	assert_int_equal(s.to, 2048);
 	assert_int_equal(f.calls, 6);
+	/* A budget too small for anything: still 3 sizes, 64..256 by 64. */
+	r.budget_s = 0.01;
+	assert_int_equal(sibyl_kmodel_sizes_choose(&r, fake_time, &f, &s), 0);
+	assert_int_equal(s.stop, SIBYL_STOP_BUDGET);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(s.from, 64);
+	assert_int_equal(s.to, 256);
 	/* No budget, a cap: the largest size not above it. */
 	r.budget_s = 0;
 	r.cap = 5000;
