@@ -97,9 +97,9 @@ static void print_extrap(const struct sibyl_kmodel_eval *e)
 		ex[n++] = r->extrap_err;
 	}
 	if (n)
-		printf("extrap: from the %d smallest sizes, calibrated: median error %.1f%% over "
-		       "%zu kernels; R2 at the other sizes: OCLMan %.4g, OCLBase %.4g, OCLMan "
-		       "better on %zu\n", SIBYL_KMODEL_CAL_SIZES, 100 * sibyl_kmodel_median(ex, n),
+		printf("extrap: from a profile chosen by time, calibrated: median error %.1f%% over "
+		       "%zu kernels; R2 at the larger sizes: OCLMan %.4g, OCLBase %.4g, OCLMan "
+		       "better on %zu\n", 100 * sibyl_kmodel_median(ex, n),
 		       n, sibyl_kmodel_median(man, n), sibyl_kmodel_median(base, n), better);
 	free(ex);
 }
@@ -231,9 +231,9 @@ static const struct sibyl_command_help train_help = {
 static void print_device(const char *out, const struct sibyl_kmodel_device *m)
 {
 	printf("%s: %s time model of %s, %zu kernels; held-out median R^2 %.3f, "
-	       "measured/predicted %.2f..%.2f (5%%..95%%); median error beyond %d sizes %.0f%%, "
-	       "calibrated on them %.0f%%\n", out, sibyl_kmodel_tkind_name(m->tm.kind), m->device,
-	       m->kernels, m->cv.median_r2, m->cv.lo, m->cv.hi, SIBYL_KMODEL_CAL_SIZES,
+	       "measured/predicted %.2f..%.2f (5%%..95%%); median error beyond each kernel's "
+	       "profile %.0f%%, calibrated on it %.0f%%\n", out, sibyl_kmodel_tkind_name(m->tm.kind),
+	       m->device, m->kernels, m->cv.median_r2, m->cv.lo, m->cv.hi,
 	       100 * m->cv.err, 100 * m->cv.cal_err);
 }
 

@@ -27,10 +27,10 @@ struct sibyl_kmodel_eval_row {
 	double boi_score;			/* its cross-validated R^2 */
 	const char *time_kind;			/* the time model's kind */
 	double fit_seconds;			/* OCLBoi's fit and the predictions */
-	/* predict's case: OCLBoi fitted on the kernel's samples at its
-	 * SIBYL_KMODEL_CAL_SIZES smallest global sizes only, the time model
-	 * calibrated on them (sibyl_kmodel_profile_scale), the other sizes
-	 * predicted: median relative error and R^2 there, R^2 size by size
+	/* predict's case: OCLBoi fitted on the kernel's samples in its
+	 * profile only (sibyl_kmodel_profile_window: predict's rule), the
+	 * time model calibrated on them (sibyl_kmodel_profile_scale), the
+	 * larger sizes predicted: median relative error and R^2 there, R^2 size by size
 	 * (sibyl_kmodel_r2_sizes); r2_base, OCLBase calibrated the same way
 	 * (NaN when too few samples or sizes). */
 	double extrap_err, extrap_r2, extrap_r2_base;

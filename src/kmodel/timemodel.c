@@ -1,5 +1,6 @@
 /* The per-device time model: instruction counts -> device time. */
 #include "kmodel/timemodel.h"
+#include "kmodel/sizes.h"
 #include "core/alloc.h"
 #include "core/log.h"
 #include "model/regress.h"
@@ -201,49 +202,93 @@ double sibyl_kmodel_profile_scale(const double *g, const double *t, const double
 	return isinf(s) ? sibyl_kmodel_calibration(t, p, n) : s;
 }
 
-double sibyl_kmodel_cal_limit(const struct sibyl_kmodel_table *t, size_t k)
+/* sizes.h's timer over a dataset: kernel k's least time at the
+ * smallest size it has at or above want. */
+struct dataset_timer {
+	const struct sibyl_kmodel_table *t;
+	size_t k;
+};
+
+static double dataset_time(void *ctx, uint64_t want, uint64_t *got, double *cost)
 {
-	double *g = sibyl_xcalloc(t->k[k].n + 1, sizeof(*g)), lim;
-	size_t n = 0;
+	const struct dataset_timer *d = ctx;
+	const struct sibyl_kmodel_kernel *kk = &d->t->k[d->k];
+	double g = INFINITY, least = INFINITY;
+
+	*cost = 0;
+	for (size_t i = 0; i < kk->n; i++) {
+		double gi = d->t->g[kk->rows[i]];
+
+		if (gi >= (double)want && gi < g)
+			g = gi;
+	}
+	for (size_t i = 0; i < kk->n; i++)
+		if (d->t->g[kk->rows[i]] == g)
+			least = fmin(least, d->t->t[kk->rows[i]]);
+	*got = isinf(g) ? 0 : (uint64_t)g;
+	return least;
+}
+
+void sibyl_kmodel_profile_window(const struct sibyl_kmodel_table *t, size_t k, double b,
+				 double *lo, double *hi)
+{
+	struct dataset_timer d = { t, k };
+	double gmin = INFINITY, gmax = 0;
+	struct sibyl_kmodel_sizes s;
 
 	for (size_t i = 0; i < t->k[k].n; i++)
-		g[n++] = t->g[t->k[k].rows[i]];
-	sibyl_kmodel_median(g, n);	/* sorts */
-	size_t d = 0, i = 0;
+		gmin = fmin(gmin, t->g[t->k[k].rows[i]]), gmax = fmax(gmax, t->g[t->k[k].rows[i]]);
+	/* Sizes up to half the largest, so that some are left to predict;
+	 * a dataset's cost nothing to time, so no budget. */
+	struct sibyl_kmodel_size_rule r = { .start = (uint64_t)gmin, .cap = (uint64_t)(gmax / 2),
+					    .launch_s = b, .factor = SIBYL_KMODEL_LAUNCH_FACTOR };
 
-	for (; i + 1 < n && d + 1 < SIBYL_KMODEL_CAL_SIZES; i++)
-		d += g[i + 1] != g[i];
-	lim = g[i];
+	*lo = *hi = gmin;
+	if (t->k[k].n && !sibyl_kmodel_sizes_choose(&r, dataset_time, &d, &s))
+		*lo = (double)s.from, *hi = (double)s.to;
+}
+
+double sibyl_kmodel_window_scale(const struct sibyl_kmodel_table *t, size_t k, const double *p,
+				 double lo, double hi, double b)
+{
+	const struct sibyl_kmodel_kernel *kk = &t->k[k];
+	double *g = sibyl_xcalloc(3 * kk->n + 1, sizeof(*g)), *y = g + kk->n, *q = y + kk->n;
+	size_t m = 0;
+
+	for (size_t i = 0; i < kk->n; i++) {
+		size_t r = kk->rows[i];
+
+		if (t->g[r] >= lo && t->g[r] <= hi)
+			g[m] = t->g[r], y[m] = t->t[r], q[m++] = p[i];
+	}
+	double s = sibyl_kmodel_profile_scale(g, y, q, m, b);
+
 	free(g);
-	return lim;
+	return s;
 }
 
 /* Kernel k's held-out predictions p (launch cost b), calibrated on its
- * smallest sizes: measured / calibrated time of its other samples into
- * q, their relative errors into e, and those of p uncalibrated into u. */
+ * profile (sibyl_kmodel_profile_window): measured / calibrated time of
+ * its larger samples into q, their relative errors into e, and those
+ * of p uncalibrated into u. */
 static void calibrated(const struct sibyl_kmodel_table *t, size_t k, const double *p, double b,
 		       struct ratios *q, struct ratios *e, struct ratios *u)
 {
 	const struct sibyl_kmodel_kernel *kk = &t->k[k];
-	double lim = sibyl_kmodel_cal_limit(t, k), *ts = sibyl_xcalloc(3 * kk->n + 1, sizeof(*ts));
-	double *ps = ts + kk->n, *gs = ps + kk->n;
-	size_t m = 0;
+	double lo, hi;
 
-	for (size_t i = 0; i < kk->n; i++)
-		if (t->g[kk->rows[i]] <= lim)
-			gs[m] = t->g[kk->rows[i]], ts[m] = t->t[kk->rows[i]], ps[m++] = p[i];
-	double s = sibyl_kmodel_profile_scale(gs, ts, ps, m, b);
+	sibyl_kmodel_profile_window(t, k, b, &lo, &hi);
+	double s = sibyl_kmodel_window_scale(t, k, p, lo, hi, b);
 
 	for (size_t i = 0; i < kk->n; i++) {
 		double y = t->t[kk->rows[i]], c = sibyl_kmodel_calibrated(p[i], s, b);
 
-		if (t->g[kk->rows[i]] <= lim)
+		if (t->g[kk->rows[i]] <= hi)
 			continue;
 		q->v[q->n++] = c > 0 ? fmin(y / c, RATIO_MAX) : RATIO_MAX;
 		e->v[e->n++] = y > 0 ? fabs(c - y) / y : 0;
 		u->v[u->n++] = y > 0 ? fabs(p[i] - y) / y : 0;
 	}
-	free(ts);
 }
 
 /* What the held-out samples said: measured / predicted time, and

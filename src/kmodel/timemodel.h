@@ -49,21 +49,24 @@ struct sibyl_kmodel_tm_choice {
 	 * held-out samples: a prediction interval for a new kernel. */
 	double lo, hi;
 	/* The same held out, each kernel's estimates calibrated on its
-	 * CAL_SIZES smallest global sizes (sibyl_kmodel_profile_scale, as
-	 * predict calibrates on the sizes it profiled), on its other
-	 * sizes: the median relative error and the 5% and 95% quantiles of
+	 * profile (sibyl_kmodel_profile_window, as predict calibrates on
+	 * the sizes it profiled), on its larger sizes: the median relative error and the 5% and 95% quantiles of
 	 * measured / calibrated time; err: the median relative error of the
 	 * same samples uncalibrated. */
 	double cal_err, cal_lo, cal_hi, err;
 };
 
-/* Global sizes a kernel's calibration is measured on in the cross
- * validation. */
-#define SIBYL_KMODEL_CAL_SIZES 3
-
-/* The SIBYL_KMODEL_CAL_SIZES-th smallest global size of kernel k (its
- * largest when it has fewer). */
-double sibyl_kmodel_cal_limit(const struct sibyl_kmodel_table *t, size_t k);
+/* Kernel k's profile in a dataset: sizes.h's rule, as predict chooses
+ * a live profile, timed by the dataset's least time per size, doubling
+ * from the kernel's smallest size to the next size the dataset has,
+ * up to half its largest (so that sizes are left to predict), with
+ * launch cost b: its sizes from *lo to *hi. */
+void sibyl_kmodel_profile_window(const struct sibyl_kmodel_table *t, size_t k, double b,
+				 double *lo, double *hi);
+/* sibyl_kmodel_profile_scale of predictions p (one per sample of kernel
+ * k, in its order) from its samples in lo..hi. */
+double sibyl_kmodel_window_scale(const struct sibyl_kmodel_table *t, size_t k, const double *p,
+				 double lo, double hi, double b);
 
 /* The median of measured t / predicted p over n samples with both > 0:
  * the scale of the time model for one kernel; 1 when there is none. */

@@ -40,9 +40,10 @@ for k in ks:
     assert k["r2_oclman"] > 0.99, k
     assert k["r2_oclman"] > k["r2_oclbase"], k
     assert set(k) >= {"name", "r2_oclman", "r2_oclbase", "rmse_oclman", "rmse_oclbase"}
-    # predict's case: OCLBoi from the 3 smallest sizes, then calibrated.
-    # Its folds hold one size out of 3, and a parabola fitted on the
-    # other 2 is not determined: a count a g + b g^2 gets the power law.
+    # predict's case: OCLBoi from the profile predict's rule chooses
+    # (1024..4096: doubling up to half the largest size), calibrated.
+    # Its folds hold one size out of 4, and a parabola fitted on the
+    # other 3 may lose to the power law on a count a g + b g^2.
     if quad:
         assert k["extrap_error"] < 0.15 and k["extrap_r2"] > 0.7, k
     else:
@@ -60,7 +61,7 @@ PY
 "$SIBYL" kmodel evaluate "$D" > "$WORK/table"
 grep -Eq "^median R2: OCLMan (1|0\.99[0-9]*), .*better on 10 of 10 kernels" "$WORK/table" ||
 	fail "text summary: $(tail -2 "$WORK/table")"
-grep -Eq "^extrap: from the 3 smallest sizes, calibrated: median error [0-9]\.[0-9]% over 10 kernels; R2 at the other sizes: OCLMan (1|0\.9[0-9]*), OCLBase .*, OCLMan better on 10$" \
+grep -Eq "^extrap: from a profile chosen by time, calibrated: median error [0-9]\.[0-9]% over 10 kernels; R2 at the larger sizes: OCLMan (1|0\.9[0-9]*), OCLBase .*, OCLMan better on 10$" \
 	"$WORK/table" || fail "text summary: $(tail -2 "$WORK/table")"
 grep -Eq "^time model on measured counts: median R2 (1|0\.99[0-9]*); extrap error from OCLBoi's counts [0-9.]+%, from the calibrated time model [01]\.[0-9]%" \
 	"$WORK/table" || fail "diagnosis line: $(tail -1 "$WORK/table")"
@@ -100,8 +101,8 @@ grep -q "cannot make 5 folds" "$WORK/err" || fail "$(cat "$WORK/err")"
 echo "ok: evaluate"
 
 # Each kernel's times off the shared costs by its own factor (0.5..2):
-# the time model misses each level, calibration on a kernel's 3
-# smallest sizes recovers it (its cross validation says so), and
+# the time model misses each level, calibration on a kernel's profile
+# recovers it (its cross validation says so), and
 # predict's estimate is scaled by the kernel's measured / estimated.
 /usr/bin/python3 - "$D" "$WORK/scaled.jsonl" <<'PY'
 import json, sys
@@ -113,7 +114,7 @@ for line in open(sys.argv[1]):
     out.write(json.dumps(o) + "\n")
 PY
 "$SIBYL" kmodel train-device "$WORK/scaled.jsonl" -o "$WORK/scaled.json" > "$WORK/out"
-grep -q "; median error beyond 3 sizes [0-9]*%, calibrated on them [0-9]%$" "$WORK/out" ||
+grep -q "; median error beyond each kernel's profile [0-9]*%, calibrated on it [0-9]%$" "$WORK/out" ||
 	fail "$(cat "$WORK/out")"
 /usr/bin/python3 - "$WORK/scaled.json" <<'PY'
 import json, sys
