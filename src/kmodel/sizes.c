@@ -4,6 +4,9 @@
 #include <math.h>
 #include <string.h>
 
+/* The sizes whose times make the launch reference. */
+#define LAUNCH_SIZES 3
+
 const char *sibyl_kmodel_stop_name(enum sibyl_kmodel_stop s)
 {
 	static const char *const names[] = { "time", "budget", "cap", "failed" };
@@ -78,10 +81,12 @@ int sibyl_kmodel_sizes_choose(const struct sibyl_kmodel_size_rule *r, sibyl_kmod
 		}
 		s->g[s->n] = got;
 		s->t[s->n++] = t;
-		/* The first size is mostly launch: its time is the launch as
-		 * this kernel sees it, when the device model says less. */
-		if (s->n == 1)
-			s->launch_s = fmax(r->launch_s, t);
+		/* The first sizes are mostly launch, whose least time here
+		 * jumps between 3 and 35 us from one size to the next: the
+		 * largest of the first 3 is the launch as this kernel sees
+		 * it, when the device model says less. */
+		if (s->n <= LAUNCH_SIZES)
+			s->launch_s = fmax(s->n == 1 ? r->launch_s : s->launch_s, t);
 		why = stop_after(r, s, cost);
 		want = 2 * got;
 	}

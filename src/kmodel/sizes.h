@@ -8,16 +8,19 @@
  *
  * The rule: time the kernel at `start` work-items, then at twice that,
  * and so on, until its least time is at least `factor` times the
- * launch reference (the device model's launch cost or, when larger, the
- * time at `start`, which is mostly launch) at a size at least 8 times
- * `start`; or until the next size would take the whole profile past
- * `budget_s` (after 3 sizes at least); or past `cap`; or a size fails.  The profile is then the
- * top size T and the sizes below it down to T/8 by steps of T/8 (the
- * decade under T; the 8 sizes of the former fixed default 1K..8K are
- * this with T = 8K), or, in a dataset, the dataset's sizes in T/8..T.
+ * launch reference at a size at least 8 times `start`; or until the
+ * next size would take the whole profile past `budget_s` (after 3
+ * sizes at least); or past `cap`; or a size fails.  The launch
+ * reference is the largest least time of the 3 sizes timed first
+ * (mostly launch, which jumps between 3 and 35 us from one size to the
+ * next here), or the device model's launch cost when larger.  The
+ * profile is then the top size T and the sizes below it down to T/8 by
+ * steps of T/8 (the decade under T; the 8 sizes of the former fixed
+ * default 1K..8K are this with T = 8K), or, in a dataset, the
+ * dataset's sizes in T/8..T.
  *
  * One rule for predict's live profile (probe.c times the kernel) and
- * for evaluate's and train-device's cross validation (table.c times it
+ * for evaluate's and train-device's cross validation (timemodel.c times it
  * from a dataset's samples), so that their figures measure what users
  * of predict get.
  */

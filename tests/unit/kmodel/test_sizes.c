@@ -45,8 +45,9 @@ static double fake_time(void *ctx, uint64_t want, uint64_t *got, double *cost)
 static void test_stops_at_ten_launches(void **state)
 {
 	(void)state;
-	/* 10 us launch, 1 ns per work-item: 10x the launch (100 us) is
-	 * first reached at 2^17 = 131072 (141 us; 65536 gives 75.5 us). */
+	/* 10 us launch, 1 ns per work-item: 10x the launch reference (10.256
+	 * us at 256) is first reached at 2^17 = 131072 (141 us; 65536 gives
+	 * 75.5 us). */
 	struct fake f = { .launch = 10e-6, .per = 1e-9, .wall = 0.2 };
 	struct sibyl_kmodel_size_rule r = { .start = 64, .launch_s = 3e-6, .factor = 10,
 					    .budget_s = 10 };
@@ -59,8 +60,9 @@ static void test_stops_at_ten_launches(void **state)
 	assert_int_equal(s.from, 16384);
 	assert_int_equal(s.step, 16384);
 	assert_int_equal(s.n, 12);	/* 64 .. 131072 */
-	/* The device model's 3 us is less than the time at 64: that wins. */
-	assert_true(fabs(s.launch_s - (10e-6 + 64e-9)) < 1e-15);
+	/* The device model's 3 us is less than the times at 64..256: the
+	 * largest of those wins. */
+	assert_true(fabs(s.launch_s - (10e-6 + 256e-9)) < 1e-15);
 	assert_true(fabs(s.spent_s - 12 * 0.2) < 1e-12);
 	/* A device model that says the launch is 20 us: twice as far. */
 	r.launch_s = 20e-6;
@@ -69,12 +71,12 @@ static void test_stops_at_ten_launches(void **state)
 	assert_true(s.launch_s == 20e-6);
 }
 
-static void test_at_least_eight_times_start(void **state)
+static void test_quadratic_reference(void **state)
 {
 	(void)state;
-	/* Quadratic, 1 ns x g^2: 1024 runs 16x the time at the start (66.5
-	 * us, more than the device model's launch), but the profile must
-	 * span 8x: 4 sizes, 256..2048. */
+	/* Quadratic, 1 ns x g^2 from 256: the first 3 sizes already work
+	 * (66 us .. 1.05 ms), and the slowest of them is the reference, so
+	 * the profile goes on to 16x it: 4096 (16.8 ms; 2048 gives 4.19). */
 	struct fake f = { .launch = 1e-6, .per2 = 1e-9, .wall = 0.1 };
 	struct sibyl_kmodel_size_rule r = { .start = 256, .launch_s = 1e-6, .factor = 10,
 					    .budget_s = 100 };
@@ -82,9 +84,10 @@ static void test_at_least_eight_times_start(void **state)
 
 	assert_int_equal(sibyl_kmodel_sizes_choose(&r, fake_time, &f, &s), 0);
 	assert_int_equal(s.stop, SIBYL_STOP_TIME);
-	assert_int_equal(s.n, 4);
-	assert_int_equal(s.from, 256);
-	assert_int_equal(s.to, 2048);
+	assert_true(fabs(s.launch_s - (1e-6 + 1024e-9 * 1024)) < 1e-15);
+	assert_int_equal(s.n, 5);
+	assert_int_equal(s.from, 512);
+	assert_int_equal(s.to, 4096);
 }
 
 static void test_budget_and_cap(void **state)
@@ -156,7 +159,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stops_at_ten_launches),
-		cmocka_unit_test(test_at_least_eight_times_start),
+		cmocka_unit_test(test_quadratic_reference),
 		cmocka_unit_test(test_budget_and_cap),
 		cmocka_unit_test(test_failure_and_dataset),
 	};
