@@ -283,7 +283,7 @@ static int kmodel_train(int argc, char **argv)
 	{ "profile", 0, SIBYL_OPT_STRING, &(o).profile, "FROM:TO:STEP",                       \
 	  "global sizes profiled (default: chosen by the kernel's time)" },                   \
 	{ "launch-factor", 0, SIBYL_OPT_DOUBLE, &(o).factor, "F",                             \
-	  "profile up to a size that runs F times the launch (10)" },                         \
+	  "profile up to a size that runs F times the launch (30)" },                         \
 	{ "profile-budget", 0, SIBYL_OPT_DOUBLE, &(o).budget_s, "S",                          \
 	  "seconds the chosen profile may take, 0: no limit (10)" },                          \
 	{ "verbose", 'v', SIBYL_OPT_FLAG, &verbose, NULL, "say which sizes were profiled and why" }, \
@@ -336,7 +336,7 @@ static const struct sibyl_command_help fit_help = {
 	"kmodel fit", "FILE.cl -k NAME -o KERNEL.json [--profile FROM:TO:STEP | --launch-factor F] "
 	"[--profile-budget S] [-l L] [-n SAMPLES] [-O LEVEL] [-v] [--force]",
 	"Profile a kernel at small global sizes (instruction counts and device time, as kmodel "
-	"dataset measures them; by default the sizes up to one where it runs 10 times the launch, "
+	"dataset measures them; by default the sizes up to one where it runs 30 times the launch, "
 	"found by timing it at doubling sizes) and write its OCLBoi, chosen by cross validation, to KERNEL.json "
 	"with the samples and their provenance, for predict --kernel-model.  Count at the "
 	"device model's -O level.  See docs/kmodel.md.",

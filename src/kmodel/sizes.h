@@ -30,9 +30,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The defaults: 10 times the launch (docs/kmodel.md says why), and a
- * tenth of predict's 30 s target for the whole profile. */
-#define SIBYL_KMODEL_LAUNCH_FACTOR 10.0
+/* The defaults: 30 times the launch (docs/kmodel.md says why), and a
+ * third of predict's 30 s target for the whole profile. */
+#define SIBYL_KMODEL_LAUNCH_FACTOR 30.0
 #define SIBYL_KMODEL_PROFILE_BUDGET 10.0
 /* The first size timed, rounded up to a multiple of the local size. */
 #define SIBYL_KMODEL_PROFILE_START 64
