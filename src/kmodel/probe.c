@@ -93,7 +93,8 @@ int sibyl_kmodel_kfit_choose(const struct sibyl_kmodel_kfit_opts *o, struct siby
 		.samples = o->samples, .warmup = 1,
 	};
 	struct sibyl_kmodel_size_rule rule = {
-		.start = start_of(k, o->lsize), .launch_s = o->launch_s,
+		.start = start_of(k, o->lsize), .cap = SIBYL_KMODEL_PROFILE_CAP,
+		.launch_s = o->launch_s,
 		.factor = o->factor > 0 ? o->factor : SIBYL_KMODEL_LAUNCH_FACTOR,
 		.budget_s = o->budget_s,
 	};

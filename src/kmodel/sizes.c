@@ -6,6 +6,8 @@
 
 /* The sizes whose times make the launch reference. */
 #define LAUNCH_SIZES 3
+/* A profile's host time, in timings of its top size (over_budget). */
+#define PROFILE_HOST 7
 
 const char *sibyl_kmodel_stop_name(enum sibyl_kmodel_stop s)
 {
@@ -16,15 +18,19 @@ const char *sibyl_kmodel_stop_name(enum sibyl_kmodel_stop s)
 
 /* Whether timing twice the last size, then profiling there, could pass
  * the budget: the work at most quadruples (n-body, rank sort), so does
- * the timing's wall time, and the profile costs SIBYL_KMODEL_PROFILE_COST
- * times its top size's time. */
+ * the timing's wall time; the profile costs SIBYL_KMODEL_PROFILE_COST
+ * times its top size's time on the device, and on the host about 7
+ * timings of its top size (its arguments made for 8 sizes, counted and
+ * timed, 3 samples each: saxpy's profile of 2M..16M work-items took 31
+ * s, 6 times its timing at 16M), which doubles with the size. */
 static int over_budget(const struct sibyl_kmodel_size_rule *r, const struct sibyl_kmodel_sizes *s,
 		       double last_cost)
 {
 	double next = 4 * s->t[s->n - 1];
 
 	return r->budget_s > 0 &&
-	       s->spent_s + 4 * last_cost + SIBYL_KMODEL_PROFILE_COST * next > r->budget_s;
+	       s->spent_s + (4 + 2 * PROFILE_HOST) * last_cost +
+	       SIBYL_KMODEL_PROFILE_COST * next > r->budget_s;
 }
 
 /* Why the walk stops after its last size, or -1 to go on. */

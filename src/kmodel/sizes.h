@@ -36,6 +36,11 @@
 #define SIBYL_KMODEL_PROFILE_BUDGET 10.0
 /* The first size timed, rounded up to a multiple of the local size. */
 #define SIBYL_KMODEL_PROFILE_START 64
+/* The largest size a live profile times (2^24 work-items): a kernel
+ * that never runs 30 times its launch would otherwise walk on until its
+ * buffers no longer fit the machine it shares (saxpy reaches 30x at 1M
+ * .. 2M work-items here). */
+#define SIBYL_KMODEL_PROFILE_CAP ((uint64_t)1 << 24)
 
 struct sibyl_kmodel_size_rule {
 	uint64_t start;		/* first size timed */

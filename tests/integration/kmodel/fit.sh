@@ -165,7 +165,8 @@ refuse "fit of no kernel" 1 "^sibyl: kmodel: no_such_kernel: [^:]*irregular.cl h
 [ ! -e "$WORK/none.json" ] || fail "a failed fit wrote its file"
 # matmul's counts grow as G^1.5 (N x N from G work-items): the power
 # law, not a parabola that doubles them 16 times further.
-"$SIBYL" kmodel fit "$SUITE/matrix.cl" -k matmul -o "$WORK/matmul.json" > "$WORK/out"
+"$SIBYL" kmodel fit "$SUITE/matrix.cl" -k matmul --profile 1024:8192:1024 -o "$WORK/matmul.json" \
+	> "$WORK/out"
 grep -q "OCLBoi power law (CV R^2 " "$WORK/out" || fail "matmul: $(cat "$WORK/out")"
 # Each count of a power law names its law.
 sed '0,/"law": "power"/s//"law": "cubic"/' "$WORK/matmul.json" > "$WORK/law.json"
