@@ -217,5 +217,10 @@ int kernel_parse_options(int argc, char **argv, struct kernel_opts *o)
 	/* Two inputs to compare, each run twice (check.h). */
 	if (!r && o->check && o->samples == 1)
 		o->samples = SIBYL_CHECK_SAMPLES;
+	/* Fenced buffers: a kernel reading or writing past one faults at that
+	 * access, every run, where it would corrupt the runner's heap and
+	 * crash later or not (Rodinia myocyte: verdicts that varied). */
+	if (!r && o->check)
+		o->fence = true;
 	return r ? r : check_modes(o);
 }

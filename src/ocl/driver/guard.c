@@ -4,6 +4,7 @@
 #include "ocl/driver/check.h"
 #include "ocl/driver/summary.h"
 #include "ocl/driver/compile.h"
+#include "ocl/driver/fenced.h"
 #include "core/alloc.h"
 #include "core/cleanup.h"
 #include "core/fs.h"
@@ -33,6 +34,7 @@ struct watch {
 	json_int_t seed;
 	uint64_t gsize;		/* of the sample running */
 	uint64_t local_elements;
+	char past[128];		/* the buffer whose fence the runner hit (fenced.h) */
 };
 
 static long position(const struct watch *w, json_t *msg)
@@ -155,6 +157,12 @@ static double on_line(void *ctx, json_t *msg)
 		return w->g->build_timeout_s;
 	if (!strcmp(ev, "start"))
 		return on_start(w, msg);
+	if (!strcmp(ev, "fence")) {	/* the crash that follows is this access */
+		const char *arg = json_string_value(json_object_get(msg, "arg"));
+
+		snprintf(w->past, sizeof(w->past), "%s", arg ? arg : "");
+		return w->running ? w->g->timeout_s : w->g->build_timeout_s;
+	}
 	if (!strcmp(ev, "running")) {
 		/* A late callback of an earlier sample arms nothing. */
 		if (w->started && position(w, msg) == w->current) {
@@ -299,6 +307,19 @@ static void failed(struct watch *w, enum sibyl_kstatus status, int sig)
 	f->message[0] = '\0';
 }
 
+/* What the runner's fence caught, for the crash's line ("" when none). */
+static const char *past_end(const struct watch *w, char *said, size_t len)
+{
+	if (!*w->past)
+		return "";
+	if (!strcmp(w->past, SIBYL_FENCE_COUNTERS))
+		snprintf(said, len, ": an access past the end of sibyl's counters (a sibyl bug: "
+			 "please report it)");
+	else
+		snprintf(said, len, ": it read or wrote past the end of '%s'", w->past);
+	return said;
+}
+
 /* The runner ended before its samples did: 0 when the sweep goes on
  * (one sample crashed or hung: reported), -1 with err when it stops. */
 static int ended(struct watch *w, const struct sibyl_run_status *res)
@@ -319,15 +340,16 @@ static int ended(struct watch *w, const struct sibyl_run_status *res)
 	if (!w->started)	/* died building or setting up */
 		return sibyl_seterr(w->err, w->errlen, "kernel: the OpenCL runtime crashed "
 				    "(signal %d) while preparing %s", res->code, k);
-	char *m = w->g->failure.message;
+	char *m = w->g->failure.message, said[192];
 	size_t len = sizeof(w->g->failure.message);
 
 	if (timed_out)
 		snprintf(m, len, "kernel %s timed out after %g s with seed %lld (gsize %llu)", k,
 			 w->g->timeout_s, (long long)w->seed, (unsigned long long)w->gsize);
 	else
-		snprintf(m, len, "kernel %s crashed (signal %d) with seed %lld (gsize %llu)", k,
-			 res->code, (long long)w->seed, (unsigned long long)w->gsize);
+		snprintf(m, len, "kernel %s crashed (signal %d) with seed %lld (gsize %llu)%s", k,
+			 res->code, (long long)w->seed, (unsigned long long)w->gsize,
+			 past_end(w, said, sizeof(said)));
 	sibyl_notice(SIBYL_NOTICE_ERROR, "%s", m);
 	return 0;
 }
@@ -347,6 +369,7 @@ int sibyl_run_guarded(struct sibyl_run_cfg *cfg, struct sibyl_guard *g, char *er
 		cfg->first_sample = w.next % w.samples;
 		w.current = -1;
 		w.started = w.running = w.built = false;
+		w.past[0] = '\0';
 		if (start(cfg, &w, &res) < 0 || w.bad_counters) {
 			failed(&w, SIBYL_KS_ERROR, 0);
 			return -1;

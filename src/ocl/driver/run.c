@@ -174,6 +174,24 @@ static int create_image(struct dev_state *s, const struct sibyl_karg *arg,
 	return cl_check(s, e, arg->name);
 }
 
+/* -i's counters, the probes' rows and log: fenced too, so that sibyl's
+ * own sizing of them, if wrong, fails at once and by name. */
+static int create_counters(const struct sibyl_run_cfg *cfg, struct dev_state *s)
+{
+	size_t size = s->counters_size ? s->counters_size : 1;
+	cl_mem_flags f = CL_MEM_READ_WRITE;
+	void *host = NULL;
+	cl_int e;
+
+	if (cfg->fence) {
+		if (!(host = sibyl_fenced_alloc(size, fence_align(s->dev), SIBYL_FENCE_COUNTERS)))
+			return sibyl_seterr_errno(s->err, s->errlen, "kernel: --fence: the counters");
+		f |= CL_MEM_USE_HOST_PTR;
+	}
+	s->counters = clCreateBuffer(s->ctx, f, size, host, &e);
+	return cl_check(s, e, "the counters buffer");
+}
+
 /* Buffers keep their size for every sample of a run: create them once. */
 static int create_buffers(const struct sibyl_run_cfg *cfg, struct dev_state *s,
 			  const struct sibyl_args *a)
@@ -195,7 +213,8 @@ static int create_buffers(const struct sibyl_run_cfg *cfg, struct dev_state *s,
 		void *host = NULL;
 
 		if (cfg->fence) {
-			if (!(host = sibyl_fenced_alloc(a->a[i].size, fence_align(s->dev))))
+			if (!(host = sibyl_fenced_alloc(a->a[i].size, fence_align(s->dev),
+							k->args[i].name)))
 				return sibyl_seterr_errno(s->err, s->errlen, "kernel: --fence: %s",
 							  k->args[i].name);
 			f |= CL_MEM_USE_HOST_PTR;
@@ -206,9 +225,7 @@ static int create_buffers(const struct sibyl_run_cfg *cfg, struct dev_state *s,
 	}
 	if (!sibyl_run_cfg_counts(cfg))
 		return 0;
-	s->counters = clCreateBuffer(s->ctx, CL_MEM_READ_WRITE,
-				     s->counters_size ? s->counters_size : 1, NULL, &e);
-	return cl_check(s, e, "the counters buffer");
+	return create_counters(cfg, s);
 }
 
 static cl_int write_image(struct dev_state *s, cl_mem img, const struct sibyl_argbuf *b)
@@ -478,6 +495,9 @@ int sibyl_run_samples(const struct sibyl_run_cfg *cfg, int fd, char *err, size_t
 	struct dev_state s = { .err = err, .errlen = errlen };
 	int r = setup(cfg, &s, fd);
 	size_t n = sibyl_run_cfg_sizes(cfg);
+
+	if (cfg->fence)
+		sibyl_fenced_watch(fd);
 
 	/* One runner serves every size of a sweep: the program is built once. */
 	for (size_t k = 0; !r && k < n; k++) {

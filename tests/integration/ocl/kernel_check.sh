@@ -148,6 +148,27 @@ grep -q "^sibyl: kernel: --check: the race probe's log was cut short in 8 of 8 w
 	"$WORK/err" || fail "read_all: $(cat "$WORK/err")"
 K="$SIBYL_SOURCE/tests/kernels/check/outputs.cl"
 
+# Past a buffer's end: --check fences every buffer (the probes' too), so
+# the read faults at once and by name, in the probe and in the run, on
+# every run (unfenced it corrupted the runner's heap: Rodinia myocyte
+# aborted in malloc now and then, its verdict changing from run to run).
+P="$SIBYL_SOURCE/tests/kernels/args/bounds.cl"
+for i in 1 2; do
+	rc=0
+	"$SIBYL" kernel "$P" -k past_end -g 1024 --no-infer --check -v > "$WORK/out" 2> "$WORK/err" ||
+		rc=$?
+	expect_eq "past_end, run $i: exit status" 5 "$rc"
+	expect_eq "past_end, run $i: the probe and the run" "2" \
+		"$(grep -c "crashed (signal 11) with seed 0 (gsize 1024): it read or wrote past the end of 'in'$" "$WORK/err")"
+	grep -q "^sibyl: kernel: --check: the race probe did not run: kernel past_end crashed" \
+		"$WORK/err" || fail "past_end: the probe: $(cat "$WORK/err")"
+done
+rc=0
+"$SIBYL" kernel "$P" -k past_end -g 1024 --no-infer --check --json > "$WORK/out" 2> "$WORK/err" ||
+	rc=$?
+expect_eq "past_end --json" "5 crash kernel past_end crashed (signal 11) with seed 0 (gsize 1024): it read or wrote past the end of 'in'" \
+	"$rc $(json "j['status'] + ' ' + j['message']" "$WORK/out")"
+
 # Usage: not with a sweep, --static or -o.
 check scale 2 -g 64:128:64
 grep -q "check runs one global size" "$WORK/err" || fail "sweep: $(cat "$WORK/err")"
