@@ -126,7 +126,7 @@ expect_eq "-i -O2: no private memory traffic" False \
 if "$SIBYL" kernel "$K/bounds.cl" -k past_end -g 1024 --fence --no-infer --seed 4 2> "$WORK/err"; then
 	fail "--fence: an out-of-bounds read went unnoticed"
 fi
-expect_eq "--fence message" "sibyl: kernel past_end crashed (signal 11) with seed 4 (gsize 1024)" \
+expect_eq "--fence message" "sibyl: kernel past_end crashed (signal 11) with seed 4 (gsize 1024): it read or wrote past the end of 'in'" \
 	"$(cat "$WORK/err")"
 "$SIBYL" kernel "$K/pointers.cl" -k pointers -g 64 -l 16 --fence --dump-args --json > "$WORK/f.json"
 /usr/bin/python3 "$(dirname "$0")/kernel_args_check.py" pointers "$WORK/f.json" 64
