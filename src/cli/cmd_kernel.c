@@ -238,6 +238,16 @@ static int unsupported(struct kernel_opts *o, const struct sibyl_kernel *k,
 	return failure(o, k->name, NULL, NULL, SIBYL_KS_UNSUPPORTED, "setup", err);
 }
 
+/* --check's probes (check_probe.h), before the run. */
+static json_t *check_probes(const struct kernel_opts *o, const struct sibyl_run_cfg *cfg,
+			    const void *bc, size_t size)
+{
+	struct sibyl_check_how how = { &o->c, o->ks, bc, size, o->source_counters, o->timeout,
+				       o->build_timeout };
+
+	return sibyl_check_probe(cfg, &how);
+}
+
 static int run(struct kernel_opts *o, const struct sibyl_kernel *k, void *bc, size_t size)
 {
 	const struct sibyl_karg *bad = sibyl_kernel_unsupported(k);
@@ -268,8 +278,7 @@ static int run(struct kernel_opts *o, const struct sibyl_kernel *k, void *bc, si
 
 	memcpy(cfg.gdim, nd.g, sizeof(cfg.gdim));
 	memcpy(cfg.ldim, nd.l, sizeof(cfg.ldim));
-	o->probes = o->check ? sibyl_check_probe(&cfg, &o->c, bc, size, o->timeout,
-						  o->build_timeout) : NULL;
+	o->probes = o->check ? check_probes(o, &cfg, bc, size) : NULL;
 
 	struct sibyl_counting_how how = { o->inst, o->spir, o->source_counters, o->build_timeout,
 					  &o->c, o->ks };

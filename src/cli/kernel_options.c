@@ -145,7 +145,8 @@ static int parse_options(int argc, char **argv, struct kernel_opts *o)
 		  "local size (default: reqd_work_group_size, else the runtime's)" },
 		{ "samples", 'n', SIBYL_OPT_LONG, &o->samples, "N", "runs, each with new arguments (1)" },
 		{ "inst-counts", 'i', SIBYL_OPT_FLAG, &o->inst, NULL, "count the LLVM instructions run" },
-		{ "source-counters", 0, SIBYL_OPT_FLAG, &o->source_counters, NULL, "-i without SPIR" },
+		{ "source-counters", 0, SIBYL_OPT_FLAG, &o->source_counters, NULL,
+		  "-i and --check's barrier probe without SPIR" },
 		{ "spir", 0, SIBYL_OPT_FLAG, &o->spir, NULL,
 		  "run the plain kernel from the SPIR bitcode -i instruments (-O, -D, -I apply)" },
 		{ "check", 0, SIBYL_OPT_FLAG, &o->check, NULL, "report missing or suspect output" },
@@ -196,8 +197,8 @@ static int parse_options(int argc, char **argv, struct kernel_opts *o)
 
 static int check_modes(const struct kernel_opts *o)
 {
-	if (o->source_counters && (!o->inst || o->stat))
-		return sibyl_err("kernel: --source-counters goes with -i (see --help)");
+	if (o->source_counters && (!(o->inst || o->check) || o->stat))
+		return sibyl_err("kernel: --source-counters goes with -i or --check (see --help)");
 	if (o->check && (o->stat || o->out))
 		return sibyl_err("kernel: --check runs the kernel and reports on it: not with "
 				 "--static or --output");

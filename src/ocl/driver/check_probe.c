@@ -9,6 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What the probes are built from: the caller's, its bitcode and compile
+ * options with -g when that compiled (the findings' lines); `source`:
+ * the barrier probe counts through the marked source (counting.h). */
+struct probe_src {
+	struct sibyl_check_how how;
+	bool source;
+};
+
 struct seen {
 	json_t *found;		/* the findings */
 	json_t *race_log;	/* {"groups", "cut"} */
@@ -84,18 +92,21 @@ static void cut_note(const struct seen *s, char *cut, size_t len)
 			 logged(s, "unscanned"));
 }
 
-/* Run a probe on bitcode bc: its findings (an array) or NULL; in `why`
+/* Run a probe of src: its findings (an array) or NULL; in `why`
  * "did not run: <why>", or what the race probe saw (else empty); in
  * `cut` what its log left out (else empty). */
-static json_t *probe(struct sibyl_run_cfg *p, const void *bc, size_t size, double timeout_s,
-		     double build_timeout_s, char *why, size_t whylen, char *cut, size_t cutlen)
+static json_t *probe(struct sibyl_run_cfg *p, const struct probe_src *src, char *why,
+		     size_t whylen, char *cut, size_t cutlen)
 {
 	struct seen seen = { NULL, NULL };
-	struct sibyl_guard g = { timeout_s, build_timeout_s, false, NULL, on_sample, &seen,
-				 { 0 }, NULL };
+	struct sibyl_guard g = { src->how.timeout_s, src->how.build_timeout_s, false, NULL,
+				 on_sample, &seen, { 0 }, NULL };
 	struct sibyl_counting counting = { 0 };
 	char err[512];
-	int r = sibyl_counting_prepare(&counting, bc, size, p, err, sizeof(err));
+	int r = src->source ? sibyl_counting_source(&counting, src->how.c, src->how.ks,
+						    src->how.bc, src->how.size, p, err, sizeof(err))
+			    : sibyl_counting_prepare(&counting, src->how.bc, src->how.size, p, err,
+						     sizeof(err));
 
 	if (r == 0 && (r = sibyl_run_guarded(p, &g, err, sizeof(err))) > 0)
 		snprintf(err, sizeof(err), "%s", g.failure.message);
@@ -112,20 +123,37 @@ static json_t *probe(struct sibyl_run_cfg *p, const void *bc, size_t size, doubl
 	return seen.found;
 }
 
-/* The kernel compiled again with -g, for the findings' lines (NULL:
- * that failed, the caller's bitcode serves). */
-static void *with_lines(const struct sibyl_compile_opts *c, size_t *size)
+/* The kernel compiled again with -g, for the findings' lines, into
+ * src and dbg (which keeps *opts); else the caller's bitcode serves. */
+static void with_lines(struct probe_src *src, struct sibyl_compile_opts *dbg, char **opts)
 {
-	struct sibyl_compile_opts dbg = *c;
-	char *opts = sibyl_xasprintf("%s -g", c->build_options ? c->build_options : "");
+	const struct sibyl_compile_opts *c = src->how.c;
 	void *gbc = NULL;
+	size_t size = 0;
 	char err[1024];
 
-	dbg.build_options = opts;
-	if (sibyl_compile_spir(&dbg, &gbc, size, err, sizeof(err)) < 0)
-		gbc = NULL;
-	free(opts);
-	return gbc;
+	*dbg = *c;
+	*opts = sibyl_xasprintf("%s -g", c->build_options ? c->build_options : "");
+	dbg->build_options = *opts;
+	if (sibyl_compile_spir(dbg, &gbc, &size, err, sizeof(err)) == 0) {
+		src->how.bc = gbc;
+		src->how.size = size;
+		src->how.c = dbg;
+	}
+}
+
+/* Whether the barrier probe goes through the source: asked, or the
+ * device takes no SPIR (its answer unknown: SPIR, as before). */
+static bool through_source(const struct sibyl_run_cfg *p, const struct sibyl_check_how *how)
+{
+	bool spir = true;
+	char err[512];
+
+	if (how->source)
+		return true;
+	if (sibyl_device_takes_spir(p, how->build_timeout_s, &spir, err, sizeof(err)) < 0)
+		return false;
+	return !spir;
 }
 
 /* Whether a branch to a barrier reads memory other work-items write
@@ -147,43 +175,50 @@ static bool data_branch(const void *bc, size_t size, const char *kernel, char wh
 }
 
 /* Both probes, their notices dropped (the user's run says what fails). */
-static json_t *probes(struct sibyl_run_cfg *p, const struct sibyl_compile_opts *c, const void *bc,
-		      size_t size, const double limits[2], bool barriers, bool shared,
-		      char why[3][600])
+static json_t *probes(struct sibyl_run_cfg *p, struct probe_src *src, bool barriers,
+		      bool shared, char why[3][600])
 {
 	json_t *found = NULL;
-	size_t gsize = 0;
-	void *ctx, *gbc;
+	struct sibyl_compile_opts dbg;
+	char *opts;
+	void *ctx;
 	sibyl_notice_fn *fn = sibyl_notice_handler(&ctx);
 
+	const void *bc = src->how.bc;
+
 	sibyl_set_notice_handler(NULL, NULL);
-	gbc = with_lines(c, &gsize);
-	if (barriers && data_branch(gbc ? gbc : bc, gbc ? gsize : size, p->kernel->name, why[0]))
+	with_lines(src, &dbg, &opts);
+	src->source = (barriers || shared) && through_source(p, &src->how);
+	if (barriers && data_branch(src->how.bc, src->how.size, p->kernel->name, why[0]))
 		barriers = false;
 	if (barriers) {
 		p->barriers = true;
-		found = probe(p, gbc ? gbc : bc, gbc ? gsize : size, limits[0], limits[1], why[0], 600,
-			      why[2], 600);
+		found = probe(p, src, why[0], 600, why[2], 600);
 		p->barriers = false;
 	}
-	/* A divergent barrier leaves the race probe nothing sound to see. */
-	if (!found && shared) {
+	/* A divergent barrier leaves the race probe nothing sound to see;
+	 * its log is instrumented IR only. */
+	if (!found && shared && src->source)
+		snprintf(why[1], 600, "did not run: its log needs SPIR (cl_khr_spir)%s",
+			 src->how.source ? " and --source-counters counts through the source" :
+			 ", which the device does not take");
+	else if (!found && shared) {
 		p->races = true;
-		found = probe(p, gbc ? gbc : bc, gbc ? gsize : size, limits[0], limits[1], why[1], 600,
-			      why[2], 600);
+		found = probe(p, src, why[1], 600, why[2], 600);
 	}
 	sibyl_set_notice_handler(fn, ctx);
-	free(gbc);
+	if (src->how.bc != bc)
+		free((void *)src->how.bc);
+	free(opts);
 	return found;
 }
 
-json_t *sibyl_check_probe(const struct sibyl_run_cfg *cfg, const struct sibyl_compile_opts *c,
-			  const void *bc, size_t size, double timeout_s, double build_timeout_s)
+json_t *sibyl_check_probe(const struct sibyl_run_cfg *cfg, const struct sibyl_check_how *how)
 {
 	struct sibyl_run_cfg p = *cfg;
-	bool barriers = has(bc, size, cfg->kernel->name, barrier_call);
-	bool shared = has(bc, size, cfg->kernel->name, shared_access);
-	const double limits[2] = { timeout_s, build_timeout_s };
+	struct probe_src src = { *how, false };
+	bool barriers = has(how->bc, how->size, cfg->kernel->name, barrier_call);
+	bool shared = has(how->bc, how->size, cfg->kernel->name, shared_access);
 	char why[3][600] = { "", "", "" };
 
 	if (barriers && !cfg->lsize) {	/* the runtime's groups: which work-items go together? */
@@ -193,8 +228,10 @@ json_t *sibyl_check_probe(const struct sibyl_run_cfg *cfg, const struct sibyl_co
 	if (!barriers && !shared)
 		return NULL;
 	p.samples = 1, p.warmup = 0, p.check = p.dump_args = false;
-	json_t *found = probes(&p, c, bc, size, limits, barriers, shared, why);
+	json_t *found = probes(&p, &src, barriers, shared, why);
 
+	if (src.source && barriers && !*why[0])
+		sibyl_info("kernel: --check: the barrier probe counted through the marked source");
 	for (int k = 0; k < 2; k++)
 		if (*why[k])
 			sibyl_info("kernel: --check: the %s probe %s", k ? "race" : "barrier", why[k]);

@@ -18,19 +18,33 @@
 #define SIBYL_OCL_CHECK_PROBE_H
 
 #include "ocl/driver/compile.h"
+#include "ocl/driver/kernel_info.h"
 #include "ocl/driver/run.h"
 
 #include <jansson.h>
 
+/* What the probes start from: the kernel's SPIR bitcode bc, compiled
+ * again from c with -g for the findings' lines (bc itself when that
+ * fails), the file's kernels ks; `source` (--source-counters): the
+ * barrier probe counts through the marked source (counting.h), as it
+ * does on a device without cl_khr_spir; the race probe then does not
+ * run (its log is instrumented IR). */
+struct sibyl_check_how {
+	const struct sibyl_compile_opts *c;
+	const struct sibyl_kernels *ks;
+	const void *bc;
+	size_t size;
+	bool source;
+	double timeout_s, build_timeout_s;
+};
+
 /* The probes for the run cfg describes (its first sample's seed and
- * sizes), SPIR bitcode bc, compiled again from c with -g for the
- * findings' lines (bc itself when that fails): an array of findings,
+ * sizes): an array of findings,
  * {"kind": "barrier-divergence", "message"} or the race probe's
  * (check.h), or NULL: none, a kernel without barriers nor __local
  * nor __global accesses (not run), no work-group size (no barrier probe), or probes
  * that failed (their notices are dropped: the user's run says what
  * fails; -v says why). */
-json_t *sibyl_check_probe(const struct sibyl_run_cfg *cfg, const struct sibyl_compile_opts *c,
-			  const void *bc, size_t size, double timeout_s, double build_timeout_s);
+json_t *sibyl_check_probe(const struct sibyl_run_cfg *cfg, const struct sibyl_check_how *how);
 
 #endif

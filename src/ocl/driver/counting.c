@@ -125,6 +125,7 @@ static int analyse_source(struct sibyl_counting *c, const struct sibyl_compile_o
 			  char *err, size_t errlen)
 {
 	struct sibyl_instrument_options rows = {
+		.per_item_rows = cfg->barriers, .strip_barriers = cfg->barriers,
 		.max_items = cfg->gsize_to > cfg->gsize ? cfg->gsize_to : cfg->gsize,
 		.rows_max_bytes = ROWS_MAX_BYTES,
 	};

@@ -23,8 +23,7 @@ static bool is_barrier(const struct ic_slot *s)
 	return s->kind == IC_PLAIN && !strncmp(s->name, "call ", 5) && barrier_name(s->name + 5);
 }
 
-/* A barrier call's source line (0: not a barrier call, no debug info). */
-static unsigned barrier_call_line(LLVMValueRef i)
+unsigned ic_barrier_call_line(LLVMValueRef i)
 {
 	size_t len;
 
@@ -40,7 +39,7 @@ void ic_barrier_lines(const struct ic_blocks *blocks, struct ic_layout *layout)
 	for (size_t k = 0; k < blocks->n; k++)
 		for (LLVMValueRef i = LLVMGetFirstInstruction(blocks->block[k]); i;
 		     i = LLVMGetNextInstruction(i)) {
-			unsigned line = barrier_call_line(i);
+			unsigned line = ic_barrier_call_line(i);
 
 			if (line && !layout->barrier_line[blocks->counter[k]])
 				layout->barrier_line[blocks->counter[k]] = line;

@@ -50,6 +50,9 @@ struct ic_layout {
 	/* --check's probe: the source line of a barrier counter c counts
 	 * (0: none, or no debug information); NULL without the probe. */
 	unsigned *barrier_line;
+	/* Counting through the source with the barriers removed (the
+	 * device's text defines them away, source_text.c). */
+	bool strip_barriers;
 	/* --check's race probe (races.c): no counters but a log of the
 	 * __local and __global accesses, race_records of them for each of the first
 	 * race_groups work-groups; race_sites[s] is what logs site s. */
@@ -193,6 +196,8 @@ LLVMValueRef ic_build_flush(LLVMModuleRef mod, LLVMBuilderRef b, const char *nam
 void ic_strip_barriers(LLVMModuleRef mod);
 /* Fill layout->barrier_line from the barrier calls' debug locations. */
 void ic_barrier_lines(const struct ic_blocks *blocks, struct ic_layout *layout);
+/* A barrier call's source line (0: not a barrier call, no debug info). */
+unsigned ic_barrier_call_line(LLVMValueRef i);
 
 /* Turn per-slot sums into a listing (zero counts dropped, Oclgrind's
  * order). */

@@ -61,7 +61,8 @@ void sibyl_source_marks_free(struct sibyl_source_marks *m);
  * -O0 SPIR bitcode (what the IR path counts), `host_bc` the analysis
  * text's, marked as `marks` says. out->bitcode stays NULL (the device builds the source);
  * out->counter_arg is the counters argument's index. Returns 0, or -1
- * with the reason in err. opt: as sibyl_instrument_kernel_ex. */
+ * with the reason in err. opt: as sibyl_instrument_kernel_ex (with
+ * strip_barriers and -g bitcode, the barriers' lines too). */
 int sibyl_instrument_source(const void *bc, size_t size, const void *host_bc, size_t host_size,
 			    const char *kernel, const struct sibyl_source_marks *marks,
 			    const struct sibyl_instrument_options *opt,
@@ -70,6 +71,10 @@ int sibyl_instrument_source(const void *bc, size_t size, const void *host_bc, si
 /* The counter of the row that mark `mark` adds to; SIZE_MAX for the
  * marks of functions the kernel does not reach. */
 size_t sibyl_source_counter(const struct sibyl_instrumented *in, size_t mark);
+
+/* Whether the device's text defines barrier() and work_group_barrier()
+ * away (opt->strip_barriers: --check's barrier probe). */
+bool sibyl_instrumented_strips_barriers(const struct sibyl_instrumented *in);
 
 /* Whether the counters go to per-work-item rows (else atomics). */
 bool sibyl_instrumented_per_item(const struct sibyl_instrumented *in);

@@ -35,6 +35,7 @@ struct solve {
 	size_t *first;			/* function f's first block index */
 	int64_t *coef;			/* block i's count: coef[i * nmarks + k] */
 	int64_t *entry;			/* function f's entry count, per counter */
+	bool barriers;			/* --check's barrier probe: their lines */
 	char *err;
 	size_t errlen;
 };
@@ -358,6 +359,30 @@ static void fill_layout(const struct solve *s, const struct ic_blocks *blocks,
 		}
 }
 
+/* --check's barrier probe: each counter's barrier line, that of the
+ * first barrier whose block's count the counter adds to (barriers.c
+ * reads a row's differing counter through it). */
+static void barrier_lines(const struct solve *s, const struct ic_blocks *blocks,
+			  struct ic_layout *layout)
+{
+	size_t k = s->nmarks;
+
+	layout->barrier_line = sibyl_xcalloc(layout->ncounters + 1, sizeof(unsigned));
+	for (size_t i = 0; i < blocks->n; i++)
+		for (LLVMValueRef in = LLVMGetFirstInstruction(blocks->block[i]); in;
+		     in = LLVMGetNextInstruction(in)) {
+			unsigned line = ic_barrier_call_line(in);
+
+			for (size_t c = 0; line && c < k; c++) {
+				size_t slot = layout->mark_counter[c];
+
+				if (s->coef[i * k + c] && slot != SIZE_MAX &&
+				    !layout->barrier_line[slot])
+					layout->barrier_line[slot] = line;
+			}
+		}
+}
+
 /* A function the kernel reaches that could not be marked. */
 static int refused(const struct solve *s)
 {
@@ -387,6 +412,8 @@ static int analyse(struct solve *s, struct ic_layout *layout)
 	s->entry = sibyl_xcalloc(((size_t)s->nf + 1) * (s->nmarks + 1), sizeof(*s->entry));
 	if (!r && !(r = solve_all(s)))
 		fill_layout(s, &blocks, layout);
+	if (!r && s->barriers)
+		barrier_lines(s, &blocks, layout);
 	ic_blocks_free(&blocks);
 	free(s->first);
 	free(s->mark_block);
@@ -400,7 +427,8 @@ int sibyl_instrument_source(const void *bc, size_t size, const void *host_bc, si
 			    const struct sibyl_instrument_options *opt,
 			    struct sibyl_instrumented *out, char *err, size_t errlen)
 {
-	struct solve s = { .nmarks = marks->nmarks, .marks = marks, .err = err, .errlen = errlen };
+	struct solve s = { .nmarks = marks->nmarks, .marks = marks, .err = err, .errlen = errlen,
+			   .barriers = opt && opt->strip_barriers };
 	struct ic_layout *layout = sibyl_xcalloc(1, sizeof(*layout));
 	int r = -1;
 
@@ -424,8 +452,14 @@ out:
 	layout->per_item = (opt && opt->per_item_rows) ||
 		(opt && opt->rows_max_bytes && opt->max_items && layout->ncounters &&
 		 opt->max_items <= opt->rows_max_bytes / (layout->ncounters * sizeof(uint64_t)));
+	layout->strip_barriers = s.barriers;
 	out->layout = layout;
 	return 0;
+}
+
+bool sibyl_instrumented_strips_barriers(const struct sibyl_instrumented *in)
+{
+	return ((const struct ic_layout *)in->layout)->strip_barriers;
 }
 
 bool sibyl_instrumented_per_item(const struct sibyl_instrumented *in)

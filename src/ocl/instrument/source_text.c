@@ -48,6 +48,13 @@ static const char flush_atomics[] =
 	"\tfor (int i = 0; i < __SIBYL_ROW; i++)\n"
 	"\t\tif (c[i])\n\t\t\tatom_add((volatile __global ulong *)&buf[i], c[i]);\n}\n";
 
+/* --check's barrier probe: every work-item runs its own way to the end,
+ * its barriers still counted by the marks (the host's text keeps them,
+ * so the analysis IR stays the plain IR); the flags are still evaluated. */
+static const char no_barriers[] =
+	"#define barrier(flags) ((void)(flags))\n"
+	"#define work_group_barrier(...) ((void)0)\n";
+
 static void line_directive(struct sibyl_strbuf *b, const char *file)
 {
 	sibyl_strbuf_puts(b, "#line 1 \"");
@@ -87,6 +94,8 @@ char *sibyl_source_text(const struct sibyl_source_marks *m, const char *file,
 		counters(&b, m, in);
 		sibyl_strbuf_puts(&b, device_macros);
 		sibyl_strbuf_puts(&b, sibyl_instrumented_per_item(in) ? flush_rows : flush_atomics);
+		if (sibyl_instrumented_strips_barriers(in))
+			sibyl_strbuf_puts(&b, no_barriers);
 	}
 	line_directive(&b, file);
 	sibyl_strbuf_puts(&b, m->body);

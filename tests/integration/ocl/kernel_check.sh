@@ -53,6 +53,48 @@ grep -q "work-items 0,0 and 1,0 of work-group 0 reached 0 and 1 barriers (4 of 4
 	fail "uniform_barrier: status $?"
 grep -qx "kernel 'uniform_barrier': check: no finding" "$WORK/out" || fail "uniform_barrier"
 
+# Without SPIR (--source-counters, or a device without cl_khr_spir) the
+# barrier probe counts through the marked OpenCL C source, its barriers
+# defined away: the same findings, at the same lines, as through SPIR.
+"$SIBYL" kernel "$B" -k half_barrier -g 64 -l 16 --check --source-counters -v > "$WORK/out" \
+	2> "$WORK/err" || expect_eq "half_barrier, source: exit status" 5 $?
+expect_eq "half_barrier, source: finding" "kernel 'half_barrier': check: barrier divergence at $B:11: work-items 0 and 8 of work-group 0 reached 1 and 0 barriers (4 of 4 groups diverge)" \
+	"$(cat "$WORK/out")"
+grep -q "^sibyl: kernel: --check: the barrier probe counted through the marked source" \
+	"$WORK/err" || fail "half_barrier, source: $(cat "$WORK/err")"
+"$SIBYL" kernel "$B" -k loop_barrier -g 32,2 -l 8,2 --check --source-counters --json \
+	> "$WORK/out" 2> "$WORK/err" || expect_eq "loop_barrier, source: exit status" 5 $?
+expect_eq "loop_barrier, source: json" "crash barrier-divergence 22" \
+	"$(json "j['status'] + ' ' + j['findings'][0]['kind'] + ' ' + str(j['findings'][0]['line'])" "$WORK/out")"
+"$SIBYL" kernel "$B" -k uniform_barrier -g 64 -l 16 --check --source-counters -v > "$WORK/out" \
+	2> "$WORK/err" || fail "uniform_barrier, source: status $?"
+grep -qx "kernel 'uniform_barrier': check: no finding" "$WORK/out" || fail "uniform_barrier, source"
+grep -q "the race probe did not run: its log needs SPIR" "$WORK/err" ||
+	fail "uniform_barrier, source: $(cat "$WORK/err")"
+
+# A device without cl_khr_spir: this runner answers the device probe as
+# NVIDIA's and AMD's drivers would and refuses SPIR; --check alone then
+# counts the barriers through the source.
+cat >"$WORK/no-spir-runner" <<EOS
+#!/bin/sh
+if grep -q '"probe":true' "\$1"; then
+	echo '{"event":"device","platform":"p","device":"d","spir":false}' >&3
+	exit 0
+fi
+grep -q '"spir":' "\$1" && { echo '{"event":"error","text":"kernel: SPIR given"}' >&3; exit 4; }
+exec "$SIBYL_BUILD/bin/sibyl-kernel-run" "\$@"
+EOS
+chmod +x "$WORK/no-spir-runner"
+SIBYL_KERNEL_RUNNER="$WORK/no-spir-runner" "$SIBYL" kernel "$B" -k data_after_half -g 64 -l 16 \
+	--check -v > "$WORK/out" 2> "$WORK/err" || expect_eq "no SPIR: exit status" 5 $?
+grep -q "barrier divergence at $B:72: work-items 0 and 8" "$WORK/out" ||
+	fail "no SPIR: $(cat "$WORK/out") $(cat "$WORK/err")"
+SIBYL_KERNEL_RUNNER="$WORK/no-spir-runner" "$SIBYL" kernel "$B" -k uniform_barrier -g 64 -l 16 \
+	--check -v > "$WORK/out" 2> "$WORK/err" || fail "no SPIR, uniform_barrier: status $?"
+grep -q "the barrier probe counted through the marked source" "$WORK/err" &&
+	grep -q "the race probe did not run: its log needs SPIR (cl_khr_spir), which the device does not take" \
+	"$WORK/err" || fail "no SPIR, uniform_barrier: $(cat "$WORK/err")"
+
 # A __local flag decides the loop's barriers (Rodinia leukocyte): run one
 # by one the work-items would not share it, so the barrier probe does
 # not judge (-v says so) and the race probe runs; a branch on __local
