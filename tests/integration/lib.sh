@@ -75,3 +75,19 @@ DEFS
 		--defs "$WORK/blas.defs" -o "$1" 2>"$WORK/wrap.err" ||
 		{ cat "$WORK/wrap.err"; fail "sibyl wrap blas"; }
 }
+
+# no_spir_runner PATH: a sibyl-kernel-run that answers the device probe as
+# a driver without cl_khr_spir (NVIDIA's, AMD's) would, refuses SPIR, and
+# runs everything else as it is (SIBYL_KERNEL_RUNNER=PATH).
+no_spir_runner() {
+	cat >"$1" <<EOS
+#!/bin/sh
+if grep -q '"probe":true' "\$1"; then
+	echo '{"event":"device","platform":"p","device":"d","spir":false}' >&3
+	exit 0
+fi
+grep -q '"spir":' "\$1" && { echo '{"event":"error","text":"kernel: SPIR given"}' >&3; exit 4; }
+exec "$SIBYL_BUILD/bin/sibyl-kernel-run" "\$@"
+EOS
+	chmod +x "$1"
+}

@@ -100,16 +100,7 @@ expect_eq "exit status without -i" 2 "$rc"
 # A device without cl_khr_spir (NVIDIA's, AMD's): -i alone counts through
 # the source and -v says so. The runner here answers the device probe as
 # such a driver would and runs everything else as it is.
-cat >"$WORK/no-spir-runner" <<EOS
-#!/bin/sh
-if grep -q '"probe":true' "\$1"; then
-	echo '{"event":"device","platform":"p","device":"d","spir":false}' >&3
-	exit 0
-fi
-grep -q '"spir":' "\$1" && { echo '{"event":"error","text":"kernel: SPIR given"}' >&3; exit 4; }
-exec "$SIBYL_BUILD/bin/sibyl-kernel-run" "\$@"
-EOS
-chmod +x "$WORK/no-spir-runner"
+no_spir_runner "$WORK/no-spir-runner"
 args=(kernel "$K/control/helpers.cl" -k helpers -g 128 -l 32 --seed 11 -i)
 "$SIBYL" "${args[@]}" >"$WORK/ir.txt"
 SIBYL_KERNEL_RUNNER="$WORK/no-spir-runner" "$SIBYL" "${args[@]}" -v >"$WORK/auto.txt" 2>"$WORK/auto.err" ||

@@ -75,16 +75,7 @@ grep -q "the race probe did not run: its log needs SPIR" "$WORK/err" ||
 # A device without cl_khr_spir: this runner answers the device probe as
 # NVIDIA's and AMD's drivers would and refuses SPIR; --check alone then
 # counts the barriers through the source.
-cat >"$WORK/no-spir-runner" <<EOS
-#!/bin/sh
-if grep -q '"probe":true' "\$1"; then
-	echo '{"event":"device","platform":"p","device":"d","spir":false}' >&3
-	exit 0
-fi
-grep -q '"spir":' "\$1" && { echo '{"event":"error","text":"kernel: SPIR given"}' >&3; exit 4; }
-exec "$SIBYL_BUILD/bin/sibyl-kernel-run" "\$@"
-EOS
-chmod +x "$WORK/no-spir-runner"
+no_spir_runner "$WORK/no-spir-runner"
 SIBYL_KERNEL_RUNNER="$WORK/no-spir-runner" "$SIBYL" kernel "$B" -k data_after_half -g 64 -l 16 \
 	--check -v > "$WORK/out" 2> "$WORK/err" || expect_eq "no SPIR: exit status" 5 $?
 grep -q "barrier divergence at $B:72: work-items 0 and 8" "$WORK/out" ||
