@@ -35,6 +35,7 @@ struct watch {
 	uint64_t gsize;		/* of the sample running */
 	uint64_t local_elements;
 	char past[128];		/* the buffer whose fence the runner hit (fenced.h) */
+	bool before;		/* the fence before its start */
 };
 
 static long position(const struct watch *w, json_t *msg)
@@ -159,8 +160,10 @@ static double on_line(void *ctx, json_t *msg)
 		return on_start(w, msg);
 	if (!strcmp(ev, "fence")) {	/* the crash that follows is this access */
 		const char *arg = json_string_value(json_object_get(msg, "arg"));
+		const char *where = json_string_value(json_object_get(msg, "where"));
 
 		snprintf(w->past, sizeof(w->past), "%s", arg ? arg : "");
+		w->before = where && !strcmp(where, "before");
 		return w->running ? w->g->timeout_s : w->g->build_timeout_s;
 	}
 	if (!strcmp(ev, "running")) {
@@ -316,7 +319,8 @@ static const char *past_end(const struct watch *w, char *said, size_t len)
 		snprintf(said, len, ": an access past the end of sibyl's counters (a sibyl bug: "
 			 "please report it)");
 	else
-		snprintf(said, len, ": it read or wrote past the end of '%s'", w->past);
+		snprintf(said, len, ": it read or wrote %s of '%s'",
+			 w->before ? "before the start" : "past the end", w->past);
 	return said;
 }
 

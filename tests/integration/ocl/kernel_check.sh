@@ -202,6 +202,28 @@ rc=0
 expect_eq "past_end --json" "5 crash kernel past_end crashed (signal 11) with seed 0 (gsize 1024): it read or wrote past the end of 'in'" \
 	"$rc $(json "j['status'] + ' ' + j['message']" "$WORK/out")"
 
+# Far past the end and before the start: 64 MiB of inaccessible address
+# space on each side catch these too (Rodinia's GICOV_kernel and
+# b+tree's findRangeK index so, and aborted in malloc now and then).
+cat > "$WORK/far.cl" <<'CL'
+__kernel void far_past(__global const float *in, __global float *out)
+{
+	size_t g = get_global_id(0);
+	out[g] = in[g + 100000];
+}
+__kernel void before_start(__global const float *in, __global float *out)
+{
+	size_t g = get_global_id(0);
+	out[g] = in[(long)g - 5000];
+}
+CL
+for kw in "far_past:past the end" "before_start:before the start"; do
+	rc=0
+	"$SIBYL" kernel "$WORK/far.cl" -k "${kw%%:*}" -g 1024 --no-infer --check 2> "$WORK/err" || rc=$?
+	expect_eq "${kw%%:*}" "5 sibyl: kernel ${kw%%:*} crashed (signal 11) with seed 0 (gsize 1024): it read or wrote ${kw#*:} of 'in'" \
+		"$rc $(sort -u "$WORK/err")"
+done
+
 # Usage: not with a sweep, --static or -o.
 check scale 2 -g 64:128:64
 grep -q "check runs one global size" "$WORK/err" || fail "sweep: $(cat "$WORK/err")"
