@@ -180,11 +180,10 @@ static json_t *probes(struct sibyl_run_cfg *p, struct probe_src *src, bool barri
 {
 	json_t *found = NULL;
 	struct sibyl_compile_opts dbg;
+	const void *bc = src->how.bc;	/* the caller's: with_lines may replace it */
 	char *opts;
 	void *ctx;
 	sibyl_notice_fn *fn = sibyl_notice_handler(&ctx);
-
-	const void *bc = src->how.bc;
 
 	sibyl_set_notice_handler(NULL, NULL);
 	with_lines(src, &dbg, &opts);
