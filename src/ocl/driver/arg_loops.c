@@ -106,6 +106,12 @@ void ext_guards(struct ext *e, LLVMBasicBlockRef b)
 
 struct iv ext_guarded(struct ext *e, LLVMValueRef v, struct iv r)
 {
+	/* A point (a decided scalar) narrows no further.  Narrowing it would
+	 * evaluate the guard's other side while v is still open: in
+	 * `for (c = 0; c < n; c++) a[r * n + c]` the stride n is met first,
+	 * and c, bounded by n, would be cut unbounded there and kept so. */
+	if (!iv_empty(r) && r.lo == r.hi)
+		return r;
 	for (unsigned i = 0; i < e->nguards; i++) {
 		const struct guard *g = &e->guard[i];
 

@@ -22,7 +22,7 @@ crash_then_run() {	# crash_then_run NAME OPTIONS...: random crashes, inferred ru
 	expect_eq "$k runs with inferred arguments" 0 "$status"
 }
 
-for k in row_sums row_sums24 shifted gather clear_blocks; do
+for k in row_sums row_sums24 shifted gather clear_blocks row_copies; do
 	crash_then_run $k -g 1024
 done
 for k in clear_tiles copy_rows planes; do
@@ -81,6 +81,10 @@ expect_eq "why" "multiplies an index of 'm': the square root of the buffers' len
 "$SIBYL" kernel "$K" -k row_sums -g 1024 -v 2> "$WORK/v.txt" > /dev/null
 grep -q "kernel 'row_sums': 'n' = 32: it multiplies an index of 'm'" "$WORK/v.txt" ||
 	fail "-v does not say why n is 32: $(cat "$WORK/v.txt")"
+# The loop c < n bounded by n's value, though n is met first as the
+# stride: 1024 rows of 32.
+"$SIBYL" kernel "$K" -k row_copies -g 1024 --json > "$WORK/rc.json"
+expect_eq "rows of the stride: 1024 * 32" "[32768]" "$(inferred "$WORK/rc.json" out elements)"
 "$SIBYL" kernel "$K" -k shifted -g 1024 --json > "$WORK/s.json"
 expect_eq "an offset: 0" "[0]" "$(inferred "$WORK/s.json" t value)"
 "$SIBYL" kernel "$K" -k gather -g 1024 --dump-args --json > "$WORK/g.json"

@@ -123,3 +123,14 @@ __kernel void antidiagonal_from(__global float *a, int cols, int width)
 	for (int i = 0; i < 16; i++)
 		a[(row * 16 + i) * cols + col * 16 + tx] = 0;
 }
+
+/* Each work-item copies its own row of n, no guard on the row: n both
+ * strides the rows and bounds the loop over them (a GitHub memcpy
+ * test), so the buffers need G rows of n. */
+__kernel void row_copies(__global const float *in, __global float *out, int n)
+{
+	size_t r = get_global_id(0);
+
+	for (int c = 0; c < n; c++)
+		out[r * n + c] = in[r * n + c];
+}
