@@ -1,6 +1,7 @@
 /* sibyl kernel: run, time and count any standalone OpenCL kernel (docs/kernel.md). */
 #include "cli/commands.h"
 #include "cli/kernel_cli.h"
+#include "core/alloc.h"
 #include "core/log.h"
 #include "core/options.h"
 #include "core/strbuf.h"
@@ -337,6 +338,17 @@ static int run_all(struct kernel_opts *o, const struct sibyl_kernels *ks, void *
 	return failed || unsupported ? 1 : findings ? KERNEL_EXIT_FINDINGS : 0;
 }
 
+/* The file has no kernel to run (none, or not the one -k names): one
+ * line, and with --json the object a batch script reads. */
+static int no_kernel(struct kernel_opts *o, char *message)
+{
+	sibyl_err("%s", message);
+	int r = failure(o, o->kernel, NULL, NULL, SIBYL_KS_ERROR, "setup", message);
+
+	free(message);
+	return r;
+}
+
 int cmd_kernel(int argc, char **argv)
 {
 	struct kernel_opts o = { .samples = 1, .timeout = 60, .build_timeout = 600 };
@@ -358,17 +370,18 @@ int cmd_kernel(int argc, char **argv)
 			    "compile", err);
 		goto out;
 	}
-	r = 1;
 	if (!ks.n) {
-		sibyl_err("kernel: %s defines no kernel", o.c.file);
+		r = no_kernel(&o, sibyl_xasprintf("kernel: %s defines no kernel", o.c.file));
 		goto out;
 	}
 	refine(&o, &ks);
 	o.ks = &ks;
 	if (o.kernel && !(k = sibyl_kernels_find(&ks, o.kernel))) {
-		sibyl_err("kernel: %s has no kernel '%s'", o.c.file, o.kernel);
+		r = no_kernel(&o, sibyl_xasprintf("kernel: %s has no kernel '%s'", o.c.file,
+						  o.kernel));
 		goto out;
 	}
+	r = 1;
 	if (o.all && !k) {
 		r = run_all(&o, &ks, bc, size);
 		goto out;

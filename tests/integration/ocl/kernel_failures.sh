@@ -31,6 +31,15 @@ if grep -q tempfile_ "$WORK/err"; then fail "a temporary file name shown"; fi
 status 3 "device build error, --json" "$SIBYL" kernel "$F/device_only.cl" -k device_only -g 4 --json
 expect_eq "json stage" build "$(json "j['stage']" "$WORK/out")"
 
+# No kernel to run: none in the file, or not the one -k names; an
+# object too.
+printf 'int twice(int x) { return 2 * x; }\n' > "$WORK/none.cl"
+status 1 "no kernel, --json" "$SIBYL" kernel "$WORK/none.cl" --json
+expect_eq "no kernel object" "error setup" "$(json "j['status'] + ' ' + j['stage']" "$WORK/out")"
+status 1 "unknown kernel, --json" "$SIBYL" kernel "$F/warns.cl" -k nosuch -g 4 --json
+expect_eq "unknown kernel object" "nosuch error" "$(json "j['kernel'] + ' ' + j['status']" "$WORK/out")"
+grep -q "has no kernel 'nosuch'" "$WORK/err" || fail "unknown kernel: no line"
+
 # Warnings: only with -v.
 status 0 "warning" "$SIBYL" kernel "$F/warns.cl" -k warns -g 4
 if grep -q sibyl-test-warning "$WORK/err"; then fail "warning shown without -v"; fi
