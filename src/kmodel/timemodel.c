@@ -238,13 +238,15 @@ void sibyl_kmodel_profile_window(const struct sibyl_kmodel_table *t, size_t k, d
 
 	for (size_t i = 0; i < t->k[k].n; i++)
 		gmin = fmin(gmin, t->g[t->k[k].rows[i]]), gmax = fmax(gmax, t->g[t->k[k].rows[i]]);
+	*lo = *hi = gmin;
+	if (!t->k[k].n)
+		return;
 	/* Sizes up to half the largest, so that some are left to predict;
 	 * a dataset's cost nothing to time, so no budget. */
 	struct sibyl_kmodel_size_rule r = { .start = (uint64_t)gmin, .cap = (uint64_t)(gmax / 2),
 					    .launch_s = b, .factor = SIBYL_KMODEL_LAUNCH_FACTOR };
 
-	*lo = *hi = gmin;
-	if (t->k[k].n && !sibyl_kmodel_sizes_choose(&r, dataset_time, &d, &s))
+	if (!sibyl_kmodel_sizes_choose(&r, dataset_time, &d, &s))
 		*lo = (double)s.from, *hi = (double)s.to;
 }
 

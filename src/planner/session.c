@@ -458,7 +458,9 @@ static int load_mix(struct sibyl_plan_session *s, char *err, size_t errlen)
 		return sibyl_seterr(err, errlen, "%s: no work metric within --range %llu:%llu", from,
 				    (unsigned long long)p->lo, (unsigned long long)p->hi);
 	s->rq.mix = mix;
-	s->rq.sampling.first_calls = !job->replay;	/* a replay meets them in order */
+	/* A replay meets first calls in order; a list of metrics has no
+	 * program whose first calls they would be. */
+	s->rq.sampling.first_calls = job->from_trace && !job->replay;
 	if (s->rq.max_samples_default)
 		p->max_samples = SIBYL_GUIDED_BUDGET;
 	return job->replay ? replay_sampling(&s->rq, err, errlen) : 0;

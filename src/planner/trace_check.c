@@ -73,7 +73,8 @@ static int compare_calls(const struct sibyl_profile *p, const struct sibyl_trace
 		checked = call.function;
 		double w = sibyl_call_work(&call, src);
 		double traced = fmax(1e-12, call.duration_ns * 1e-9);
-		double predicted = sibyl_profile_eval(p, w);
+		/* A line extended below its first point can go negative. */
+		double predicted = fmax(0, sibyl_profile_eval(p, w));
 		size_t proc = sibyl_trace_thread(t, call.thread)->process;
 
 		predicted += first_at(p, &met, proc, w, started[proc], c);
@@ -82,7 +83,7 @@ static int compare_calls(const struct sibyl_profile *p, const struct sibyl_trace
 			c->first_calls++;
 			predicted += c->first_call_s;
 		}
-		predicted = fmax(0, predicted);
+		predicted = fmax(0, predicted);	/* a first call's excess is signed */
 		count_cover(c, sibyl_profile_cover(p, w));
 		if (c->calls == cap) {
 			cap = cap ? 2 * cap : 1024;

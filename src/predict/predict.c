@@ -40,9 +40,11 @@ struct predict_time predict_call_time(const struct sibyl_predict_options *o,
 	/* A profile extended below its first point can go negative: time
 	 * is never less than zero.  Its times are the machine at its best;
 	 * the typical factor makes them the speed a program meets.  The
-	 * call's page faults are the program's memory, not the kernel's. */
+	 * call's page faults are the program's memory, not the kernel's;
+	 * a first call at its metric charged from the profile had its
+	 * faults in the run that measured it, so they are not added again. */
 	r.compute = fmax(0, sibyl_profile_eval(p, c->work)) * (c->typical > 0 ? c->typical : 1) +
-		    c->fault_s + c->touch_s + c->first_at_s;
+		    (c->first_at_s != 0 ? 0 : c->fault_s) + c->touch_s + c->first_at_s;
 	r.transfer = transfer_s(o, c);
 	return r;
 }
