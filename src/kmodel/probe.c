@@ -96,7 +96,7 @@ int sibyl_kmodel_kfit_choose(const struct sibyl_kmodel_kfit_opts *o, struct siby
 		.start = start_of(k, o->lsize), .cap = SIBYL_KMODEL_PROFILE_CAP,
 		.launch_s = o->launch_s,
 		.factor = o->factor > 0 ? o->factor : SIBYL_KMODEL_LAUNCH_FACTOR,
-		.budget_s = o->budget_s,
+		.budget_s = o->budget_s, .samples = (unsigned)o->samples,
 	};
 
 	r = sibyl_kmodel_sizes_choose(&rule, time_at, &p, s);

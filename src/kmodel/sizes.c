@@ -27,10 +27,13 @@ static int over_budget(const struct sibyl_kmodel_size_rule *r, const struct siby
 		       double last_cost)
 {
 	double next = 4 * s->t[s->n - 1];
+	/* Each size's launches: the samples, a warm-up and the counted run;
+	 * SIBYL_KMODEL_PROFILE_COST is for 3 samples. */
+	double launches = (r->samples ? r->samples : 3) + 2;
 
 	return r->budget_s > 0 &&
 	       s->spent_s + (4 + 2 * PROFILE_HOST) * last_cost +
-	       SIBYL_KMODEL_PROFILE_COST * next > r->budget_s;
+	       SIBYL_KMODEL_PROFILE_COST * launches / 5 * next > r->budget_s;
 }
 
 /* Why the walk stops after its last size, or -1 to go on. */

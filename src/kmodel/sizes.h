@@ -48,6 +48,7 @@ struct sibyl_kmodel_size_rule {
 	double launch_s;	/* the device model's launch cost; 0: unknown */
 	double factor;		/* stop at a least time >= factor x the launch */
 	double budget_s;	/* the whole profile's wall time; <= 0: none */
+	unsigned samples;	/* launches timed per profiled size; 0: 3 */
 };
 
 /* Time the kernel at `want` work-items or, when it cannot time that
@@ -84,7 +85,8 @@ int sibyl_kmodel_sizes_choose(const struct sibyl_kmodel_size_rule *r, sibyl_kmod
 const char *sibyl_kmodel_stop_name(enum sibyl_kmodel_stop s);
 /* The wall time the profile of top size T is expected to take at most,
  * per second of T's least time (its 8 sizes, counted and timed, 3
- * samples and a warm-up each: 4.5 T a launch, about 10 launches). */
+ * samples and a warm-up each: 4.5 T a launch, about 10 launches); it
+ * grows with the samples (over_budget). */
 #define SIBYL_KMODEL_PROFILE_COST 50.0
 
 #endif

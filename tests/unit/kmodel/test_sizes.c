@@ -106,6 +106,14 @@ static void test_budget_and_cap(void **state)
 	assert_int_equal(s.stop, SIBYL_STOP_BUDGET);
 	assert_int_equal(s.to, 2048);
 	assert_int_equal(f.calls, 6);
+	/* 48 samples a size (-n 48): a profile 10 times dearer; after 1024
+	 * (1.05 ms), 0.05 + 0.18 + 50 x 10 x 4 x 1.05 ms = 2.33 s passes
+	 * 0.9 s (after 512: 0.75 s). */
+	r.samples = 48;
+	assert_int_equal(sibyl_kmodel_sizes_choose(&r, fake_time, &f, &s), 0);
+	assert_int_equal(s.stop, SIBYL_STOP_BUDGET);
+	assert_int_equal(s.to, 1024);
+	r.samples = 0;
 	/* A budget too small for anything: still 3 sizes, 64..256 by 64. */
 	r.budget_s = 0.01;
 	assert_int_equal(sibyl_kmodel_sizes_choose(&r, fake_time, &f, &s), 0);
