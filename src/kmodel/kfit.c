@@ -71,6 +71,15 @@ static int sizes_of(struct sibyl_kmodel_kfit_opts *o, struct sibyl_kmodel_kfit *
 		return 0;
 	if (sibyl_kmodel_kfit_choose(o, &k->sizes, err, errlen) < 0)
 		return -1;
+	/* A walk that a failing size or the cap ended within 2 sizes leaves
+	 * too few for OCLBoi: say why here rather than in its words. */
+	if (s->n < 3)
+		return sibyl_seterr(err, errlen, "kmodel: %s: its sizes (%s) stopped after %zu "
+				    "(%llu work-items): %s; give them with --profile", o->kernel,
+				    sibyl_kmodel_stop_name(s->stop), s->n,
+				    (unsigned long long)s->g[s->n - 1],
+				    s->stop == SIBYL_STOP_FAILED ? "the next size failed" :
+				    "no larger size is allowed");
 	k->chosen = true;
 	snprintf(range, len, "%llu:%llu:%llu", (unsigned long long)s->from,
 		 (unsigned long long)s->to, (unsigned long long)s->step);

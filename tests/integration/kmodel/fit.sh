@@ -163,6 +163,24 @@ refuse "fit without -o" 2 "kmodel fit: expected FILE.cl, -k NAME and -o KERNEL.j
 refuse "fit of no kernel" 1 "^sibyl: kmodel: no_such_kernel: [^:]*irregular.cl has no kernel" \
 	"$SIBYL" kmodel fit "$SUITE/irregular.cl" -k no_such_kernel -o "$WORK/none.json"
 [ ! -e "$WORK/none.json" ] || fail "a failed fit wrote its file"
+# A kernel that crashes past 64 work-items: the size walk stops within
+# 2 sizes, and fit says so rather than OCLBoi's "needs at least 3".
+cat > "$WORK/big_fails.cl" <<'CL'
+__kernel void big_fails(__global float *out)
+{
+	size_t i = get_global_id(0);
+
+	if (get_global_size(0) > 64)
+		((__global float *)0)[i] = 1;
+	else
+		out[i] = 2 * i;
+}
+CL
+st=0
+"$SIBYL" kmodel fit "$WORK/big_fails.cl" -k big_fails -o "$WORK/bf.json" 2> "$WORK/err" || st=$?
+[ "$st" = 1 ] && [ ! -e "$WORK/bf.json" ] &&
+	grep -q "^sibyl: kmodel: big_fails: its sizes (failed) stopped after [12] (.*): the next size failed; give them with --profile$" \
+		"$WORK/err" || fail "a walk stopped early: $st $(cat "$WORK/err")"
 # matmul's counts grow as G^1.5 (N x N from G work-items): the power
 # law, not a parabola that doubles them 16 times further.
 "$SIBYL" kmodel fit "$SUITE/matrix.cl" -k matmul --profile 1024:8192:1024 -o "$WORK/matmul.json" \
