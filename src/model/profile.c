@@ -123,9 +123,12 @@ double sibyl_profile_first_call_at(const struct sibyl_profile *p, double x)
 		json_t *r = json_array_get(metrics, mid);
 		double m = json_number_value(json_array_get(r, 0));
 
-		if (m == x)
-			return json_number_value(json_array_get(r, 1)) -
-			       json_number_value(json_array_get(r, 2));
+		if (m == x) {
+			double first = json_number_value(json_array_get(r, 1));
+			double warm = json_number_value(json_array_get(r, 2));
+
+			return warm > 0 ? fmax(0, sibyl_profile_eval(p, x)) * (first / warm - 1) : NAN;
+		}
 		if (m < x)
 			lo = mid + 1;
 		else

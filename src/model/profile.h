@@ -84,11 +84,15 @@ bool sibyl_profile_covered(const struct sibyl_profile *p, double *a, double *b);
  * a profile of warm calls leaves out.  -1 when the profile has none. */
 double sibyl_profile_first_call_excess(const struct sibyl_profile *p);
 /* What a process's first call at work metric x takes beyond the
- * profile's time there (stats.one_time.first_calls: a replay's first run
- * at each metric, planner/first_calls.h): a library that keeps state per
- * size makes it then (FFTW's first execute of a plan faults its output
- * in).  Signed, as measured: one run each.  NAN when the profile records
- * none at x. */
+ * profile's time there (stats.one_time.first_calls: each metric's first
+ * run in the planning worker beside its other runs there, timed alike,
+ * planner/first_calls.h): a library that keeps state per size makes it
+ * then (FFTW's first execute of a plan faults its output in).  Their
+ * ratio applied to the profile's time there (at least 0), so the excess
+ * is in the points' time base, whichever base the runs were timed in (a
+ * guided plan's first runs come unguarded, its points at the machine's
+ * best): line + excess is line x ratio, never below zero.  Signed, as
+ * measured: one run each.  NAN when the profile records none at x. */
 double sibyl_profile_first_call_at(const struct sibyl_profile *p, double x);
 
 /* Index of the piece holding x, or -1. */

@@ -31,17 +31,27 @@ void sibyl_first_runs_note(struct sibyl_first_runs *f, uint64_t metric, double s
 		f->cap = f->cap ? 2 * f->cap : 64;
 		f->v = sibyl_xreallocarray(f->v, f->cap, sizeof(*f->v));
 	}
-	f->v[f->n++] = (struct sibyl_first_run){ metric, seconds, sample };
+	f->v[f->n++] = (struct sibyl_first_run){ metric, seconds, sample, NAN };
 }
 
-/* The median time of the samples at metric m but s[skip]; NAN when none. */
+void sibyl_first_runs_lost(struct sibyl_first_runs *f, uint64_t metric, size_t sample)
+{
+	sibyl_first_runs_met(f, metric);
+	if (sample == SIZE_MAX)
+		return;
+	f->lost = sibyl_xreallocarray(f->lost, f->nlost + 1, sizeof(*f->lost));
+	f->lost[f->nlost++] = sample;
+}
+
+/* The median time of the samples at metric m but s[skip] and those
+ * leaving (out); NAN when none. */
 static double others_median(const struct sibyl_point *s, size_t n, uint64_t m, size_t skip,
-			    double *buf)
+			    const bool *out, double *buf)
 {
 	size_t k = 0;
 
 	for (size_t i = 0; i < n; i++)
-		if (s[i].x == (double)m && i != skip)
+		if (s[i].x == (double)m && i != skip && !out[i])
 			buf[k++] = s[i].y;
 	if (!k)
 		return NAN;
@@ -49,20 +59,29 @@ static double others_median(const struct sibyl_point *s, size_t n, uint64_t m, s
 	return gsl_stats_median_from_sorted_data(buf, 1, k);
 }
 
-/* s[0..*n) without the kept first runs' samples, in their order. */
-static void drop_samples(const struct sibyl_first_runs *f, struct sibyl_point *s, size_t *n)
+/* The lost runs' samples leave, but a metric's only one: at an edge, a
+ * replay of one pass may time that call alone, and the profile would
+ * lose the end of its range. */
+static void mark_lost(const struct sibyl_first_runs *f, const struct sibyl_point *s, size_t n,
+		      bool *out)
 {
-	bool *drop = sibyl_xcalloc(*n + 1, sizeof(*drop));
+	for (size_t i = 0; i < f->nlost; i++) {
+		size_t k = f->lost[i];
+
+		for (size_t j = 0; k < n && j < n && !out[k]; j++)
+			out[k] = j != k && s[j].x == s[k].x;
+	}
+}
+
+/* s[0..*n) without those leaving, in their order. */
+static void drop_samples(const bool *out, struct sibyl_point *s, size_t *n)
+{
 	size_t k = 0;
 
-	for (size_t i = 0; i < f->n; i++)
-		if (f->v[i].sample < *n)
-			drop[f->v[i].sample] = true;
 	for (size_t i = 0; i < *n; i++)
-		if (!drop[i])
+		if (!out[i])
 			s[k++] = s[i];
 	*n = k;
-	free(drop);
 }
 
 size_t sibyl_first_runs_split(struct sibyl_first_runs *f, struct sibyl_point *s, size_t *n,
@@ -70,13 +89,14 @@ size_t sibyl_first_runs_split(struct sibyl_first_runs *f, struct sibyl_point *s,
 {
 	double *buf = sibyl_xmalloc((*n + 1) * sizeof(*buf));
 	double *excess = sibyl_xmalloc((f->n + 1) * sizeof(*excess));
+	bool *out = sibyl_xcalloc(*n + 1, sizeof(*out));
 	size_t kept = 0;
 
+	mark_lost(f, s, *n, out);
 	for (size_t i = 0; i < f->n; i++) {
-		double warm = others_median(s, *n, f->v[i].metric, f->v[i].sample, buf);
-
-		if (warm > 0) {
-			excess[kept] = f->v[i].seconds / warm - 1;
+		f->v[i].warm = others_median(s, *n, f->v[i].metric, f->v[i].sample, out, buf);
+		if (f->v[i].warm > 0) {
+			excess[kept] = f->v[i].seconds / f->v[i].warm - 1;
 			f->v[kept++] = f->v[i];
 		}
 	}
@@ -87,9 +107,13 @@ size_t sibyl_first_runs_split(struct sibyl_first_runs *f, struct sibyl_point *s,
 	 * difference would add noise to every call at a metric met once. */
 	if (!kept || gsl_stats_median_from_sorted_data(excess, 1, kept) <= threshold)
 		f->n = 0;
-	drop_samples(f, s, n);
+	for (size_t i = 0; i < f->n; i++)
+		if (f->v[i].sample < *n)
+			out[f->v[i].sample] = true;
+	drop_samples(out, s, n);
 	free(buf);
 	free(excess);
+	free(out);
 	return f->n;
 }
 
@@ -100,8 +124,7 @@ static int by_metric(const void *a, const void *b)
 	return (x->metric > y->metric) - (x->metric < y->metric);
 }
 
-struct json_t *sibyl_first_runs_json(const struct sibyl_first_runs *f,
-				     const struct sibyl_profile *prof, const char *measured)
+struct json_t *sibyl_first_runs_json(const struct sibyl_first_runs *f, const char *measured)
 {
 	if (!f->n)
 		return NULL;
@@ -112,15 +135,14 @@ struct json_t *sibyl_first_runs_json(const struct sibyl_first_runs *f,
 	qsort(v, f->n, sizeof(*v), by_metric);
 	for (size_t i = 0; i < f->n; i++)
 		json_array_append_new(metrics, json_pack("[Iff]", (json_int_t)v[i].metric,
-							 v[i].seconds,
-							 sibyl_profile_eval(prof, (double)v[i].metric)));
+							 v[i].seconds, v[i].warm));
 	free(v);
 	return json_pack("{ssso}", "measured", measured, "metrics", metrics);
 }
 
 struct json_t *sibyl_first_runs_guided(const uint64_t *metrics, const double *seconds, size_t n,
 				       const struct sibyl_point *others, size_t nothers,
-				       const struct sibyl_profile *prof, double threshold)
+				       double threshold)
 {
 	struct sibyl_first_runs f = { 0 };
 	size_t ns = nothers;
@@ -130,9 +152,10 @@ struct json_t *sibyl_first_runs_guided(const uint64_t *metrics, const double *se
 	for (size_t i = 0; i < n; i++)
 		sibyl_first_runs_note(&f, metrics[i], seconds[i], SIZE_MAX);
 	sibyl_first_runs_split(&f, s, &ns, threshold);
-	json_t *j = sibyl_first_runs_json(&f, prof, "guided: each work metric's first run in the "
+	json_t *j = sibyl_first_runs_json(&f, "guided: each work metric's first run in the "
 					  "planning worker, before its first sample's runs, "
-					  "beside the profile's time there");
+					  "beside the median of its samples' runs timed alike "
+					  "(under the speed guard, their unguarded rounds)");
 
 	sibyl_first_runs_free(&f);
 	free(s);
@@ -143,5 +166,6 @@ void sibyl_first_runs_free(struct sibyl_first_runs *f)
 {
 	free(f->v);
 	free(f->met);
+	free(f->lost);
 	memset(f, 0, sizeof(*f));
 }

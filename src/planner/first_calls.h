@@ -32,6 +32,7 @@ struct sibyl_first_run {
 	uint64_t metric;
 	double seconds;
 	size_t sample;		/* its index among the samples; SIZE_MAX: a lead-in's */
+	double warm;		/* its metric's other runs, timed alike (median) */
 };
 
 struct sibyl_first_runs {
@@ -39,6 +40,8 @@ struct sibyl_first_runs {
 	size_t n, cap;
 	uint64_t *met;		/* metrics the worker ran, in the order met */
 	size_t nmet, capmet;
+	size_t *lost;		/* samples that were first runs and lost the CPU */
+	size_t nlost;
 };
 
 /* Whether the worker ran `metric` before; it has now. */
@@ -47,17 +50,24 @@ bool sibyl_first_runs_met(struct sibyl_first_runs *f, uint64_t metric);
  * sample), noted when it is the worker's first at that metric. */
 void sibyl_first_runs_note(struct sibyl_first_runs *f, uint64_t metric, double seconds,
 			   size_t sample);
+/* A run at `metric`, sample `sample` (SIZE_MAX: not a sample), that was
+ * the worker's first there and lost its CPU (involuntary context
+ * switches, worker_protocol.h): one run's luck, not a first call, and
+ * not a sample when its metric has others (sibyl_first_runs_split), as
+ * a guided plan never makes its first run a sample. */
+void sibyl_first_runs_lost(struct sibyl_first_runs *f, uint64_t metric, size_t sample);
 /* Keep the first runs that are first calls (above), and take their
  * samples out of s[0..*n): those whose metric has other samples, when
  * the median of them exceeds the median of its metric's other samples
- * by more than `threshold` (a fraction).  Otherwise none.  How many. */
+ * by more than `threshold` (a fraction).  Otherwise none.  The lost runs'
+ * samples leave too, but a metric's only one.  How many kept. */
 size_t sibyl_first_runs_split(struct sibyl_first_runs *f, struct sibyl_point *s, size_t *n,
 			      double threshold);
 /* stats.one_time.first_calls of the kept runs: each metric's first call
- * beside the profile's time there (its warm calls'), and how they were
+ * beside its other runs there, timed alike (sibyl_profile_first_call_at
+ * applies their ratio to the profile's time), and how they were
  * measured; NULL with none. */
-struct json_t *sibyl_first_runs_json(const struct sibyl_first_runs *f,
-				     const struct sibyl_profile *prof, const char *measured);
+struct json_t *sibyl_first_runs_json(const struct sibyl_first_runs *f, const char *measured);
 /* The same for a plan that samples metric by metric (a guided plan,
  * guided.h): the worker ran each metric's first sample once more before
  * its runs (sampling.first_calls, worker.h); others[0..nothers) are the
@@ -66,7 +76,7 @@ struct json_t *sibyl_first_runs_json(const struct sibyl_first_runs *f,
  * samples at the machine's best), else the samples. */
 struct json_t *sibyl_first_runs_guided(const uint64_t *metrics, const double *seconds, size_t n,
 				       const struct sibyl_point *others, size_t nothers,
-				       const struct sibyl_profile *prof, double threshold);
+				       double threshold);
 void sibyl_first_runs_free(struct sibyl_first_runs *f);
 
 #endif

@@ -152,7 +152,7 @@ static json_t *guided_first_calls(const struct sibyl_plan_request *rq,
 	for (size_t i = 0; i < s.ntypical; i++)
 		typical[i] = (struct sibyl_point){ (double)s.typical[i].metric, s.typical[i].typical };
 	json_t *j = sibyl_first_runs_guided(m, t, s.nfirst_at, s.ntypical ? typical : p->samples,
-					    s.ntypical ? s.ntypical : p->nsamples, p,
+					    s.ntypical ? s.ntypical : p->nsamples,
 					    rq->params.sample_error);
 
 	free(m);

@@ -252,13 +252,15 @@ static int replay_pass(struct replay_run *rr, char *err, size_t errlen)
 			rr->progress(rr->pctx, rr->done, rr->plan->runs);
 		/* A lead-in's time says nothing of its context, but a first
 		 * call's cost is its own (first_calls.h); one that lost the
-		 * CPU (negated, worker_protocol.h) says nothing of it. */
+		 * CPU (negated, worker_protocol.h) says nothing of it, nor of
+		 * its metric's time. */
 		for (size_t j = 0; j < s->len; j++) {
+			size_t sample = j < s->lead ? SIZE_MAX : rr->n + j - s->lead;
+
 			if (rr->seconds[j] < 0)
-				sibyl_first_runs_met(&rr->first, rr->metrics[j]);
+				sibyl_first_runs_lost(&rr->first, rr->metrics[j], sample);
 			rr->seconds[j] = fabs(rr->seconds[j]);
-			sibyl_first_runs_note(&rr->first, rr->metrics[j], rr->seconds[j],
-					      j < s->lead ? SIZE_MAX : rr->n + j - s->lead);
+			sibyl_first_runs_note(&rr->first, rr->metrics[j], rr->seconds[j], sample);
 		}
 		for (size_t j = s->lead; j < s->len; j++)
 			rr->samples[rr->n++] = (struct sibyl_point){ (double)rr->metrics[j],
@@ -411,9 +413,9 @@ static void fill_result(const struct sibyl_plan_params *p, const struct sibyl_ca
 	struct sibyl_profile *prof = replay_profile(mix, rr->samples, rr->n, passes, &rr->first);
 	bool *picked = sampled(mix, prof->samples, prof->nsamples);
 
-	r->first_calls = sibyl_first_runs_json(&rr->first, prof, "replay: each work metric's "
+	r->first_calls = sibyl_first_runs_json(&rr->first, "replay: each work metric's "
 					       "first run in the planning worker, in the traced "
-					       "calls' order, beside the profile's time there");
+					       "calls' order, beside the median of its other runs");
 
 	r->status = SIBYL_PLAN_DONE;
 	r->profile = prof;

@@ -73,7 +73,11 @@ static int compare_calls(const struct sibyl_profile *p, const struct sibyl_trace
 		checked = call.function;
 		double w = sibyl_call_work(&call, src);
 		double traced = fmax(1e-12, call.duration_ns * 1e-9);
-		/* A line extended below its first point can go negative. */
+		/* The one clamp: a line extended below its first point can go
+		 * negative.  The excesses added to it never take it below zero:
+		 * a first call at a metric is the line there times its measured
+		 * ratio to the warm runs (sibyl_profile_first_call_at), the
+		 * process's first call's excess is at least 0. */
 		double predicted = fmax(0, sibyl_profile_eval(p, w));
 		size_t proc = sibyl_trace_thread(t, call.thread)->process;
 
@@ -83,7 +87,6 @@ static int compare_calls(const struct sibyl_profile *p, const struct sibyl_trace
 			c->first_calls++;
 			predicted += c->first_call_s;
 		}
-		predicted = fmax(0, predicted);	/* a first call's excess is signed */
 		count_cover(c, sibyl_profile_cover(p, w));
 		if (c->calls == cap) {
 			cap = cap ? 2 * cap : 1024;

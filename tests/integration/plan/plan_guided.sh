@@ -55,6 +55,23 @@ done
 expect_eq "the first call's cost added once" "1 True" \
 	"$(python3 -c "import json, sys; a, b = (json.load(open(f))['trace_check'] for f in sys.argv[1:]); print(b['first_calls'], abs(b['predicted_s'] - a['predicted_s'] - 1.0) < 1e-6 and abs(b['first_call_s'] - 1.0) < 1e-6)" "$WORK/sum.check" "$WORK/first.check")"
 
+# A call that is its process's first at a metric whose first call the
+# profile records is predicted at the line there times that first call's
+# ratio to its metric's other runs, timed alike in whatever base (here
+# half of them, and they 100 times the line): never below zero, with no
+# other clamp.
+python3 - "$WORK/sum.json" "$WORK/half.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+line = [p[1] for p in j['points'] if p[0] == 10][0]
+j['stats']['one_time']['first_calls'] = {'measured': 'by hand', 'metrics': [[10, 50 * line, 100 * line]]}
+json.dump(j, open(sys.argv[2], 'w'))
+PY
+"$SIBYL" plan evaluate --adapter-so "$WORK/sum.so" --profile "$WORK/half.json" \
+	--from-trace "$WORK/calls.trace" --function testlib_sum --json > "$WORK/half.check"
+expect_eq "a first call at its metric: the line times its ratio" "1 True True" \
+	"$(python3 -c "import json, sys; a, b = (json.load(open(f))['trace_check'] for f in sys.argv[1:3]); line = [p[1] for p in json.load(open(sys.argv[3]))['points'] if p[0] == 10][0]; print(b['first_at_calls'], abs(b['first_at_s'] + line / 2) < 1e-12, abs(b['predicted_s'] - a['predicted_s'] + line / 2) < 1e-12)" "$WORK/sum.check" "$WORK/half.check" "$WORK/sum.json")"
+
 # A list of work metrics, weights as shares of time: with a budget too
 # small for all of them (4 metrics for 9 samples), the ends, the heaviest
 # and the median call are sampled.
