@@ -185,7 +185,7 @@ int predict_collect(const struct sibyl_trace *t, const struct sibyl_predict_opti
 			.start_ns = c.start_ns, .end_ns = c.end_ns, .seconds = c.duration_ns * 1e-9,
 			.work = sibyl_call_work(&c, out->kernels[k].work_source), .in_bytes = c.in_bytes,
 			.out_bytes = c.out_bytes, .kernel = (size_t)k, .thread = c.thread,
-			.depth = c.depth });
+			.process = sibyl_trace_thread(t, c.thread)->process, .depth = c.depth });
 		count_faults(&calls->v[calls->n - 1], &c, sibyl_trace_meta(t)->page_fault_ns);
 	}
 	sibyl_trace_iter_free(it);

@@ -14,16 +14,22 @@ struct predict_call {
 	uint64_t in_bytes, out_bytes;
 	size_t kernel;		/* index into the kernels */
 	size_t thread;
+	size_t process;		/* its thread's (sibyl_trace_process) */
 	uint16_t depth;		/* wrapped calls around it */
 	double typical;		/* its profile time's factor (0: 1) */
 	bool faults_counted;	/* the trace counted its page faults */
+	/* The trace's faults on it that the prediction keeps, at the cost
+	 * sibyl trace measured (first_touch.c leaves out a charged first
+	 * call's: its measured first run holds them). */
 	uint64_t faults;
-	double fault_s;		/* faults at the cost sibyl trace measured */
+	double fault_s;
 	/* New memory the accelerated implementation would touch here, its
-	 * work being the largest so far (first_touch.c), and its cost. */
+	 * work being the largest so far in its process (first_touch.c), and
+	 * its cost. */
 	double touch_faults, touch_s;
-	/* Its excess as the first call at its work (stats.one_time.
-	 * first_calls, first_touch.c). */
+	/* Charged as its process's first call at its work (stats.one_time.
+	 * first_calls, first_touch.c), and that excess at the typical speed. */
+	bool first_at;
 	double first_at_s;
 	bool nested;		/* inside another modelled call of its thread */
 	bool accelerated;	/* predicted on the accelerator */
@@ -52,8 +58,11 @@ static inline size_t predict_kernel_end(const struct predict_calls *calls, size_
 	return to;
 }
 
-/* first_touch.c: each call's touch_faults and touch_s, from the
- * profiles' stats.one_time.first_touch, in the order the calls began. */
+/* first_touch.c: what each call pays for being first, per process and
+ * profile, in the order the calls began: touch_faults and touch_s from
+ * the profiles' stats.one_time.first_touch, or first_at and first_at_s
+ * from their stats.one_time.first_calls (then faults and fault_s are
+ * cleared).  Needs each call's typical factor. */
 void predict_first_touch(const struct sibyl_prediction *out, struct predict_calls *calls,
 			 double page_fault_ns);
 
@@ -101,6 +110,8 @@ struct predict_typical;
 struct predict_typical *predict_typical_new(const struct sibyl_profile *p);
 double predict_typical_at(const struct predict_typical *t, double w);
 void predict_typical_free(struct predict_typical *t);
+/* Each call's typical factor, and each kernel's typical_known. */
+void predict_typical_calls(struct sibyl_prediction *out, struct predict_calls *calls);
 
 /* interposition.c: what tracing added to the traced run, from the cost
  * per call `sibyl trace` measured (p->interposition). */

@@ -41,10 +41,10 @@ struct predict_time predict_call_time(const struct sibyl_predict_options *o,
 	 * is never less than zero.  Its times are the machine at its best;
 	 * the typical factor makes them the speed a program meets.  The
 	 * call's page faults are the program's memory, not the kernel's;
-	 * a first call at its metric charged from the profile had its
-	 * faults in the run that measured it, so they are not added again. */
+	 * what it pays for being first is first_touch.c's (a first call's
+	 * excess is at least minus the line: never below zero). */
 	r.compute = fmax(0, sibyl_profile_eval(p, c->work)) * (c->typical > 0 ? c->typical : 1) +
-		    (c->first_at_s != 0 ? 0 : c->fault_s) + c->touch_s + c->first_at_s;
+		    c->fault_s + c->touch_s + c->first_at_s;
 	r.transfer = transfer_s(o, c);
 	return r;
 }
@@ -100,7 +100,7 @@ static void accelerate(struct sibyl_kernel_prediction *k, struct predict_call *c
 	k->fault_s += c->fault_s;
 	k->touch_faults += c->touch_faults;
 	k->touch_s += c->touch_s;
-	k->first_at_calls += c->first_at_s != 0;
+	k->first_at_calls += c->first_at;
 	k->first_at_s += c->first_at_s;
 	k->accelerated++;
 	k->compute_s += comp;
@@ -113,7 +113,6 @@ static void predict_kernel(const struct sibyl_predict_options *o, struct sibyl_p
 {
 	struct sibyl_kernel_prediction *k = &out->kernels[ki];
 	const struct sibyl_profile *p = k->model->profile;
-	struct predict_typical *typical = predict_typical_new(p);
 	double best = 0;	/* the accelerated calls' profile times */
 	struct predict_fits *fits = predict_fits_new(p);
 	struct choice *ch = sibyl_xcalloc(nv, sizeof(*ch));
@@ -121,11 +120,9 @@ static void predict_kernel(const struct sibyl_predict_options *o, struct sibyl_p
 
 	k->work_min = INFINITY;
 	k->work_max = -INFINITY;
-	k->typical_known = typical != NULL;
 	for (size_t i = 0; i < nv; i++) {
 		struct predict_call *c = &v[i];
 
-		c->typical = predict_typical_at(typical, c->work);
 		if (c->nested) {
 			k->nested++;
 			continue;
@@ -155,7 +152,6 @@ static void predict_kernel(const struct sibyl_predict_options *o, struct sibyl_p
 		predict_interval_add(out, ki, fits, c->work, own, c->typical);
 	}
 	predict_fits_free(fits);
-	predict_typical_free(typical);
 	/* The factor the accelerated calls met, weighted by their time. */
 	k->typical_factor = best > 0 ?
 		(k->compute_s - k->fault_s - k->touch_s - k->first_at_s) / best : 1;
@@ -257,6 +253,7 @@ int sibyl_predict(const struct sibyl_trace *t, const struct sibyl_predict_option
 		sibyl_prediction_free(out);
 		return -1;
 	}
+	predict_typical_calls(out, out->calls);
 	predict_first_touch(out, out->calls, meta->page_fault_ns);
 	/* Every kernel has calls (it was made by its first): one run each. */
 	for (size_t k = 0, from = 0; k < out->nkernels; k++) {

@@ -102,3 +102,17 @@ void predict_typical_free(struct predict_typical *t)
 		free(t->factor);
 	free(t);
 }
+
+void predict_typical_calls(struct sibyl_prediction *out, struct predict_calls *calls)
+{
+	for (size_t k = 0, from = 0; k < out->nkernels; k++) {
+		size_t to = predict_kernel_end(calls, from);
+		struct predict_typical *t = predict_typical_new(out->kernels[k].model->profile);
+
+		out->kernels[k].typical_known = t != NULL;
+		for (size_t i = from; i < to; i++)
+			calls->v[i].typical = predict_typical_at(t, calls->v[i].work);
+		predict_typical_free(t);
+		from = to;
+	}
+}
