@@ -31,14 +31,14 @@ struct sibyl_replay_span {
 struct sibyl_replay_plan {
 	struct sibyl_replay_span *v;   /* in traced order, disjoint */
 	size_t n;
-	unsigned passes;               /* 2 when the calls fit the budget twice */
+	unsigned passes;               /* as often as the calls fit the budget, 5 at most */
 	size_t runs;                   /* measurements, all passes */
 };
 
 /*
  * Which calls to replay within `budget` measurements (0: no bound): all
- * of them, twice when they fit twice; else up to eight windows spread
- * evenly over the calls (a program's phases in proportion), each led in
+ * of them, in as many passes as fit (five at most); else up to eight
+ * windows spread evenly over the calls (a program's phases in proportion), each led in
  * by the call before it, and the calls at the smallest and largest work
  * metric with the call before each, when no window holds them (so the
  * profile spans the calls and nothing is extrapolated).

@@ -33,7 +33,7 @@ trace alt "${sizes[@]}"
 	--function testlib_sum --replay -o "$WORK/replay.json" --json > "$WORK/replay.out"
 expect_eq "measured in traced order" "traced traced" \
 	"$(json "j['provenance']['sample_order'] + ' ' + j['coverage']['replay']['order']" "$WORK/replay.json")"
-expect_eq "the whole trace, twice, one run a sample" "2 80 [[0, 40]] 1 1 0.0" \
+expect_eq "the whole trace, five times, one run a sample" "5 200 [[0, 40]] 1 1 0.0" \
 	"$(json "' '.join(str(x) for x in (j['coverage']['replay']['passes'], j['stats']['samples'], j['coverage']['replay']['spans'], j['provenance']['parameters']['repeat'], j['provenance']['parameters']['rounds'], j['provenance']['parameters']['speed_guard_wait']))" "$WORK/replay.json")"
 # A small call ran after a large one: ~2 ms; a large one after a small
 # one: ~0.1 ms.  The points say so, and the profile spans the calls.

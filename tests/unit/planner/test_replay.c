@@ -50,6 +50,14 @@ static void test_all_fit_twice(void **state)
 	assert_int_equal(plan.n, 1);
 	assert_int_equal(plan.runs, 6);
 	sibyl_replay_plan_free(&plan);
+	sibyl_replay_pick(&mix, 14, &plan);   /* four times, not five */
+	assert_int_equal(plan.passes, 4);
+	assert_int_equal(plan.runs, 12);
+	sibyl_replay_plan_free(&plan);
+	sibyl_replay_pick(&mix, 400, &plan);   /* five at most */
+	assert_int_equal(plan.passes, 5);
+	assert_int_equal(plan.runs, 15);
+	sibyl_replay_plan_free(&plan);
 	sibyl_replay_pick(&mix, 5, &plan);   /* once only */
 	assert_int_equal(plan.passes, 1);
 	assert_int_equal(plan.runs, 3);
@@ -205,7 +213,7 @@ static int replay_interleaved(sibyl_measure_seq_fn measure, struct order *o,
 	struct sibyl_plan_params p;
 
 	sibyl_plan_defaults(&p);
-	p.max_samples = 400;
+	p.max_samples = 16;	/* two passes */
 	int rc = sibyl_plan_replay(&p, &mix, measure, o, NULL, NULL, r);
 
 	sibyl_call_mix_free(&mix);
@@ -346,7 +354,7 @@ static int replay_sizes(struct per_size *ps, struct sibyl_plan_result *r)
 	mix.v[3] = (struct sibyl_mix_entry){ 400, 1, 1e-6 };
 	mix.n = 4;
 	sibyl_plan_defaults(&p);
-	p.max_samples = 400;	/* two passes */
+	p.max_samples = 20;	/* two passes */
 	int rc = sibyl_plan_replay(&p, &mix, measure_per_size, ps, NULL, NULL, r);
 
 	sibyl_call_mix_free(&mix);
