@@ -8,6 +8,8 @@
 #define LAUNCH_SIZES 3
 /* A profile's host time, in timings of its top size (over_budget). */
 #define PROFILE_HOST 7
+/* The child processes a profile runs: counted, then timed (dataset.c). */
+#define PROFILE_CHILDREN 2
 
 const char *sibyl_kmodel_stop_name(enum sibyl_kmodel_stop s)
 {
@@ -18,21 +20,28 @@ const char *sibyl_kmodel_stop_name(enum sibyl_kmodel_stop s)
 
 /* Whether timing twice the last size, then profiling there, could pass
  * the budget: the work at most quadruples (n-body, rank sort), so does
- * the timing's wall time; the profile costs SIBYL_KMODEL_PROFILE_COST
- * times its top size's time on the device, and on the host about 7
- * timings of its top size (its arguments made for 8 sizes, counted and
- * timed, 3 samples each: saxpy's profile of 2M..16M work-items took 31
- * s, 6 times its timing at 16M), which doubles with the size. */
+ * the timing's device time; the profile costs SIBYL_KMODEL_PROFILE_COST
+ * times its top size's time on the device.  On the host a timing costs
+ * a fixed part (a child process, its OpenCL context: the least wall
+ * time of a timing so far, 0.13 s here when quiet and up to 2.3 s at
+ * load 7) and a part that grows with the size (the arguments: saxpy's
+ * profile of 2M..16M work-items took 31 s, 6 times its timing at 16M).
+ * The next timing costs the fixed part and up to 4 times the growing
+ * one; the profile, two children (counted and timed) and about 7
+ * timings' growing part at twice the size.  Counting the fixed part
+ * 18 times, as the growing one, stopped every walk at 3 sizes (64..256
+ * work-items, all launch) at load 7. */
 static int over_budget(const struct sibyl_kmodel_size_rule *r, const struct sibyl_kmodel_sizes *s,
 		       double last_cost)
 {
 	double next = 4 * s->t[s->n - 1];
+	double fixed = fmin(s->least_cost_s, last_cost), grows = last_cost - fixed;
 	/* Each size's launches: the samples, a warm-up and the counted run;
 	 * SIBYL_KMODEL_PROFILE_COST is for 3 samples. */
 	double launches = (r->samples ? r->samples : 3) + 2;
 
 	return r->budget_s > 0 &&
-	       s->spent_s + (4 + 2 * PROFILE_HOST) * last_cost +
+	       s->spent_s + (1 + PROFILE_CHILDREN) * fixed + (4 + 2 * PROFILE_HOST) * grows +
 	       SIBYL_KMODEL_PROFILE_COST * launches / 5 * next > r->budget_s;
 }
 
@@ -78,6 +87,7 @@ int sibyl_kmodel_sizes_choose(const struct sibyl_kmodel_size_rule *r, sibyl_kmod
 		double cost = 0, t = time(ctx, want, &got, &cost);
 
 		s->spent_s += cost;
+		s->least_cost_s = s->n ? fmin(s->least_cost_s, cost) : cost;
 		/* A dataset has no size at or above want, or the next it
 		 * has is past the cap. */
 		if (!got || (r->cap && got > r->cap)) {

@@ -74,6 +74,7 @@ struct sibyl_kmodel_sizes {
 	double factor, budget_s;	/* the rule's */
 	double launch_s;		/* the reference the factor multiplied */
 	double spent_s;			/* the timings' wall time */
+	double least_cost_s;		/* the least of one timing's */
 	enum sibyl_kmodel_stop stop;
 };
 

@@ -10,11 +10,12 @@
 #include <math.h>
 
 /* A kernel of launch `launch` seconds plus `per` seconds per work-item
- * (per2 per work-item squared), each timing costing `wall` seconds, and
+ * (per2 per work-item squared), each timing costing `wall` seconds (and
+ * `wall_per` more per work-item), and
  * failing from `fail_at` work-items on (0: never); or, with `have`, only
  * the sizes listed there exist (a dataset). */
 struct fake {
-	double launch, per, per2, wall;
+	double launch, per, per2, wall, wall_per;
 	uint64_t fail_at;
 	const uint64_t *have;
 	size_t nhave;
@@ -34,10 +35,11 @@ static double fake_time(void *ctx, uint64_t want, uint64_t *got, double *cost)
 		if (!*got)
 			return NAN;
 	}
-	*cost = f->wall;
+	double g = (double)*got;
+
+	*cost = f->wall + f->wall_per * g;
 	if (f->fail_at && *got >= f->fail_at)
 		return NAN;
-	double g = (double)*got;
 
 	return f->launch + f->per * g + f->per2 * g * g;
 }
@@ -94,8 +96,8 @@ static void test_budget_and_cap(void **state)
 {
 	(void)state;
 	/* Quadratic, 1 ns x g^2, never fast enough: after 2048 (4.19 ms),
-	 * 0.06 s spent + (4 + 2 x 7) x 0.01 + 50 x 4 x 4.19 ms = 1.08 s
-	 * passes the budget of 0.9 s (after 1024: 0.44 s): no size above
+	 * 0.06 s spent + 3 x 0.01 (the timings' fixed cost) + 50 x 4 x 4.19
+	 * ms = 0.93 s passes the budget of 0.9 s (after 1024: 0.29 s): no size above
 	 * 2048 is timed. */
 	struct fake f = { .launch = 1e-6, .per2 = 1e-9, .wall = 0.01 };
 	struct sibyl_kmodel_size_rule r = { .start = 64, .launch_s = 1e-3, .factor = 1e6,
@@ -107,8 +109,8 @@ static void test_budget_and_cap(void **state)
 	assert_int_equal(s.to, 2048);
 	assert_int_equal(f.calls, 6);
 	/* 48 samples a size (-n 48): a profile 10 times dearer; after 1024
-	 * (1.05 ms), 0.05 + 0.18 + 50 x 10 x 4 x 1.05 ms = 2.33 s passes
-	 * 0.9 s (after 512: 0.75 s). */
+	 * (1.05 ms), 0.05 + 0.03 + 50 x 10 x 4 x 1.05 ms = 2.18 s passes
+	 * 0.9 s (after 512: 0.60 s). */
 	r.samples = 48;
 	assert_int_equal(sibyl_kmodel_sizes_choose(&r, fake_time, &f, &s), 0);
 	assert_int_equal(s.stop, SIBYL_STOP_BUDGET);
@@ -128,6 +130,43 @@ static void test_budget_and_cap(void **state)
 	assert_int_equal(s.stop, SIBYL_STOP_CAP);
 	assert_int_equal(s.to, 4096);
 	assert_int_equal(s.from, 512);
+}
+
+/* The walk of rule r over f, which must stop by `stop`. */
+static void walk(const struct sibyl_kmodel_size_rule *r, struct fake *f,
+		 enum sibyl_kmodel_stop stop, struct sibyl_kmodel_sizes *s)
+{
+	assert_int_equal(sibyl_kmodel_sizes_choose(r, fake_time, f, s), 0);
+	assert_int_equal(s->stop, stop);
+}
+
+static void test_host_cost(void **state)
+{
+	(void)state;
+	/* A loaded host: each timing takes 1 s whatever the size (a child
+	 * process), the kernel never 1e6 times its launch.  The fixed part
+	 * counts once for the next timing and twice for the profile's two
+	 * children: after the n-th size, n + 3 s (+ the device's 50 x 4 x
+	 * its time, under 0.01 s) passes 10.5 s at n = 8: 64..8192.  (Counted
+	 * 18 times, as when the whole cost was taken to grow with the size,
+	 * it stopped the walk at 3 sizes.) */
+	struct fake f = { .launch = 10e-6, .per = 1e-9, .wall = 1 };
+	struct sibyl_kmodel_size_rule r = { .start = 64, .factor = 1e6, .budget_s = 10.5 };
+	struct sibyl_kmodel_sizes s;
+
+	walk(&r, &f, SIBYL_STOP_BUDGET, &s);
+	assert_true(s.least_cost_s == 1 && s.n == 8 && s.to == 8192);
+	/* The part that grows (1e-4 s per work-item on top of 0.1 s; the
+	 * fixed part is the least timing, 0.1064 s at 64) counts 18 times:
+	 * after 512 (0.1512 s), 0.50 s spent + 3 x 0.1064 + 18 x 0.0448 =
+	 * 1.62 s is within 2 s; after 1024 (0.2024 s), 0.70 + 0.32 + 18 x
+	 * 0.096 = 2.75 s is not. */
+	struct fake w = { .launch = 10e-6, .per = 1e-9, .wall = 0.1, .wall_per = 1e-4 };
+
+	r.budget_s = 2;
+	walk(&r, &w, SIBYL_STOP_BUDGET, &s);
+	assert_int_equal(s.to, 1024);
+	assert_true(fabs(s.least_cost_s - 0.1064) < 1e-12);
 }
 
 static void test_failure_and_dataset(void **state)
@@ -169,6 +208,7 @@ int main(void)
 		cmocka_unit_test(test_stops_at_ten_launches),
 		cmocka_unit_test(test_quadratic_reference),
 		cmocka_unit_test(test_budget_and_cap),
+		cmocka_unit_test(test_host_cost),
 		cmocka_unit_test(test_failure_and_dataset),
 	};
 
