@@ -34,12 +34,26 @@ def ratios(kern, dev, b, share):
     return [(t - b) / (p - b) for g, t, p in s if g >= share * top]
 
 
+def sized(kern, dev, b, share):
+    """Per size >= share x the largest: (least t - b) / (p - b)."""
+    least = {}
+    for x in kern["samples"]:
+        g, t, p = x["gsize"], x["seconds"], device_time(dev, x["counts"])
+        if t > b and p > b:
+            least[g] = min(least.get(g, (float("inf"), p))[0], t), p
+    top = max(least)
+    return [(t - b) / (p - b) for g, (t, p) in least.items() if g >= share * top]
+
+
+# Each rule of r (every sample's ratio) and z (each size's least).
 RULES = {
-    "least at the largest size (tool)": lambda r: min(r(1)),
-    "least at the top half": lambda r: min(r(0.5)),
-    "least over the profile": lambda r: min(r(0)),
-    "median at the largest size": lambda r: st.median(r(1)),
-    "median over the profile": lambda r: st.median(r(0)),
+    "least at the largest size (tool)": lambda r, z: min(r(1)),
+    "least at the top half": lambda r, z: min(r(0.5)),
+    "least over the profile": lambda r, z: min(r(0)),
+    "median at the largest size": lambda r, z: st.median(r(1)),
+    "median over the profile": lambda r, z: st.median(r(0)),
+    "median of the sizes' least, top half": lambda r, z: st.median(z(0.5)),
+    "median of the sizes' least, profile": lambda r, z: st.median(z(0)),
 }
 
 
@@ -57,7 +71,8 @@ def main(dirs):
                     os.path.join(d, "%s.%s.measured.json" % (k, m))))["samples"]) * 1e-9
                 u = p["uncalibrated_seconds"]
                 for name, rule in RULES.items():
-                    s = rule(lambda share: ratios(kern, dev, b, share))
+                    s = rule(lambda share: ratios(kern, dev, b, share),
+                             lambda share: sized(kern, dev, b, share))
                     q = b + s * (u - b)
                     if name.endswith("(tool)") and abs(q - p["seconds"]) > 1e-6 * p["seconds"]:
                         sys.exit("%s %s: the tool's rule gives %g, predict %g" % (k, m, q, p["seconds"]))
