@@ -9,7 +9,7 @@
 
 #define FOLDS 5
 /* Holding one size out of 2 leaves one to fit a line on. */
-#define MIN_SIZES 3
+#define MIN_SIZES SIBYL_KMODEL_BOI_FIT_SIZES
 /* The elastic nets stop at a duality gap of 1e-7 |y|^2: ample for R^2
  * (scikit-learn's default is 1e-4), and the correlated g and g^2 of a
  * superlinear kernel otherwise cost seconds of coordinate descent. */
@@ -19,6 +19,12 @@
  * out-score the straight line of a linear count by 1e-9, yet extrapolate
  * worse. */
 #define BETTER_BY 1e-6
+/* ... and leave at most this share of its cross-validated error (1 -
+ * R^2): collatz's and spmv_rows's counts, linear with 1..2% of noise
+ * between samples, chose a parabola whose R^2 was better by 1e-4 and
+ * whose curvature, the noise's, took their counts at 16 times the
+ * profile 30% too high or 18% too low (docs/kmodel.md). */
+#define ERROR_SHARE 0.5
 
 static const double alphas[] = { 1e-4, 1e-3, 1e-2, 1e-1 };
 static const double l1s[] = { 0.1, 0.5, 0.9 };
@@ -93,6 +99,14 @@ static int score(const struct sibyl_reg_spec *spec, const struct folds *fo, cons
 	return 0;
 }
 
+/* Candidate i of the order tried, simplest first: linear and the
+ * elastic nets (half of c), the power law (NULL: two parameters, as a
+ * line), then both on polynomials. */
+static const struct sibyl_reg_spec *candidate(const struct sibyl_reg_spec *c, size_t nc, size_t i)
+{
+	return i < nc / 2 ? &c[i] : i == nc / 2 ? NULL : &c[i - 1];
+}
+
 static int choose(const double *g, const double *C, size_t n, size_t nf,
 		  struct sibyl_kmodel_boi *b, char *err, size_t errlen)
 {
@@ -108,16 +122,16 @@ static int choose(const double *g, const double *C, size_t n, size_t nf,
 				 "validation needs at least %d", fo.n, fo.n == 1 ? "" : "s",
 				 MIN_SIZES);
 	b->score = -INFINITY;
-	/* Simplest first: linear, elastic net, then both on polynomials;
-	 * the power law last. */
 	for (size_t i = 0; !r && i <= nc; i++) {
-		r = score(i < nc ? &c[i] : NULL, &fo, g, C, n, nf, y, &s, err, errlen);
-		if (!r && s > b->score + BETTER_BY) {
+		const struct sibyl_reg_spec *spec = candidate(c, nc, i);
+
+		r = score(spec, &fo, g, C, n, nf, y, &s, err, errlen);
+		if (!r && s > b->score + BETTER_BY && 1 - s <= ERROR_SHARE * (1 - b->score)) {
 			b->score = s;
-			b->power = i == nc;
+			b->power = !spec;
 			/* The power law's counts are least squares (boi_power.c). */
-			b->spec = i < nc ? c[i] : (struct sibyl_reg_spec){ SIBYL_REG_OLS, false,
-									   false, 0, 0, 0 };
+			b->spec = spec ? *spec : (struct sibyl_reg_spec){ SIBYL_REG_OLS, false,
+									  false, 0, 0, 0 };
 		}
 	}
 	free(y), free(fo.of);

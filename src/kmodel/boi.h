@@ -2,23 +2,26 @@
  * OCLBoi (Niarchos 2020 ch. 20): one kernel's model from the global
  * size to each instruction count.  Four kinds — linear, elastic net,
  * degree-2 polynomial + linear, degree-2 polynomial + elastic net (the
- * elastic nets' alpha and l1_ratio by grid search) — and the one chosen
- * has the best 5-fold cross-validated R^2 (a more complex kind must win
- * by more than 1e-6), averaged over the counts that
- * vary: a count that never changes (often 0) would score 1 whatever the
- * model, and the thesis' average over them flattered every candidate.
- * The folds are runs of increasing global size, never samples of a
- * size the fit saw, so each predicts sizes it did not see, as a
- * prediction must (fewer folds when there are fewer than 5 sizes: 3
- * sizes make 3), and R^2 is of the out-of-fold predictions pooled: a
- * fold of one size has counts that do not vary, whose own R^2 says
- * nothing.
- * A fifth kind, last (it must win by as much), is a power law, count =
- * a g^p fitted in log-log: a count that grows as g^1.5 (an N x N matrix
- * product of N^2 work-items) is neither a line nor a parabola, and a
- * parabola fitted on small sizes doubles it 16 times further.  A count
- * that is 0 at some size is on no power law: the kind holds a law per
- * count (boi_power.c).
+ * elastic nets' alpha and l1_ratio by grid search) — and a fifth, a
+ * power law, count = a g^p fitted in log-log: a count that grows as
+ * g^1.5 (an N x N matrix product of N^2 work-items) is neither a line
+ * nor a parabola, and a parabola fitted on small sizes doubles it 16
+ * times further.  A count that is 0 at some size is on no power law:
+ * the kind holds a law per count (boi_power.c).
+ *
+ * The kind chosen has the best 5-fold cross-validated R^2, averaged
+ * over the counts that vary (a count that never changes, often 0, would
+ * score 1 whatever the model: the thesis' average over them flattered
+ * every candidate).  The folds are runs of increasing global size, and
+ * each is predicted from the folds of smaller sizes only (forward), as
+ * predict extrapolates, once those hold 3 sizes; its R^2 is against
+ * the spread of all the count's samples (one size's samples hardly
+ * vary).  With 3 sizes, each fold is predicted from the other two, R^2
+ * pooled.  The kinds are tried simplest first (linear, elastic net,
+ * power law, then the parabolas), and a later one must beat the best so
+ * far by more than 1e-6 and leave at most half its error (1 - R^2): a
+ * parabola fits the noise of a count that data-dependent loops make
+ * (collatz), and its curvature then grows 16 times further.
  */
 #ifndef SIBYL_KMODEL_BOI_H
 #define SIBYL_KMODEL_BOI_H
@@ -70,12 +73,17 @@ double sibyl_kmodel_power_predict(const struct sibyl_reg_model *m, enum sibyl_km
 const char *sibyl_kmodel_law_name(enum sibyl_kmodel_law law);
 int sibyl_kmodel_law_of(const char *name, enum sibyl_kmodel_law *law);
 
+/* The sizes a fold's fit needs at least (a parabola's 3 terms). */
+#define SIBYL_KMODEL_BOI_FIT_SIZES 3
+
 /* The cross validation (boi_cv.c): each sample's fold, the distinct
  * global sizes split into min(most, their number) runs of increasing
  * size; the number of folds. */
 size_t sibyl_kmodel_boi_folds(const double *g, size_t n, size_t most, size_t *fold);
 /* R^2 of y against its out-of-fold predictions by spec (the power law
- * when NULL), pooled over the folds. */
+ * when NULL): forward with more than SIBYL_KMODEL_BOI_FIT_SIZES sizes
+ * (each fold from the smaller sizes', once they hold that many), else
+ * each fold from the others', pooled. */
 int sibyl_kmodel_boi_cv(const struct sibyl_reg_spec *spec, const double *g, const double *y,
 			size_t n, const size_t *fold, size_t folds, double *score, char *err,
 			size_t errlen);

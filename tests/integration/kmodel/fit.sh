@@ -85,9 +85,12 @@ for g, q in p.items():
     assert abs(q["seconds"] - (lb + cal * (u - lb))) <= 1e-9 * q["seconds"], q
     assert 0 <= q["low"] <= q["seconds"] <= q["high"], q
     assert q["far"] == (g in (64, 1048576)), q
-# OCLBoi's share of the interval, relative to the estimate, is
-# smallest inside the profiled sizes and grows away from them.
-rel = {g: q["oclboi_half"] / q["seconds"] for g, q in p.items()}
+# OCLBoi's share of the interval is smallest inside the profiled sizes
+# and grows away from them: relative to the estimate for a power law
+# (its band is a ratio), in seconds for a line (whose relative band
+# narrows as the estimate grows away from the residuals' noise).
+power = k["oclboi"]["power"]
+rel = {g: q["oclboi_half"] / (q["seconds"] if power else 1) for g, q in p.items()}
 assert rel[4608] > 0, rel
 assert rel[4608] < rel[16384] < rel[1048576], rel
 assert rel[4608] < rel[64], rel
