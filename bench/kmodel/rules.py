@@ -53,6 +53,7 @@ RULES = {
     "median at the largest size": lambda r, z: st.median(r(1)),
     "median over the profile": lambda r, z: st.median(r(0)),
     "median of the sizes' least, top half": lambda r, z: st.median(z(0.5)),
+    "median of the sizes' least, top 3 of 8": lambda r, z: st.median(z(0.75)),
     "median of the sizes' least, profile": lambda r, z: st.median(z(0)),
 }
 
