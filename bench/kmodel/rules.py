@@ -45,7 +45,17 @@ def sized(kern, dev, b, share):
     return [(t - b) / (p - b) for g, (t, p) in least.items() if g >= share * top]
 
 
-# Each rule of r (every sample's ratio) and z (each size's least).
+def walked(kern, dev, b):
+    """(t - b) / (p - b) of the walk's own timing of the largest size
+    (profile_choice.timed: least of its launches; none without it)."""
+    top = max(x["gsize"] for x in kern["samples"])
+    p = [device_time(dev, x["counts"]) for x in kern["samples"] if x["gsize"] == top][0]
+    t = [x["seconds"] for x in kern.get("profile_choice", {}).get("timed", []) if x["gsize"] == top]
+    return [(t[0] - b) / (p - b)] if t and t[0] > b and p > b else []
+
+
+# Each rule of r (every sample's ratio) and z (each size's least); w,
+# the walk's timing of the largest size, goes with r(1) in the last.
 RULES = {
     "least at the largest size (tool)": lambda r, z: min(r(1)),
     "least at the top half": lambda r, z: min(r(0.5)),
@@ -55,6 +65,7 @@ RULES = {
     "median of the sizes' least, top half": lambda r, z: st.median(z(0.5)),
     "median of the sizes' least, top 3 of 8": lambda r, z: st.median(z(0.75)),
     "median of the sizes' least, profile": lambda r, z: st.median(z(0)),
+    "least at the largest size, the walk's timing too": None,
 }
 
 
@@ -72,8 +83,11 @@ def main(dirs):
                     os.path.join(d, "%s.%s.measured.json" % (k, m))))["samples"]) * 1e-9
                 u = p["uncalibrated_seconds"]
                 for name, rule in RULES.items():
-                    s = rule(lambda share: ratios(kern, dev, b, share),
-                             lambda share: sized(kern, dev, b, share))
+                    if rule is None:
+                        s = min(ratios(kern, dev, b, 1) + walked(kern, dev, b))
+                    else:
+                        s = rule(lambda share: ratios(kern, dev, b, share),
+                                 lambda share: sized(kern, dev, b, share))
                     q = b + s * (u - b)
                     if name.endswith("(tool)") and abs(q - p["seconds"]) > 1e-6 * p["seconds"]:
                         sys.exit("%s %s: the tool's rule gives %g, predict %g" % (k, m, q, p["seconds"]))
