@@ -21,13 +21,22 @@ static int make_dir(struct sibyl_counting *c, char *err, size_t errlen)
 	return 0;
 }
 
+/* The kernel alone (instrument.h), as -i's copy is: the device then
+ * links what it needs, not what the file's other kernels call. */
 int sibyl_counting_plain(struct sibyl_counting *c, const void *bc, size_t size,
 			 struct sibyl_run_cfg *cfg, char *err, size_t errlen)
 {
-	if (make_dir(c, err, errlen) < 0)
+	void *one;
+	size_t one_size;
+	int r;
+
+	if (make_dir(c, err, errlen) < 0 ||
+	    sibyl_spir_only_kernel(bc, size, cfg->kernel->name, &one, &one_size, err, errlen) < 0)
 		return -1;
 	c->spir = sibyl_path_join(c->dir, "plain.bc");
-	if (sibyl_output_write(c->spir, bc, size, 0666) < 0)
+	r = sibyl_output_write(c->spir, one, one_size, 0666);
+	free(one);
+	if (r < 0)
 		return sibyl_seterr_errno(err, errlen, "kernel: %s", c->spir);
 	cfg->spir_path = c->spir;
 	cfg->spir_plain = true;

@@ -30,6 +30,21 @@ static char *build_log(cl_program prog, cl_device_id dev, const char *file)
 	return mapped;
 }
 
+/* The one line of a failed build: clang's first error, or the function
+ * PoCL's linker could not find (its line follows "Error(s) while
+ * linking:", which says nothing of which). */
+static char *error_line(const char *log)
+{
+	static const char missing[] = "Cannot find symbol ";
+	const char *p = strstr(log, missing);
+
+	if (!p)
+		return sibyl_first_error_line(log);
+	p += strlen(missing);
+	return sibyl_xasprintf("'%.*s' is called but defined neither in the file nor by the "
+			       "device", (int)strcspn(p, " \n"), p);
+}
+
 /* The whole log as a diagnostic (sibyl prints it, or puts it in its
  * JSON), its first error in the one line: SIBYL_KRUN_EXIT_BUILD. */
 static int build_failed(cl_program prog, cl_device_id dev, cl_int e, const char *file,
@@ -38,7 +53,7 @@ static int build_failed(cl_program prog, cl_device_id dev, cl_int e, const char 
 	char *log = build_log(prog, dev, file);
 
 	if (log && log[strspn(log, " \t\n")]) {
-		char *line = sibyl_first_error_line(log);
+		char *line = error_line(log);
 
 		sibyl_notice(SIBYL_NOTICE_DIAG, "%s", log);
 		sibyl_seterr(err, errlen, "kernel: building %s: %s: %s", what,

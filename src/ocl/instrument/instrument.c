@@ -95,7 +95,8 @@ int ic_run_passes(const struct ic_module *m, const char *passes, const char *wha
 	return -1;
 }
 
-int ic_write_bitcode(const struct ic_module *m, struct sibyl_instrumented *out)
+int ic_emit(const struct ic_module *m, const char *what, const char *passes, void **bc,
+	    size_t *size)
 {
 	char *msg = NULL;
 
@@ -104,24 +105,29 @@ int ic_write_bitcode(const struct ic_module *m, struct sibyl_instrumented *out)
 		char *nl = msg ? strchr(msg, '\n') : NULL;
 		if (nl)
 			*nl = '\0';
-		sibyl_seterr(m->err, m->errlen, "instrument: the instrumented IR is invalid: %s",
+		sibyl_seterr(m->err, m->errlen, "instrument: %s is invalid: %s", what,
 			     msg ? msg : "?");
 		LLVMDisposeMessage(msg);
 		return -1;
 	}
 	LLVMDisposeMessage(msg);
+	if (passes && ic_run_passes(m, passes, "instrument: inlining the helpers"))
+		return -1;
+	LLVMMemoryBufferRef buf = LLVMWriteBitcodeToMemoryBuffer(m->mod);
+	*size = LLVMGetBufferSize(buf);
+	*bc = sibyl_xmalloc(*size);
+	memcpy(*bc, LLVMGetBufferStart(buf), *size);
+	LLVMDisposeMemoryBuffer(buf);
+	return 0;
+}
+
+int ic_write_bitcode(const struct ic_module *m, struct sibyl_instrumented *out)
+{
 	/* Inline the flushes (alwaysinline) here, so that the kernel's own
 	 * counters are indexed by constants only and stay in registers
 	 * whatever the device compiler does.  Helpers keep the inlining
 	 * attributes clang gave them, as in the plain kernel. */
-	if (ic_run_passes(m, "always-inline", "instrument: inlining the helpers"))
-		return -1;
-	LLVMMemoryBufferRef buf = LLVMWriteBitcodeToMemoryBuffer(m->mod);
-	out->size = LLVMGetBufferSize(buf);
-	out->bitcode = sibyl_xmalloc(out->size);
-	memcpy(out->bitcode, LLVMGetBufferStart(buf), out->size);
-	LLVMDisposeMemoryBuffer(buf);
-	return 0;
+	return ic_emit(m, "the instrumented IR", "always-inline", &out->bitcode, &out->size);
 }
 
 int ic_finish(int rc, struct ic_layout *layout, struct sibyl_instrumented *out)

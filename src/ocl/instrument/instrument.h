@@ -31,6 +31,7 @@
  *    race probe, a log of the __local accesses in place of counters
  *    (same trailing argument, same buffer handling; no listing); then
  *    of the __global accesses too (sibyl_races' `global`, `across`).
+ *  - sibyl_spir_only_kernel(): the plain bitcode of one kernel (--spir).
  */
 #ifndef SIBYL_OCL_INSTRUMENT_H
 #define SIBYL_OCL_INSTRUMENT_H
@@ -172,6 +173,14 @@ int sibyl_instrumented_races(const struct sibyl_instrumented *in, const void *bu
 			     size_t size, struct sibyl_races *out);
 
 void sibyl_instrumented_free(struct sibyl_instrumented *in);
+
+/* The plain SPIR bitcode of `kernel` alone: the file's other kernels and
+ * the functions only they reach removed, nothing else changed, so that
+ * the device links what this kernel needs and no more (a function the
+ * file declares and never defines fails the kernels that call it only).
+ * *out malloc'd; 0, or -1 with the error line in err. */
+int sibyl_spir_only_kernel(const void *bc, size_t size, const char *kernel, void **out,
+			   size_t *out_size, char *err, size_t errlen);
 
 /* Static per-opcode counts of the kernel's IR (and the functions it
  * calls), `--static`; -1 with the error line in err. */

@@ -172,8 +172,12 @@ void ic_redirect_call(LLVMBuilderRef b, LLVMValueRef call, LLVMValueRef fn, LLVM
  * others still call the old, empty versions. */
 void ic_keep_only(LLVMModuleRef mod, LLVMValueRef *fns, int nf);
 
-/* Verify m's module, inline the always-inline helpers, write the
- * bitcode to out (bitcode, size). 0, or -1 with m->err. */
+/* Verify m's module (`what` names it in the error), run `passes`
+ * (NULL: none), write the bitcode to *bc (malloc'd), *size. 0, or -1
+ * with m->err. */
+int ic_emit(const struct ic_module *m, const char *what, const char *passes, void **bc,
+	    size_t *size);
+/* ic_emit inlining the always-inline helpers, into out (bitcode, size). */
 int ic_write_bitcode(const struct ic_module *m, struct sibyl_instrumented *out);
 
 /* The end of an instrumentation: on success (rc 0) out keeps layout,

@@ -27,6 +27,8 @@ expected_skip() {	# FILE:KERNEL that no path runs, by design
 	check/barriers.cl:data_after_half)
 		echo "a barrier in divergent code: PoCL crashes (kernel --check finds it)" ;;
 	failures/device_only.cl:*) echo "only the device compiler refuses it" ;;
+	failures/undefined.cl:*)
+		echo "calls, or sits beside, a function never defined: the source build fails" ;;
 	source/macros.cl:pasted | source/macros.cl:late_paste)
 		echo "refused: a macro that branches and pastes (checked below)" ;;
 	*) return 1 ;;

@@ -31,6 +31,20 @@ if grep -q tempfile_ "$WORK/err"; then fail "a temporary file name shown"; fi
 status 3 "device build error, --json" "$SIBYL" kernel "$F/device_only.cl" -k device_only -g 4 --json
 expect_eq "json stage" build "$(json "j['stage']" "$WORK/out")"
 
+# A kernel calling a function never defined: on the SPIR path the
+# device links each kernel alone, so the file's other kernel runs, and
+# the one that calls it fails with a line naming the function.
+for mode in -i --spir; do
+	status 0 "$mode beside a kernel that cannot link" \
+		"$SIBYL" kernel "$F/undefined.cl" -k stands_alone -g 4 "$mode"
+	status 3 "$mode calling an undefined function" \
+		"$SIBYL" kernel "$F/undefined.cl" -k calls_undefined -g 4 "$mode" --json
+	grep -q "^sibyl: kernel: building the .*'never_defined' is called but defined neither" \
+		"$WORK/err" || fail "$mode: no line naming never_defined: $(cat "$WORK/err")"
+	expect_eq "$mode json stage" "compile-error build" \
+		"$(json "j['status'] + ' ' + j['stage']" "$WORK/out")"
+done
+
 # No kernel to run: none in the file, or not the one -k names; an
 # object too.
 printf 'int twice(int x) { return 2 * x; }\n' > "$WORK/none.cl"
