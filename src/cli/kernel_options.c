@@ -91,7 +91,14 @@ static void infer_sizes(const struct sibyl_kernel *k, const void *bc, size_t siz
 
 		json_array_foreach(a, i, e) {
 			json_t *below = json_object_get(e, "below"), *n = json_object_get(e, "elements");
+			const char *format = json_string_value(json_object_get(e, "format"));
 
+			if (format) {
+				sibyl_info("kernel '%s': '%s' is %s: %s", k->name,
+					   json_string_value(json_object_get(e, "name")), format,
+					   json_string_value(json_object_get(e, "why")));
+				continue;
+			}
 			sibyl_info("kernel '%s': '%s' %s %lld%s: it %s", k->name,
 				   json_string_value(json_object_get(e, "name")),
 				   below ? "<" : n ? ">=" : "=",

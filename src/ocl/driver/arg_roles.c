@@ -235,13 +235,39 @@ static struct state product(LLVMValueRef call, LLVMValueRef v, struct state s)
 	return s;
 }
 
+/* The image v passed first to a read_image or write_image builtin
+ * (mangled: _Z12read_imageui14ocl_image2d_ro...): its channel type. */
+static unsigned image_use(const char *n, LLVMValueRef call, LLVMValueRef v)
+{
+	char *end;
+	unsigned long len = strncmp(n, "_Z", 2) ? 0 : strtoul(n + 2, &end, 10);
+	const char *name = len ? end : "", *t;
+
+	if (!len || LLVMGetOperand(call, 0) != v)
+		return 0;
+	if (!strncmp(name, "read_image", 10) && len >= 11)
+		t = name + 10;
+	else if (!strncmp(name, "write_image", 11) && len >= 12)
+		t = name + 11;
+	else
+		return 0;
+	len -= (unsigned long)(t - name);
+	if (len == 1 && (*t == 'f' || *t == 'h'))
+		return SIBYL_ROLE_IMAGE_FLOAT;
+	if (len == 1 && *t == 'i')
+		return SIBYL_ROLE_IMAGE_INT;
+	return len == 2 && !strncmp(t, "ui", 2) ? SIBYL_ROLE_IMAGE_UINT : 0;
+}
+
 /* OpenCL's integer builtins (mangled: _Z5mul24ii, _Z5mad24iii, _Z3minii)
- * as the arithmetic they stand for; other builtins end the walk. */
+ * as the arithmetic they stand for, the image builtins as what they say
+ * of an image; other builtins end the walk. */
 static void builtin(struct walk *w, LLVMValueRef call, LLVMValueRef v, struct state s)
 {
 	size_t len;
 	const char *n = LLVMGetValueName2(LLVMGetCalledValue(call), &len);
 
+	w->role->flags |= image_use(n, call, v);
 	if (!strncmp(n, "_Z3min", 6) || !strncmp(n, "_Z3max", 6))
 		push(w, call, s);
 	else if (LLVMGetNumArgOperands(call) >= 2 && (strstr(n, "mul24") || strstr(n, "mad24")))
@@ -392,7 +418,8 @@ int sibyl_arg_roles(const void *bc, size_t size, const struct sibyl_kernel *k,
 	w.kernel = LLVMGetNamedFunction(m.mod, k->name);
 	w.k = k;
 	for (unsigned i = 0; i < k->nargs && i < LLVMCountParams(w.kernel); i++) {
-		if (!int_scalar(&k->args[i]) && k->args[i].kind != SIBYL_KARG_BUFFER)
+		if (!int_scalar(&k->args[i]) && k->args[i].kind != SIBYL_KARG_BUFFER &&
+		    k->args[i].kind != SIBYL_KARG_IMAGE)
 			continue;
 		w.role = &out[i];
 		walk_arg(&w, i);

@@ -303,6 +303,30 @@ static void scalar(const struct sibyl_kernel *k, size_t i, const struct sibyl_ar
 	gen_value(k->args[i].type, (struct range){ g, false }, s, b->data);
 }
 
+/* An image's channels as its spec says (argspec.h): floats in [0, 1),
+ * or 32-bit integers drawn as those of an int or uint buffer. */
+static void pixels(const struct sibyl_argspec *sp, uint64_t g, uint64_t *s,
+		   struct sibyl_argbuf *b)
+{
+	enum sibyl_image_type t = sp ? sp->image : SIBYL_IMAGE_FLOAT;
+	struct sibyl_ktype i32 = { .kind = SIBYL_KT_INT, .bits = 32, .size = 4,
+				   .is_signed = t == SIBYL_IMAGE_INT };
+
+	b->image = t;
+
+	for (size_t c = 0; c < b->size / 4; c++) {
+		unsigned char *p = (unsigned char *)b->data + 4 * c;
+		float f;
+
+		if (t != SIBYL_IMAGE_FLOAT) {
+			gen_int(&i32, (struct range){ g, false }, s, p);
+			continue;
+		}
+		f = (float)((double)(next(s) >> 11) * 0x1p-53);
+		memcpy(p, &f, 4);
+	}
+}
+
 int sibyl_args_generate(const struct sibyl_kernel *k, const struct sibyl_args_cfg *cfg,
 			struct sibyl_args *out, char *err, size_t errlen)
 {
@@ -338,8 +362,7 @@ int sibyl_args_generate(const struct sibyl_kernel *k, const struct sibyl_args_cf
 		if (arg->kind == SIBYL_KARG_VALUE)
 			scalar(k, i, cfg, out, g, &s);
 		else if (arg->kind == SIBYL_KARG_IMAGE)
-			for (size_t f = 0; f < b->size / sizeof(float); f++)
-				((float *)b->data)[f] = (float)((double)(next(&s) >> 11) * 0x1p-53);
+			pixels(sp, g, &s, b);
 		else if (fill(arg, sp, range_of(cfg, sp, g), &s, b, err, errlen) < 0) {
 			sibyl_args_free(out);
 			return -1;
@@ -422,7 +445,8 @@ json_t *sibyl_args_json(const struct sibyl_kernel *k, const struct sibyl_args *a
 		} else if (arg->kind == SIBYL_KARG_IMAGE) {
 			json_object_set_new(o, "image", json_pack("{s:I, s:I, s:I, s:s}",
 				"width", (json_int_t)b->extent[0], "height", (json_int_t)b->extent[1],
-				"depth", (json_int_t)b->extent[2], "format", "CL_RGBA, CL_FLOAT"));
+				"depth", (json_int_t)b->extent[2], "format",
+				sibyl_image_format_name(b->image)));
 		} else if (arg->kind == SIBYL_KARG_SAMPLER) {
 			json_object_set_new(o, "sampler", json_string("CLK_NORMALIZED_COORDS_FALSE | "
 				"CLK_ADDRESS_CLAMP | CLK_FILTER_NEAREST"));

@@ -17,8 +17,9 @@
 struct sibyl_argbuf {
 	void *data;	/* VALUE: bytes for clSetKernelArg; BUFFER: initial contents */
 	size_t size;	/* bytes */
-	size_t count;	/* BUFFER, LOCAL: elements; IMAGE: pixels (RGBA floats) */
+	size_t count;	/* BUFFER, LOCAL: elements; IMAGE: pixels (RGBA) */
 	size_t extent[3];	/* IMAGE: width, height, depth */
+	unsigned image;		/* IMAGE: its channels, enum sibyl_image_type (argspec.h) */
 };
 
 struct sibyl_args {
@@ -37,8 +38,10 @@ struct sibyl_args_cfg {
 	uint64_t gdim[3];	/* the range's shape: images take its extent */
 };
 
-/* Images are CL_RGBA, CL_FLOAT: a format every device with images reads
- * and writes (OpenCL 1.2, 5.3.2.1); pixels uniform in [0, 1). */
+/* Images are CL_RGBA of 32-bit channels: CL_FLOAT (pixels uniform in
+ * [0, 1)), or CL_SIGNED_INT32, CL_UNSIGNED_INT32 when integer builtins
+ * use them (argspec.h): formats every device with images reads and
+ * writes (OpenCL 1.2, 5.3.2.1). */
 #define SIBYL_IMAGE_PIXEL 16
 
 /* Whether every buffer of `k` under cfg has a size (elements * element

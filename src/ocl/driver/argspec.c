@@ -13,6 +13,14 @@
 static const char *const gens[] = { "random", "zeros", "ones", "arange", "file", "value", "size",
 				     "index" };
 
+static const char *const images[] = { "CL_RGBA, CL_FLOAT", "CL_RGBA, CL_SIGNED_INT32",
+				       "CL_RGBA, CL_UNSIGNED_INT32" };
+
+const char *sibyl_image_format_name(enum sibyl_image_type t)
+{
+	return images[(unsigned)t < 3 ? t : SIBYL_IMAGE_FLOAT];
+}
+
 static bool is_int_scalar(const struct sibyl_karg *a)
 {
 	return a->kind == SIBYL_KARG_VALUE && a->type->kind == SIBYL_KT_INT && !a->type->is_bool;
@@ -183,11 +191,11 @@ json_t *sibyl_argspecs_json(const struct sibyl_argspec *s, size_t n)
 	json_t *a = json_array();
 
 	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, json_pack("{s:s, s:s?, s:I, s:I, s:i, s:i}", "gen",
+		json_array_append_new(a, json_pack("{s:s, s:s?, s:I, s:I, s:i, s:i, s:i}", "gen",
 						   gens[s[i].gen], "text", s[i].text, "size_of",
 						   (json_int_t)s[i].size_of, "min",
 						   (json_int_t)s[i].min_count, "root", (int)s[i].root,
-						   "div", (int)s[i].div));
+						   "div", (int)s[i].div, "image", (int)s[i].image));
 	return a;
 }
 
@@ -208,6 +216,10 @@ struct sibyl_argspec *sibyl_argspecs_from_json(json_t *j, size_t n)
 		s[i].min_count = (uint64_t)json_integer_value(json_object_get(e, "min"));
 		s[i].root = (unsigned)json_integer_value(json_object_get(e, "root"));
 		s[i].div = (unsigned)json_integer_value(json_object_get(e, "div"));
+		json_int_t im = json_integer_value(json_object_get(e, "image"));
+
+		s[i].image = im == SIBYL_IMAGE_INT ? SIBYL_IMAGE_INT
+			   : im == SIBYL_IMAGE_UINT ? SIBYL_IMAGE_UINT : SIBYL_IMAGE_FLOAT;
 	}
 	return s;
 }

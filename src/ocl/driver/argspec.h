@@ -28,6 +28,17 @@ enum sibyl_gen {
 	SIBYL_GEN_INDEX,	/* a buffer of indices: integers in [0, the size as SIZE) */
 };
 
+/* An image's channel data type (CL_RGBA always), from the builtins
+ * that read or write it (arg_roles.h): CL_FLOAT unless integer ones. */
+enum sibyl_image_type {
+	SIBYL_IMAGE_FLOAT,	/* CL_FLOAT: pixels uniform in [0, 1) */
+	SIBYL_IMAGE_INT,	/* CL_SIGNED_INT32: in [-g, g] as int buffers */
+	SIBYL_IMAGE_UINT,	/* CL_UNSIGNED_INT32: in [0, g) as uint buffers */
+};
+
+/* "CL_RGBA, CL_FLOAT" and the like. */
+const char *sibyl_image_format_name(enum sibyl_image_type t);
+
 struct sibyl_argspec {
 	enum sibyl_gen gen;
 	char *text;		/* VALUE: the number as given; FILE: the path */
@@ -35,6 +46,7 @@ struct sibyl_argspec {
 	uint64_t min_count;	/* a buffer: at least this many elements; SIZE: at least this */
 	unsigned root;		/* SIZE: 2, 3: the square, cube root of the length; 0, 1: it */
 	unsigned div;		/* SIZE: that divided by div (0, 1: not divided) */
+	enum sibyl_image_type image;	/* an image argument: its channels */
 	char *why;		/* inferred from the IR (argspec_infer.c): the reason; sibyl only */
 	char *reach_why;	/* a buffer its accesses made longer (arg_extent.h): why; sibyl only */
 };

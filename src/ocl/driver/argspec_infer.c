@@ -117,6 +117,27 @@ static void indices(struct sibyl_argspec *s, const struct sibyl_arg_role *r, uns
 				 "buffers' length", quoted(r, name, sizeof(name)), root_name(d));
 }
 
+/* An image's channels from its builtins: integers when only integer
+ * ones of one signedness use it; a mix is undefined whichever is made,
+ * and keeps CL_FLOAT. */
+static void image_channels(struct sibyl_argspec *s, const struct sibyl_arg_role *r)
+{
+	unsigned f = r->flags & (SIBYL_ROLE_IMAGE_FLOAT | SIBYL_ROLE_IMAGE_INT |
+				 SIBYL_ROLE_IMAGE_UINT);
+	const char *by = f == SIBYL_ROLE_IMAGE_FLOAT ? "read_imagef/write_imagef"
+		       : f == SIBYL_ROLE_IMAGE_INT ? "read_imagei/write_imagei"
+		       : f == SIBYL_ROLE_IMAGE_UINT ? "read_imageui/write_imageui" : NULL;
+
+	if (!f)
+		return;
+	s->image = f == SIBYL_ROLE_IMAGE_INT ? SIBYL_IMAGE_INT
+		 : f == SIBYL_ROLE_IMAGE_UINT ? SIBYL_IMAGE_UINT : SIBYL_IMAGE_FLOAT;
+	free(s->why);
+	s->why = by ? sibyl_xasprintf("its builtins are %s", by)
+		    : sibyl_xstrdup("builtins of different channel types use it (undefined "
+				    "behaviour whatever the format)");
+}
+
 void sibyl_argspecs_infer(const struct sibyl_kernel *k, const struct sibyl_arg_role *r,
 			  struct sibyl_argspec *s)
 {
@@ -125,6 +146,8 @@ void sibyl_argspecs_infer(const struct sibyl_kernel *k, const struct sibyl_arg_r
 	for (size_t i = 0; i < k->nargs; i++) {
 		if (k->args[i].kind == SIBYL_KARG_BUFFER)
 			indices(&s[i], &r[i], d);
+		if (k->args[i].kind == SIBYL_KARG_IMAGE)
+			image_channels(&s[i], &r[i]);
 		if (!r[i].flags || k->args[i].kind != SIBYL_KARG_VALUE)
 			continue;
 		if (s[i].gen == SIBYL_GEN_VALUE && !s[i].why) {	/* the user's -a */
@@ -259,6 +282,9 @@ json_t *sibyl_argspecs_inferred_json(const struct sibyl_kernel *k, const struct 
 				json_integer((json_int_t)sibyl_size_value(length, &s[i])));
 		else if (s[i].gen == SIBYL_GEN_VALUE)
 			json_object_set_new(o, "value", json_integer(strtoll(s[i].text, NULL, 0)));
+		else if (k->args[i].kind == SIBYL_KARG_IMAGE)
+			json_object_set_new(o, "format",
+					    json_string(sibyl_image_format_name(s[i].image)));
 		json_array_append_new(a, o);
 	}
 	for (size_t i = 0; i < k->nargs; i++)

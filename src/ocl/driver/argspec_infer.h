@@ -7,7 +7,9 @@
  * t]`) gets 0; one that bounds a loop or the work-items (`i < n`), or
  * divides, gets the buffers' length, or the same root as the strides
  * when there are some.  A stride the user fixes (-a n=100) makes every
- * buffer at least 100^2 (100^3) long instead.
+ * buffer at least 100^2 (100^3) long instead.  An image read or written
+ * by integer builtins only (read_imagei, write_imageui...) gets integer
+ * channels of that signedness.
  */
 #ifndef SIBYL_OCL_ARGSPEC_INFER_H
 #define SIBYL_OCL_ARGSPEC_INFER_H
@@ -36,7 +38,7 @@ int sibyl_argspecs_reach(const struct sibyl_kernel *k, const void *bc, size_t si
 
 /* The inferred arguments, [{"name", "value", "why"}] ("below" instead
  * of "value" for a buffer of indices, "elements" for a buffer's length
- * its accesses need), their values for buffers `length` elements long. */
+ * its accesses need, "format" for an image its builtins decided), their values for buffers `length` elements long. */
 json_t *sibyl_argspecs_inferred_json(const struct sibyl_kernel *k, const struct sibyl_argspec *s,
 				     uint64_t length);
 

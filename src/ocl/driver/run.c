@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "ocl/driver/run.h"
 #include "ocl/driver/args.h"
+#include "ocl/driver/argspec.h"
 #include "ocl/driver/check.h"
 #include "ocl/driver/fenced.h"
 #include "ocl/driver/program.h"
@@ -131,8 +132,9 @@ static size_t fence_align(cl_device_id dev)
 	return bits / 8 > 128 ? bits / 8 : 128;
 }
 
-/* Whether the device takes images of CL_RGBA, CL_FLOAT (args.h). */
-static int image_format(struct dev_state *s, cl_mem_object_type type, const char *name)
+/* Whether the device takes images of format want (args.h). */
+static int image_format(struct dev_state *s, cl_mem_object_type type, const char *name,
+			const cl_image_format *want, const char *what)
 {
 	cl_bool images = CL_FALSE;
 	cl_image_format f[256];
@@ -142,10 +144,11 @@ static int image_format(struct dev_state *s, cl_mem_object_type type, const char
 	if (images)
 		clGetSupportedImageFormats(s->ctx, CL_MEM_READ_WRITE, type, 256, f, &n);
 	for (cl_uint i = 0; i < n && i < 256; i++)
-		if (f[i].image_channel_order == CL_RGBA && f[i].image_channel_data_type == CL_FLOAT)
+		if (f[i].image_channel_order == want->image_channel_order &&
+		    f[i].image_channel_data_type == want->image_channel_data_type)
 			return 0;
-	return sibyl_seterr(s->err, s->errlen, "kernel: argument '%s': the device has %s",
-			    name, images ? "no CL_RGBA, CL_FLOAT images" : "no images");
+	return sibyl_seterr(s->err, s->errlen, "kernel: argument '%s': the device has no %s%s",
+			    name, images ? what : "", images ? " images" : "images");
 }
 
 /* An image of the argument's type (its pixels are written per sample),
@@ -155,7 +158,9 @@ static int create_image(struct dev_state *s, const struct sibyl_karg *arg,
 {
 	static const cl_mem_object_type types[] = { CL_MEM_OBJECT_IMAGE1D, CL_MEM_OBJECT_IMAGE2D,
 						    CL_MEM_OBJECT_IMAGE3D };
-	cl_image_format f = { CL_RGBA, CL_FLOAT };
+	static const cl_channel_type channels[] = { CL_FLOAT, CL_SIGNED_INT32,
+						    CL_UNSIGNED_INT32 };	/* argspec.h */
+	cl_image_format f = { CL_RGBA, channels[b->image < 3 ? b->image : 0] };
 	cl_int e;
 
 	if (arg->kind == SIBYL_KARG_SAMPLER) {
@@ -168,7 +173,7 @@ static int create_image(struct dev_state *s, const struct sibyl_karg *arg,
 			    .image_width = b->extent[0], .image_height = b->extent[1],
 			    .image_depth = b->extent[2] };
 
-	if (image_format(s, d.image_type, arg->name) < 0)
+	if (image_format(s, d.image_type, arg->name, &f, sibyl_image_format_name(b->image)) < 0)
 		return -1;
 	*out = clCreateImage(s->ctx, CL_MEM_READ_WRITE, &f, &d, NULL, &e);
 	return cl_check(s, e, arg->name);
