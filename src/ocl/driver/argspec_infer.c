@@ -5,6 +5,7 @@
 #include "ocl/driver/args.h"
 #include "core/alloc.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -118,23 +119,28 @@ static void indices(struct sibyl_argspec *s, const struct sibyl_arg_role *r, uns
 }
 
 /* An image's channels from its builtins: integers when only integer
- * ones of one signedness use it; a mix is undefined whichever is made,
- * and keeps CL_FLOAT. */
+ * ones use it.  Both signednesses (a kernel choosing by an argument:
+ * `type == 1 ? read_imagei(...) : read_imageui(...)`) get unsigned
+ * channels, which the path taken most often reads defined; floats and
+ * integers together are undefined whichever is made, and keep CL_FLOAT. */
 static void image_channels(struct sibyl_argspec *s, const struct sibyl_arg_role *r)
 {
 	unsigned f = r->flags & (SIBYL_ROLE_IMAGE_FLOAT | SIBYL_ROLE_IMAGE_INT |
 				 SIBYL_ROLE_IMAGE_UINT);
+	bool ints = !(f & SIBYL_ROLE_IMAGE_FLOAT);
 	const char *by = f == SIBYL_ROLE_IMAGE_FLOAT ? "read_imagef/write_imagef"
 		       : f == SIBYL_ROLE_IMAGE_INT ? "read_imagei/write_imagei"
-		       : f == SIBYL_ROLE_IMAGE_UINT ? "read_imageui/write_imageui" : NULL;
+		       : f == SIBYL_ROLE_IMAGE_UINT ? "read_imageui/write_imageui"
+		       : ints ? "both read_imagei/write_imagei and read_imageui/write_imageui"
+		       : NULL;
 
 	if (!f)
 		return;
 	s->image = f == SIBYL_ROLE_IMAGE_INT ? SIBYL_IMAGE_INT
-		 : f == SIBYL_ROLE_IMAGE_UINT ? SIBYL_IMAGE_UINT : SIBYL_IMAGE_FLOAT;
+		 : ints ? SIBYL_IMAGE_UINT : SIBYL_IMAGE_FLOAT;
 	free(s->why);
 	s->why = by ? sibyl_xasprintf("its builtins are %s", by)
-		    : sibyl_xstrdup("builtins of different channel types use it (undefined "
+		    : sibyl_xstrdup("builtins of float and integer channels use it (undefined "
 				    "behaviour whatever the format)");
 }
 

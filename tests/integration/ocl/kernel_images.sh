@@ -45,6 +45,9 @@ expect_eq "unsigned pixels below g, not all equal" "True True" \
 "$SIBYL" kernel "$K" -k signs -g 8,4 --dump-args --json > "$WORK/i.json"
 expect_eq "write_imagei through a helper: format" "CL_RGBA, CL_SIGNED_INT32" \
 	"$(json "j['samples'][0]['args'][0]['image']['format']" "$WORK/i.json")"
+"$SIBYL" kernel "$K" -k either -g 8 -v 2> "$WORK/e.err" > /dev/null
+grep -q "'img' is CL_RGBA, CL_UNSIGNED_INT32: its builtins are both" "$WORK/e.err" ||
+	fail "read_imagei and read_imageui: not unsigned: $(cat "$WORK/e.err")"
 "$SIBYL" kernel "$K" -k copy2d -g 8,4 -v 2> "$WORK/f.err" > /dev/null
 grep -q "'img' is CL_RGBA, CL_FLOAT: its builtins are read_imagef" "$WORK/f.err" ||
 	fail "read_imagef: -v does not say CL_FLOAT: $(cat "$WORK/f.err")"

@@ -48,3 +48,12 @@ __kernel void signs(__write_only image2d_t img, __global const int *in)
 
 	put(img, (int2)(x, y), in[x + get_global_size(0) * y]);
 }
+
+/* Both signednesses, chosen by an argument: CL_UNSIGNED_INT32. */
+__kernel void either(__read_only image2d_t img, sampler_t s, int type, __global int *out)
+{
+	int x = get_global_id(0);
+
+	out[x] = type == 1 ? read_imagei(img, s, (int2)(x, 0)).x
+			   : (int)read_imageui(img, s, (int2)(x, 0)).x;
+}
