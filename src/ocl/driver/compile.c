@@ -103,21 +103,38 @@ static const char legacy_atomics[] =
 	"SIBYL_ALL(SIBYL_A1, inc) SIBYL_ALL(SIBYL_A1, dec) SIBYL_ALL(SIBYL_A3, cmpxchg)\n"
 	"#undef SIBYL_ALL\n#undef SIBYL_A1\n#undef SIBYL_A2\n#undef SIBYL_A3\n";
 
-/* The header above, in dir, when the file calls atom_* ("atomic_" does
- * not contain "atom_"): its path, else NULL. */
+/* OpenCL 1.0's fences, which opencl-c.h declares and PoCL's kernel
+ * library does not define on the SPIR path ("Cannot find symbol
+ * _Z9mem_fencej"; its source build runs them): LLVM fences of the same
+ * or stronger order.  Work-items of a group run in turn on a CPU
+ * device, so the order that matters is between threads. */
+static const char legacy_fences[] =
+	"#define SIBYL_F(name, order) void __attribute__((overloadable)) "
+	"name(cl_mem_fence_flags f) { (void)f; __atomic_thread_fence(order); }\n"
+	"SIBYL_F(mem_fence, __ATOMIC_SEQ_CST) SIBYL_F(read_mem_fence, __ATOMIC_ACQUIRE)\n"
+	"SIBYL_F(write_mem_fence, __ATOMIC_RELEASE)\n#undef SIBYL_F\n";
+
+/* The definitions above that the file needs ("atomic_" does not
+ * contain "atom_"), in a header in dir: its path, else NULL. */
 static char *legacy_header(const char *file, const char *dir)
 {
 	size_t len;
 	char why[128], *src = sibyl_read_file(file, SIBYL_KERNEL_FILE_MAX, &len, why, sizeof(why));
 	char *path = NULL;
+	struct sibyl_strbuf h = { 0 };
 
-	if (src && memmem(src, len, "atom_", 5)) {
-		path = sibyl_path_join(dir, "legacy_atomics.h");
-		if (sibyl_output_write(path, legacy_atomics, strlen(legacy_atomics), 0600) < 0) {
+	if (src && memmem(src, len, "atom_", 5))
+		sibyl_strbuf_puts(&h, legacy_atomics);
+	if (src && memmem(src, len, "mem_fence", 9))
+		sibyl_strbuf_puts(&h, legacy_fences);
+	if (h.len) {
+		path = sibyl_path_join(dir, "legacy_builtins.h");
+		if (sibyl_output_write(path, h.s, h.len, 0600) < 0) {
 			free(path);
 			path = NULL;
 		}
 	}
+	sibyl_strbuf_free(&h);
 	free(src);
 	return path;
 }
