@@ -40,7 +40,7 @@ void sibyl_first_runs_lost(struct sibyl_first_runs *f, uint64_t metric, size_t s
 	if (sample == SIZE_MAX)
 		return;
 	f->lost = sibyl_xreallocarray(f->lost, f->nlost + 1, sizeof(*f->lost));
-	f->lost[f->nlost++] = sample;
+	f->lost[f->nlost++] = (struct sibyl_lost_run){ sample, metric };
 }
 
 /* The median time of the samples at metric m but s[skip] and those
@@ -66,7 +66,7 @@ static void mark_lost(const struct sibyl_first_runs *f, const struct sibyl_point
 		      bool *out)
 {
 	for (size_t i = 0; i < f->nlost; i++) {
-		size_t k = f->lost[i];
+		size_t k = f->lost[i].sample;
 
 		for (size_t j = 0; k < n && j < n && !out[k]; j++)
 			out[k] = j != k && s[j].x == s[k].x;
@@ -82,6 +82,17 @@ static void drop_samples(const bool *out, struct sibyl_point *s, size_t *n)
 		if (!out[i])
 			s[k++] = s[i];
 	*n = k;
+}
+
+bool sibyl_first_runs_apart(const struct sibyl_first_runs *f, uint64_t metric)
+{
+	for (size_t k = 0; k < f->n; k++)
+		if (f->v[k].metric == metric)
+			return true;
+	for (size_t k = 0; k < f->nlost; k++)
+		if (f->lost[k].metric == metric)
+			return true;
+	return false;
 }
 
 size_t sibyl_first_runs_split(struct sibyl_first_runs *f, struct sibyl_point *s, size_t *n,

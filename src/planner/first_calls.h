@@ -40,7 +40,10 @@ struct sibyl_first_runs {
 	size_t n, cap;
 	uint64_t *met;		/* metrics the worker ran, in the order met */
 	size_t nmet, capmet;
-	size_t *lost;		/* samples that were first runs and lost the CPU */
+	struct sibyl_lost_run {
+		size_t sample;	/* a sample that was a first run and lost the CPU */
+		uint64_t metric;
+	} *lost;
 	size_t nlost;
 };
 
@@ -56,6 +59,9 @@ void sibyl_first_runs_note(struct sibyl_first_runs *f, uint64_t metric, double s
  * not a sample when its metric has others (sibyl_first_runs_split), as
  * a guided plan never makes its first run a sample. */
 void sibyl_first_runs_lost(struct sibyl_first_runs *f, uint64_t metric, size_t sample);
+/* Whether the worker's first run at `metric` went apart from its
+ * samples (a kept first call, or lost), after sibyl_first_runs_split. */
+bool sibyl_first_runs_apart(const struct sibyl_first_runs *f, uint64_t metric);
 /* Keep the first runs that are first calls (above), and take their
  * samples out of s[0..*n): those whose metric has other samples, when
  * the median of them exceeds the median of its metric's other samples

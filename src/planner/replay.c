@@ -309,17 +309,12 @@ static size_t run_at(const struct sibyl_point *s, size_t n, size_t i)
 }
 
 /* Whether the samples from s[i] on are a metric's of their own: more
- * than one a pass, or fewer since its first call went apart
- * (first_calls.h). */
+ * than one a pass, or fewer since its first run went apart, as a first
+ * call or lost (first_calls.h). */
 static bool own_point(const struct sibyl_point *s, size_t n, size_t i, size_t alone,
 		      const struct sibyl_first_runs *f)
 {
-	if (run_at(s, n, i) >= alone)
-		return true;
-	for (size_t k = 0; k < f->n; k++)
-		if ((double)f->v[k].metric == s[i].x)
-			return true;
-	return false;
+	return run_at(s, n, i) >= alone || sibyl_first_runs_apart(f, (uint64_t)s[i].x);
 }
 
 /* Sort the samples and group them into points (replay.h); how many.  A

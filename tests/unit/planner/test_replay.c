@@ -307,6 +307,49 @@ static void test_repeated_metrics_alone(void **state)
 	sibyl_call_mix_free(&mix);
 }
 
+/* The staircase, 1009's first run in the worker losing its CPU. */
+static int measure_staircase_lost(void *ctx, const uint64_t *metrics, size_t n, double *seconds,
+				  char *err, size_t errlen)
+{
+	bool *met = ctx;
+
+	measure_staircase(NULL, metrics, n, seconds, err, errlen);
+	for (size_t i = 0; i < n; i++)
+		if (metrics[i] == 1009 && !*met) {
+			seconds[i] = -seconds[i];
+			*met = true;
+		}
+	return 0;
+}
+
+/* A metric called twice keeps its point when its first run lost the CPU
+ * and left the samples: one short of two a pass, 1009 fell into 1100's
+ * group, whose point read 9.8 us against 1009's 14.1. */
+static void test_repeated_metric_lost_first_alone(void **state)
+{
+	(void)state;
+	uint64_t m[] = { 10, 1009, 1100, 1009, 1200, 2000 };
+	struct sibyl_call_mix mix = mix_of(m, 6);
+	struct sibyl_plan_params p;
+	struct sibyl_plan_result r;
+	bool met = false;
+
+	mix.v[1].calls = 2;	/* 10, 1009 (twice), 1100, 1200, 2000 */
+	memmove(&mix.v[2], &mix.v[3], 3 * sizeof(*mix.v));
+	mix.n = 5;
+	sibyl_plan_defaults(&p);
+	p.max_samples = 12;	/* two passes */
+	assert_int_equal(sibyl_plan_replay(&p, &mix, measure_staircase_lost, &met, NULL, NULL,
+					   &r), 0);
+	assert_true(met);
+	/* 10, 1009 alone, 1100 and 1200 (one call each) grouped, 2000. */
+	assert_int_equal(r.profile->npoints, 4);
+	assert_true(r.profile->points[1].x == 1009 && r.profile->points[2].x == 1150);
+	assert_float_equal(r.profile->points[1].y, 14e-6 * 1009 / 1000, 1e-12);
+	sibyl_plan_result_free(&r);
+	sibyl_call_mix_free(&mix);
+}
+
 /* A library that makes state per size on its first call there: each
  * metric's first run in the "worker" costs `first` times its warm time.
  * The worker's own first sample, before the replay, met the first
@@ -448,6 +491,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_all_fit_twice),
+		cmocka_unit_test(test_repeated_metric_lost_first_alone),
 		cmocka_unit_test(test_windows),
 		cmocka_unit_test(test_small_budgets),
 		cmocka_unit_test(test_traced_order),
