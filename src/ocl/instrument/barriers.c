@@ -18,7 +18,7 @@ static bool barrier_name(const char *name)
 	return !strncmp(name, "_Z7barrier", 10) || !strncmp(name, "_Z18work_group_barrier", 22);
 }
 
-static bool is_barrier(const struct ic_slot *s)
+bool ic_slot_is_barrier(const struct ic_slot *s)
 {
 	return s->kind == IC_PLAIN && !strncmp(s->name, "call ", 5) && barrier_name(s->name + 5);
 }
@@ -100,7 +100,7 @@ uint64_t *sibyl_instrumented_barriers(const struct sibyl_instrumented *in, const
 
 	for (size_t c = 0; c < l->ncounters; c++)
 		for (size_t k = 0; k < l->counter_hist[c].n; k++)
-			if (is_barrier(&l->slots[l->counter_hist[c].slot[k]]))
+			if (ic_slot_is_barrier(&l->slots[l->counter_hist[c].slot[k]]))
 				per_counter[c] += l->counter_hist[c].add[k];
 	*rows = size / row;
 	uint64_t *out = sibyl_xcalloc(*rows + 1, sizeof(*out)), v;

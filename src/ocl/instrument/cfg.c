@@ -106,3 +106,83 @@ void ocl_cfg_free(struct ocl_cfg *g)
 	free(g->pred_at);
 	*g = (struct ocl_cfg){ 0 };
 }
+
+/* Tarjan's strongly connected components, with an explicit stack of
+ * (block, next edge) frames so that kernels of thousands of blocks do
+ * not recurse as deep. */
+struct scc {
+	const struct ocl_cfg *g;
+	size_t *index, *low, *stack, *frame, *edge;
+	bool *on;
+	size_t next, sp, fp;
+};
+
+static void scc_enter(struct scc *s, size_t b)
+{
+	s->index[b] = s->low[b] = s->next++;
+	s->stack[s->sp++] = b;
+	s->on[b] = true;
+	s->frame[s->fp] = b;
+	s->edge[s->fp++] = s->g->succ_at[b];
+}
+
+/* Pop b's component if b is its root; a component of several blocks, or
+ * of one with an edge to itself, is a cycle. */
+static void scc_close(struct scc *s, size_t b, bool *cyclic)
+{
+	size_t n = 0, top;
+
+	if (s->low[b] != s->index[b])
+		return;
+	do {
+		top = s->stack[--s->sp];
+		s->on[top] = false;
+		n++;
+	} while (top != b);
+	for (size_t k = s->sp; k < s->sp + n; k++)
+		cyclic[s->stack[k]] = n > 1;
+	for (size_t e = s->g->succ_at[b]; e < s->g->succ_at[b + 1]; e++)
+		if (s->g->succ[e] == b)
+			cyclic[b] = true;
+}
+
+static void scc_walk(struct scc *s, size_t root, bool *cyclic)
+{
+	scc_enter(s, root);
+	while (s->fp) {
+		size_t b = s->frame[s->fp - 1];
+
+		if (s->edge[s->fp - 1] < s->g->succ_at[b + 1]) {
+			size_t y = s->g->succ[s->edge[s->fp - 1]++];
+
+			if (s->index[y] == SIZE_MAX)
+				scc_enter(s, y);
+			else if (s->on[y] && s->index[y] < s->low[b])
+				s->low[b] = s->index[y];
+			continue;
+		}
+		scc_close(s, b, cyclic);
+		if (--s->fp && s->low[b] < s->low[s->frame[s->fp - 1]])
+			s->low[s->frame[s->fp - 1]] = s->low[b];
+	}
+}
+
+void ocl_cfg_cyclic(const struct ocl_cfg *g, bool *cyclic)
+{
+	size_t n = g->n + 1;
+	struct scc s = { g, sibyl_xmalloc(n * sizeof(size_t)), sibyl_xmalloc(n * sizeof(size_t)),
+			 sibyl_xmalloc(n * sizeof(size_t)), sibyl_xmalloc(n * sizeof(size_t)),
+			 sibyl_xmalloc(n * sizeof(size_t)), sibyl_xcalloc(n, sizeof(bool)), 0, 0, 0 };
+
+	for (size_t b = 0; b < g->n; b++)
+		s.index[b] = SIZE_MAX;
+	for (size_t b = 0; b < g->n; b++)
+		if (s.index[b] == SIZE_MAX)
+			scc_walk(&s, b, cyclic);
+	free(s.index);
+	free(s.low);
+	free(s.stack);
+	free(s.frame);
+	free(s.edge);
+	free(s.on);
+}

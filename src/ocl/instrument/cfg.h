@@ -11,6 +11,7 @@
 #define SIBYL_OCL_CFG_H
 
 #include <llvm-c/Core.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 struct ocl_cfg_key;
@@ -32,6 +33,10 @@ void ocl_cfg_build(struct ocl_cfg *g, LLVMBasicBlockRef const *blocks, size_t n)
 /* The graph of function f's blocks. */
 void ocl_cfg_of_function(struct ocl_cfg *g, LLVMValueRef f);
 void ocl_cfg_free(struct ocl_cfg *g);
+
+/* cyclic[b] (n entries): whether block b lies on a cycle, i.e. can run
+ * more than once per call of its function. */
+void ocl_cfg_cyclic(const struct ocl_cfg *g, bool *cyclic);
 
 /* b's number, SIZE_MAX when b is not in the graph. */
 size_t ocl_cfg_index(const struct ocl_cfg *g, LLVMBasicBlockRef b);

@@ -329,6 +329,7 @@ void ic_blocks_free(struct ic_blocks *blocks)
 	free(blocks->hist);
 	free(blocks->counter);
 	free(blocks->head);
+	free(blocks->narrow);
 	*blocks = (struct ic_blocks){ 0 };
 }
 

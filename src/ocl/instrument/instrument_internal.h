@@ -118,6 +118,10 @@ struct ic_blocks {
 	size_t n;
 	size_t *counter;	/* ic_assign_counters: the block's counter */
 	bool *head;		/* it increments it (else its predecessor does) */
+	/* Per counter: its blocks lie on no cycle, so one call of their
+	 * function enters them at most once each and a 32-bit count per
+	 * call is exact. */
+	bool *narrow;
 };
 
 void ic_analyze(LLVMValueRef *fns, int nf, struct ic_layout *layout, struct ic_blocks *out);
@@ -202,6 +206,8 @@ void ic_strip_barriers(LLVMModuleRef mod);
 void ic_barrier_lines(const struct ic_blocks *blocks, struct ic_layout *layout);
 /* A barrier call's source line (0: not a barrier call, no debug info). */
 unsigned ic_barrier_call_line(LLVMValueRef i);
+/* Slot s counts calls of barrier() or work_group_barrier(). */
+bool ic_slot_is_barrier(const struct ic_slot *s);
 
 /* Turn per-slot sums into a listing (zero counts dropped, Oclgrind's
  * order). */

@@ -205,12 +205,13 @@ static void test_rewrite(void **state)
 	LLVMValueRef helper = LLVMGetNamedFunction(mod, "helper");
 	assert_int_equal(LLVMCountParams(helper), 2);	/* counters passed down */
 	assert_int_equal(LLVMGetTypeKind(LLVMTypeOf(LLVMGetParam(helper, 1))), LLVMPointerTypeKind);
-	/* one counter per block: k2's, then helper's entry, a and b */
-	assert_int_equal(sibyl_instrumented_buffer_size(&in, 64, 16), 4 * 8);
+	/* k2's counter, then helper's entry and one for a and b: both are a
+	 * lone `ret`, so their entries are counted together */
+	assert_int_equal(sibyl_instrumented_buffer_size(&in, 64, 16), 3 * 8);
 
-	/* each counter's entries times its block's instructions */
+	/* each counter's entries times its blocks' instructions */
 	struct sibyl_instcounts c;
-	uint64_t entries[4] = { 1, 2, 1, 1 };
+	uint64_t entries[3] = { 1, 2, 2 };
 	assert_int_equal(sibyl_instrumented_decode(&in, entries, sizeof(entries), &c, err,
 						   sizeof(err)), 0);
 	char *text = listing(&c);
@@ -247,9 +248,12 @@ static void test_rows(void **state)
 	assert_int_equal(sibyl_instrumented_buffer_size(&in, 3, 1), 3 * row);
 	/* rows * items wrapped to a small buffer: now "more than fits" */
 	assert_true(sibyl_instrumented_buffer_size(&in, SIZE_MAX / 8, 0) == SIZE_MAX);
+	/* k1's counter, helper's entry's, and the one its two `ret` blocks
+	 * share (test_rewrite) */
+	assert_int_equal(row, 3 * 8);
 	uint64_t *buf = calloc(3, row);
 	for (size_t i = 0; i < 3 * row / 8; i++)
-		buf[i] = 1;
+		buf[i] = i % 3 == 2 ? 2 : 1;
 	assert_int_equal(sibyl_instrumented_decode(&in, buf, 3 * row, &c, err, sizeof(err)), 0);
 	/* every block entered once in each of three rows: three times the
 	 * static counts, bytes included */
@@ -295,6 +299,77 @@ static void test_static(void **state)
 	free(bc);
 }
 
+/* A loop, two `if` bodies alike, two barrier blocks alike. */
+static const char ir_counters[] =
+	"target triple = \"spir64\"\n"
+	"declare spir_func void @_Z7barrierj(i32)\n"
+	"define spir_kernel void @k(i32 addrspace(1)* %o, i32 %n) {\n"
+	"entry:\n  br label %head\n"
+	"head:\n  %i = phi i32 [ 0, %entry ], [ %j, %body ]\n"
+	"  %c = icmp slt i32 %i, %n\n  br i1 %c, label %body, label %exit\n"
+	"body:\n  %j = add i32 %i, 1\n  br label %head\n"
+	"exit:\n  %d = icmp sgt i32 %n, 0\n  br i1 %d, label %t1, label %e1\n"
+	"t1:\n  store i32 1, i32 addrspace(1)* %o\n  br label %e1\n"
+	"e1:\n  br i1 %d, label %t2, label %e2\n"
+	"t2:\n  store i32 2, i32 addrspace(1)* %o\n  br label %e2\n"
+	"e2:\n  br i1 %d, label %b1, label %b2\n"
+	"b1:\n  call spir_func void @_Z7barrierj(i32 1)\n  br label %e3\n"
+	"b2:\n  call spir_func void @_Z7barrierj(i32 1)\n  br label %e3\n"
+	"e3:\n  ret void\n}\n";
+
+/* The block named `name` of the analysed blocks. */
+static size_t block_named(const struct ic_blocks *blocks, const char *name)
+{
+	for (size_t i = 0; i < blocks->n; i++)
+		if (!strcmp(LLVMGetBasicBlockName(blocks->block[i]), name))
+			return i;
+	fail_msg("no block %s", name);
+	return 0;
+}
+
+/* Blocks with equal histograms share a counter, except across a cycle's
+ * edge or at a barrier; counters of blocks on no cycle are narrow. */
+static void test_counters(void **state)
+{
+	(void)state;
+	struct ic_module m = { 0 };
+	LLVMMemoryBufferRef in = LLVMCreateMemoryBufferWithMemoryRangeCopy(
+		ir_counters, sizeof(ir_counters) - 1, "t");
+	char *msg = NULL;
+
+	m.ctx = LLVMContextCreate();
+	assert_int_equal(LLVMParseIRInContext(m.ctx, in, &m.mod, &msg), 0);
+	m.kernel = LLVMGetNamedFunction(m.mod, "k");
+	m.err = err, m.errlen = sizeof(err);
+	LLVMValueRef *fns;
+	struct ic_layout layout = { 0 };
+	struct ic_blocks b;
+	int nf = ic_reachable(&m, &fns);
+	assert_int_equal(nf, 1);
+	ic_analyze(fns, nf, &layout, &b);
+	ic_assign_counters(&b, &layout);
+	/* entry, e1 and e2 (a lone br), t1 and t2; head, body, exit, b1,
+	 * b2, e3 alone */
+	assert_int_equal(layout.ncounters, 8);
+	size_t entry = block_named(&b, "entry"), head = block_named(&b, "head");
+	assert_int_equal(b.counter[entry], b.counter[block_named(&b, "e1")]);
+	assert_int_equal(b.counter[entry], b.counter[block_named(&b, "e2")]);
+	assert_int_equal(b.counter[block_named(&b, "t1")], b.counter[block_named(&b, "t2")]);
+	assert_int_not_equal(b.counter[block_named(&b, "b1")], b.counter[block_named(&b, "b2")]);
+	assert_false(b.narrow[b.counter[head]]);
+	assert_false(b.narrow[b.counter[block_named(&b, "body")]]);
+	assert_true(b.narrow[b.counter[entry]]);
+	assert_true(b.narrow[b.counter[block_named(&b, "exit")]]);
+	/* the shared counter stands for one block's histogram: br once */
+	const struct ic_hist *h = &layout.counter_hist[b.counter[entry]];
+	assert_int_equal(h->n, 1);
+	assert_int_equal(h->add[0], 1);
+	free(fns);
+	ic_blocks_free(&b);
+	ic_layout_free(&layout);
+	ic_module_close(&m);
+}
+
 static void test_errors(void **state)
 {
 	(void)state;
@@ -317,7 +392,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_print_order), cmocka_unit_test(test_coarsen),
 		cmocka_unit_test(test_type_bytes), cmocka_unit_test(test_rewrite), cmocka_unit_test(test_rows),
-		cmocka_unit_test(test_static), cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_static), cmocka_unit_test(test_counters),
+		cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
