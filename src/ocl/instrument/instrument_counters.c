@@ -9,7 +9,10 @@
  * Blocks that always run together share a counter: a block whose only
  * predecessor ends in an unconditional branch to it runs exactly as
  * often as that predecessor (clang's -O0 code is full of such chains),
- * so only the head of a chain counts.
+ * so only the head of a chain counts.  So does the join of an if or an
+ * if-else whose arms are single blocks (clang's `if (c) x++;`): each
+ * run of the if's block takes one arm, or the direct edge, into it, so
+ * it runs as often as the if's block and counts on that block's counter.
  *
  * Chains of one function whose summed histograms are equal share a
  * counter too: the decoder adds entries times histogram, and the sum of
@@ -32,30 +35,57 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* pred[i]: block i's only predecessor if it has exactly one, SIZE_MAX
- * otherwise (none, several, or one that reaches it twice); cyclic[i]:
- * block i lies on a cycle. */
-static void graph_facts(const struct ic_blocks *blocks, size_t *pred, bool *cyclic)
+/* x lies on a side path of p into j: p is its only predecessor and j
+ * its only successor. */
+static bool side_block(const struct ocl_cfg *g, size_t x, size_t p, size_t j)
+{
+	return x != j && x != p && ocl_cfg_npred(g, x) == 1 && g->pred[g->pred_at[x]] == p &&
+	       ocl_cfg_nsucc(g, x) == 1 && g->succ[g->succ_at[x]] == j;
+}
+
+/* The block j runs exactly as often as (SIZE_MAX: none found): its only
+ * predecessor when that ends in an unconditional branch to it, or the
+ * block p of an if or if-else whose arms all meet at j: every edge out
+ * of p goes to j or to a side block, every edge into j comes from p or
+ * a side block, and each run of p takes exactly one of them. */
+static size_t same_count(const struct ocl_cfg *g, size_t j)
+{
+	size_t np = ocl_cfg_npred(g, j), x, p;
+
+	if (np == 0)
+		return SIZE_MAX;
+	x = g->pred[g->pred_at[j]];
+	if (np == 1 && x != j && ocl_cfg_nsucc(g, x) == 1)
+		return x;
+	p = ocl_cfg_npred(g, x) == 1 && ocl_cfg_nsucc(g, x) == 1 ? g->pred[g->pred_at[x]] : x;
+	if (p == j || ocl_cfg_nsucc(g, p) == 0)
+		return SIZE_MAX;
+	for (size_t e = g->pred_at[j]; e < g->pred_at[j + 1]; e++)
+		if (g->pred[e] != p && !side_block(g, g->pred[e], p, j))
+			return SIZE_MAX;
+	for (size_t e = g->succ_at[p]; e < g->succ_at[p + 1]; e++)
+		if (g->succ[e] != j && !side_block(g, g->succ[e], p, j))
+			return SIZE_MAX;
+	return p;
+}
+
+/* same[i]: same_count's block for block i; cyclic[i]: block i lies on
+ * a cycle. */
+static void graph_facts(const struct ic_blocks *blocks, size_t *same, bool *cyclic)
 {
 	struct ocl_cfg g;
 
 	ocl_cfg_build(&g, blocks->block, blocks->n);
 	for (size_t i = 0; i < blocks->n; i++)
-		pred[i] = ocl_cfg_npred(&g, i) == 1 ? g.pred[g.pred_at[i]] : SIZE_MAX;
+		same[i] = same_count(&g, i);
 	ocl_cfg_cyclic(&g, cyclic);
 	ocl_cfg_free(&g);
 }
 
-/* Block i runs exactly as often as its predecessor p. */
-static bool follows(const struct ic_blocks *blocks, const size_t *pred, size_t i)
+/* Block i counts on another block's counter. */
+static bool follows(const size_t *same, size_t i)
 {
-	size_t p = pred[i];
-
-	if (p == SIZE_MAX || p == i)
-		return false;
-	LLVMValueRef term = LLVMGetBasicBlockTerminator(blocks->block[p]);
-
-	return LLVMGetInstructionOpcode(term) == LLVMBr && LLVMGetNumSuccessors(term) == 1;
+	return same[i] != SIZE_MAX && same[i] != i;
 }
 
 /* The counter of block i, following chains to their head (memoised in
@@ -67,7 +97,7 @@ static size_t counter_of(const struct ic_blocks *blocks, const size_t *pred, siz
 
 	/* A cycle of single-predecessor blocks cannot be entered; the step
 	 * bound only keeps a malformed CFG from looping here. */
-	while (counter[head] == SIZE_MAX && follows(blocks, pred, head) && steps++ < blocks->n)
+	while (counter[head] == SIZE_MAX && follows(pred, head) && steps++ < blocks->n)
 		head = pred[head];
 	if (counter[head] == SIZE_MAX)
 		counter[head] = (*next)++;
@@ -219,7 +249,7 @@ void ic_assign_counters(struct ic_blocks *blocks, struct ic_layout *layout)
 	layout->ncounters = next;
 	layout->counter_hist = sibyl_xcalloc(next ? next : 1, sizeof(*layout->counter_hist));
 	for (size_t i = 0; i < blocks->n; i++) {
-		head[i] = !follows(blocks, pred, i);
+		head[i] = !follows(pred, i);
 		for (size_t k = 0; k < blocks->hist[i].n; k++)
 			ic_hist_add(&layout->counter_hist[counter[i]], blocks->hist[i].slot[k],
 				    blocks->hist[i].add[k]);
