@@ -4,6 +4,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 void sibyl_profile_free(struct sibyl_profile *p)
 {
@@ -110,6 +111,14 @@ double sibyl_profile_first_call_excess(const struct sibyl_profile *p)
 	if (!json_is_number(first) || !json_is_number(warm))
 		return -1;
 	return fmax(0, json_number_value(first) - json_number_value(warm));
+}
+
+bool sibyl_profile_first_calls_in_points_base(const struct sibyl_profile *p)
+{
+	json_t *o = p->stats ? json_object_get(p->stats, "one_time") : NULL;
+	json_t *base = json_object_get(json_object_get(o, "first_calls"), "base");
+
+	return json_is_string(base) && !strcmp(json_string_value(base), "points");
 }
 
 double sibyl_profile_first_call_at(const struct sibyl_profile *p, double x)

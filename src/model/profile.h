@@ -94,6 +94,12 @@ double sibyl_profile_first_call_excess(const struct sibyl_profile *p);
  * best): line + excess is line x ratio, never below zero.  Signed, as
  * measured: one run each.  NAN when the profile records none at x. */
 double sibyl_profile_first_call_at(const struct sibyl_profile *p, double x);
+/* Whether that excess is in the points' time base (first_calls.base),
+ * so that a prediction scales it by the typical factor as it scales the
+ * points.  Profiles written before 2026-11-28 stored a guided plan's
+ * first calls beside the profile's time, so their excess already held
+ * the machine's typical slowdown: false. */
+bool sibyl_profile_first_calls_in_points_base(const struct sibyl_profile *p);
 
 /* Index of the piece holding x, or -1. */
 long sibyl_profile_piece_at(const struct sibyl_profile *p, double x);

@@ -148,7 +148,9 @@ struct json_t *sibyl_first_runs_json(const struct sibyl_first_runs *f, const cha
 		json_array_append_new(metrics, json_pack("[Iff]", (json_int_t)v[i].metric,
 							 v[i].seconds, v[i].warm));
 	free(v);
-	return json_pack("{ssso}", "measured", measured, "metrics", metrics);
+	/* base: the excess is in the points' time base (profile.h), which
+	 * files written before it was had not. */
+	return json_pack("{ssssso}", "measured", measured, "base", "points", "metrics", metrics);
 }
 
 struct json_t *sibyl_first_runs_guided(const uint64_t *metrics, const double *seconds, size_t n,

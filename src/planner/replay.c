@@ -29,8 +29,8 @@
  * not one run's luck. */
 #define GROUP 4
 /* Passes over the calls when the budget holds them that often.  A metric
- * the program calls once is then timed four times besides its first
- * run, and its point is their trimmed mean: with two passes it was the
+ * the program calls once is then timed five times (four once its first
+ * run goes apart as a first call), and its point is their trimmed mean: with two passes it was the
  * second pass's one run, and one descheduled run made the demo's 208^2
  * product read 2.86 ms, six times its neighbours' line. */
 #define MAX_PASSES 5

@@ -124,8 +124,10 @@ static void charge_first(struct touch_curve *tc, struct predict_call *c, double 
 {
 	if (met_before(tc, c->work) || first)
 		return;
+	bool scaled = c->typical > 0 && sibyl_profile_first_calls_in_points_base(tc->profile);
+
 	c->first_at = true;
-	c->first_at_s = excess * (c->typical > 0 ? c->typical : 1);
+	c->first_at_s = excess * (scaled ? c->typical : 1);
 	c->faults = 0;
 	c->fault_s = 0;
 }

@@ -28,14 +28,19 @@ base = {"format": "sibyl-profile", "version": 1, "min_version": 1, "name": "what
         "points": [[1, 1e-6], [100, 1e-6]]}
 first = dict(base, stats={
     "typical": {"factor": 1.5, "samples": [[1, 1e-6, 1.5e-6], [50, 1e-6, 1.5e-6], [100, 1e-6, 1.5e-6]]},
-    "one_time": {"first_calls": {"measured": "by hand",
+    "one_time": {"first_calls": {"measured": "by hand", "base": "points",
                  "metrics": [[m, 1.5e-6 if m == 3 else 4.5e-6, 1.5e-6] for m in range(1, 7)]}}})
+# Written before first_calls had a base: its excess is charged as stored.
+old = json.loads(json.dumps(first))
+del old['stats']['one_time']['first_calls']['base']
+json.dump(old, open(sys.argv[1] + '/old.json', 'w'))
 touch = dict(base, stats={"one_time": {"first_call_metric": 1, "first_touch": [[1, 0], [6, 50]]}})
 json.dump(first, open(sys.argv[1] + '/first.json', 'w'))
 json.dump(touch, open(sys.argv[1] + '/touch.json', 'w'))
 PY
 "$SIBYL" predict "$WORK/tr" --model "testlib_work=$WORK/first.json" --json >"$WORK/first.out"
 "$SIBYL" predict "$WORK/tr" --model "testlib_work=$WORK/touch.json" --json >"$WORK/touch.out"
+"$SIBYL" predict "$WORK/tr" --model "testlib_work=$WORK/old.json" --json >"$WORK/old.out"
 /usr/bin/python3 - "$WORK/tr.csv" "$WORK/first.out" "$WORK/touch.out" "$WORK/tr/meta.json" <<'PY' ||
 import csv, json, math, sys
 rows = sorted(csv.DictReader(open(sys.argv[1])), key=lambda r: int(r['start_ns']))
@@ -54,6 +59,8 @@ assert k['first_at_calls'] == len(charged) == 8, (k['first_at_calls'], len(charg
 # 1 us x (3 - 1) at the profile's base, x 1.5 at the speed programs meet.
 want = sum(0 if r['work'] == '3' else 2e-6 * 1.5 for r in charged)
 assert abs(k['first_at_s'] - want) < 1e-12, (k['first_at_s'], want)
+k_old = json.load(open(sys.argv[2].replace('first.out', 'old.out')))['kernels'][0]
+assert abs(k_old['first_at_s'] - want / 1.5) < 1e-12, ('old file scaled', k_old['first_at_s'])
 # A charged call's faults are in its measured first run: not kept.
 kept = sum(int(r['page_faults']) for r in rows if r not in charged)
 assert k['page_faults'] == kept, (k['page_faults'], kept)

@@ -484,6 +484,13 @@ static void test_guided_first_calls_same_base(void **state)
 	prof.stats = json_pack("{s{so}}", "one_time", "first_calls", j);
 	assert_float_equal(sibyl_profile_first_call_at(&prof, 300), 600e-9, 1e-15);
 	assert_float_equal(sibyl_profile_first_call_at(&prof, 200), 400e-9, 1e-15);
+	assert_true(sibyl_profile_first_calls_in_points_base(&prof));
+	json_decref(prof.stats);
+	/* A file from before the base was written: its excess is not scaled
+	 * again by predict's typical factor. */
+	prof.stats = json_pack("{s{s{s[[ifd]]}}}", "one_time", "first_calls", "metrics", 300,
+			       3 * 360e-9, 300e-9);
+	assert_false(sibyl_profile_first_calls_in_points_base(&prof));
 	json_decref(prof.stats);
 }
 
