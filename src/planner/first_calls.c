@@ -9,17 +9,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+bool sibyl_metrics_met_add(struct sibyl_metrics_met *m, uint64_t metric)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (m->v[i] == metric)
+			return true;
+	if (m->n == m->cap) {
+		m->cap = m->cap ? 2 * m->cap : 64;
+		m->v = sibyl_xreallocarray(m->v, m->cap, sizeof(*m->v));
+	}
+	m->v[m->n++] = metric;
+	return false;
+}
+
 bool sibyl_first_runs_met(struct sibyl_first_runs *f, uint64_t metric)
 {
-	for (size_t i = 0; i < f->nmet; i++)
-		if (f->met[i] == metric)
-			return true;
-	if (f->nmet == f->capmet) {
-		f->capmet = f->capmet ? 2 * f->capmet : 64;
-		f->met = sibyl_xreallocarray(f->met, f->capmet, sizeof(*f->met));
-	}
-	f->met[f->nmet++] = metric;
-	return false;
+	return sibyl_metrics_met_add(&f->met, metric);
 }
 
 void sibyl_first_runs_note(struct sibyl_first_runs *f, uint64_t metric, double seconds,
@@ -178,7 +183,7 @@ struct json_t *sibyl_first_runs_guided(const uint64_t *metrics, const double *se
 void sibyl_first_runs_free(struct sibyl_first_runs *f)
 {
 	free(f->v);
-	free(f->met);
+	free(f->met.v);
 	free(f->lost);
 	memset(f, 0, sizeof(*f));
 }

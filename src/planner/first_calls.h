@@ -28,6 +28,15 @@
 
 struct json_t;
 
+/* Work metrics in the order a worker met them. */
+struct sibyl_metrics_met {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+/* Whether `metric` was met before; it has now. */
+bool sibyl_metrics_met_add(struct sibyl_metrics_met *m, uint64_t metric);
+
 struct sibyl_first_run {
 	uint64_t metric;
 	double seconds;
@@ -38,8 +47,7 @@ struct sibyl_first_run {
 struct sibyl_first_runs {
 	struct sibyl_first_run *v;
 	size_t n, cap;
-	uint64_t *met;		/* metrics the worker ran, in the order met */
-	size_t nmet, capmet;
+	struct sibyl_metrics_met met;	/* metrics the worker ran */
 	struct sibyl_lost_run {
 		size_t sample;	/* a sample that was a first run and lost the CPU */
 		uint64_t metric;

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "planner/sampler.h"
+#include "planner/first_calls.h"
 #include "planner/worker_protocol.h"
 #include "planner/loader.h"
 #include "planner/planner.h"
@@ -39,8 +40,7 @@ struct sampler {
 	bool count_faults;         /* sample(): count the run's page faults */
 	unsigned threads;          /* the adapter's, as configured */
 	struct sibyl_worker_progress *progress;   /* NULL: the planner watches none */
-	uint64_t *met;             /* with sp->first_calls: the metrics sampled */
-	size_t nmet;
+	struct sibyl_metrics_met met;   /* with sp->first_calls: the metrics sampled */
 };
 
 /* How far a run's reported time may exceed the wall time around it. */
@@ -451,17 +451,6 @@ static void measure_watched(struct sampler *w, const struct sibyl_sample_request
 	r->cpu_ticks = total1 - total0;
 }
 
-/* Whether the worker ran metric before; it has now. */
-static bool met_before(struct sampler *w, uint64_t metric)
-{
-	for (size_t i = 0; i < w->nmet; i++)
-		if (w->met[i] == metric)
-			return true;
-	w->met = sibyl_xreallocarray(w->met, w->nmet + 1, sizeof(*w->met));
-	w->met[w->nmet++] = metric;
-	return false;
-}
-
 /* A replay's calls back to back (worker_protocol.h): one run each, as
  * sample() runs it, nothing but their setups and teardowns between them. */
 static int serve_sequence(struct sampler *w, const uint64_t *metrics, size_t n, int out)
@@ -479,7 +468,7 @@ static int serve_sequence(struct sampler *w, const uint64_t *metrics, size_t n, 
 		rq.metric = metrics[i];
 		/* A metric's first call cannot be taken again: did it lose
 		 * the CPU?  (asked around it alone) */
-		bool fresh = !met_before(w, rq.metric);
+		bool fresh = !sibyl_metrics_met_add(&w->met, rq.metric);
 		uint64_t switches = fresh ? involuntary_switches() : 0;
 
 		sample(w, &rq, &r);
@@ -499,7 +488,7 @@ static int serve_sequence(struct sampler *w, const uint64_t *metrics, size_t n, 
  * each metric's first, a program's first call there (first_calls.h). */
 static bool fresh_metric(struct sampler *w, const struct sibyl_sample_request *rq, bool first)
 {
-	return w->sp->first_calls ? !met_before(w, rq->metric) : first;
+	return w->sp->first_calls ? !sibyl_metrics_met_add(&w->met, rq->metric) : first;
 }
 
 /* Before a metric's first run (not the worker's first), one run at the
@@ -510,9 +499,9 @@ static void lead_in(struct sampler *w, const struct sibyl_sample_request *rq)
 	struct sibyl_sample_request last = { .metric = 0 };
 	struct sibyl_sample_reply r = { 0 };
 
-	if (rq->nparams || w->nmet < 2)
+	if (rq->nparams || w->met.n < 2)
 		return;
-	last.metric = w->met[w->nmet - 2];
+	last.metric = w->met.v[w->met.n - 2];
 	sample(w, &last, &r);
 }
 
@@ -594,6 +583,6 @@ int sibyl_sampler_serve(int requests, int replies, int progress)
 	sibyl_msg_reader_free(&in);
 	sibyl_worker_progress_unmap(w.progress);
 	free(w.times);
-	free(w.met);
+	free(w.met.v);
 	return status;
 }
