@@ -4,6 +4,14 @@
  * and cycles/instructions where the machine has hardware counters), read
  * with one read() before and after the call.
  *
+ * The group is opened disabled and enabled whole once every member is in
+ * it: a member added to a group that already counts stays idle until the
+ * thread is next scheduled in (Linux 6.18 here: a call's page faults read
+ * 0 until the thread's first context switch).  The events count kernel
+ * work done for the call too (the page fault's handling, the switch of a
+ * context switch, which happens in the kernel and reads 0 otherwise)
+ * where perf_event_paranoid allows it; else user space only.
+ *
  * The program owns the descriptor table: it may close our descriptors
  * and reuse the numbers.  So the events live at high descriptor numbers,
  * and before each read we ask the kernel for the leader's event id, which
@@ -59,6 +67,9 @@ static const struct {
 	[SIBYL_CNT_INSTRUCTIONS] = { PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
 };
 
+/* 1 once the kernel refused an event that counts kernel work. */
+static int user_only;
+
 static int open_event(int which, int group)
 {
 	struct perf_event_attr a;
@@ -67,11 +78,17 @@ static int open_event(int which, int group)
 	a.size = sizeof(a);
 	a.type = events[which].type;
 	a.config = events[which].config;
-	a.exclude_kernel = 1;
+	a.disabled = group < 0;
+	a.exclude_kernel = (unsigned)__atomic_load_n(&user_only, __ATOMIC_RELAXED);
 	a.exclude_hv = 1;
 	a.read_format = PERF_FORMAT_GROUP;
 	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
 
+	if (fd < 0 && !a.exclude_kernel && (errno == EACCES || errno == EPERM)) {
+		__atomic_store_n(&user_only, 1, __ATOMIC_RELAXED);
+		a.exclude_kernel = 1;
+		fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
+	}
 	if (fd < 0)
 		return -1;
 	int high = fcntl(fd, F_DUPFD_CLOEXEC, 900);
@@ -99,7 +116,8 @@ static void open_group(struct rt_counters *c)
 		c->slot[c->nr++] = e;
 		c->mask |= (uint16_t)(1u << e);
 	}
-	if (ioctl(c->fd[0], PERF_EVENT_IOC_ID, &c->leader_id) != 0) {
+	if (ioctl(c->fd[0], PERF_EVENT_IOC_ID, &c->leader_id) != 0 ||
+	    ioctl(c->fd[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) != 0) {
 		rt_counters_forget();
 		c->state = 2;
 		return;

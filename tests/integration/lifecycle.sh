@@ -57,4 +57,15 @@ expect_eq "counters: calls with task-clock and page-faults, no context switches"
 import csv,sys
 r=list(csv.DictReader(open(sys.argv[1])))
 print(sum(1 for x in r if x["task_clock_ns"]), sum(1 for x in r if x["page_faults"]), sum(1 for x in r if x["context_switches"]))' "$WORK/cnt.csv")"
+# A call that sleeps is switched out once: the switch happens in the
+# kernel, which the events count (src/rt/counters.c).
+"$SIBYL" wrap libc.so.6 --header time.h --functions clock_nanosleep,nanosleep \
+	--gen time,trace,counters:events=context-switches -o "$WORK/libwrap-sleep.so" 2>/dev/null
+"$SIBYL" trace -o "$WORK/sleep.trace" --wrap "$WORK/libwrap-sleep.so" -- sleep 0.01
+"$SIBYL" export "$WORK/sleep.trace" --format csv -o "$WORK/sleep.csv"
+expect_eq "counters: a sleeping call's context switch" "1" \
+	"$(/usr/bin/python3 -c '
+import csv,sys
+r=[x for x in csv.DictReader(open(sys.argv[1])) if x["context_switches"]]
+print(min((int(x["context_switches"]) for x in r), default=0))' "$WORK/sleep.csv")"
 echo "all lifecycle checks passed"

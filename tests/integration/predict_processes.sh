@@ -6,16 +6,18 @@
 . "$(dirname "$0")/lib.sh"
 
 cat >"$WORK/work.defs" <<'EOF'
-libsibyltest*::testlib_work::prefix {
-	work = x + 1;
+libsibyltest*::testlib_touch::prefix {
+	work = page + 1;
 }
-libsibyltest*::testlib_work::metric { argument plus one }
+libsibyltest*::testlib_touch::metric { argument plus one }
 EOF
 "$SIBYL" wrap "$TARGETS_LIB/libsibyltest.so" --header "$SIBYL_SOURCE/tests/integration/targets/testlib.h" \
-	--functions testlib_work --gen time,trace,worksize.manual,counters:events=page-faults \
+	--functions testlib_touch --gen time,trace,worksize.manual,counters:events=page-faults \
 	--defs "$WORK/work.defs" -o "$WORK/w.so" 2>"$WORK/wrap.err" || { cat "$WORK/wrap.err"; fail "sibyl wrap"; }
-# The parent calls at work 1..3, its child at 1..6, the parent 1..3 again.
-"$SIBYL" trace -o "$WORK/tr" --wrap "$WORK/w.so" -- "$TARGETS_BIN/lifecycle" fork 3 >/dev/null
+# The parent calls at work 1..3, its child at 1..6, the parent 1..3 again;
+# each call writes a page of its own, which faults the first time in a
+# process (the child's first writes copy the parent's pages).
+"$SIBYL" trace -o "$WORK/tr" --wrap "$WORK/w.so" -- "$TARGETS_BIN/lifecycle" fork-touch 3 >/dev/null
 "$SIBYL" export "$WORK/tr" --format csv -o "$WORK/tr.csv"
 
 # A what-if profile at 1 us a call, met 1.5 times slower by programs
@@ -38,9 +40,9 @@ touch = dict(base, stats={"one_time": {"first_call_metric": 1, "first_touch": [[
 json.dump(first, open(sys.argv[1] + '/first.json', 'w'))
 json.dump(touch, open(sys.argv[1] + '/touch.json', 'w'))
 PY
-"$SIBYL" predict "$WORK/tr" --model "testlib_work=$WORK/first.json" --json >"$WORK/first.out"
-"$SIBYL" predict "$WORK/tr" --model "testlib_work=$WORK/touch.json" --json >"$WORK/touch.out"
-"$SIBYL" predict "$WORK/tr" --model "testlib_work=$WORK/old.json" --json >"$WORK/old.out"
+"$SIBYL" predict "$WORK/tr" --model "testlib_touch=$WORK/first.json" --json >"$WORK/first.out"
+"$SIBYL" predict "$WORK/tr" --model "testlib_touch=$WORK/touch.json" --json >"$WORK/touch.out"
+"$SIBYL" predict "$WORK/tr" --model "testlib_touch=$WORK/old.json" --json >"$WORK/old.out"
 /usr/bin/python3 - "$WORK/tr.csv" "$WORK/first.out" "$WORK/touch.out" "$WORK/tr/meta.json" <<'PY' ||
 import csv, json, math, sys
 rows = sorted(csv.DictReader(open(sys.argv[1])), key=lambda r: int(r['start_ns']))
@@ -61,8 +63,11 @@ want = sum(0 if r['work'] == '3' else 2e-6 * 1.5 for r in charged)
 assert abs(k['first_at_s'] - want) < 1e-12, (k['first_at_s'], want)
 k_old = json.load(open(sys.argv[2].replace('first.out', 'old.out')))['kernels'][0]
 assert abs(k_old['first_at_s'] - want / 1.5) < 1e-12, ('old file scaled', k_old['first_at_s'])
-# A charged call's faults are in its measured first run: not kept.
+# A charged call's faults are in its measured first run: not kept.  The
+# trace's first call is not charged, and its first touch is kept.
 kept = sum(int(r['page_faults']) for r in rows if r not in charged)
+assert int(rows[0]['page_faults']) > 0 and kept < sum(int(r['page_faults']) for r in rows), \
+    ('the calls did not fault as written', [r['page_faults'] for r in rows])
 assert k['page_faults'] == kept, (k['page_faults'], kept)
 assert abs(k['page_fault_s'] - kept * meta['page_fault_ns'] * 1e-9) < 1e-15, k
 # The ladder per process: the parent's calls grow to 3, the child's to 6.

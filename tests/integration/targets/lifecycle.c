@@ -17,12 +17,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* What calls() calls: testlib_touch in mode fork-touch. */
+static int (*work)(int) = testlib_work;
+
 static long calls(int n)
 {
 	long s = 0;
 
 	for (int i = 0; i < n; i++)
-		s += testlib_work(i);
+		s += work(i);
 	return s;
 }
 
@@ -207,6 +210,10 @@ int main(int argc, char **argv)
 		return run_nofd(k, n);
 	if (!strcmp(mode, "fork"))
 		return run_fork(n);
+	if (!strcmp(mode, "fork-touch")) {
+		work = testlib_touch;
+		return run_fork(n);
+	}
 	if (!strcmp(mode, "exec")) {
 		calls(n);
 		printf("before exec\n");

@@ -7,6 +7,17 @@ __attribute__((noinline)) int testlib_work(int x)
 	return x + 1;
 }
 
+/* Page `page` of a buffer of this process is written: its first write
+ * in a process faults (after a fork, the copy on write does). */
+int testlib_touch(int page)
+{
+	static char pages[64][4096] __attribute__((aligned(4096)));
+	volatile char *p = pages[(unsigned)page % 64];
+
+	*p += 1;
+	return page + 1;
+}
+
 long testlib_recurse(int depth)
 {
 	/* Through the GOT, so an interposed wrapper sees every level (a

@@ -7,6 +7,8 @@
 typedef int (*testlib_visit_fn)(int value, void *arg);
 
 int testlib_work(int x);
+/* Writes page `page` (mod 64) of a static buffer: faults on first touch. */
+int testlib_touch(int page);
 /* Calls itself through the dynamic symbol, so each level is intercepted. */
 long testlib_recurse(int depth);
 /* Returns -1 with errno set to `err`. */
