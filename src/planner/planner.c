@@ -29,7 +29,9 @@
  * samples there average it away).  It is left out and its work metric
  * measured again (so the work metrics drawn stay those of the seed), but
  * never more than this many times in a row: on a machine that stays
- * slow, planning goes on with the samples it gets. */
+ * slow, planning goes on with the fastest of the measurements it took
+ * there (each is the fastest of its rounds, timed as they came: more
+ * rounds of the same estimate, since interference only adds time). */
 #define UNGUARDED_SKIPS 3
 
 void sibyl_plan_defaults(struct sibyl_plan_params *p)
@@ -99,6 +101,7 @@ struct planner {
 	size_t without_chain;      /* samples taken while no chain existed */
 	size_t skipped, skipped_in_row;  /* unguarded samples left out */
 	uint64_t last;             /* the work metric of the last one left out */
+	double last_fastest;       /* the fastest time measured there in a row */
 	bool have_chain;
 	size_t crow, ccol;         /* the best chain's last cell */
 	double verify;             /* a work metric to measure again (diagnose.h), or -1 */
@@ -325,11 +328,14 @@ int sibyl_plan_run(const struct sibyl_plan_params *p, sibyl_measure_fn measure,
 			break;
 		}
 		if (rc == SIBYL_MEASURE_UNGUARDED && pl.skipped_in_row < UNGUARDED_SKIPS) {
+			if (!pl.skipped_in_row++ || y < pl.last_fastest)
+				pl.last_fastest = y;
 			pl.skipped++;
-			pl.skipped_in_row++;
 			pl.last = x;
 			continue;
 		}
+		if (rc == SIBYL_MEASURE_UNGUARDED)
+			y = fmin(y, pl.last_fastest);
 		pl.skipped_in_row = 0;
 		pl.preempted += rc == SIBYL_MEASURE_PREEMPTED;
 		if (record(&pl, x, y)) {

@@ -54,16 +54,18 @@ static double reference_time(void)
 	return fmin(reference_once(), fmin(reference_once(), reference_once()));
 }
 
-static double reference(struct sibyl_speed_guard *g)
+bool sibyl_speed_guard_note(struct sibyl_speed_guard *g, double t)
 {
-	double t = reference_time();
-
 	if (!(g->best > 0) || t < g->best)
 		g->best = t;
 	if (!(g->since_calm > 0) || t < g->since_calm)
 		g->since_calm = t;
 	g->last = t;
-	return t;
+	if (t > g->best * g->tolerance)
+		return false;
+	g->since_calm = 0;
+	g->give_ups = 0;
+	return true;
 }
 
 void sibyl_speed_guard_calibrate(struct sibyl_speed_guard *g, double seconds)
@@ -75,7 +77,7 @@ void sibyl_speed_guard_calibrate(struct sibyl_speed_guard *g, double seconds)
 	if (!(g->tolerance > 1))
 		g->tolerance = 1 + SIBYL_GUARD_TOLERANCE;
 	do
-		reference(g);
+		sibyl_speed_guard_note(g, reference_time());
 	while (sibyl_seconds() < end);
 	g->since_calm = 0;   /* calibration is not a give-up's evidence */
 	g->give_ups = 0;
@@ -83,11 +85,7 @@ void sibyl_speed_guard_calibrate(struct sibyl_speed_guard *g, double seconds)
 
 bool sibyl_speed_guard_calm(struct sibyl_speed_guard *g)
 {
-	if (reference(g) > g->best * g->tolerance)
-		return false;
-	g->since_calm = 0;
-	g->give_ups = 0;
-	return true;
+	return sibyl_speed_guard_note(g, reference_time());
 }
 
 void sibyl_speed_guard_give_up(struct sibyl_speed_guard *g)
@@ -108,6 +106,30 @@ bool sibyl_speed_guard_wait(struct sibyl_speed_guard *g, double deadline)
 		if (sibyl_seconds() >= deadline)
 			return false;
 	}
+}
+
+void sibyl_guard_budget_open(struct sibyl_guard_budget *b, double wait)
+{
+	memset(b, 0, sizeof(*b));
+	b->wait = wait;
+	b->balance = SIBYL_GUARD_BUDGET_START * wait;
+}
+
+double sibyl_guard_budget_take(struct sibyl_guard_budget *b)
+{
+	if (b->balance >= b->wait)
+		return b->wait;
+	b->short_samples++;
+	return fmax(0, b->balance);
+}
+
+void sibyl_guard_budget_settle(struct sibyl_guard_budget *b, double spent, double kept)
+{
+	spent = fmax(0, spent);
+	b->spent += spent;
+	b->balance += SIBYL_GUARD_BUDGET_PER_SAMPLE * b->wait +
+		      SIBYL_GUARD_BUDGET_SHARE * fmax(0, kept) - spent;
+	b->balance = fmin(fmax(b->balance, 0), SIBYL_GUARD_BUDGET_CAP * b->wait);
 }
 
 /* What the timer's handler shares with the worker's thread it

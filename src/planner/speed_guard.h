@@ -66,6 +66,9 @@ void sibyl_speed_guard_calibrate(struct sibyl_speed_guard *g, double seconds);
  * interrupt does not count as a slow phase); true when it ran within the
  * tolerance of its best.  A faster reference lowers the best. */
 bool sibyl_speed_guard_calm(struct sibyl_speed_guard *g);
+/* The calm test on a reference time `t` already measured (the above
+ * without the timing: what a scripted test feeds). */
+bool sibyl_speed_guard_note(struct sibyl_speed_guard *g, double t);
 /* Time the reference until it is calm or the clock passes deadline
  * (sibyl_seconds() seconds); true when calm. */
 bool sibyl_speed_guard_wait(struct sibyl_speed_guard *g, double deadline);
@@ -83,5 +86,46 @@ void sibyl_speed_guard_inside_start(const struct sibyl_speed_guard *g);
  * references timed since the start ran slow (their counts in
  * g->inside_timed and g->inside_slow). */
 bool sibyl_speed_guard_inside_stop(struct sibyl_speed_guard *g);
+
+/*
+ * The guard's budget over a whole plan.  Each sample may spend `wait`
+ * seconds waiting and on dropped groups, but a plan is hundreds of
+ * samples, and the planner measures a sample that gave up again (up to
+ * three times): on a machine that is seldom at its best speed (a busy
+ * hour: other builds on the 2 vCPUs), nearly every sample spent its whole
+ * `wait` in vain, again and again, and plans that finish in 3 minutes
+ * quietly stopped at their 600 s limit (insertion-sort: 783 and 945
+ * samples, 1.0 M and 0.73 M runs dropped; quietly, mean-filter: 189
+ * samples left out unguarded).  So what the guard spends is also drawn
+ * from an account over the plan: it opens with SIBYL_GUARD_BUDGET_START
+ * waits, each sample adds SIBYL_GUARD_BUDGET_PER_SAMPLE of a wait and
+ * SIBYL_GUARD_BUDGET_SHARE times the time its kept runs took, and it
+ * holds at most SIBYL_GUARD_BUDGET_CAP waits.  The guard then spends at
+ * most about as long again as the work it keeps, whatever the hour;
+ * credit saved while the machine is calm buys the waits of a slow phase.
+ * A sample whose wait the account cut short and that gave up counts as
+ * unguarded, but not toward raising the best (it saw too few references
+ * to say the best is gone).
+ */
+#define SIBYL_GUARD_BUDGET_START 5.0
+#define SIBYL_GUARD_BUDGET_PER_SAMPLE 0.0625
+#define SIBYL_GUARD_BUDGET_SHARE 1.0
+#define SIBYL_GUARD_BUDGET_CAP 10.0
+
+struct sibyl_guard_budget {
+	double wait;            /* the per-sample wait (--speed-guard) */
+	double balance;         /* seconds the guard may still spend */
+	double spent;           /* seconds spent so far on waiting and dropped groups */
+	unsigned short_samples; /* samples offered less than `wait` */
+};
+
+/* Open the account for a plan whose samples each wait at most `wait`. */
+void sibyl_guard_budget_open(struct sibyl_guard_budget *b, double wait);
+/* What the next sample may spend: `wait`, or less when the account is
+ * short (counted in short_samples). */
+double sibyl_guard_budget_take(struct sibyl_guard_budget *b);
+/* A sample spent `spent` seconds of what it took, and its kept runs took
+ * `kept` seconds: charge and credit the account. */
+void sibyl_guard_budget_settle(struct sibyl_guard_budget *b, double spent, double kept);
 
 #endif

@@ -41,6 +41,10 @@ struct sibyl_sample_reply {
 	double seconds;
 	double reference_best;     /* the speed guard's best reference so far */
 	uint32_t best_raised;      /* times the guard raised its best (so far) */
+	/* The guard's account over the plan (speed_guard.h), so far: seconds
+	 * spent waiting and on dropped groups, samples offered a short wait. */
+	double guard_seconds;
+	uint32_t short_waits;
 	/* One-time costs a program swapping this implementation in pays:
 	 * init (in the first reply), the fresh process's first run (in the
 	 * first sample's reply; 0 in later ones). */

@@ -313,6 +313,42 @@ static void test_unguarded_left_out(void **state)
 	sibyl_plan_result_free(&r);
 }
 
+/* A busy hour: every measurement unguarded, and the one the planner
+ * keeps after leaving three out (every fourth call) 1.5 times slow, as a
+ * slow stretch would make any of them. */
+static int measure_busy_hour(void *ctx, uint64_t metric, double *seconds, char *err,
+			     size_t errlen)
+{
+	struct synthetic *s = ctx;
+
+	measure(s, metric, seconds, err, errlen);
+	if (s->calls % 4 == 0)
+		*seconds *= 1.5;
+	return SIBYL_MEASURE_UNGUARDED;
+}
+
+/* The planner keeps the fastest of the four measurements it took at a
+ * work metric, not the last: the profile stays that of the implementation
+ * (kept the last, every sample was 1.5 times slow). */
+static void test_unguarded_keeps_the_fastest(void **state)
+{
+	static const double bx[] = { 1, 20000, 60000, 100000 };
+	static const double by[] = { 10e-6, 30e-6, 190e-6, 230e-6 };
+	struct synthetic s = { bx, by, 4, 0.01, 8, 0 };
+	struct sibyl_plan_params p;
+	struct sibyl_plan_result r;
+
+	(void)state;
+	sibyl_plan_defaults(&p);
+	p.max_seconds = 0;
+	p.lo = 1;
+	p.hi = 100000;
+	assert_int_equal(sibyl_plan_run(&p, measure_busy_hour, &s, NULL, NULL, &r), 0);
+	assert_int_equal(r.skipped, 3 * r.samples);
+	check(&s, &r, 0.10 * 100000, 0.10);
+	sibyl_plan_result_free(&r);
+}
+
 static void test_bad_params(void **state)
 {
 	(void)state;
@@ -381,6 +417,7 @@ int main(void)
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_safety_stop),
 		cmocka_unit_test(test_unguarded_left_out),
+		cmocka_unit_test(test_unguarded_keeps_the_fastest),
 		cmocka_unit_test(test_bad_params),
 		cmocka_unit_test(test_run_refuses_bad_params),
 	};
