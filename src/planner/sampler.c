@@ -12,6 +12,7 @@
 #include "planner/loader.h"
 #include "planner/planner.h"
 #include "planner/speed_guard.h"
+#include "planner/preemption.h"
 #include "planner/adapters/builtin.h"
 #include "core/alloc.h"
 #include "core/clock.h"
@@ -135,46 +136,35 @@ static bool need_more(const struct sibyl_sampling *sp, unsigned repeat, const st
  * time".  Taken only for serial adapters: then the process's CPU time
  * should match the wall time, and falls short by what the other task
  * took, seen with an involuntary switch (a threaded adapter's own
- * threads switch its caller out as well).
+ * threads switch its caller out as well).  (preemption.h)
  */
-struct cpu_mark {
-	double wall, cpu;
-	uint64_t preempted;
-};
-
 #define STARVED_SHARE 0.02
-
-static uint64_t involuntary_switches(void)
-{
-	struct rusage u;
-
-	return getrusage(RUSAGE_THREAD, &u) ? 0 : (uint64_t)u.ru_nivcsw;
-}
-
-static void cpu_mark(struct cpu_mark *m)
-{
-	struct timespec ts;
-
-	m->preempted = involuntary_switches();
-	m->cpu = clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) ? NAN : ts.tv_sec + ts.tv_nsec * 1e-9;
-	m->wall = sibyl_seconds();
-}
 
 static bool one_thread_works(const struct sampler *w)
 {
 	return !(w->a->flags & (SIBYL_ADAPTER_OPENCL | SIBYL_ADAPTER_THREADED));
 }
 
-static bool starved(const struct sampler *w, const struct cpu_mark *since)
+static bool starved(const struct sampler *w, const struct sibyl_cpu_mark *since)
 {
-	struct cpu_mark now;
+	struct sibyl_cpu_mark now;
 
 	if (!one_thread_works(w))
 		return false;
-	cpu_mark(&now);
+	sibyl_cpu_mark(&now);
 	double wall = now.wall - since->wall, lost = wall - (now.cpu - since->cpu);
 
 	return now.preempted > since->preempted && lost > STARVED_SHARE * wall;
+}
+
+/* A group's n runs dropped, and why: a reference inside it or the CPU
+ * lost, when the reference before it was calm. */
+static void count_dropped(struct sibyl_sample_reply *r, uint32_t n, bool calm_before,
+			  bool inside_calm, bool lost)
+{
+	r->dropped += n;
+	r->dropped_inside += calm_before && !inside_calm ? n : 0;
+	r->dropped_starved += calm_before && lost ? n : 0;
 }
 
 /* Groups of runs of about GROUP_SECONDS between two references: short
@@ -209,9 +199,9 @@ static void measure_round(struct sampler *w, unsigned repeat,
 			calm = sibyl_speed_guard_wait(g, deadline);
 		if (watch)
 			sibyl_speed_guard_inside_start(g);
-		struct cpu_mark mark;
+		struct sibyl_cpu_mark mark;
 
-		cpu_mark(&mark);
+		sibyl_cpu_mark(&mark);
 		double start = mark.wall;
 
 		do {
@@ -228,14 +218,12 @@ static void measure_round(struct sampler *w, unsigned repeat,
 		} while (need_more(sp, repeat, &k) && sibyl_seconds() - start < GROUP_SECONDS);
 		if (!watch)
 			continue;
-		bool calm_before = calm, inside_calm = sibyl_speed_guard_inside_stop(g) &&
-							 !starved(w, &mark);
+		bool lost = starved(w, &mark), calm_before = calm;
+		bool inside_calm = sibyl_speed_guard_inside_stop(g) && !lost;
 
 		calm = calm && inside_calm && sibyl_speed_guard_calm(g);
 		if (!calm && sibyl_seconds() < deadline) {
-			r->dropped += (uint32_t)(k.n - before.n);
-			if (calm_before && !inside_calm)
-				r->dropped_inside += (uint32_t)(k.n - before.n);
+			count_dropped(r, (uint32_t)(k.n - before.n), calm_before, inside_calm, lost);
 			k = before;
 			continue;
 		}
@@ -429,34 +417,16 @@ static int start(struct sampler *w, const struct sibyl_worker_setup *s,
 	return r->status;
 }
 
-/* The CPUs' steal and total ticks so far (/proc/stat's first line). */
-static void cpu_ticks(uint64_t *steal, uint64_t *total)
-{
-	unsigned long long v[8] = { 0 };
-	FILE *f = fopen("/proc/stat", "r");
-
-	*steal = *total = 0;
-	if (!f)
-		return;
-	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
-		   &v[4], &v[5], &v[6], &v[7]) == 8) {
-		for (int i = 0; i < 8; i++)
-			*total += v[i];
-		*steal = v[7];
-	}
-	fclose(f);
-}
-
 /* One sample, and how much the worker was pre-empted meanwhile. */
 static void measure_watched(struct sampler *w, const struct sibyl_sample_request *rq,
 			    struct sibyl_sample_reply *r)
 {
-	uint64_t steal0, total0, steal1, total1, switches = involuntary_switches();
+	uint64_t steal0, total0, steal1, total1, switches = sibyl_involuntary_switches();
 
-	cpu_ticks(&steal0, &total0);
+	sibyl_cpu_ticks(&steal0, &total0);
 	measure(w, rq, r);
-	cpu_ticks(&steal1, &total1);
-	r->preempted = involuntary_switches() - switches;
+	sibyl_cpu_ticks(&steal1, &total1);
+	r->preempted = sibyl_involuntary_switches() - switches;
 	r->steal_ticks = steal1 - steal0;
 	r->cpu_ticks = total1 - total0;
 }
@@ -479,11 +449,11 @@ static int serve_sequence(struct sampler *w, const uint64_t *metrics, size_t n, 
 		/* A metric's first call cannot be taken again: did it lose
 		 * the CPU?  (asked around it alone) */
 		bool fresh = !sibyl_metrics_met_add(&w->met, rq.metric);
-		uint64_t switches = fresh ? involuntary_switches() : 0;
+		uint64_t switches = fresh ? sibyl_involuntary_switches() : 0;
 
 		sample(w, &rq, &r);
 		times[i] = r.seconds;
-		if (fresh && involuntary_switches() != switches)
+		if (fresh && sibyl_involuntary_switches() != switches)
 			lost[nlost++] = i;
 	}
 	json_t *j = sibyl_sequence_reply_json(&r, times, n, lost, nlost);
@@ -540,7 +510,7 @@ static void serve_samples(struct sampler *w, struct sibyl_msg_reader *in, int ou
 		if (fresh && !first)
 			lead_in(w, &rq);
 		if (fresh) {
-			uint64_t switches = involuntary_switches();
+			uint64_t switches = sibyl_involuntary_switches();
 
 			w->count_faults = first;
 			sample(w, &rq, &r);
@@ -549,7 +519,7 @@ static void serve_samples(struct sampler *w, struct sibyl_msg_reader *in, int ou
 			first_faults = r.first_run_faults;
 			/* One that lost its CPU cannot be run again (FFTW's
 			 * 65536: 5.4 ms against 1.5): unreported. */
-			if (!first && involuntary_switches() != switches)
+			if (!first && sibyl_involuntary_switches() != switches)
 				first_run = 0;
 		}
 		if (!fresh || r.status == 0)

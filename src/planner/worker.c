@@ -290,6 +290,7 @@ static void account(struct sibyl_worker *w, const struct sibyl_sample_request *r
 	w->stats.samples++;
 	w->stats.dropped_runs += r.dropped;
 	w->stats.dropped_inside_runs += r.dropped_inside;
+	w->stats.dropped_starved_runs += r.dropped_starved;
 	w->stats.unguarded_samples += r.unguarded;
 	w->stats.preempted += r.preempted;
 	w->stats.steal_ticks += r.steal_ticks;

@@ -63,6 +63,7 @@ struct sibyl_worker_stats {
 	unsigned long samples;
 	unsigned long dropped_runs;       /* runs dropped in slow phases */
 	unsigned long dropped_inside_runs; /* of them, for a reference timed inside their group */
+	unsigned long dropped_starved_runs; /* of those, for the worker losing its CPU */
 	unsigned long unguarded_samples;  /* samples that waited guard_wait in vain */
 	double reference_first;           /* the reference's best after calibration (s) */
 	double reference_best;            /* its best at the last sample (s) */

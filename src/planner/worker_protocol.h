@@ -37,6 +37,7 @@ struct sibyl_sample_reply {
 	int32_t status;            /* 0, or -1 with msg */
 	uint32_t dropped;          /* runs dropped in slow phases */
 	uint32_t dropped_inside;   /* of them, for references timed inside their group */
+	uint32_t dropped_starved;  /* of those, for the worker losing its CPU (sampler.c) */
 	uint32_t unguarded;        /* 1: the sample waited for its best speed in vain */
 	double seconds;
 	double reference_best;     /* the speed guard's best reference so far */
