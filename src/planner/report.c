@@ -218,14 +218,16 @@ static void result_text(FILE *f, const struct sibyl_plan_session *s, json_t *gua
 		or_empty(job->output));
 	if (guard) {
 		fprintf(f, "speed guard: %lld runs dropped in slow phases (%lld seen inside their "
-			"group, %lld of them as the worker lost its CPU), %lld of %lld samples waited in vain (%lld on a short budget, "
-			"%.0f s spent); worker pre-empted %lld times, steal %.1f%%\n",
+			"group, %lld as the worker lost its CPU), %lld of %lld samples waited in "
+			"vain (%lld on a short budget); %.0f s spent, %.0f s in vain; worker "
+			"pre-empted %lld times, steal %.1f%%\n",
 			guard_figure(guard, "dropped_runs"),
 			guard_figure(guard, "dropped_inside_runs"),
 			guard_figure(guard, "dropped_starved_runs"),
 			guard_figure(guard, "unguarded_samples"), guard_figure(guard, "samples"),
 			guard_figure(guard, "short_waits"),
 			json_number_value(json_object_get(guard, "guard_seconds")),
+			json_number_value(json_object_get(guard, "guard_vain_seconds")),
 			guard_figure(guard, "preempted"),
 			json_number_value(json_object_get(guard, "steal_pct")));
 		json_decref(guard);

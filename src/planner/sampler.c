@@ -297,8 +297,9 @@ static void measure(struct sampler *w, const struct sibyl_sample_request *rq,
 	r->best_raised = w->guard.raised;
 	if (sp->guard_wait > 0)
 		sibyl_guard_budget_settle(&w->budget, wait - wait_left,
-					  sibyl_seconds() - begin - (wait - wait_left));
+					  sibyl_seconds() - begin - (wait - wait_left), !r->unguarded);
 	r->guard_seconds = w->budget.spent;
+	r->guard_vain_seconds = w->budget.vain;
 	r->short_waits = w->budget.short_samples;
 }
 

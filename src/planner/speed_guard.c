@@ -123,12 +123,15 @@ double sibyl_guard_budget_take(struct sibyl_guard_budget *b)
 	return fmax(0, b->balance);
 }
 
-void sibyl_guard_budget_settle(struct sibyl_guard_budget *b, double spent, double kept)
+void sibyl_guard_budget_settle(struct sibyl_guard_budget *b, double spent, double kept,
+			       bool guarded)
 {
 	spent = fmax(0, spent);
 	b->spent += spent;
+	if (!guarded)
+		b->vain += spent;
 	b->balance += SIBYL_GUARD_BUDGET_PER_SAMPLE * b->wait +
-		      SIBYL_GUARD_BUDGET_SHARE * fmax(0, kept) - spent;
+		      SIBYL_GUARD_BUDGET_SHARE * fmax(0, kept) - (guarded ? 0 : spent);
 	b->balance = fmin(fmax(b->balance, 0), SIBYL_GUARD_BUDGET_CAP * b->wait);
 }
 

@@ -175,7 +175,7 @@ static void test_references_inside_a_group(void **state)
  * the plan's time is the script's.
  */
 struct script {
-	unsigned long k, calm_every, slow_from, slow_to;
+	unsigned long k, calm_every, slow_from, slow_to, period;   /* period 0: none */
 };
 
 #define GROUP 0.002
@@ -184,8 +184,8 @@ struct script {
 
 static bool scripted_calm(struct sibyl_speed_guard *g, struct script *m)
 {
-	unsigned long k = m->k++;
-	bool calm = k % m->calm_every == 0 && (k < m->slow_from || k >= m->slow_to);
+	unsigned long k = m->k++, at = m->period ? k % m->period : k;
+	bool calm = k % m->calm_every == 0 && (at < m->slow_from || at >= m->slow_to);
 
 	return sibyl_speed_guard_note(g, calm ? 1.0 : 1.3);
 }
@@ -217,7 +217,7 @@ static bool scripted_sample(struct sibyl_speed_guard *g, struct script *m, doubl
 
 struct scripted_plan {
 	double seconds;         /* the plan's time: runs kept, guard spending */
-	unsigned guarded, unguarded;
+	unsigned guarded, unguarded, short_waits;
 };
 
 /* `samples` samples kept, each offered the whole wait of 2 s (account:
@@ -235,7 +235,7 @@ static void scripted_plan(struct script *m, unsigned samples, bool account,
 			double wait = account ? sibyl_guard_budget_take(&b) : 2.0, spent;
 			bool guarded = scripted_sample(&g, m, wait, wait < 2.0, &spent);
 
-			sibyl_guard_budget_settle(&b, spent, GROUPS * GROUP);
+			sibyl_guard_budget_settle(&b, spent, GROUPS * GROUP, guarded);
 			p->seconds += spent + GROUPS * GROUP;
 			if (guarded) {
 				p->guarded++;
@@ -244,6 +244,7 @@ static void scripted_plan(struct script *m, unsigned samples, bool account,
 			p->unguarded++;
 		}
 	}
+	p->short_waits = b.short_samples;
 }
 
 /* A busy hour: one reference in 25 calm.  Lone calm references keep the
@@ -269,7 +270,7 @@ static void test_busy_hour_plan_finishes(void **state)
  * whole wait; saved credit then waits out a slow phase of 1.5 s. */
 static void test_credit_buys_a_slow_phase(void **state)
 {
-	struct script m = { .calm_every = 1, .slow_from = 2000, .slow_to = 2750 };
+	struct script m = { .calm_every = 1, .slow_from = 2000, .slow_to = 2750, .period = 0 };
 	struct scripted_plan p;
 
 	(void)state;
@@ -278,6 +279,23 @@ static void test_credit_buys_a_slow_phase(void **state)
 	assert_int_equal(p.guarded, 1000);
 	assert_int_equal(p.unguarded, 0);
 	assert_true(p.seconds < 1000 * GROUPS * GROUP + 1.6);
+}
+
+/* A busy hour the guard can wait out: each sample meets a slow stretch
+ * of 1 s before the machine is back at its best.  Those waits end
+ * guarded and cost the account nothing, so no wait is ever cut short
+ * (an account that charged them offered 1 s stretches less and less,
+ * and most samples gave up). */
+static void test_waits_that_end_calm_are_free(void **state)
+{
+	struct script m = { .calm_every = 1, .slow_from = 0, .slow_to = 500, .period = 504 };
+	struct scripted_plan p;
+
+	(void)state;
+	scripted_plan(&m, 300, true, &p);
+	assert_int_equal(p.guarded, 300);
+	assert_int_equal(p.unguarded, 0);
+	assert_int_equal(p.short_waits, 0);
 }
 
 int main(void)
@@ -291,6 +309,7 @@ int main(void)
 		cmocka_unit_test(test_references_inside_a_group),
 		cmocka_unit_test(test_busy_hour_plan_finishes),
 		cmocka_unit_test(test_credit_buys_a_slow_phase),
+		cmocka_unit_test(test_waits_that_end_calm_are_free),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
