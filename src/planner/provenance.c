@@ -60,7 +60,7 @@ json_t *sibyl_speed_guard_json(const struct sibyl_worker *w)
 	struct sibyl_worker_stats s;
 
 	sibyl_worker_stats(w, &s);
-	return json_pack("{sIsIsIsIsfsfsIsIsfsfsfsIsI}", "samples", (json_int_t)s.samples,
+	return json_pack("{sIsIsIsIsfsfsIsIsfsfsfsI}", "samples", (json_int_t)s.samples,
 			 "dropped_runs", (json_int_t)s.dropped_runs,
 			 "dropped_inside_runs", (json_int_t)s.dropped_inside_runs,
 			 "unguarded_samples", (json_int_t)s.unguarded_samples,
@@ -71,7 +71,6 @@ json_t *sibyl_speed_guard_json(const struct sibyl_worker *w)
 			 "steal_pct", s.cpu_ticks ? 100.0 * (double)s.steal_ticks / (double)s.cpu_ticks : 0,
 			 "guard_seconds", s.guard_seconds,
 			 "guard_vain_seconds", s.guard_vain_seconds,
-			 "short_waits", (json_int_t)s.short_waits,
 			 "dropped_starved_runs", (json_int_t)s.dropped_starved_runs);
 }
 

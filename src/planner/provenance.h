@@ -17,7 +17,7 @@ void sibyl_plan_record(const struct sibyl_plan_request *rq, struct sibyl_plan_re
 /* The speed guard's statistics over a worker's samples so far (a JSON
  * object: samples, dropped_runs, dropped_inside_runs, unguarded_samples,
  * reference_first_ns, reference_best_ns, best_raised, preempted, steal_pct,
- * guard_seconds, guard_vain_seconds, short_waits, dropped_starved_runs). */
+ * guard_seconds, guard_vain_seconds, dropped_starved_runs). */
 json_t *sibyl_speed_guard_json(const struct sibyl_worker *w);
 
 #endif

@@ -219,13 +219,12 @@ static void result_text(FILE *f, const struct sibyl_plan_session *s, json_t *gua
 	if (guard) {
 		fprintf(f, "speed guard: %lld runs dropped in slow phases (%lld seen inside their "
 			"group, %lld as the worker lost its CPU), %lld of %lld samples waited in "
-			"vain (%lld on a short budget); %.0f s spent, %.0f s in vain; worker "
+			"vain; %.0f s spent, %.0f s in vain; worker "
 			"pre-empted %lld times, steal %.1f%%\n",
 			guard_figure(guard, "dropped_runs"),
 			guard_figure(guard, "dropped_inside_runs"),
 			guard_figure(guard, "dropped_starved_runs"),
 			guard_figure(guard, "unguarded_samples"), guard_figure(guard, "samples"),
-			guard_figure(guard, "short_waits"),
 			json_number_value(json_object_get(guard, "guard_seconds")),
 			json_number_value(json_object_get(guard, "guard_vain_seconds")),
 			guard_figure(guard, "preempted"),

@@ -37,8 +37,9 @@ struct sampler {
 	void *state;
 	const struct sibyl_sampling *sp;
 	struct sibyl_speed_guard guard;
-	struct sibyl_guard_budget budget;   /* the guard's account over the plan */
-	bool short_wait;           /* the account cut this sample's wait short */
+	/* What the guard spent on waiting and dropped groups, and of that
+	 * what samples that gave up spent (in vain), over the worker's life. */
+	double guard_spent, guard_vain;
 	double *times;             /* SIBYL_MAX_RUNS */
 	bool count_faults;         /* sample(): count the run's page faults */
 	unsigned threads;          /* the adapter's, as configured */
@@ -228,7 +229,7 @@ static void measure_round(struct sampler *w, unsigned repeat,
 			continue;
 		}
 		r->unguarded = !calm;
-		if (r->unguarded && !w->short_wait)
+		if (r->unguarded)
 			sibyl_speed_guard_give_up(g);
 	}
 	*wait_left = fmax(0, *wait_left - (sibyl_seconds() - begin - k.busy));
@@ -264,11 +265,9 @@ static void measure(struct sampler *w, const struct sibyl_sample_request *rq,
 {
 	const struct sibyl_sampling *sp = w->sp;
 	unsigned rounds = rounds_of(sp), repeat = runs_per_round(sp);
-	double wait = sp->guard_wait > 0 ? sibyl_guard_budget_take(&w->budget) : 0;
-	double wait_left = wait, fastest = 0, begin = sibyl_seconds();
+	double wait_left = sp->guard_wait, fastest = 0;
 
 	memset(r, 0, sizeof(*r));
-	w->short_wait = wait < sp->guard_wait;
 	if (sp->guard_wait > 0) {
 		struct sibyl_sample_reply t = { .unguarded = 1 };	/* no waiting, nothing dropped */
 		double no_wait = 0;
@@ -295,12 +294,10 @@ static void measure(struct sampler *w, const struct sibyl_sample_request *rq,
 	r->seconds = fastest;
 	r->reference_best = w->guard.best;
 	r->best_raised = w->guard.raised;
-	if (sp->guard_wait > 0)
-		sibyl_guard_budget_settle(&w->budget, wait - wait_left,
-					  sibyl_seconds() - begin - (wait - wait_left), !r->unguarded);
-	r->guard_seconds = w->budget.spent;
-	r->guard_vain_seconds = w->budget.vain;
-	r->short_waits = w->budget.short_samples;
+	w->guard_spent += sp->guard_wait - wait_left;
+	w->guard_vain += r->unguarded ? sp->guard_wait - wait_left : 0;
+	r->guard_seconds = w->guard_spent;
+	r->guard_vain_seconds = w->guard_vain;
 }
 
 /*
@@ -411,7 +408,6 @@ static int start(struct sampler *w, const struct sibyl_worker_setup *s,
 	if (w->sp->guard_wait > 0 && r->status == 0) {
 		w->guard.tolerance = 1 + w->sp->guard_tolerance;
 		sibyl_speed_guard_calibrate(&w->guard, GUARD_CALIBRATION_SECONDS);
-		sibyl_guard_budget_open(&w->budget, w->sp->guard_wait);
 		sibyl_speed_guard_inside_init();   /* without it, brackets only */
 	}
 	r->reference_best = w->guard.best;

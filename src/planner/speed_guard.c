@@ -108,33 +108,6 @@ bool sibyl_speed_guard_wait(struct sibyl_speed_guard *g, double deadline)
 	}
 }
 
-void sibyl_guard_budget_open(struct sibyl_guard_budget *b, double wait)
-{
-	memset(b, 0, sizeof(*b));
-	b->wait = wait;
-	b->balance = SIBYL_GUARD_BUDGET_START * wait;
-}
-
-double sibyl_guard_budget_take(struct sibyl_guard_budget *b)
-{
-	if (b->balance >= b->wait)
-		return b->wait;
-	b->short_samples++;
-	return fmax(0, b->balance);
-}
-
-void sibyl_guard_budget_settle(struct sibyl_guard_budget *b, double spent, double kept,
-			       bool guarded)
-{
-	spent = fmax(0, spent);
-	b->spent += spent;
-	if (!guarded)
-		b->vain += spent;
-	b->balance += SIBYL_GUARD_BUDGET_PER_SAMPLE * b->wait +
-		      SIBYL_GUARD_BUDGET_SHARE * fmax(0, kept) - (guarded ? 0 : spent);
-	b->balance = fmin(fmax(b->balance, 0), SIBYL_GUARD_BUDGET_CAP * b->wait);
-}
-
 /* What the timer's handler shares with the worker's thread it
  * interrupts (the only thread that reads or writes it). */
 static volatile struct {

@@ -87,49 +87,4 @@ void sibyl_speed_guard_inside_start(const struct sibyl_speed_guard *g);
  * g->inside_timed and g->inside_slow). */
 bool sibyl_speed_guard_inside_stop(struct sibyl_speed_guard *g);
 
-/*
- * The guard's budget over a whole plan.  Each sample may spend `wait`
- * seconds waiting and on dropped groups, and the planner measures a
- * sample that gave up again (up to three times).  When the machine is
- * seldom at its best for long enough (quietly, a mean-filter plan left
- * 189 samples out unguarded and stopped at its 600 s limit), those waits
- * buy nothing, again and again.  So what the guard spends in vain is
- * drawn from an account over the plan: it opens with
- * SIBYL_GUARD_BUDGET_START waits; each sample adds
- * SIBYL_GUARD_BUDGET_PER_SAMPLE of a wait and SIBYL_GUARD_BUDGET_SHARE
- * times the rest of its time (its kept runs, its typical round); a
- * sample that gave up is charged what it spent; the account holds at
- * most SIBYL_GUARD_BUDGET_CAP waits.  A wait that ends at the best speed
- * is progress and is not charged: at a busy hour (other builds on the 2
- * vCPUs, load 3-4) 80% of insertion-sort's samples were guarded within
- * their 2 s, and an account that charged those waits too left 62% of
- * them unguarded, kept in slow phases (docs/plan.md, "The guard's
- * account").  A sample whose wait the account cut short and that gave up
- * counts as unguarded, but not toward raising the best (it saw too few
- * references to say the best is gone).
- */
-#define SIBYL_GUARD_BUDGET_START 5.0
-#define SIBYL_GUARD_BUDGET_PER_SAMPLE 0.0625
-#define SIBYL_GUARD_BUDGET_SHARE 1.0
-#define SIBYL_GUARD_BUDGET_CAP 10.0
-
-struct sibyl_guard_budget {
-	double wait;            /* the per-sample wait (--speed-guard) */
-	double balance;         /* seconds the guard may still spend */
-	double spent;           /* seconds spent so far on waiting and dropped groups */
-	double vain;            /* of them, by samples that gave up */
-	unsigned short_samples; /* samples offered less than `wait` */
-};
-
-/* Open the account for a plan whose samples each wait at most `wait`. */
-void sibyl_guard_budget_open(struct sibyl_guard_budget *b, double wait);
-/* What the next sample may spend: `wait`, or less when the account is
- * short (counted in short_samples). */
-double sibyl_guard_budget_take(struct sibyl_guard_budget *b);
-/* A sample spent `spent` seconds of what it took on the guard (in vain
- * unless `guarded`), and the rest of it took `kept` seconds: charge and
- * credit the account. */
-void sibyl_guard_budget_settle(struct sibyl_guard_budget *b, double spent, double kept,
-			       bool guarded);
-
 #endif

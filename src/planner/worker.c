@@ -299,7 +299,6 @@ static void account(struct sibyl_worker *w, const struct sibyl_sample_request *r
 	w->stats.best_raised = r.best_raised;
 	w->stats.guard_seconds = r.guard_seconds;
 	w->stats.guard_vain_seconds = r.guard_vain_seconds;
-	w->stats.short_waits = r.short_waits;
 	if (r.typical_seconds > 0 && r.seconds > 0) {
 		struct sibyl_worker_stats *s = &w->stats;
 

@@ -70,7 +70,6 @@ struct sibyl_worker_stats {
 	unsigned long best_raised;        /* times the best was raised (speed_guard.h) */
 	double guard_seconds;             /* spent waiting and on dropped groups */
 	double guard_vain_seconds;        /* of them, by samples that gave up */
-	unsigned long short_waits;        /* samples the guard's account offered a short wait */
 	/* Pre-emption while sampling: the worker's involuntary context
 	 * switches, and the CPUs' steal and total ticks (/proc/stat). */
 	unsigned long preempted;

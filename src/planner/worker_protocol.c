@@ -85,7 +85,7 @@ int sibyl_sample_request_parse(json_t *j, struct sibyl_sample_request *rq)
 
 json_t *sibyl_sample_reply_json(const struct sibyl_sample_reply *r)
 {
-	return json_pack("{sisIsIsIsfsfsIsfsfsfsssIsIsIsIsfsfsIsI}", "status", (int)r->status,
+	return json_pack("{sisIsIsIsfsfsIsfsfsfsssIsIsIsIsfsfsI}", "status", (int)r->status,
 			 "dropped", (json_int_t)r->dropped,
 			 "dropped_inside", (json_int_t)r->dropped_inside,
 			 "unguarded", (json_int_t)r->unguarded,
@@ -100,19 +100,18 @@ json_t *sibyl_sample_reply_json(const struct sibyl_sample_reply *r)
 			 "first_run_faults", (json_int_t)r->first_run_faults,
 			 "guard_seconds", finite_or_zero(r->guard_seconds),
 			 "guard_vain_seconds", finite_or_zero(r->guard_vain_seconds),
-			 "short_waits", (json_int_t)r->short_waits,
 			 "dropped_starved", (json_int_t)r->dropped_starved);
 }
 
 int sibyl_sample_reply_parse(json_t *j, struct sibyl_sample_reply *r)
 {
 	json_int_t dropped, inside, unguarded, raised, preempted = 0, steal = 0, cpu = 0, faults = 0,
-		   short_waits = 0, starved = 0;
+		   starved = 0;
 	const char *msg;
 	int status;
 
 	memset(r, 0, sizeof(*r));
-	if (json_unpack(j, "{sisIsIsIsFsFsIsFsFsFsss?Is?Is?Is?Is?Fs?Fs?Is?I}", "status", &status, "dropped", &dropped,
+	if (json_unpack(j, "{sisIsIsIsFsFsIsFsFsFsss?Is?Is?Is?Is?Fs?Fs?I}", "status", &status, "dropped", &dropped,
 			"dropped_inside", &inside, "unguarded", &unguarded, "seconds", &r->seconds,
 			"reference_best", &r->reference_best, "best_raised", &raised,
 			"init_seconds", &r->init_seconds, "first_run_seconds",
@@ -120,10 +119,9 @@ int sibyl_sample_reply_parse(json_t *j, struct sibyl_sample_reply *r)
 			"preempted", &preempted, "steal_ticks", &steal, "cpu_ticks", &cpu,
 			"first_run_faults", &faults, "guard_seconds", &r->guard_seconds,
 			"guard_vain_seconds", &r->guard_vain_seconds,
-			"short_waits", &short_waits, "dropped_starved", &starved))
+			"dropped_starved", &starved))
 		return -1;
 	r->dropped_starved = (uint32_t)starved;
-	r->short_waits = (uint32_t)short_waits;
 	r->first_run_faults = (uint64_t)faults;
 	r->preempted = (uint64_t)preempted;
 	r->steal_ticks = (uint64_t)steal;

@@ -42,11 +42,9 @@ struct sibyl_sample_reply {
 	double seconds;
 	double reference_best;     /* the speed guard's best reference so far */
 	uint32_t best_raised;      /* times the guard raised its best (so far) */
-	/* The guard's account over the plan (speed_guard.h), so far: seconds
-	 * spent waiting and on dropped groups, of them by samples that gave up,
-	 * and samples offered a short wait. */
+	/* The guard's spending so far: seconds spent waiting and on dropped
+	 * groups, and of them by samples that gave up (in vain). */
 	double guard_seconds, guard_vain_seconds;
-	uint32_t short_waits;
 	/* One-time costs a program swapping this implementation in pays:
 	 * init (in the first reply), the fresh process's first run (in the
 	 * first sample's reply; 0 in later ones). */
