@@ -349,6 +349,44 @@ static void test_unguarded_keeps_the_fastest(void **state)
 	sibyl_plan_result_free(&r);
 }
 
+/* Slow phases longer than a work metric's four measurements: every
+ * measurement unguarded, and blocks of 40 calls alternately at the best
+ * speed and 1.8 times slower, so neighbours kept in different phases
+ * differ as a staircase would. */
+static int measure_slow_blocks(void *ctx, uint64_t metric, double *seconds, char *err,
+			       size_t errlen)
+{
+	struct synthetic *s = ctx;
+
+	measure(s, metric, seconds, err, errlen);
+	if ((s->calls / 40) % 2)
+		*seconds *= 1.8;
+	return SIBYL_MEASURE_UNGUARDED;
+}
+
+/* Such jumps are the machine's: with a quarter of the measurements
+ * unguarded they do not stop the plan as "the work metric does not
+ * predict time" (the safety limit does). */
+static void test_slow_phases_are_not_a_staircase(void **state)
+{
+	static const double bx[] = { 1, 100000 };
+	static const double by[] = { 1e-6, 1e-1 };
+	struct synthetic s = { bx, by, 2, 0.005, 8, 0 };
+	struct sibyl_plan_params p;
+	struct sibyl_plan_result r;
+
+	(void)state;
+	sibyl_plan_defaults(&p);
+	p.max_seconds = 0;
+	p.max_samples = 1200;
+	p.lo = 1;
+	p.hi = 100000;
+	sibyl_plan_run(&p, measure_slow_blocks, &s, NULL, NULL, &r);
+	if (r.status == SIBYL_PLAN_DIAGNOSED)
+		fail_msg("%s (%zu samples)", r.message, r.samples);
+	sibyl_plan_result_free(&r);
+}
+
 static void test_bad_params(void **state)
 {
 	(void)state;
@@ -418,6 +456,7 @@ int main(void)
 		cmocka_unit_test(test_safety_stop),
 		cmocka_unit_test(test_unguarded_left_out),
 		cmocka_unit_test(test_unguarded_keeps_the_fastest),
+		cmocka_unit_test(test_slow_phases_are_not_a_staircase),
 		cmocka_unit_test(test_bad_params),
 		cmocka_unit_test(test_run_refuses_bad_params),
 	};
