@@ -439,9 +439,11 @@ static int kernel_model(const struct sibyl_kmodel_device *m, const char *kfile,
 		return (err[0] ? sibyl_err("%s", err) : 0), -1;
 	/* Counts are the device's own only when profiled now: a kernel
 	 * model's OCLBoi is device-agnostic (the thesis' point). */
-	if (!kfile && strcmp(k->device, m->device)) {
-		sibyl_err("kmodel: the model was trained on %s, the kernel ran on %s: train one "
-			  "for this device (kmodel train-device)", m->device, k->device);
+	if (!kfile && !sibyl_kmodel_same_device(k->device, k->compute_units, m->device,
+						 m->compute_units)) {
+		sibyl_err("kmodel: the model was trained on %s (%ld compute units), the kernel ran "
+			  "on %s (%ld): train one for this device (kmodel train-device)",
+			  m->device, m->compute_units, k->device, k->compute_units);
 		sibyl_kmodel_kfit_free(k);
 		return -1;
 	}

@@ -1,6 +1,7 @@
 /* `sibyl kmodel dataset`: counts and times of every suite kernel. */
 #define _GNU_SOURCE
 #include "kmodel/dataset.h"
+#include "kmodel/devmodel.h"
 #include "core/log.h"
 #include "core/progress.h"
 #include "ocl/driver/compile.h"
@@ -27,6 +28,7 @@ struct ds {
 	json_t *counts;		/* "gsize/sample" -> counts, of the counting run */
 	json_t *block;		/* the time run's samples of one global size */
 	char *device;		/* of this run */
+	long units;		/* its compute units; 0: not said */
 	bool wrong_device;
 	size_t sizes_done, sizes_total;
 	struct sibyl_progress line;
@@ -76,7 +78,10 @@ static void on_device(void *ctx, json_t *msg)
 	if (!dev || d->device)
 		return;
 	d->device = strdup(dev);
-	d->wrong_device = had && strcmp(had, dev);
+	d->units = (long)json_integer_value(json_object_get(msg, "compute_units"));
+	/* A file's times at another thread count are another device's. */
+	d->wrong_device = had && !sibyl_kmodel_same_device(had, sibyl_kmodel_units(d->data.header),
+							    dev, d->units);
 	if (d->data.header)
 		return;
 	d->data.header = json_pack("{s:s, s:s, s:i, s:s, s:s, s:O, s:s, s:s}", "type", "dataset",
@@ -85,6 +90,8 @@ static void on_device(void *ctx, json_t *msg)
 				   d->suite->path, "sibyl", SIBYL_VERSION, "platform",
 				   json_object_get(msg, "platform"), "device", dev, "opt_level",
 				   opt_level(d->o));
+	if (d->units > 0)
+		json_object_set_new(d->data.header, "compute_units", json_integer(d->units));
 	put(d, d->data.header);
 }
 
@@ -294,10 +301,11 @@ static int measure_all(struct ds *d, char *err, size_t errlen)
 		int r = measure(d, why, sizeof(why));
 
 		if (d->wrong_device)
-			return sibyl_seterr(err, errlen, "kmodel: %s was measured on %s, not on "
-					    "%s: use another file", d->o->out, json_string_value(
-						    json_object_get(d->data.header, "device")),
-					    d->device);
+			return sibyl_seterr(err, errlen, "kmodel: %s was measured on %s (%ld "
+					    "compute units), not on %s (%ld): use another file",
+					    d->o->out, json_string_value(json_object_get(
+						    d->data.header, "device")),
+					    sibyl_kmodel_units(d->data.header), d->device, d->units);
 		if (r < 0)
 			/* why is a whole line of its own ("kmodel: ..."). */
 			sibyl_notice(SIBYL_NOTICE_ERROR, "kmodel: %s: %s", d->e->name,

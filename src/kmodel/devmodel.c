@@ -32,6 +32,7 @@ int sibyl_kmodel_device_train(const struct sibyl_kmodel_data *d, const char *dat
 	m->platform = sibyl_kmodel_json_dup(d->header, "platform", "");
 	m->suite = sibyl_kmodel_json_dup(d->header, "suite", "");
 	m->opt_level = sibyl_kmodel_json_dup(d->header, "opt_level", "0");
+	m->compute_units = sibyl_kmodel_units(d->header);
 	m->dataset_version = (int)json_integer_value(json_object_get(d->header, "version"));
 	m->sibyl = sibyl_xstrdup(SIBYL_VERSION);
 	m->dataset = sibyl_xstrdup(dataset);
@@ -61,6 +62,9 @@ int sibyl_kmodel_device_save(const struct sibyl_kmodel_device *m, const char *pa
 		"ratio_low", m->cv.lo, "ratio_high", m->cv.hi, "median_error", m->cv.err, "calibrated_median_error",
 		m->cv.cal_err, "calibrated_ratio_low", m->cv.cal_lo, "calibrated_ratio_high",
 		m->cv.cal_hi);
+
+	if (m->compute_units > 0)
+		json_object_set_new(j, "compute_units", json_integer(m->compute_units));
 	return sibyl_kmodel_json_save(j, path, force, err, errlen);
 }
 
@@ -86,6 +90,7 @@ static int from_json(json_t *j, const char *path, struct sibyl_kmodel_device *m,
 	m->platform = sibyl_kmodel_json_dup(j, "platform", "");
 	m->suite = sibyl_kmodel_json_dup(j, "suite", "");
 	m->opt_level = sibyl_kmodel_json_dup(j, "opt_level", "0");
+	m->compute_units = sibyl_kmodel_units(j);
 	m->sibyl = sibyl_kmodel_json_dup(j, "sibyl", "");
 	m->dataset = sibyl_kmodel_json_dup(j, "dataset", "");
 	m->kernels = (size_t)json_integer_value(json_object_get(j, "kernels"));
@@ -151,4 +156,16 @@ void sibyl_kmodel_device_free(struct sibyl_kmodel_device *m)
 	free(m->opt_level);
 	sibyl_kmodel_tm_free(&m->tm);
 	memset(m, 0, sizeof(*m));
+}
+
+long sibyl_kmodel_units(json_t *j)
+{
+	json_int_t u = json_integer_value(json_object_get(j, "compute_units"));
+
+	return u > 0 ? (long)u : 0;
+}
+
+bool sibyl_kmodel_same_device(const char *a, long ua, const char *b, long ub)
+{
+	return !strcmp(a, b) && (ua <= 0 || ub <= 0 || ua == ub);
 }

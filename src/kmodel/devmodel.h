@@ -17,6 +17,7 @@
 struct sibyl_kmodel_device {
 	char *device, *platform, *suite, *sibyl, *dataset;
 	char *opt_level;			/* clang -O of the counted IR */
+	long compute_units;			/* the device's threads; 0: not said */
 	int dataset_version;			/* the naming of its counts (dataset.h) */
 	size_t kernels;				/* trained on */
 	char **names;				/* tm.nf instruction names */
@@ -37,5 +38,14 @@ int sibyl_kmodel_device_load(const char *path, struct sibyl_kmodel_device *m, ch
 double sibyl_kmodel_device_time(const struct sibyl_kmodel_device *m, const double *counts,
 				const char *const *names, size_t n);
 void sibyl_kmodel_device_free(struct sibyl_kmodel_device *m);
+/* The compute units a dataset header or model file j names, 0 when it
+ * names none (files before they were recorded). */
+long sibyl_kmodel_units(json_t *j);
+/* Whether times on device a with ua compute units and on b with ub are
+ * of one device: the same name, and the same count unless one is not
+ * known.  PoCL's CPU device has one name at any thread count
+ * (POCL_MAX_PTHREAD_COUNT), and a launch on 1 thread takes up to twice
+ * as long as on 2. */
+bool sibyl_kmodel_same_device(const char *a, long ua, const char *b, long ub);
 
 #endif

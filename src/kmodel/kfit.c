@@ -1,6 +1,7 @@
 /* A kernel's model: its profile at small sizes and its OCLBoi. */
 #include "kmodel/kfit.h"
 #include "kmodel/dataset.h"
+#include "kmodel/devmodel.h"
 #include "kmodel/table.h"
 #include "core/alloc.h"
 #include "core/clock.h"
@@ -110,6 +111,7 @@ int sibyl_kmodel_kfit_profile(const struct sibyl_kmodel_kfit_opts *opts,
 	k->device = sibyl_kmodel_json_dup(d.header, "device", "");
 	k->platform = sibyl_kmodel_json_dup(d.header, "platform", "");
 	k->opt_level = sibyl_kmodel_json_dup(d.header, "opt_level", "");
+	k->compute_units = sibyl_kmodel_units(d.header);
 	k->dataset_version = (int)json_integer_value(json_object_get(d.header, "version"));
 	k->sibyl = sibyl_xstrdup(SIBYL_VERSION);
 	sibyl_kmodel_data_free(&d);
@@ -202,6 +204,8 @@ int sibyl_kmodel_kfit_save(const struct sibyl_kmodel_kfit *k, const char *path, 
 
 	if (k->chosen)
 		json_object_set_new(j, "profile_choice", choice_json(&k->sizes));
+	if (k->compute_units > 0)
+		json_object_set_new(j, "compute_units", json_integer(k->compute_units));
 	return sibyl_kmodel_json_save(j, path, force, err, errlen);
 }
 
@@ -353,6 +357,7 @@ static int from_json(json_t *j, const char *path, struct sibyl_kmodel_kfit *k, c
 	k->device = sibyl_kmodel_json_dup(j, "device", "");
 	k->platform = sibyl_kmodel_json_dup(j, "platform", "");
 	k->opt_level = sibyl_kmodel_json_dup(j, "opt_level", "");
+	k->compute_units = sibyl_kmodel_units(j);
 	k->sibyl = sibyl_kmodel_json_dup(j, "sibyl", "");
 	k->lsize = (long)json_integer_value(json_object_get(j, "lsize"));
 	k->samples = (long)json_integer_value(json_object_get(j, "samples_per_size"));

@@ -34,6 +34,7 @@ struct sibyl_kmodel_kfit {
 	char *kernel, *file, *profile, *device, *platform, *opt_level, *sibyl;
 	long lsize, samples;
 	int dataset_version;		/* the naming of its counts (dataset.h) */
+	long compute_units;		/* of the device timed; 0: not said */
 	size_t nf, ns;
 	char **names;			/* nf instruction names, sorted */
 	double *g, *t, *C;		/* gsize, seconds (ns); counts (ns x nf) */

@@ -99,7 +99,7 @@ static void boi_band(const struct sibyl_kmodel_device *m, const struct sibyl_kmo
  * (sibyl_kmodel_profile_scale: at the largest profiled size, of the time
  * above the launch; 0 when the device model has no calibrated cross
  * validation, or no profiled time was measured, or the times are
- * another device's). */
+ * another device's, or of the same at another thread count). */
 static double calibration(const struct sibyl_kmodel_device *m, const struct sibyl_kmodel_kfit *k)
 {
 	double *p = sibyl_xcalloc(k->ns + 1, sizeof(*p));
@@ -110,7 +110,9 @@ static double calibration(const struct sibyl_kmodel_device *m, const struct siby
 						k->nf);
 		timed |= k->t[i] > 0 && p[i] > 0;
 	}
-	double s = timed && m->cv.cal_hi > 0 && !strcmp(k->device, m->device) ?
+	double s = timed && m->cv.cal_hi > 0 &&
+		   sibyl_kmodel_same_device(k->device, k->compute_units, m->device,
+					    m->compute_units) ?
 		   sibyl_kmodel_profile_scale(k->g, k->t, p, k->ns, fmax(0, m->tm.b)) : 0;
 
 	free(p);

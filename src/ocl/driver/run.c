@@ -114,6 +114,14 @@ static int setup(const struct sibyl_run_cfg *cfg, struct dev_state *s, int fd)
 		return r;
 	char *pn = sibyl_cl_platform_name(plat), *dn = sibyl_cl_device_name(s->dev);
 	json_t *msg = json_pack("{s:s, s:s, s:s}", "event", "device", "platform", pn, "device", dn);
+	cl_uint cu = 0;
+
+	/* The threads a CPU device runs a launch on (PoCL: the CPUs, or
+	 * POCL_MAX_PTHREAD_COUNT): the same device name at another count
+	 * is another device for timing (kmodel's provenance). */
+	if (clGetDeviceInfo(s->dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof(cu), &cu, NULL) ==
+	    CL_SUCCESS && cu)
+		json_object_set_new(msg, "compute_units", json_integer(cu));
 
 	if (s->prog.cache)
 		json_object_set_new(msg, "cache", json_string(s->prog.cache));

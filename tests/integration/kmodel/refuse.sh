@@ -97,4 +97,32 @@ for bad in 'del k["oclboi"]["gsize_max"]' 'k["oclboi"]["gsize_max"] = 0' \
 	refuse "$bad" 'bad.json: "oclboi" gsize_min .* and gsize_max .* are not 1 <= min <= max' \
 		predict "$WORK/dev.json" "$WORK/bad.json"
 done
+
+# The device's compute units (PoCL's threads, POCL_MAX_PTHREAD_COUNT):
+# the same device name at another count is another device for times.
+/usr/bin/python3 - "$D" "$WORK/dev.json" "$K" <<'PY'
+import json, sys
+h = json.loads(open(sys.argv[1]).readline())
+for m in (h, json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))):
+    assert m["compute_units"] == h["compute_units"] >= 1, m.get("compute_units")
+print("ok: the dataset and both models record the device's compute units")
+PY
+sed '1s/"compute_units":[0-9]*/"compute_units":99/' "$D" > "$WORK/cu.jsonl"
+refuse "a dataset of another thread count, resumed" "cu.jsonl was measured on .* (99 compute units)" \
+	"$SIBYL" kmodel dataset "$SUITE/suite.json" -k vadd -n 1 -o "$WORK/cu.jsonl"
+edit "$WORK/dev.json" "$WORK/dev99.json" 'k["compute_units"] = 99'
+refuse "a device model of another thread count, profiling now" "(99 compute units), the kernel ran" \
+	"$SIBYL" kmodel predict --model "$WORK/dev99.json" "$SUITE/irregular.cl" -k gather \
+	--profile 1024:5120:1024 --gsize 4096
+# A kernel model's counts serve any device; its times calibrate only
+# the device they were measured on (saxpy: a kernel the small device
+# model predicts more than its launch for).
+"$SIBYL" kmodel fit "$SUITE/elementwise.cl" -k saxpy --profile 1024:5120:1024 -o "$WORK/saxpy.json" \
+	> /dev/null
+predict "$WORK/dev.json" "$WORK/saxpy.json" > "$WORK/same.json"
+predict "$WORK/dev99.json" "$WORK/saxpy.json" > "$WORK/other.json"
+/usr/bin/python3 -c 'import json, sys
+s, o = (json.load(open(f)) for f in sys.argv[1:])
+assert s["calibration"] and s["calibration"] > 0, s
+assert not o["calibration"], o' "$WORK/same.json" "$WORK/other.json"
 echo "ok: refuse"
