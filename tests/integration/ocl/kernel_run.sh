@@ -14,6 +14,8 @@ for f in host_ns device_ns queue_ns submit_ns transfer_ns; do
 		"$(json "sorted(j['times']['$f'])" "$WORK/t.json")"
 done
 expect_eq "device time measured" True "$(json "all(s['device_ns'] > 0 for s in j['samples'])" "$WORK/t.json")"
+# The process's CPU time over each launch (the enqueue at least).
+expect_eq "CPU time measured" True "$(json "all(s['cpu_ns'] > 0 for s in j['samples'])" "$WORK/t.json")"
 "$SIBYL" kernel "$K/loop.cl" -k loop -g 256 -n 2 --time-it > "$WORK/t.txt"
 grep -q "^Time per sample for kernel 'loop'" "$WORK/t.txt" || fail "no -t table"
 grep -Eq '^  device +[0-9.]+ +[0-9.]+ +[0-9.]+$' "$WORK/t.txt" || fail "no device row"
