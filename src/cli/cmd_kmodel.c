@@ -67,7 +67,8 @@ static int kmodel_dataset(int argc, char **argv)
 }
 
 static const struct sibyl_command_help evaluate_help = {
-	"kmodel evaluate", "DATA.jsonl [--folds K] [--json] [--plot FILE.png [--force]]",
+	"kmodel evaluate", "DATA.jsonl [--folds K] [--clock device|cpu] [--json] "
+	"[--plot FILE.png [--force]]",
 	"The thesis' experiment (Table 21.1), split by kernel: for each held-out kernel of a "
 	"dataset, R^2 and RMSE of OCLMan (the time model trained on the other kernels, applied "
 	"to the counts the kernel's own OCLBoi predicts) and of OCLBase (degree-2 polynomial of "
@@ -176,13 +177,28 @@ static void print_eval_json(const struct sibyl_kmodel_eval *e)
 	json_decref(top);
 }
 
+#define CLOCK_OPTION(v) { "clock", 0, SIBYL_OPT_STRING, &(v), "device|cpu", \
+	"the time learnt: the device's, or the launch's CPU time (device)" }
+
+/* --clock's name as a clock; 2 (said why) when it is neither. */
+static int clock_arg(const char *cmd, const char *name, enum sibyl_kmodel_clock *c)
+{
+	if (!name)
+		return *c = SIBYL_CLOCK_DEVICE, 0;
+	if (sibyl_kmodel_clock_of(name, c) < 0)
+		return sibyl_err("kmodel %s: --clock: '%s' is not device or cpu", cmd, name), 2;
+	return 0;
+}
+
 static int kmodel_evaluate(int argc, char **argv)
 {
 	long folds = 5;
 	bool json = false, force = false;
-	const char *plot = NULL;
+	const char *plot = NULL, *clock = NULL;
+	enum sibyl_kmodel_clock c;
 	struct sibyl_option opts[] = {
 		{ "folds", 0, SIBYL_OPT_LONG, &folds, "K", "folds of kernels (5)" },
+		CLOCK_OPTION(clock),
 		{ "json", 0, SIBYL_OPT_FLAG, &json, NULL, "print one JSON object" },
 		{ "plot", 0, SIBYL_OPT_STRING, &plot, "FILE.png|svg",
 		  "measured and predicted times per held-out kernel" },
@@ -201,8 +217,10 @@ static int kmodel_evaluate(int argc, char **argv)
 		return sibyl_err("kmodel evaluate: expected DATA.jsonl (see --help)"), 2;
 	if (folds < 2 || folds > 1000)
 		return sibyl_err("kmodel evaluate: --folds: %ld is not in 2..1000", folds), 2;
+	if (clock_arg("evaluate", clock, &c))
+		return 2;
 	r = sibyl_kmodel_data_read(argv[1], false, &d, err, sizeof(err));
-	if (!r && !(r = sibyl_kmodel_table_build(&d, &t, err, sizeof(err)))) {
+	if (!r && !(r = sibyl_kmodel_table_build(&d, c, &t, err, sizeof(err)))) {
 		r = sibyl_kmodel_evaluate(&t, (size_t)folds, &e, err, sizeof(err));
 		if (!r && plot && (r = sibyl_kmodel_eval_plot(&e, plot, force, err, sizeof(err))))
 			sibyl_kmodel_eval_free(&e);
@@ -221,7 +239,7 @@ static int kmodel_evaluate(int argc, char **argv)
 }
 
 static const struct sibyl_command_help train_help = {
-	"kmodel train-device", "DATA.jsonl -o DEV.json [--force]",
+	"kmodel train-device", "DATA.jsonl -o DEV.json [--clock device|cpu] [--force]",
 	"Train the device's time model (instruction counts -> device time) on a dataset of the "
 	"suite: its kind (linear, nonneg, nonneg-relative) chosen by 5-fold cross validation "
 	"across kernels, then fitted on every kernel.  DEV.json keeps the device, the suite, "
@@ -239,10 +257,12 @@ static void print_device(const char *out, const struct sibyl_kmodel_device *m)
 
 static int kmodel_train(int argc, char **argv)
 {
-	const char *out = NULL;
+	const char *out = NULL, *clock = NULL;
 	bool force = false;
+	enum sibyl_kmodel_clock c;
 	struct sibyl_option opts[] = {
 		{ "output", 'o', SIBYL_OPT_STRING, &out, "DEV.json", "the device model to write" },
+		CLOCK_OPTION(clock),
 		{ "force", 'f', SIBYL_OPT_FLAG, &force, NULL, "replace an existing DEV.json" },
 		SIBYL_OPT_END,
 	};
@@ -257,8 +277,10 @@ static int kmodel_train(int argc, char **argv)
 	if (n != 1 || !out)
 		return sibyl_err("kmodel train-device: expected DATA.jsonl and -o DEV.json (see "
 				 "--help)"), 2;
+	if (clock_arg("train-device", clock, &c))
+		return 2;
 	r = sibyl_kmodel_data_read(argv[1], false, &d, err, sizeof(err));
-	if (!r && !(r = sibyl_kmodel_table_build(&d, &t, err, sizeof(err)))) {
+	if (!r && !(r = sibyl_kmodel_table_build(&d, c, &t, err, sizeof(err)))) {
 		r = sibyl_kmodel_device_train(&d, argv[1], &t, &m, err, sizeof(err));
 		if (!r) {
 			r = sibyl_kmodel_device_save(&m, out, force, err, sizeof(err));
@@ -334,7 +356,7 @@ static void print_choice(const struct sibyl_kmodel_kfit *k)
 
 static const struct sibyl_command_help fit_help = {
 	"kmodel fit", "FILE.cl -k NAME -o KERNEL.json [--profile FROM:TO:STEP | --launch-factor F] "
-	"[--profile-budget S] [-l L] [-n SAMPLES] [-O LEVEL] [-v] [--force]",
+	"[--profile-budget S] [-l L] [-n SAMPLES] [-O LEVEL] [--clock device|cpu] [-v] [--force]",
 	"Profile a kernel at small global sizes (instruction counts and device time, as kmodel "
 	"dataset measures them; by default the sizes up to one where it runs 30 times the launch, "
 	"found by timing it at doubling sizes) and write its OCLBoi, chosen by cross validation, to KERNEL.json "
@@ -345,13 +367,14 @@ static const struct sibyl_command_help fit_help = {
 static int kmodel_fit(int argc, char **argv)
 {
 	struct sibyl_kmodel_kfit_opts o = { PROFILE_DEFAULTS, .opt_level = "0" };
-	const char *out = NULL;
+	const char *out = NULL, *clock = NULL;
 	bool force = false, verbose = false;
 	struct sibyl_option opts[] = {
 		PROFILE_OPTIONS(o),
 		{ "opt-level", 'O', SIBYL_OPT_STRING, &o.opt_level, "LEVEL",
 		  "clang optimisation level of the counted IR (0)" },
 		{ "output", 'o', SIBYL_OPT_STRING, &out, "KERNEL.json", "the kernel model to write" },
+		CLOCK_OPTION(clock),
 		{ "force", 'f', SIBYL_OPT_FLAG, &force, NULL, "replace an existing KERNEL.json" },
 		SIBYL_OPT_END,
 	};
@@ -361,7 +384,7 @@ static int kmodel_fit(int argc, char **argv)
 
 	if (r)
 		return r > 0 ? 0 : 2;
-	if ((r = check_profile("fit", &o, &n, argv)))
+	if ((r = check_profile("fit", &o, &n, argv)) || (r = clock_arg("fit", clock, &o.clock)))
 		return r;
 	sibyl_set_verbose(verbose);
 	if (n || !o.file || !o.kernel || !out)
@@ -431,6 +454,7 @@ static int kernel_model(const struct sibyl_kmodel_device *m, const char *kfile,
 	char err[1024];
 
 	o->opt_level = m->opt_level;
+	o->clock = m->clock;	/* the profile's times calibrate the model's */
 	/* The rule's launch reference, when the time at its first size is
 	 * less (sizes.h). */
 	o->launch_s = fmax(0, m->tm.b);

@@ -144,11 +144,16 @@ static void on_time(void *ctx, json_t *msg)
 		flush_block(d);
 	if (!counts || has_sample(d, gsize, json_integer_value(json_object_get(msg, "sample"))))
 		return;	/* its counting sample crashed; or measured before */
-	json_array_append_new(d->block, json_pack("{s:s, s:s, s:I, s:O, s:O, s:O, s:O, s:O}",
+	json_t *s = json_pack("{s:s, s:s, s:I, s:O, s:O, s:O, s:O, s:O}",
 		"type", "sample", "kernel", d->e->name, "gsize", gsize,
 		"lsize", json_object_get(msg, "lsize"), "sample", json_object_get(msg, "sample"),
 		"seed", json_object_get(msg, "seed"), "device_ns", json_object_get(msg, "device_ns"),
-		"counts", counts));
+		"counts", counts);
+
+	/* The launch's CPU time, kmodel's other clock (table.h). */
+	if (json_is_number(json_object_get(msg, "cpu_ns")))
+		json_object_set(s, "cpu_ns", json_object_get(msg, "cpu_ns"));
+	json_array_append_new(d->block, s);
 	if ((long)json_array_size(d->block) == d->samples)
 		flush_block(d);
 }

@@ -33,6 +33,7 @@ int sibyl_kmodel_device_train(const struct sibyl_kmodel_data *d, const char *dat
 	m->suite = sibyl_kmodel_json_dup(d->header, "suite", "");
 	m->opt_level = sibyl_kmodel_json_dup(d->header, "opt_level", "0");
 	m->compute_units = sibyl_kmodel_units(d->header);
+	m->clock = t->clock;
 	m->dataset_version = (int)json_integer_value(json_object_get(d->header, "version"));
 	m->sibyl = sibyl_xstrdup(SIBYL_VERSION);
 	m->dataset = sibyl_xstrdup(dataset);
@@ -65,6 +66,7 @@ int sibyl_kmodel_device_save(const struct sibyl_kmodel_device *m, const char *pa
 
 	if (m->compute_units > 0)
 		json_object_set_new(j, "compute_units", json_integer(m->compute_units));
+	json_object_set_new(j, "clock", json_string(sibyl_kmodel_clock_name(m->clock)));
 	return sibyl_kmodel_json_save(j, path, force, err, errlen);
 }
 
@@ -91,6 +93,11 @@ static int from_json(json_t *j, const char *path, struct sibyl_kmodel_device *m,
 	m->suite = sibyl_kmodel_json_dup(j, "suite", "");
 	m->opt_level = sibyl_kmodel_json_dup(j, "opt_level", "0");
 	m->compute_units = sibyl_kmodel_units(j);
+	/* A model of before the field predicts device time. */
+	if (json_object_get(j, "clock") &&
+	    sibyl_kmodel_clock_of(json_string_value(json_object_get(j, "clock")), &m->clock))
+		return sibyl_seterr(err, errlen, "kmodel: %s: \"clock\" is not \"device\" or "
+				    "\"cpu\"", path);
 	m->sibyl = sibyl_kmodel_json_dup(j, "sibyl", "");
 	m->dataset = sibyl_kmodel_json_dup(j, "dataset", "");
 	m->kernels = (size_t)json_integer_value(json_object_get(j, "kernels"));

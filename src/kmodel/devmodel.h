@@ -18,6 +18,7 @@ struct sibyl_kmodel_device {
 	char *device, *platform, *suite, *sibyl, *dataset;
 	char *opt_level;			/* clang -O of the counted IR */
 	long compute_units;			/* the device's threads; 0: not said */
+	enum sibyl_kmodel_clock clock;		/* the time it predicts */
 	int dataset_version;			/* the naming of its counts (dataset.h) */
 	size_t kernels;				/* trained on */
 	char **names;				/* tm.nf instruction names */

@@ -50,6 +50,7 @@ static void take(struct sibyl_kmodel_kfit *k, const struct sibyl_kmodel_table *t
 {
 	k->nf = t->nf;
 	k->ns = t->ns;
+	k->clock = t->clock;
 	k->names = sibyl_xcalloc(t->nf + 1, sizeof(*k->names));
 	for (size_t j = 0; j < t->nf; j++)
 		k->names[j] = sibyl_xstrdup(t->names[j]);
@@ -99,7 +100,8 @@ int sibyl_kmodel_kfit_profile(const struct sibyl_kmodel_kfit_opts *opts,
 
 	memset(k, 0, sizeof(*k));
 	if ((r = sizes_of(&o, k, range, sizeof(range), err, errlen)) ||
-	    (r = profile(&o, &d, err, errlen)) || (r = sibyl_kmodel_table_build(&d, &t, err, errlen)))
+	    (r = profile(&o, &d, err, errlen)) ||
+	    (r = sibyl_kmodel_table_build(&d, o.clock, &t, err, errlen)))
 		return sibyl_kmodel_data_free(&d), r;
 	take(k, &t);
 	sibyl_kmodel_table_free(&t);
@@ -206,6 +208,7 @@ int sibyl_kmodel_kfit_save(const struct sibyl_kmodel_kfit *k, const char *path, 
 		json_object_set_new(j, "profile_choice", choice_json(&k->sizes));
 	if (k->compute_units > 0)
 		json_object_set_new(j, "compute_units", json_integer(k->compute_units));
+	json_object_set_new(j, "clock", json_string(sibyl_kmodel_clock_name(k->clock)));
 	return sibyl_kmodel_json_save(j, path, force, err, errlen);
 }
 
@@ -358,6 +361,10 @@ static int from_json(json_t *j, const char *path, struct sibyl_kmodel_kfit *k, c
 	k->platform = sibyl_kmodel_json_dup(j, "platform", "");
 	k->opt_level = sibyl_kmodel_json_dup(j, "opt_level", "");
 	k->compute_units = sibyl_kmodel_units(j);
+	if (json_object_get(j, "clock") &&
+	    sibyl_kmodel_clock_of(json_string_value(json_object_get(j, "clock")), &k->clock))
+		return sibyl_seterr(err, errlen, "kmodel: %s: \"clock\" is not \"device\" or "
+				    "\"cpu\"", path);
 	k->sibyl = sibyl_kmodel_json_dup(j, "sibyl", "");
 	k->lsize = (long)json_integer_value(json_object_get(j, "lsize"));
 	k->samples = (long)json_integer_value(json_object_get(j, "samples_per_size"));

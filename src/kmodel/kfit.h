@@ -14,6 +14,7 @@
 
 #include "kmodel/boi.h"
 #include "kmodel/sizes.h"
+#include "kmodel/table.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -27,6 +28,7 @@ struct sibyl_kmodel_kfit_opts {
 	long lsize, samples;
 	const char *platform, *device;
 	const char *opt_level;		/* clang -O of the counted IR */
+	enum sibyl_kmodel_clock clock;	/* the profile's times */
 	double timeout_s;
 };
 
@@ -35,6 +37,7 @@ struct sibyl_kmodel_kfit {
 	long lsize, samples;
 	int dataset_version;		/* the naming of its counts (dataset.h) */
 	long compute_units;		/* of the device timed; 0: not said */
+	enum sibyl_kmodel_clock clock;	/* of t */
 	size_t nf, ns;
 	char **names;			/* nf instruction names, sorted */
 	double *g, *t, *C;		/* gsize, seconds (ns); counts (ns x nf) */

@@ -173,6 +173,12 @@ int sibyl_kmodel_predict(const struct sibyl_kmodel_device *m, const struct sibyl
 				    "fit the kernel again (kmodel fit)" :
 				    "train the device model on a new dataset (kmodel dataset, "
 				    "kmodel train-device)");
+	if (k->clock != m->clock)
+		return sibyl_seterr(err, errlen, "kmodel: the kernel's profile has %s times, the "
+				    "device model predicts %s time: fit the kernel with --clock %s",
+				    sibyl_kmodel_clock_name(k->clock),
+				    sibyl_kmodel_clock_name(m->clock),
+				    sibyl_kmodel_clock_name(m->clock));
 	if (strcmp(k->opt_level, m->opt_level))
 		return sibyl_seterr(err, errlen, "kmodel: the kernel's counts are of -O%s IR, the "
 				    "device model's of -O%s: profile the kernel at -O%s",

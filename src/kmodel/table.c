@@ -62,10 +62,25 @@ static struct sibyl_kmodel_kernel *kernel_of(struct sibyl_kmodel_table *t, const
 	return k;
 }
 
-int sibyl_kmodel_table_build(const struct sibyl_kmodel_data *d, struct sibyl_kmodel_table *t,
-			     char *err, size_t errlen)
+const char *sibyl_kmodel_clock_name(enum sibyl_kmodel_clock c)
+{
+	return c == SIBYL_CLOCK_CPU ? "cpu" : "device";
+}
+
+int sibyl_kmodel_clock_of(const char *name, enum sibyl_kmodel_clock *c)
+{
+	if (name && !strcmp(name, "device"))
+		return *c = SIBYL_CLOCK_DEVICE, 0;
+	if (name && !strcmp(name, "cpu"))
+		return *c = SIBYL_CLOCK_CPU, 0;
+	return -1;
+}
+
+int sibyl_kmodel_table_build(const struct sibyl_kmodel_data *d, enum sibyl_kmodel_clock clock,
+			     struct sibyl_kmodel_table *t, char *err, size_t errlen)
 {
 	size_t n = json_array_size(d->samples), i;
+	const char *field = clock == SIBYL_CLOCK_CPU ? "cpu_ns" : "device_ns";
 	json_t *s;
 
 	memset(t, 0, sizeof(*t));
@@ -82,13 +97,25 @@ int sibyl_kmodel_table_build(const struct sibyl_kmodel_data *d, struct sibyl_kmo
 		json_t *kl = json_object_get(d->kernels, name);
 
 		t->g[i] = (double)json_integer_value(json_object_get(s, "gsize"));
-		t->t[i] = json_number_value(json_object_get(s, "device_ns")) * 1e-9;
+		json_t *ns = json_object_get(s, field);
+
+		/* A dataset of before cpu_ns was recorded has no CPU time. */
+		if (!json_is_number(ns)) {
+			sibyl_kmodel_table_free(t);
+			return sibyl_seterr(err, errlen, "kmodel: a sample of %s (global size %lld) "
+					    "has no %s: measure the dataset again for the %s clock",
+					    name ? name : "?", (long long)json_integer_value(
+						    json_object_get(s, "gsize")), field,
+					    sibyl_kmodel_clock_name(clock));
+		}
+		t->t[i] = json_number_value(ns) * 1e-9;
 		fill_counts(json_object_get(s, "counts"), t, t->C + i * t->nf);
 		if (!k->n && kl)
 			fill_counts(json_object_get(kl, "static"), t, k->stat);
 		k->rows[k->n++] = i;
 	}
 	t->ns = n;
+	t->clock = clock;
 	return 0;
 }
 

@@ -125,4 +125,28 @@ predict "$WORK/dev99.json" "$WORK/saxpy.json" > "$WORK/other.json"
 s, o = (json.load(open(f)) for f in sys.argv[1:])
 assert s["calibration"] and s["calibration"] > 0, s
 assert not o["calibration"], o' "$WORK/same.json" "$WORK/other.json"
+
+# The clock: a profile's CPU times do not calibrate a model of device
+# time, and a dataset of before cpu_ns was recorded has none to learn.
+"$SIBYL" kmodel train-device "$D" --clock cpu -o "$WORK/devcpu.json" > /dev/null
+"$SIBYL" kmodel fit "$SUITE/elementwise.cl" -k saxpy --profile 1024:5120:1024 --clock cpu \
+	-o "$WORK/saxpycpu.json" > /dev/null
+/usr/bin/python3 -c 'import json, sys
+for f, c in zip(sys.argv[1:], ("cpu", "cpu", "device")):
+    assert json.load(open(f))["clock"] == c, f
+' "$WORK/devcpu.json" "$WORK/saxpycpu.json" "$WORK/dev.json"
+predict "$WORK/devcpu.json" "$WORK/saxpycpu.json" > /dev/null
+refuse "a CPU-time profile, a device-time model" \
+	"kmodel: the kernel's profile has cpu times, the device model predicts device time: fit the kernel with --clock device" \
+	predict "$WORK/dev.json" "$WORK/saxpycpu.json"
+refuse "a device-time profile, a CPU-time model" "fit the kernel with --clock cpu" \
+	predict "$WORK/devcpu.json" "$WORK/saxpy.json"
+sed 's/,"cpu_ns":[0-9.e+]*//' "$D" > "$WORK/nocpu.jsonl"
+refuse "a dataset without CPU times" "has no cpu_ns: measure the dataset again for the cpu clock" \
+	"$SIBYL" kmodel train-device "$WORK/nocpu.jsonl" --clock cpu -o "$WORK/nocpu.json"
+[ ! -e "$WORK/nocpu.json" ] || fail "a dataset without CPU times: a model written"
+st=0
+"$SIBYL" kmodel evaluate "$D" --clock wall > /dev/null 2> "$WORK/err" || st=$?
+expect_eq "--clock wall: exit status" 2 "$st"
+grep -q "^sibyl: kmodel evaluate: --clock: 'wall' is not device or cpu$" "$WORK/err" || fail "$(cat "$WORK/err")"
 echo "ok: refuse"
