@@ -217,17 +217,23 @@ static void result_text(FILE *f, const struct sibyl_plan_session *s, json_t *gua
 		r->profile->nsegments, r->seconds, job->output ? " -> " : "",
 		or_empty(job->output));
 	if (guard) {
+		/* Profiles planned before the guard counted these lack them. */
+		char starved[64] = "", spent[64] = "";
+
+		if (json_object_get(guard, "dropped_starved_runs"))
+			snprintf(starved, sizeof(starved), ", %lld as the worker lost its CPU",
+				 guard_figure(guard, "dropped_starved_runs"));
+		if (json_object_get(guard, "guard_seconds"))
+			snprintf(spent, sizeof(spent), "; %.0f s spent, %.0f s in vain",
+				 json_number_value(json_object_get(guard, "guard_seconds")),
+				 json_number_value(json_object_get(guard, "guard_vain_seconds")));
 		fprintf(f, "speed guard: %lld runs dropped in slow phases (%lld seen inside their "
-			"group, %lld as the worker lost its CPU), %lld of %lld samples waited in "
-			"vain; %.0f s spent, %.0f s in vain; worker "
-			"pre-empted %lld times, steal %.1f%%\n",
+			"group%s), %lld of %lld samples waited in vain%s; worker pre-empted %lld "
+			"times, steal %.1f%%\n",
 			guard_figure(guard, "dropped_runs"),
-			guard_figure(guard, "dropped_inside_runs"),
-			guard_figure(guard, "dropped_starved_runs"),
+			guard_figure(guard, "dropped_inside_runs"), starved,
 			guard_figure(guard, "unguarded_samples"), guard_figure(guard, "samples"),
-			json_number_value(json_object_get(guard, "guard_seconds")),
-			json_number_value(json_object_get(guard, "guard_vain_seconds")),
-			guard_figure(guard, "preempted"),
+			spent, guard_figure(guard, "preempted"),
 			json_number_value(json_object_get(guard, "steal_pct")));
 		json_decref(guard);
 	}

@@ -67,10 +67,11 @@ static const struct {
 	[SIBYL_CNT_INSTRUCTIONS] = { PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
 };
 
-/* 1 once the kernel refused an event that counts kernel work. */
+/* 1 once the kernel refused an event that counts kernel work: every
+ * group opened after counts user space only. */
 static int user_only;
 
-static int open_event(int which, int group)
+static int open_event(int which, int group, int user)
 {
 	struct perf_event_attr a;
 
@@ -79,16 +80,11 @@ static int open_event(int which, int group)
 	a.type = events[which].type;
 	a.config = events[which].config;
 	a.disabled = group < 0;
-	a.exclude_kernel = (unsigned)__atomic_load_n(&user_only, __ATOMIC_RELAXED);
+	a.exclude_kernel = (unsigned)user;
 	a.exclude_hv = 1;
 	a.read_format = PERF_FORMAT_GROUP;
 	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
 
-	if (fd < 0 && !a.exclude_kernel && (errno == EACCES || errno == EPERM)) {
-		__atomic_store_n(&user_only, 1, __ATOMIC_RELAXED);
-		a.exclude_kernel = 1;
-		fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
-	}
 	if (fd < 0)
 		return -1;
 	int high = fcntl(fd, F_DUPFD_CLOEXEC, 900);
@@ -97,29 +93,58 @@ static int open_event(int which, int group)
 	return high;
 }
 
-static void open_group(struct rt_counters *c)
+static void close_events(struct rt_counters *c)
 {
-	c->state = 2;
-	c->fd[0] = open_event(SIBYL_CNT_TASK_CLOCK_NS, -1);
+	for (int i = 0; i < c->nr; i++)
+		close(c->fd[i]);
+	c->nr = 0;
+	c->mask = 0;
+}
+
+/* The group, all of its events counting alike: 0 when open, 1 when the
+ * kernel refused to count its own work (perf_event_paranoid), -1 when
+ * the counters are unavailable. */
+static int open_events(struct rt_counters *c, int user)
+{
+	c->nr = 0;
+	c->fd[0] = open_event(SIBYL_CNT_TASK_CLOCK_NS, -1, user);
 	if (c->fd[0] < 0)
-		return;
+		return !user && (errno == EACCES || errno == EPERM) ? 1 : -1;
 	/* task-clock always leads the group; it is reported only if wanted. */
 	c->slot[0] = SIBYL_CNT_TASK_CLOCK_NS;
 	c->mask = wanted(SIBYL_CNT_TASK_CLOCK_NS) ? 1u << SIBYL_CNT_TASK_CLOCK_NS : 0;
 	c->nr = 1;
 	for (int e = SIBYL_CNT_TASK_CLOCK_NS + 1; e < SIBYL_CNT_MAX; e++) {
-		int fd = wanted(e) ? open_event(e, c->fd[0]) : -1;
+		int fd = wanted(e) ? open_event(e, c->fd[0], user) : -1;
 
+		if (fd < 0 && wanted(e) && !user && (errno == EACCES || errno == EPERM)) {
+			close_events(c);
+			return 1;
+		}
 		if (fd < 0)
 			continue;
 		c->fd[c->nr] = fd;
 		c->slot[c->nr++] = e;
 		c->mask |= (uint16_t)(1u << e);
 	}
+	return 0;
+}
+
+static void open_group(struct rt_counters *c)
+{
+	int user = __atomic_load_n(&user_only, __ATOMIC_RELAXED);
+	int r = open_events(c, user);
+
+	c->state = 2;
+	if (r == 1) {
+		__atomic_store_n(&user_only, 1, __ATOMIC_RELAXED);
+		r = open_events(c, 1);
+	}
+	if (r)
+		return;
 	if (ioctl(c->fd[0], PERF_EVENT_IOC_ID, &c->leader_id) != 0 ||
 	    ioctl(c->fd[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) != 0) {
-		rt_counters_forget();
-		c->state = 2;
+		close_events(c);
 		return;
 	}
 	c->state = 1;
