@@ -64,9 +64,7 @@ int sibyl_kmodel_device_save(const struct sibyl_kmodel_device *m, const char *pa
 		m->cv.cal_err, "calibrated_ratio_low", m->cv.cal_lo, "calibrated_ratio_high",
 		m->cv.cal_hi);
 
-	if (m->compute_units > 0)
-		json_object_set_new(j, "compute_units", json_integer(m->compute_units));
-	json_object_set_new(j, "clock", json_string(sibyl_kmodel_clock_name(m->clock)));
+	sibyl_kmodel_identity_put(j, m->compute_units, m->clock);
 	return sibyl_kmodel_json_save(j, path, force, err, errlen);
 }
 
@@ -92,12 +90,8 @@ static int from_json(json_t *j, const char *path, struct sibyl_kmodel_device *m,
 	m->platform = sibyl_kmodel_json_dup(j, "platform", "");
 	m->suite = sibyl_kmodel_json_dup(j, "suite", "");
 	m->opt_level = sibyl_kmodel_json_dup(j, "opt_level", "0");
-	m->compute_units = sibyl_kmodel_units(j);
-	/* A model of before the field predicts device time. */
-	if (json_object_get(j, "clock") &&
-	    sibyl_kmodel_clock_of(json_string_value(json_object_get(j, "clock")), &m->clock))
-		return sibyl_seterr(err, errlen, "kmodel: %s: \"clock\" is not \"device\" or "
-				    "\"cpu\"", path);
+	if (sibyl_kmodel_identity_get(j, path, &m->compute_units, &m->clock, err, errlen))
+		return -1;
 	m->sibyl = sibyl_kmodel_json_dup(j, "sibyl", "");
 	m->dataset = sibyl_kmodel_json_dup(j, "dataset", "");
 	m->kernels = (size_t)json_integer_value(json_object_get(j, "kernels"));
@@ -170,6 +164,25 @@ long sibyl_kmodel_units(json_t *j)
 	json_int_t u = json_integer_value(json_object_get(j, "compute_units"));
 
 	return u > 0 ? (long)u : 0;
+}
+
+void sibyl_kmodel_identity_put(json_t *j, long units, enum sibyl_kmodel_clock clock)
+{
+	if (units > 0)
+		json_object_set_new(j, "compute_units", json_integer(units));
+	json_object_set_new(j, "clock", json_string(sibyl_kmodel_clock_name(clock)));
+}
+
+int sibyl_kmodel_identity_get(json_t *j, const char *path, long *units,
+			      enum sibyl_kmodel_clock *clock, char *err, size_t errlen)
+{
+	json_t *c = json_object_get(j, "clock");
+
+	*units = sibyl_kmodel_units(j);
+	if (c && sibyl_kmodel_clock_of(json_string_value(c), clock))
+		return sibyl_seterr(err, errlen, "kmodel: %s: \"clock\" is not \"device\" or "
+				    "\"cpu\"", path);
+	return 0;
 }
 
 bool sibyl_kmodel_same_device(const char *a, long ua, const char *b, long ub)

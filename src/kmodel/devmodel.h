@@ -42,6 +42,12 @@ void sibyl_kmodel_device_free(struct sibyl_kmodel_device *m);
 /* The compute units a dataset header or model file j names, 0 when it
  * names none (files before they were recorded). */
 long sibyl_kmodel_units(json_t *j);
+/* A model file's compute units (when said) and clock, written and read
+ * alike by device and kernel models; a file without "clock" predicts
+ * device time.  Reading: -1 (said why) when "clock" names no clock. */
+void sibyl_kmodel_identity_put(json_t *j, long units, enum sibyl_kmodel_clock clock);
+int sibyl_kmodel_identity_get(json_t *j, const char *path, long *units,
+			      enum sibyl_kmodel_clock *clock, char *err, size_t errlen);
 /* Whether times on device a with ua compute units and on b with ub are
  * of one device: the same name, and the same count unless one is not
  * known.  PoCL's CPU device has one name at any thread count

@@ -206,9 +206,7 @@ int sibyl_kmodel_kfit_save(const struct sibyl_kmodel_kfit *k, const char *path, 
 
 	if (k->chosen)
 		json_object_set_new(j, "profile_choice", choice_json(&k->sizes));
-	if (k->compute_units > 0)
-		json_object_set_new(j, "compute_units", json_integer(k->compute_units));
-	json_object_set_new(j, "clock", json_string(sibyl_kmodel_clock_name(k->clock)));
+	sibyl_kmodel_identity_put(j, k->compute_units, k->clock);
 	return sibyl_kmodel_json_save(j, path, force, err, errlen);
 }
 
@@ -360,11 +358,8 @@ static int from_json(json_t *j, const char *path, struct sibyl_kmodel_kfit *k, c
 	k->device = sibyl_kmodel_json_dup(j, "device", "");
 	k->platform = sibyl_kmodel_json_dup(j, "platform", "");
 	k->opt_level = sibyl_kmodel_json_dup(j, "opt_level", "");
-	k->compute_units = sibyl_kmodel_units(j);
-	if (json_object_get(j, "clock") &&
-	    sibyl_kmodel_clock_of(json_string_value(json_object_get(j, "clock")), &k->clock))
-		return sibyl_seterr(err, errlen, "kmodel: %s: \"clock\" is not \"device\" or "
-				    "\"cpu\"", path);
+	if (sibyl_kmodel_identity_get(j, path, &k->compute_units, &k->clock, err, errlen))
+		return -1;
 	k->sibyl = sibyl_kmodel_json_dup(j, "sibyl", "");
 	k->lsize = (long)json_integer_value(json_object_get(j, "lsize"));
 	k->samples = (long)json_integer_value(json_object_get(j, "samples_per_size"));
